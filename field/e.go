@@ -23,18 +23,23 @@ func (a E) Add(b E) E { return E{a.C0 ^ b.C0, a.C1 ^ b.C1, a.C2 ^ b.C2} }
 // MulK returns a·b for b in K.
 func (a E) MulK(b K) E { return E{a.C0.Mul(b), a.C1.Mul(b), a.C2.Mul(b)} }
 
-// Mul returns a·b.
+// Mul returns a·b (Karatsuba over the three limbs: six K products).
 func (a E) Mul(b E) E {
 	p0 := a.C0.Mul(b.C0)
-	p1 := a.C0.Mul(b.C1) ^ a.C1.Mul(b.C0)
-	p2 := a.C0.Mul(b.C2) ^ a.C1.Mul(b.C1) ^ a.C2.Mul(b.C0)
-	p3 := a.C1.Mul(b.C2) ^ a.C2.Mul(b.C1)
+	m1 := a.C1.Mul(b.C1)
 	p4 := a.C2.Mul(b.C2)
+	p1 := (a.C0 ^ a.C1).Mul(b.C0^b.C1) ^ p0 ^ m1
+	p3 := (a.C1 ^ a.C2).Mul(b.C1^b.C2) ^ m1 ^ p4
+	p2 := (a.C0 ^ a.C2).Mul(b.C0^b.C2) ^ p0 ^ p4 ^ m1
+	// y^3 = y + 1, y^4 = y^2 + y.
 	return E{p0 ^ p3, p1 ^ p3 ^ p4, p2 ^ p4}
 }
 
-// Square returns a².
-func (a E) Square() E { return a.Mul(a) }
+// Square returns a². Squaring is additive: (c0 + c1·y + c2·y²)² = c0² + c1²·y² + c2²·(y² + y).
+func (a E) Square() E {
+	s0, s1, s2 := a.C0.Square(), a.C1.Square(), a.C2.Square()
+	return E{s0, s2, s1 ^ s2}
+}
 
 // Pow returns a^n.
 func (a E) Pow(n uint64) E {
@@ -48,24 +53,45 @@ func (a E) Pow(n uint64) E {
 	return out
 }
 
-// Frobenius returns a^(2^k).
-func (a E) Frobenius(k int) E {
-	for i := 0; i < k%192; i++ {
-		a = a.Square()
+// frobY[k] = y^(2^k) and frobY2[k] = y^(2·2^k) for 0 ≤ k < 192.
+var frobY, frobY2 = func() (y1, y2 [192]E) {
+	a, b := E{C1: 1}, E{C2: 1}
+	for k := range 192 {
+		y1[k], y2[k] = a, b
+		a, b = a.Square(), b.Square()
 	}
-	return a
+	return
+}()
+
+// Frobenius returns a^(2^k) for any integer k (the map has order 192). Since
+// c^(2^64) = c on K, a^(2^k) = c0^(2^r) + c1^(2^r)·y^(2^k) + c2^(2^r)·y^(2·2^k)
+// with r = k mod 64, and the powers of y are precomputed.
+func (a E) Frobenius(k int) E {
+	k %= 192
+	if k < 0 {
+		k += 192
+	}
+	if k == 0 {
+		return a
+	}
+	r := k % 64
+	c0, c1, c2 := a.C0, a.C1, a.C2
+	for range r {
+		c0, c1, c2 = c0.Square(), c1.Square(), c2.Square()
+	}
+	return FromK(c0).Add(frobY[k].MulK(c1)).Add(frobY2[k].MulK(c2))
 }
 
-// Inv returns a⁻¹, and 0 for a = 0.
+// Inv returns a⁻¹, and 0 for a = 0. With σ(a) = a^(2^64), the norm N = a·σ(a)·σ²(a)
+// lies in K and a⁻¹ = σ(a)·σ²(a)·N⁻¹.
 func (a E) Inv() E {
-	// a^(2^192 - 2) = Π_{i=1}^{191} a^(2^i).
-	out := One
-	s := a
-	for i := 1; i < 192; i++ {
-		s = s.Square()
-		out = out.Mul(s)
+	if a.IsZero() {
+		return Zero
 	}
-	return out
+	t := a.Frobenius(64).Mul(a.Frobenius(128))
+	// Only the constant limb of a·t is nonzero.
+	n := a.C0.Mul(t.C0) ^ a.C1.Mul(t.C2) ^ a.C2.Mul(t.C1)
+	return t.MulK(n.Inv())
 }
 
 // IsZero reports whether a = 0.

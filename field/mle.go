@@ -1,0 +1,71 @@
+package field
+
+// EqTable writes the equality kernel of point into dst, low coordinate first:
+// dst[i] = Π_j (r_j if bit j of i is set, else 1 + r_j). It panics unless
+// len(dst) = 2^len(point).
+func EqTable(dst, point []E) {
+	if len(point) >= 63 || len(dst) != 1<<len(point) {
+		panic("field: EqTable needs len(dst) = 2^len(point)")
+	}
+	dst[0] = One
+	n := 1
+	for _, r := range point {
+		// Entries [0, n) hold the kernel of the first coordinates; entry i+n takes bit j set.
+		for i := 0; i < n; i++ {
+			hi := dst[i].Mul(r)
+			dst[i+n] = hi
+			dst[i] = dst[i].Add(hi)
+		}
+		n <<= 1
+	}
+}
+
+// EqEval returns eq(a, b) = Π_j (1 + a_j + b_j). It panics unless len(a) = len(b).
+func EqEval(a, b []E) E {
+	if len(a) != len(b) {
+		panic("field: EqEval needs points of equal length")
+	}
+	out := One
+	for j := range a {
+		out = out.Mul(One.Add(a[j]).Add(b[j]))
+	}
+	return out
+}
+
+// EvalMLEK returns the multilinear extension of the K table at point, low coordinate
+// first: the table is folded on its lowest variable by point[0], then point[1], …
+// It panics unless len(table) = 2^len(point).
+func EvalMLEK(table []K, point []E) E {
+	if len(point) >= 63 || len(table) != 1<<len(point) {
+		panic("field: EvalMLEK needs len(table) = 2^len(point)")
+	}
+	if len(point) == 0 {
+		return FromK(table[0])
+	}
+	cur := make([]E, len(table)/2)
+	FoldLowK(cur, table, point[0])
+	return evalMLEInPlace(cur, point[1:])
+}
+
+// EvalMLE returns the multilinear extension of the E table at point, low coordinate
+// first. It panics unless len(table) = 2^len(point). The table is not modified.
+func EvalMLE(table []E, point []E) E {
+	if len(point) >= 63 || len(table) != 1<<len(point) {
+		panic("field: EvalMLE needs len(table) = 2^len(point)")
+	}
+	if len(point) == 0 {
+		return table[0]
+	}
+	cur := make([]E, len(table)/2)
+	FoldLow(cur, table, point[0])
+	return evalMLEInPlace(cur, point[1:])
+}
+
+func evalMLEInPlace(cur []E, point []E) E {
+	for _, r := range point {
+		h := len(cur) / 2
+		FoldLow(cur[:h], cur, r)
+		cur = cur[:h]
+	}
+	return cur[0]
+}
