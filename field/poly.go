@@ -19,11 +19,17 @@ func Powers(dst []E, base E) {
 }
 
 // BatchInvert writes dst[i] = src[i]⁻¹ with one inversion (Montgomery's trick); zero
-// entries map to zero. dst and src may be the same slice. It panics unless
-// len(dst) = len(src).
+// entries map to zero. dst and src may be the same slice (that case copies src once);
+// they must not overlap otherwise. It panics unless len(dst) = len(src).
 func BatchInvert(dst, src []E) {
 	if len(dst) != len(src) {
 		panic("field: BatchInvert needs len(dst) = len(src)")
+	}
+	if len(src) == 0 {
+		return
+	}
+	if &dst[0] == &src[0] {
+		src = append([]E(nil), src...)
 	}
 	// dst[i] holds the product of the nonzero src[0..i) while walking forward.
 	acc := One
@@ -72,7 +78,9 @@ func LagrangeWeights(dst, nodes []E, z E) {
 		}
 		den[i] = d
 	}
-	BatchInvert(den, den)
+	inv := make([]E, n)
+	BatchInvert(inv, den)
+	den = inv
 	// dst[i] = prefix(i) · suffix(i) · den[i]⁻¹ with prefix/suffix products of (z + node).
 	pre := One
 	for i := range nodes {
