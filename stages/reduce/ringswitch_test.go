@@ -1,0 +1,211 @@
+package reduce
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/internal/vectors"
+)
+
+func katK(t testing.TB, s string) field.K {
+	t.Helper()
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return field.K(v)
+}
+
+func katE(t testing.TB, s [3]string) field.E {
+	return field.E{C0: katK(t, s[0]), C1: katK(t, s[1]), C2: katK(t, s[2])}
+}
+
+func katEs(t testing.TB, s [][3]string) []field.E {
+	out := make([]field.E, len(s))
+	for i := range s {
+		out[i] = katE(t, s[i])
+	}
+	return out
+}
+
+func randE(rng *rand.Rand) field.E {
+	return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+}
+
+func randEs(rng *rand.Rand, n int) []field.E {
+	out := make([]field.E, n)
+	for i := range out {
+		out[i] = randE(rng)
+	}
+	return out
+}
+
+func TestKATRingSwitch(t *testing.T) {
+	var cases []struct {
+		Challenges   [][3]string `json:"challenges"`
+		PhiInputs    [][3]string `json:"phi_inputs"`
+		PhiOutputs   [][3]string `json:"phi_outputs"`
+		Coefficients [][3]string `json:"coefficients"`
+		R            [][3]string `json:"r"`
+		RPrime       [][3]string `json:"r_prime"`
+		RingWeight   [3]string   `json:"ring_weight"`
+	}
+	vectors.KAT(t, "ring_switch", &cases)
+	if len(cases) == 0 {
+		t.Fatal("ring_switch: no cases")
+	}
+	for n, c := range cases {
+		var m RingMap
+		ch := katEs(t, c.Challenges)
+		if len(ch) != len(m.Challenges) {
+			t.Fatalf("case %d: %d challenges", n, len(ch))
+		}
+		copy(m.Challenges[:], ch)
+		in, out := katEs(t, c.PhiInputs), katEs(t, c.PhiOutputs)
+		for i := range in {
+			if got := m.Apply(in[i]); got != out[i] {
+				t.Errorf("case %d: Φ(%v) = %v, want %v", n, in[i], got, out[i])
+			}
+		}
+		coeffs := m.Coefficients()
+		want := katEs(t, c.Coefficients)
+		if len(want) != KBits {
+			t.Fatalf("case %d: %d coefficients", n, len(want))
+		}
+		for k := range want {
+			if coeffs[k] != want[k] {
+				t.Errorf("case %d: c_%d = %v, want %v", n, k, coeffs[k], want[k])
+			}
+		}
+		r, rp := katEs(t, c.R), katEs(t, c.RPrime)
+		if got, w := RingWeightAt(r, rp, &coeffs), katE(t, c.RingWeight); got != w {
+			t.Errorf("case %d: ring weight %v, want %v", n, got, w)
+		}
+		// The byte-table form of Φ must agree with the staged one.
+		tab := newRingFoldTable(&m)
+		for i := range in {
+			if got := tab.apply(in[i]); got != out[i] {
+				t.Errorf("case %d: table Φ(%v) = %v, want %v", n, in[i], got, out[i])
+			}
+		}
+	}
+}
+
+func TestRingCoefficientsExpandPhi(t *testing.T) {
+	rng := testrand.New(t)
+	var m RingMap
+	copy(m.Challenges[:], randEs(rng, 6))
+	coeffs := m.Coefficients()
+	for trial := 0; trial < 4; trial++ {
+		a := randE(rng)
+		sum, f := field.Zero, a
+		for k := range coeffs {
+			sum = sum.Add(coeffs[k].Mul(f))
+			f = f.Square()
+		}
+		if got := m.Apply(a); got != sum {
+			t.Fatalf("Σ c_k a^(2^k) = %v, Φ(a) = %v", sum, got)
+		}
+	}
+}
+
+// sliceClaims returns s_i = Σ_u eq(point, u)·bit_i(q(u)), computed directly.
+func sliceClaims(q []field.K, point []field.E) []field.E {
+	eq := make([]field.E, len(q))
+	field.EqTable(eq, point)
+	s := make([]field.E, KBits)
+	for u, w := range q {
+		for i := 0; i < KBits; i++ {
+			if w>>uint(i)&1 != 0 {
+				s[i] = s[i].Add(eq[u])
+			}
+		}
+	}
+	return s
+}
+
+func TestRingSwitchRoundTrip(t *testing.T) {
+	rng := testrand.New(t)
+	for _, mu := range []int{1, 5, 9} {
+		q := make([]field.K, 1<<mu)
+		for i := range q {
+			q[i] = field.K(rng.Uint64())
+		}
+		point := randEs(rng, mu)
+		s := sliceClaims(q, point)
+
+		pt := &fakeTranscript{}
+		pt.Send(s[0]) // something bound before the map is drawn
+		pc := RingSwitchProve(pt, point, s, nil, 2)
+		vt := pt.verifierCopy()
+		if _, err := vt.Receive(); err != nil {
+			t.Fatal(err)
+		}
+		vc := RingSwitchVerify(vt, point, s)
+		if pc.Target != vc.Target {
+			t.Fatalf("mu=%d: prover target %v, verifier %v", mu, pc.Target, vc.Target)
+		}
+		// Σ_u W(u)·q(u) = T, directly.
+		sum := field.Zero
+		for u := range q {
+			sum = sum.Add(pc.Weights[u].MulK(q[u]))
+		}
+		if sum != pc.Target {
+			t.Fatalf("mu=%d: Σ W(u)q(u) = %v, T = %v", mu, sum, pc.Target)
+		}
+		// The dense table's MLE is what the verifier's WeightAt evaluates.
+		rp := randEs(rng, mu)
+		if got, want := vc.WeightAt(rp), field.EvalMLE(pc.Weights, rp); got != want {
+			t.Fatalf("mu=%d: WeightAt %v, MLE of weights %v", mu, got, want)
+		}
+		// A wrong slice claim moves the target off the committed column.
+		bad := append([]field.E(nil), s...)
+		bad[rng.IntN(KBits)] = bad[0].Add(field.One)
+		vt = pt.verifierCopy()
+		_, _ = vt.Receive()
+		if RingSwitchVerify(vt, point, bad).Target == sum {
+			t.Fatalf("mu=%d: tampered slice kept the target", mu)
+		}
+	}
+}
+
+func TestRingWeightsWorkerIndependent(t *testing.T) {
+	rng := testrand.New(t)
+	var m RingMap
+	copy(m.Challenges[:], randEs(rng, 6))
+	point := randEs(rng, 11)
+	ref := make([]field.E, 1<<11)
+	RingWeights(ref, point, &m, 1)
+	// Reference: Φ of the full equality kernel, by the staged map.
+	eq := make([]field.E, 1<<11)
+	field.EqTable(eq, point)
+	for u := range eq {
+		if w := m.Apply(eq[u]); w != ref[u] {
+			t.Fatalf("W(%d) = %v, Φ(eq) = %v", u, ref[u], w)
+		}
+	}
+	for _, workers := range []int{2, 3, 7} {
+		got := make([]field.E, len(ref))
+		RingWeights(got, point, &m, workers)
+		for u := range got {
+			if got[u] != ref[u] {
+				t.Fatalf("workers=%d: W(%d) differs", workers, u)
+			}
+		}
+	}
+}
+
+func BenchmarkRingWeights(b *testing.B) {
+	rng := testrand.New(b)
+	var m RingMap
+	copy(m.Challenges[:], randEs(rng, 6))
+	point := randEs(rng, 16)
+	dst := make([]field.E, 1<<16)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		RingWeights(dst, point, &m, 1)
+	}
+}
