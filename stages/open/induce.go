@@ -1,0 +1,156 @@
+package open
+
+import (
+	"sync"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// SubspaceRoots returns the n+1 normalisation constants of the novel polynomial
+// basis over the subspaces spanned by 1, x, …, x^(k-1) (as integers 1, 2, 4, …):
+// roots[k] = Ŵ_k(2^k), the unnormalised k-th subspace polynomial at the next basis
+// element, with roots[0] = 1. They lie in K.
+func SubspaceRoots(n int) []field.K {
+	roots := make([]field.K, n+1)
+	roots[0] = 1
+	layer := make([]field.K, n)
+	for i := range layer {
+		layer[i] = field.K(1) << (i + 1)
+	}
+	for level := 0; level < n; level++ {
+		// Ŵ_{level+1}(x) = Ŵ_level(x)^2 + Ŵ_level(2^level)·Ŵ_level(x), applied to the
+		// basis elements not yet annihilated.
+		for i := 0; i < n-level; i++ {
+			v := layer[i].Square().Add(roots[level].Mul(layer[i]))
+			if i == 0 {
+				roots[level+1] = v
+			} else {
+				layer[i-1] = v
+			}
+		}
+	}
+	return roots
+}
+
+// inverseRoots returns 1/roots[k] (0 for a zero root) for k < n.
+func inverseRoots(n int) []field.K {
+	roots := SubspaceRoots(n)
+	inv := make([]field.K, n)
+	for k := range inv {
+		if roots[k] != 0 {
+			inv[k] = roots[k].Inv()
+		}
+	}
+	return inv
+}
+
+// basisFactors writes v_k = W_k(q) (the normalised subspace polynomials at the
+// domain point q, k < len(dst)): the novel-basis polynomial X_x is Π_{k ∈ x} W_k, so
+// the codeword at position q is Σ_x msg[x]·Π_{bit k of x set} v_k.
+func basisFactors(dst []field.K, q uint64, roots, inv []field.K) {
+	w := field.K(q)
+	for k := range dst {
+		dst[k] = w.Mul(inv[k])
+		w = w.Square().Add(roots[k].Mul(w))
+	}
+}
+
+// InducedWeight is the batched novel-basis column weight of a level's queries at
+// point (spec annex B, the column-weight lemma): Σ_i w_i Π_k (1 + p_k(1 + W_k(q_i))).
+// It is the multilinear extension of InducedTable's table.
+func InducedWeight(messageLog int, queries []int, weights []field.E, point []field.E) field.E {
+	if len(point) != messageLog || len(queries) != len(weights) {
+		panic("open: InducedWeight dimensions")
+	}
+	roots := SubspaceRoots(messageLog)
+	inv := inverseRoots(messageLog)
+	v := make([]field.K, messageLog)
+	total := field.Zero
+	for i, q := range queries {
+		basisFactors(v, uint64(q), roots, inv)
+		prod := weights[i]
+		for k, p := range point {
+			prod = prod.Mul(field.One.Add(p.MulK(1 ^ v[k])))
+		}
+		total = total.Add(prod)
+	}
+	return total
+}
+
+// InducedTable writes into dst (length 2^messageLog) the weight table
+// dst[x] = Σ_i w_i Π_{bit k of x set} W_k(q_i), whose multilinear extension is
+// InducedWeight. The work is split over workers by table range; the result does not
+// depend on workers.
+func InducedTable(dst []field.E, messageLog int, queries []int, weights []field.E, workers int) {
+	n := 1 << messageLog
+	if len(dst) != n || len(queries) != len(weights) {
+		panic("open: InducedTable dimensions")
+	}
+	roots := SubspaceRoots(messageLog)
+	inv := inverseRoots(messageLog)
+	// Split x = hi·2^h + lo: the tensor of query i is L_i[lo]·H_i[hi], so each
+	// worker owns a range of hi and builds only the low tensors it needs once.
+	h := messageLog / 2
+	lo := 1 << h
+	hiN := n >> h
+	low := make([]field.K, len(queries)*lo)
+	high := make([]field.E, len(queries)*hiN)
+	v := make([]field.K, messageLog)
+	for i, q := range queries {
+		basisFactors(v, uint64(q), roots, inv)
+		kTensor(low[i*lo:(i+1)*lo], v[:h])
+		ht := high[i*hiN : (i+1)*hiN]
+		ht[0] = weights[i]
+		m := 1
+		for _, f := range v[h:] {
+			for j := 0; j < m; j++ {
+				ht[j+m] = ht[j].MulK(f)
+			}
+			m <<= 1
+		}
+	}
+	parallelRange(hiN, workers, func(a, b int) {
+		for x := a; x < b; x++ {
+			row := dst[x*lo : (x+1)*lo]
+			clear(row)
+			for i := range queries {
+				c := high[i*hiN+x]
+				if c.IsZero() {
+					continue
+				}
+				l := low[i*lo : (i+1)*lo]
+				for j := range row {
+					row[j] = row[j].Add(c.MulK(l[j]))
+				}
+			}
+		}
+	})
+}
+
+// kTensor writes dst[x] = Π_{bit k of x set} v[k].
+func kTensor(dst []field.K, v []field.K) {
+	dst[0] = 1
+	m := 1
+	for _, f := range v {
+		for j := 0; j < m; j++ {
+			dst[j+m] = dst[j].Mul(f)
+		}
+		m <<= 1
+	}
+}
+
+// parallelRange runs fn over [0, n) split into at most workers contiguous ranges.
+func parallelRange(n, workers int, fn func(a, b int)) {
+	if workers <= 1 || n < 2 {
+		fn(0, n)
+		return
+	}
+	workers = min(workers, n)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		a, b := n*w/workers, n*(w+1)/workers
+		wg.Add(1)
+		go func() { defer wg.Done(); fn(a, b) }()
+	}
+	wg.Wait()
+}
