@@ -1,0 +1,11 @@
+// Package buffers pools the large, 64-byte-aligned slices proofs pass along the graph.
+//
+// A Pool[T] hands out Bufs by power-of-two size class. A Buf is reference counted:
+// its producer holds one reference, hands ownership to each consumer with Retain,
+// and every holder calls Release when done; the last Release returns the memory to
+// the pool, so a process proving batch after batch of one shape reuses the same
+// memory. Using a Buf after its last Release panics (a programmer error).
+//
+// The package imports no other leanpipe package: pools are instantiated with field
+// element types by the flows.
+package buffers
