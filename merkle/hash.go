@@ -1,0 +1,109 @@
+package merkle
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/leanpipe/leanpipe/blake2s"
+)
+
+// Digest is a 32-byte BLAKE2s-256 output: a leaf hash, an internal node or a root.
+type Digest = blake2s.Digest
+
+// littleEndian reports whether uint64 words are stored little-endian in memory, in which
+// case a []uint64 row is already its own leaf preimage and is hashed in place.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// wordBytes views words as their in-memory bytes. Only meaningful as the leaf preimage
+// when littleEndian is true.
+func wordBytes(words []uint64) []byte {
+	if len(words) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 8*len(words))
+}
+
+// putWords writes words as 8-byte little-endian values into dst (len(dst) >= 8·len(words)).
+func putWords(dst []byte, words []uint64) {
+	for i, w := range words {
+		b := dst[8*i : 8*i+8 : 8*i+8]
+		b[0], b[1], b[2], b[3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+		b[4], b[5], b[6], b[7] = byte(w>>32), byte(w>>40), byte(w>>48), byte(w>>56)
+	}
+}
+
+// HashRow returns the leaf hash of one row: BLAKE2s-256 of its words as 8-byte
+// little-endian values.
+func HashRow(row []uint64) Digest {
+	if littleEndian {
+		return blake2s.Sum256(wordBytes(row))
+	}
+	buf := make([]byte, 8*len(row))
+	putWords(buf, row)
+	return blake2s.Sum256(buf)
+}
+
+// sumMany sets dst[i] = BLAKE2s-256(src[i·msgLen : (i+1)·msgLen]).
+// TODO(blake2s): switch to blake2s.SumMany once it is committed.
+func sumMany(dst []Digest, src []byte, msgLen int) {
+	for i := range dst {
+		dst[i] = blake2s.Sum256(src[i*msgLen : (i+1)*msgLen])
+	}
+}
+
+// nodeMany sets dst[i] = Node(children[2i], children[2i+1]).
+// TODO(blake2s): switch to blake2s.NodeMany once it is committed.
+func nodeMany(dst []Digest, children []Digest) {
+	for i := range dst {
+		dst[i] = blake2s.Node(&children[2*i], &children[2*i+1])
+	}
+}
+
+// nodeOf returns Node(left, right).
+func nodeOf(left, right *Digest) Digest { return blake2s.Node(left, right) }
+
+// hashRows sets dst[i] to the leaf hash of row i of rows (rowWords words per row).
+// scratch is only used on big-endian machines.
+func hashRows(dst []Digest, rows []uint64, rowWords int) {
+	if littleEndian {
+		sumMany(dst, wordBytes(rows), 8*rowWords)
+		return
+	}
+	const batch = 64
+	buf := make([]byte, 8*rowWords*min(batch, len(dst)))
+	for lo := 0; lo < len(dst); lo += batch {
+		hi := min(lo+batch, len(dst))
+		chunk := buf[:8*rowWords*(hi-lo)]
+		putWords(chunk, rows[lo*rowWords:hi*rowWords])
+		sumMany(dst[lo:hi], chunk, 8*rowWords)
+	}
+}
+
+// parallelRange splits [0, n) into at most workers contiguous ranges of at least minPer
+// items and runs f on each, the last on the calling goroutine. The split only affects
+// which goroutine computes an item, never its value.
+func parallelRange(n, workers, minPer int, f func(lo, hi int)) {
+	w := workers
+	if most := n / minPer; w > most {
+		w = most
+	}
+	if w <= 1 {
+		f(0, n)
+		return
+	}
+	per := (n + w - 1) / w
+	var wg sync.WaitGroup
+	lo := 0
+	for ; lo+per < n; lo += per {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			f(lo, hi)
+		}(lo, lo+per)
+	}
+	f(lo, n)
+	wg.Wait()
+}

@@ -1,0 +1,161 @@
+package merkle
+
+import "fmt"
+
+// Minimum items per goroutine: below these a split costs more than it saves.
+const (
+	minLeavesPerWorker = 64
+	minNodesPerWorker  = 512
+)
+
+// Tree is a Merkle tree over 2^d rows of rowWords words each.
+//
+// Nodes are stored flat, bottom-up: the 2^d leaf hashes first, then each level above,
+// the root last (2^(d+1) - 1 digests). The tree keeps a reference to the caller's rows
+// (it does not copy them); they must stay unchanged while the tree is in use.
+type Tree struct {
+	rows     []uint64
+	rowWords int
+	depth    int
+	nodes    []Digest
+}
+
+// NodeCount returns the number of digests a tree over leaves rows stores (2·leaves - 1).
+func NodeCount(leaves int) int { return 2*leaves - 1 }
+
+// New builds the tree over rows (row-major, rowWords words per row, a power-of-two number
+// of rows), hashing with up to workers goroutines. The result does not depend on workers.
+func New(rows []uint64, rowWords, workers int) *Tree {
+	return NewInto(nil, rows, rowWords, workers)
+}
+
+// NewInto is New storing the nodes in the caller's buffer nodes, which must hold at least
+// NodeCount(len(rows)/rowWords) digests (nil allocates one). Tree.Nodes hands it back.
+func NewInto(nodes []Digest, rows []uint64, rowWords, workers int) *Tree {
+	if rowWords <= 0 || len(rows)%rowWords != 0 {
+		panic(fmt.Sprintf("merkle: %d words do not split into rows of %d", len(rows), rowWords))
+	}
+	n := len(rows) / rowWords
+	if n == 0 || n&(n-1) != 0 {
+		panic(fmt.Sprintf("merkle: %d rows is not a power of two", n))
+	}
+	count := NodeCount(n)
+	if nodes == nil {
+		nodes = make([]Digest, count)
+	} else if len(nodes) < count {
+		panic(fmt.Sprintf("merkle: node buffer holds %d digests, need %d", len(nodes), count))
+	}
+	nodes = nodes[:count]
+	workers = max(workers, 1)
+
+	parallelRange(n, workers, minLeavesPerWorker, func(lo, hi int) {
+		hashRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords)
+	})
+	start, width := 0, n
+	depth := 0
+	for width > 1 {
+		children := nodes[start : start+width]
+		parents := nodes[start+width : start+width+width/2]
+		parallelRange(width/2, workers, minNodesPerWorker, func(lo, hi int) {
+			nodeMany(parents[lo:hi], children[2*lo:2*hi])
+		})
+		start += width
+		width /= 2
+		depth++
+	}
+	return &Tree{rows: rows, rowWords: rowWords, depth: depth, nodes: nodes}
+}
+
+// Root returns the root digest.
+func (t *Tree) Root() Digest { return t.nodes[len(t.nodes)-1] }
+
+// Depth returns d, the number of levels above the leaves (the path length).
+func (t *Tree) Depth() int { return t.depth }
+
+// Leaves returns the number of rows, 2^d.
+func (t *Tree) Leaves() int { return 1 << t.depth }
+
+// RowWords returns the width of a row in words.
+func (t *Tree) RowWords() int { return t.rowWords }
+
+// Row returns row i (a view into the caller's rows, not a copy).
+func (t *Tree) Row(i int) []uint64 {
+	return t.rows[i*t.rowWords : (i+1)*t.rowWords : (i+1)*t.rowWords]
+}
+
+// Nodes returns the flat node buffer (see Tree), e.g. to return it to a pool once the
+// tree is no longer used.
+func (t *Tree) Nodes() []Digest { return t.nodes }
+
+// Path returns the d siblings of leaf i, leaf level first.
+func (t *Tree) Path(i int) []Digest { return t.AppendPath(make([]Digest, 0, t.depth), i) }
+
+// AppendPath appends the d siblings of leaf i, leaf level first, to dst.
+func (t *Tree) AppendPath(dst []Digest, i int) []Digest {
+	if i < 0 || i >= t.Leaves() {
+		panic(fmt.Sprintf("merkle: leaf %d out of range [0, %d)", i, t.Leaves()))
+	}
+	start, width := 0, 1<<t.depth
+	for level := 0; level < t.depth; level++ {
+		dst = append(dst, t.nodes[start+(i>>level)^1])
+		start += width
+		width /= 2
+	}
+	return dst
+}
+
+// Prune returns the siblings of the multi-path opening the given rows (strictly ascending
+// leaf indices): level by level bottom-up, left to right, each sibling that is not itself
+// on an opened path.
+func (t *Tree) Prune(sortedRows []int) []Digest {
+	n := t.Leaves()
+	for k, r := range sortedRows {
+		if r < 0 || r >= n || (k > 0 && r <= sortedRows[k-1]) {
+			panic(fmt.Sprintf("merkle: Prune needs strictly ascending rows in [0, %d), got %v", n, sortedRows))
+		}
+	}
+	active := append([]int(nil), sortedRows...)
+	var siblings []Digest
+	start, width := 0, n
+	for width > 1 {
+		out := 0
+		for i := 0; i < len(active); {
+			p := active[i]
+			if i+1 < len(active) && active[i+1] == p^1 {
+				i += 2
+			} else {
+				siblings = append(siblings, t.nodes[start+p^1])
+				i++
+			}
+			active[out] = p >> 1
+			out++
+		}
+		active = active[:out]
+		start += width
+		width /= 2
+	}
+	return siblings
+}
+
+// PathRoot returns the root that leaf row at index claims through path.
+func PathRoot(leaf []uint64, index int, path []Digest) Digest {
+	node := HashRow(leaf)
+	for _, s := range path {
+		if index&1 == 0 {
+			node = nodeOf(&node, &s)
+		} else {
+			node = nodeOf(&s, &node)
+		}
+		index >>= 1
+	}
+	return node
+}
+
+// VerifyPath reports whether leaf sits at index under root through path, with index in
+// [0, 2^len(path)).
+func VerifyPath(root Digest, leaf []uint64, index int, path []Digest) bool {
+	if index < 0 || (len(path) < 63 && index>>len(path) != 0) {
+		return false
+	}
+	return PathRoot(leaf, index, path) == root
+}
