@@ -1,0 +1,303 @@
+package open
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/merkle"
+)
+
+// Sentinel errors of the opening verifier.
+var (
+	// ErrTerminal reports that the final sumcheck value disagrees with the weights
+	// evaluated at the terminal point.
+	ErrTerminal = errors.New("open: WHIR terminal check failed")
+	// ErrClaim reports a malformed claim (wrong point length, placement outside the stack).
+	ErrClaim = errors.New("open: malformed claim")
+	// ErrRoot reports a commitment root whose halves are not 128-bit.
+	ErrRoot = errors.New("open: malformed root scalar")
+)
+
+// VerifierTranscript is what the opening verifier needs from the Fiat–Shamir
+// transcript (transcript.Verifier implements it).
+type VerifierTranscript interface {
+	Observe(v field.E)
+	Sample() field.E
+	Receive() (field.E, error)
+	RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error)
+	GrindCheck(bits int) error
+	Merkle(root merkle.Digest, blockLen int, queries []int, leafWords int) ([][]uint64, error)
+}
+
+// RootHalves splits a 32-byte root into the two scalars it travels as: words 0,1
+// and words 2,3 (little-endian), each an E with c2 = 0, low half first.
+func RootHalves(d merkle.Digest) [2]field.E {
+	w := func(i int) field.K { return field.K(binary.LittleEndian.Uint64(d[8*i:])) }
+	return [2]field.E{{C0: w(0), C1: w(1)}, {C0: w(2), C1: w(3)}}
+}
+
+// RootFromHalves joins two received scalars into a root; each must have c2 = 0.
+func RootFromHalves(lo, hi field.E) (merkle.Digest, error) {
+	var d merkle.Digest
+	if lo.C2 != 0 || hi.C2 != 0 {
+		return d, ErrRoot
+	}
+	for i, w := range []field.K{lo.C0, lo.C1, hi.C0, hi.C1} {
+		binary.LittleEndian.PutUint64(d[8*i:], uint64(w))
+	}
+	return d, nil
+}
+
+// ReceiveRoot reads a root sent as two scalars.
+func ReceiveRoot(tr VerifierTranscript) (merkle.Digest, error) {
+	lo, err := tr.Receive()
+	if err != nil {
+		return merkle.Digest{}, err
+	}
+	hi, err := tr.Receive()
+	if err != nil {
+		return merkle.Digest{}, err
+	}
+	return RootFromHalves(lo, hi)
+}
+
+// quad is a round polynomial c0 + c1·X + c2·X².
+type quad [3]field.E
+
+func (q quad) eval(x field.E) field.E { return q[2].Mul(x).Add(q[1]).Mul(x).Add(q[0]) }
+
+// addScaled returns q + s·p.
+func (q quad) addScaled(p quad, s field.E) quad {
+	return quad{q[0].Add(s.Mul(p[0])), q[1].Add(s.Mul(p[1])), q[2].Add(s.Mul(p[2]))}
+}
+
+func readQuad(tr VerifierTranscript, claim field.E) (quad, error) {
+	c, err := tr.RoundPoly(3, claim, nil)
+	if err != nil {
+		return quad{}, err
+	}
+	if len(c) != 3 {
+		return quad{}, fmt.Errorf("open: round polynomial has %d coefficients", len(c))
+	}
+	return quad{c[0], c[1], c[2]}, nil
+}
+
+// SampleQueries draws count positions in [0, blockLen) (a power of two 2^d,
+// 0 < d ≤ 64): each sampled scalar, read as a 192-bit integer c0 + 2^64 c1 + 2^128 c2,
+// yields ⌊192/d⌋ positions as its consecutive d-bit chunks, low bits first.
+// Duplicates are kept, in draw order.
+func SampleQueries(sample func() field.E, blockLog, count int) []int {
+	if blockLog <= 0 || blockLog > maxSupportedQueryLog {
+		panic("open: SampleQueries domain")
+	}
+	per := bitsPerQuerySample / blockLog
+	mask := uint64(1)<<blockLog - 1
+	if blockLog == 64 {
+		mask = ^uint64(0)
+	}
+	out := make([]int, 0, count)
+	for len(out) < count {
+		v := sample()
+		limbs := [3]uint64{uint64(v.C0), uint64(v.C1), uint64(v.C2)}
+		for j := 0; j < per && len(out) < count; j++ {
+			off := j * blockLog
+			li, sh := off/64, off%64
+			chunk := limbs[li] >> sh
+			if sh+blockLog > 64 && li+1 < 3 {
+				chunk |= limbs[li+1] << (64 - sh)
+			}
+			out = append(out, int(chunk&mask))
+		}
+	}
+	return out
+}
+
+// glued is one claim folded into the running sumcheck and the weight it owes back
+// at the terminal point, restricted to the coordinates left when it was made.
+type glued struct {
+	scalar    field.E
+	foldStart int
+	weightAt  func([]field.E) field.E
+}
+
+// enforcedSum is Σ_i w_i·⟨row_i, eq(folds)⟩, the value the level's queries claim
+// for the folded polynomial.
+func enforcedSum(rows [][]field.E, folds []field.E, weights []field.E) field.E {
+	lane := make([]field.E, 1<<len(folds))
+	field.EqTable(lane, folds)
+	total := field.Zero
+	for i, row := range rows {
+		total = total.Add(weights[i].Mul(field.InnerProduct(row, lane)))
+	}
+	return total
+}
+
+// level0Row turns an opened level-0 row (K words, lanes in descending block order)
+// into lane-ascending E values.
+func level0Row(words []uint64) []field.E {
+	row := make([]field.E, len(words))
+	for i, w := range words {
+		row[len(words)-1-i] = field.FromK(field.K(w))
+	}
+	return row
+}
+
+// extRow regroups a deeper level's row words into E values, three words each.
+func extRow(words []uint64) []field.E {
+	row := make([]field.E, len(words)/extWordsPerElement)
+	for i := range row {
+		row[i] = field.E{C0: field.K(words[3*i]), C1: field.K(words[3*i+1]), C2: field.K(words[3*i+2])}
+	}
+	return row
+}
+
+// VerifyWHIR checks that the stack committed under root satisfies
+// Σ_u q(u)·B(u) = target, where evaluateBasis returns the multilinear extension of
+// B at a point of LogN coordinates, low (stack-index) coordinate first.
+func VerifyWHIR(tr VerifierTranscript, logN, logInvRate int, target field.E, root merkle.Digest,
+	evaluateBasis func([]field.E) field.E) error {
+	cfg, err := DeriveConfig(logN, logInvRate)
+	if err != nil {
+		return err
+	}
+	levels := cfg.Levels()
+	tr.Observe(target)
+	for _, h := range RootHalves(root) {
+		tr.Observe(h)
+	}
+	running := target
+	q, err := readQuad(tr, target)
+	if err != nil {
+		return err
+	}
+	folds := make([]field.E, 0, logN)
+	var claims []glued
+	current := root
+	for level := 0; level < levels; level++ {
+		foldCount := cfg.Folds[level]
+		levelFolds := make([]field.E, 0, foldCount)
+		for j := 0; j < foldCount; j++ {
+			r := tr.Sample()
+			folds = append(folds, r)
+			levelFolds = append(levelFolds, r)
+			running = q.eval(r)
+			if q, err = readQuad(tr, running); err != nil {
+				return err
+			}
+		}
+		messageLog := logN - len(folds)
+		final := level == levels-1
+
+		type pendingClaim struct {
+			value    field.E
+			intro    quad
+			weightAt func([]field.E) field.E
+		}
+		var pending []pendingClaim
+		var residual []field.E
+		var next merkle.Digest
+		if final {
+			residual = make([]field.E, 1<<messageLog)
+			for i := range residual {
+				if residual[i], err = tr.Receive(); err != nil {
+					return err
+				}
+			}
+		} else {
+			if next, err = ReceiveRoot(tr); err != nil {
+				return err
+			}
+			z := make([]field.E, messageLog)
+			for i := range z {
+				z[i] = tr.Sample()
+			}
+			y, err := tr.Receive()
+			if err != nil {
+				return err
+			}
+			intro, err := readQuad(tr, y)
+			if err != nil {
+				return err
+			}
+			pending = append(pending, pendingClaim{y, intro, func(x []field.E) field.E { return field.EqEval(z, x) }})
+		}
+
+		if err := tr.GrindCheck(QueryGrindingBits); err != nil {
+			return err
+		}
+		blockLog := messageLog + cfg.LogInvRates[level]
+		queries := SampleQueries(tr.Sample, blockLog, cfg.Queries[level])
+		lambda := tr.Sample()
+		weights := make([]field.E, len(queries))
+		field.Powers(weights, lambda)
+		lanes := 1 << foldCount
+		leafWords := lanes
+		if level > 0 {
+			leafWords = extWordsPerElement * lanes
+		}
+		words, err := tr.Merkle(current, 1<<blockLog, queries, leafWords)
+		if err != nil {
+			return fmt.Errorf("open: WHIR level %d: %w", level, err)
+		}
+		if len(words) != len(queries) {
+			return fmt.Errorf("open: WHIR level %d: %d rows for %d queries", level, len(words), len(queries))
+		}
+		rows := make([][]field.E, len(words))
+		for i, w := range words {
+			if len(w) != leafWords {
+				return fmt.Errorf("open: WHIR level %d: row of %d words", level, len(w))
+			}
+			if level == 0 {
+				rows[i] = level0Row(w)
+			} else {
+				rows[i] = extRow(w)
+			}
+		}
+		enforced := enforcedSum(rows, levelFolds, weights)
+		intro, err := readQuad(tr, enforced)
+		if err != nil {
+			return err
+		}
+		pending = append(pending, pendingClaim{enforced, intro, func(x []field.E) field.E {
+			return InducedWeight(messageLog, queries, weights, x)
+		}})
+		scalar := field.One
+		for _, p := range pending {
+			scalar = scalar.Mul(lambda)
+			q = q.addScaled(p.intro, scalar)
+			running = running.Add(scalar.Mul(p.value))
+			claims = append(claims, glued{scalar, len(folds), p.weightAt})
+		}
+
+		if !final {
+			current = next
+			continue
+		}
+		tail := make([]field.E, 0, messageLog)
+		for i := 0; i < messageLog; i++ {
+			r := tr.Sample()
+			running = q.eval(r)
+			tail = append(tail, r)
+			if i+1 < messageLog {
+				if q, err = readQuad(tr, running); err != nil {
+					return err
+				}
+			}
+		}
+		point := append(append([]field.E(nil), folds...), tail...)
+		f0 := cfg.Folds[0]
+		stackPoint := append(append([]field.E(nil), point[f0:]...), point[:f0]...)
+		weight := evaluateBasis(stackPoint)
+		for _, c := range claims {
+			x := append(append([]field.E(nil), folds[c.foldStart:]...), tail...)
+			weight = weight.Add(c.scalar.Mul(c.weightAt(x)))
+		}
+		if weight.Mul(field.EvalMLE(residual, tail)) != running {
+			return ErrTerminal
+		}
+		return nil
+	}
+	return ErrTerminal // unreachable: DeriveConfig yields at least two levels
+}
