@@ -1,0 +1,123 @@
+package circuit
+
+import "sync"
+
+// Column layout of the BLAKE2s compression block (2^14 columns). Every constrained
+// column is the output of exactly one row (C0 = I).
+//
+//	[0, 256)        h[0..8], the input chaining value (free inputs)
+//	[256, 512)      out[0..8] = h[i] ⊕ v[i] ⊕ v[i+8] (linear rows)
+//	512             the constant 1
+//	[513, 640)      empty
+//	[640, 1152)     m[0..16] (free inputs)
+//	[1152, 1280)    t_lo, t_hi, f0, f1 (free inputs)
+//	[1280, 16000)   80 G blocks of 184 products each
+//	[16000, 16384)  empty
+//
+// One G block (offsets from its base): [0, 61) Add3 a1 = a + b + mx, [61, 92) Add
+// c1 = c + d1, [92, 153) Add3 a2 = a1 + b1 + my, [153, 184) Add c2 = c1 + d2.
+const (
+	Blake2sLogSize   = 14
+	Blake2sHBase     = 0
+	Blake2sOutBase   = 256
+	Blake2sConstCol  = 512
+	Blake2sMBase     = 640
+	Blake2sTLoBase   = 1152
+	Blake2sTHiBase   = 1184
+	Blake2sF0Base    = 1216
+	Blake2sF1Base    = 1248
+	Blake2sGBase     = 1280
+	Blake2sGStride   = 2*Add3Bits + 2*AddBits // 184
+	Blake2sGA1       = 0
+	Blake2sGC1       = Blake2sGA1 + Add3Bits // 61
+	Blake2sGA2       = Blake2sGC1 + AddBits  // 92
+	Blake2sGC2       = Blake2sGA2 + Add3Bits // 153
+	Blake2sRounds    = 10
+	Blake2sGPerRound = 8
+	Blake2sNumG      = Blake2sRounds * Blake2sGPerRound          // 80
+	Blake2sUseful    = Blake2sGBase + Blake2sNumG*Blake2sGStride // 16000
+)
+
+// Blake2sIV is the BLAKE2s initialisation vector (the SHA-256 IV).
+var Blake2sIV = [8]uint32{
+	0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
+}
+
+// Blake2sSigma is the BLAKE2s message schedule.
+var Blake2sSigma = [Blake2sRounds][16]uint8{
+	{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+	{14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+	{11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
+	{7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+	{9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
+	{2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+	{12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
+	{13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+	{6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
+	{10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+}
+
+// Blake2sLanes gives the state words (a, b, c, d) of each G of a round: four
+// columns, then four diagonals.
+var Blake2sLanes = [Blake2sGPerRound][4]uint8{
+	{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15},
+	{0, 5, 10, 15}, {1, 6, 11, 12}, {2, 7, 8, 13}, {3, 4, 9, 14},
+}
+
+// Blake2sGBaseOf is the first column of G block g (g = 8·round + index in round).
+func Blake2sGBaseOf(g int) int { return Blake2sGBase + Blake2sGStride*g }
+
+var blake2sOnce = sync.OnceValue(buildBlake2s)
+
+// BLAKE2s returns the BLAKE2s compression circuit, compress(h, m, t, f0, f1) → out,
+// with all ten rounds and the finalisation, in the reference wire layout (see the
+// Blake2s* constants). It is built once and shared.
+func BLAKE2s() *Circuit { return blake2sOnce() }
+
+func buildBlake2s() *Circuit {
+	b := NewBuilder("blake2s-compress", Blake2sLogSize, Blake2sConstCol)
+	b.Input("h", Blake2sHBase, 8*WordBits)
+	b.Input("m", Blake2sMBase, 16*WordBits)
+	b.Input("t_lo", Blake2sTLoBase, WordBits)
+	b.Input("t_hi", Blake2sTHiBase, WordBits)
+	b.Input("f0", Blake2sF0Base, WordBits)
+	b.Input("f1", Blake2sF1Base, WordBits)
+
+	var v [16]Word
+	for i := range 8 {
+		v[i] = b.ColWord(Blake2sHBase + WordBits*i)
+	}
+	for i := range 4 {
+		v[8+i] = b.ConstWord(Blake2sIV[i])
+	}
+	for i, base := range [4]int{Blake2sTLoBase, Blake2sTHiBase, Blake2sF0Base, Blake2sF1Base} {
+		v[12+i] = b.XorWord(b.ConstWord(Blake2sIV[4+i]), b.ColWord(base))
+	}
+	var m [16]Word
+	for i := range m {
+		m[i] = b.ColWord(Blake2sMBase + WordBits*i)
+	}
+	for r := range Blake2sRounds {
+		for gi, ln := range Blake2sLanes {
+			base := Blake2sGBaseOf(r*Blake2sGPerRound + gi)
+			a, bb, c, d := v[ln[0]], v[ln[1]], v[ln[2]], v[ln[3]]
+			mx, my := m[Blake2sSigma[r][2*gi]], m[Blake2sSigma[r][2*gi+1]]
+			a1 := b.Add3(a, bb, mx, base+Blake2sGA1)
+			d1 := RotR(b.XorWord(d, a1), 16)
+			c1 := b.Add(c, d1, base+Blake2sGC1)
+			b1 := RotR(b.XorWord(bb, c1), 12)
+			a2 := b.Add3(a1, b1, my, base+Blake2sGA2)
+			d2 := RotR(b.XorWord(d1, a2), 8)
+			c2 := b.Add(c1, d2, base+Blake2sGC2)
+			b2 := RotR(b.XorWord(b1, c2), 7)
+			v[ln[0]], v[ln[1]], v[ln[2]], v[ln[3]] = a2, b2, c2, d2
+		}
+	}
+	for i := range 8 {
+		h := b.ColWord(Blake2sHBase + WordBits*i)
+		b.LinearWord(Blake2sOutBase+WordBits*i, b.XorWord(b.XorWord(v[i], v[i+8]), h))
+	}
+	b.Name("out", Blake2sOutBase, 8*WordBits)
+	b.Name("gates", Blake2sGBase, Blake2sNumG*Blake2sGStride)
+	return b.Compile()
+}

@@ -1,0 +1,310 @@
+package circuit
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Wire is a value under construction in a Builder: a GF(2)-linear combination of
+// committed columns, held symbolically. Zero is the empty combination.
+type Wire uint32
+
+// Zero is the wire whose value is always 0.
+const Zero Wire = 0
+
+// Opcodes of the straight-line program a Circuit is compiled to.
+const (
+	opCol uint32 = iota // r[dst] = w[x]
+	opXor               // r[dst] = r[x] + r[y]
+	opRow               // row dst: A-value r[x], B-value r[y]
+)
+
+// instr is one program step. For opRow, dst is the row index.
+type instr struct {
+	op, dst, x, y uint32
+}
+
+// Region names a run of columns of the block (inputs, outputs, gadget products).
+type Region struct {
+	Name      string
+	Base, Len int
+}
+
+// Circuit is a compiled Boolean R1CS block (A0, B0, C0 = I) of 2^LogSize rows and
+// columns. It is immutable and safe for concurrent use.
+type Circuit struct {
+	name     string
+	logSize  int
+	constCol int
+	useful   int
+	code     []instr
+	nregs    int
+	isRow    []bool
+	inputs   []int
+	regions  []Region
+	nRows    int
+}
+
+// Name is the circuit's human-readable name.
+func (c *Circuit) Name() string { return c.name }
+
+// LogSize is log2 of the block size: the block has 2^LogSize rows and columns.
+func (c *Circuit) LogSize() int { return c.logSize }
+
+// Size is 2^LogSize.
+func (c *Circuit) Size() int { return 1 << c.logSize }
+
+// ConstCol is the column pinned to 1 in every instance (the constant wire).
+func (c *Circuit) ConstCol() int { return c.constCol }
+
+// Useful is one past the last constrained row: rows (and columns) in
+// [Useful, Size) are empty, so the witness, A0·w and B0·w are 0 there.
+func (c *Circuit) Useful() int { return c.useful }
+
+// NumRows is the number of non-empty rows.
+func (c *Circuit) NumRows() int { return c.nRows }
+
+// IsRow reports whether row (equivalently column, C0 = I) col is constrained.
+func (c *Circuit) IsRow(col int) bool { return c.isRow[col] }
+
+// Inputs returns the free input columns in increasing order (shared, do not modify).
+func (c *Circuit) Inputs() []int { return c.inputs }
+
+// Regions returns the named column regions (shared, do not modify).
+func (c *Circuit) Regions() []Region { return c.regions }
+
+// Region returns the region called name.
+func (c *Circuit) Region(name string) (Region, bool) {
+	for _, r := range c.regions {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Region{}, false
+}
+
+// NumInstr is the length of the compiled program (a cost measure of every walk).
+func (c *Circuit) NumInstr() int { return len(c.code) }
+
+// NumRegs is the number of scratch registers a walk uses.
+func (c *Circuit) NumRegs() int { return c.nregs }
+
+func (c *Circuit) String() string {
+	return fmt.Sprintf("circuit %s: 2^%d columns, %d rows (useful %d), const column %d, %d instructions, %d registers",
+		c.name, c.logSize, c.nRows, c.useful, c.constCol, len(c.code), c.nregs)
+}
+
+// Builder records a circuit as a straight-line program over wires. Methods panic on
+// misuse (a programmer error): reading a column before its row or input exists,
+// two rows for one column, or an index outside the block.
+type Builder struct {
+	name     string
+	logSize  int
+	constCol int
+	code     []instr
+	nvals    uint32
+	isRow    []bool
+	defined  []bool
+	inputs   []int
+	regions  []Region
+	one      Wire
+}
+
+// NewBuilder starts a circuit of 2^logSize columns whose column constCol is the
+// constant 1, enforced by the row A = [constCol], B = [constCol].
+func NewBuilder(name string, logSize, constCol int) *Builder {
+	if logSize < 1 || logSize > 30 {
+		panic(fmt.Sprintf("circuit: logSize %d out of range", logSize))
+	}
+	n := 1 << logSize
+	if constCol < 0 || constCol >= n {
+		panic(fmt.Sprintf("circuit: constant column %d outside the block of %d", constCol, n))
+	}
+	b := &Builder{
+		name: name, logSize: logSize, constCol: constCol,
+		nvals: 1, isRow: make([]bool, n), defined: make([]bool, n),
+	}
+	b.defined[constCol] = true
+	b.one = b.Col(constCol)
+	b.Row(constCol, b.one, b.one)
+	return b
+}
+
+// One is the constant-1 wire (the constant column).
+func (b *Builder) One() Wire { return b.one }
+
+// Const returns One for bit 1 and Zero for bit 0.
+func (b *Builder) Const(bit uint) Wire {
+	if bit&1 == 1 {
+		return b.one
+	}
+	return Zero
+}
+
+// Input declares the n free input columns [base, base+n), each constrained by the
+// row A = [col], B = [const] (which only asks the column to be Boolean-consistent),
+// and names them.
+func (b *Builder) Input(name string, base, n int) {
+	b.checkRange(base, n)
+	for col := base; col < base+n; col++ {
+		if b.defined[col] {
+			panic(fmt.Sprintf("circuit: input column %d already defined", col))
+		}
+		b.defined[col] = true
+		b.inputs = append(b.inputs, col)
+		b.Row(col, b.Col(col), b.one)
+	}
+	b.Name(name, base, n)
+}
+
+// Name records a named region of columns (for callers: public inputs, outputs).
+func (b *Builder) Name(name string, base, n int) {
+	b.checkRange(base, n)
+	b.regions = append(b.regions, Region{Name: name, Base: base, Len: n})
+}
+
+func (b *Builder) checkRange(base, n int) {
+	if base < 0 || n < 0 || base+n > len(b.isRow) {
+		panic(fmt.Sprintf("circuit: columns [%d, %d) outside the block of %d", base, base+n, len(b.isRow)))
+	}
+}
+
+func (b *Builder) emit(op, dst, x, y uint32) {
+	b.code = append(b.code, instr{op, dst, x, y})
+}
+
+// Col returns the wire reading committed column col. The column must be an input,
+// the constant, or a row already emitted.
+func (b *Builder) Col(col int) Wire {
+	b.checkRange(col, 1)
+	if !b.defined[col] {
+		panic(fmt.Sprintf("circuit: column %d read before its row", col))
+	}
+	v := b.nvals
+	b.nvals++
+	b.emit(opCol, v, uint32(col), 0)
+	return Wire(v)
+}
+
+// Xor returns x + y.
+func (b *Builder) Xor(x, y Wire) Wire {
+	switch {
+	case x == Zero:
+		return y
+	case y == Zero:
+		return x
+	case x == y:
+		return Zero
+	}
+	v := b.nvals
+	b.nvals++
+	b.emit(opXor, v, uint32(x), uint32(y))
+	return Wire(v)
+}
+
+// Row emits the constraint row a·b = w[row] (C0 = I: the row's output is its own
+// column). Afterwards column row may be read.
+func (b *Builder) Row(row int, a, bw Wire) {
+	b.checkRange(row, 1)
+	if b.isRow[row] {
+		panic(fmt.Sprintf("circuit: two rows for column %d", row))
+	}
+	b.isRow[row] = true
+	b.defined[row] = true
+	b.emit(opRow, uint32(row), uint32(a), uint32(bw))
+}
+
+// Product emits the row x·y = w[row] and returns the wire reading it.
+func (b *Builder) Product(row int, x, y Wire) Wire {
+	b.Row(row, x, y)
+	return b.Col(row)
+}
+
+// Linear emits the row x·1 = w[row] (a materialised linear value) and returns the
+// wire reading it.
+func (b *Builder) Linear(row int, x Wire) Wire {
+	return b.Product(row, x, b.one)
+}
+
+// Compile checks and freezes the circuit: dead steps are dropped and wires are
+// assigned to a small set of reusable registers.
+func (b *Builder) Compile() *Circuit {
+	code := b.code
+	// Dead-code elimination: rows are the roots.
+	live := make([]bool, b.nvals)
+	keep := make([]bool, len(code))
+	for i := len(code) - 1; i >= 0; i-- {
+		in := code[i]
+		switch in.op {
+		case opRow:
+			keep[i] = true
+			live[in.x], live[in.y] = true, true
+		case opXor:
+			if live[in.dst] {
+				keep[i] = true
+				live[in.x], live[in.y] = true, true
+			}
+		case opCol:
+			keep[i] = live[in.dst]
+		}
+	}
+	var kept []instr
+	for i, in := range code {
+		if keep[i] {
+			kept = append(kept, in)
+		}
+	}
+	// Last use of every value.
+	last := make([]int32, b.nvals)
+	for i := range last {
+		last[i] = -1
+	}
+	for i, in := range kept {
+		switch in.op {
+		case opXor, opRow:
+			last[in.x], last[in.y] = int32(i), int32(i)
+		}
+	}
+	// Linear-scan register assignment; register 0 stays the constant zero.
+	phys := make([]uint32, b.nvals)
+	var free []uint32
+	nregs := uint32(1)
+	out := make([]instr, len(kept))
+	for i, in := range kept {
+		o := in
+		if in.op == opXor || in.op == opRow {
+			o.x, o.y = phys[in.x], phys[in.y]
+			for _, v := range [2]uint32{in.x, in.y} {
+				if v != 0 && last[v] == int32(i) {
+					last[v] = -2 // free once even when x == y
+					free = append(free, phys[v])
+				}
+			}
+		}
+		if in.op != opRow {
+			var r uint32
+			if n := len(free); n > 0 {
+				r, free = free[n-1], free[:n-1]
+			} else {
+				r = nregs
+				nregs++
+			}
+			phys[in.dst] = r
+			o.dst = r
+		}
+		out[i] = o
+	}
+	c := &Circuit{
+		name: b.name, logSize: b.logSize, constCol: b.constCol,
+		code: out, nregs: int(nregs),
+		isRow: slices.Clone(b.isRow), inputs: slices.Clone(b.inputs), regions: slices.Clone(b.regions),
+	}
+	slices.Sort(c.inputs)
+	for col, r := range c.isRow {
+		if r {
+			c.nRows++
+			c.useful = col + 1
+		}
+	}
+	return c
+}

@@ -1,0 +1,395 @@
+package circuit
+
+import (
+	"encoding/hex"
+	"math/bits"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	xb "golang.org/x/crypto/blake2s"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/internal/vectors"
+)
+
+func parseK(t testing.TB, s string) field.K {
+	t.Helper()
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return field.K(v)
+}
+
+func parseE(t testing.TB, s [3]string) field.E {
+	return field.E{C0: parseK(t, s[0]), C1: parseK(t, s[1]), C2: parseK(t, s[2])}
+}
+
+func randE(r *rand.Rand) field.E {
+	return field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
+}
+
+func randVec(r *rand.Rand, n int) []field.E {
+	v := make([]field.E, n)
+	for i := range v {
+		v[i] = randE(r)
+	}
+	return v
+}
+
+func dot(a, b []field.E) field.E {
+	var s field.E
+	for i := range a {
+		s = s.Add(a[i].Mul(b[i]))
+	}
+	return s
+}
+
+type r1csKAT struct {
+	Alpha    [3]string   `json:"alpha"`
+	Digest   string      `json:"A0w_then_B0w_digest_blake2s"`
+	Bilinear [3]string   `json:"bilinear"`
+	ERow     [][3]string `json:"e_row_full"`
+	WCol     [][3]string `json:"w_col_full"`
+}
+
+func TestKATBlake2sR1CS(t *testing.T) {
+	var cases []r1csKAT
+	vectors.KAT(t, "blake2s_r1cs", &cases)
+	if len(cases) == 0 {
+		t.Fatal("no blake2s_r1cs cases")
+	}
+	c := BLAKE2s()
+	n := c.Size()
+	for ci, kc := range cases {
+		if len(kc.ERow) != n || len(kc.WCol) != n {
+			t.Fatalf("case %d: vector lengths %d, %d", ci, len(kc.ERow), len(kc.WCol))
+		}
+		e := make([]field.E, n)
+		w := make([]field.E, n)
+		for i := range n {
+			e[i] = parseE(t, kc.ERow[i])
+			w[i] = parseE(t, kc.WCol[i])
+		}
+		alpha := parseE(t, kc.Alpha)
+		a := make([]field.E, n)
+		b := make([]field.E, n)
+		c.RowValues(a, b, w)
+		h, _ := xb.New256(nil)
+		for _, v := range [][]field.E{a, b} {
+			for _, x := range v {
+				bs := x.Bytes()
+				h.Write(bs[:])
+			}
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != kc.Digest {
+			t.Errorf("case %d: A0w‖B0w digest %s, want %s", ci, got, kc.Digest)
+		}
+		want := parseE(t, kc.Bilinear)
+		if got := c.Bilinear(alpha, e, w); got != want {
+			t.Errorf("case %d: bilinear %v, want %v", ci, got, want)
+		}
+		if got := dot(e, a).Add(alpha.Mul(dot(e, b))); got != want {
+			t.Errorf("case %d: eᵀ(A0w + αB0w) %v, want %v", ci, got, want)
+		}
+		m := make([]field.E, n)
+		c.Transpose(m, e, alpha)
+		if got := dot(m, w); got != want {
+			t.Errorf("case %d: ((A0+αB0)ᵀe)ᵀw %v, want %v", ci, got, want)
+		}
+	}
+}
+
+// The backward walk is the adjoint of the forward walk: ⟨(A0+αB0)ᵀe, w⟩ = eᵀ(A0+αB0)w.
+func TestTransposeAdjoint(t *testing.T) {
+	r := testrand.New(t)
+	for _, c := range []*Circuit{BLAKE2s(), randomCircuit(r, 10), randomCircuit(r, 8)} {
+		n := c.Size()
+		for range 2 {
+			e, w, alpha := randVec(r, n), randVec(r, n), randE(r)
+			m := make([]field.E, n)
+			c.Transpose(m, e, alpha)
+			if got, want := dot(m, w), c.Bilinear(alpha, e, w); got != want {
+				t.Fatalf("%s: adjoint mismatch %v vs %v", c.Name(), got, want)
+			}
+			ma, mb := make([]field.E, n), make([]field.E, n)
+			c.TransposePair(ma, mb, e)
+			va, vb := c.BilinearPair(e, w)
+			if dot(ma, w) != va || dot(mb, w) != vb {
+				t.Fatalf("%s: pair adjoint mismatch", c.Name())
+			}
+			for i := range m {
+				if m[i] != ma[i].Add(alpha.Mul(mb[i])) {
+					t.Fatalf("%s: Transpose ≠ Aᵀe + α·Bᵀe at column %d", c.Name(), i)
+				}
+			}
+			// Empty rows carry no weight: changing e there changes nothing.
+			for row := range n {
+				if !c.IsRow(row) {
+					e[row] = randE(r)
+				}
+			}
+			m2 := make([]field.E, n)
+			c.Transpose(m2, e, alpha)
+			for i := range m {
+				if m[i] != m2[i] {
+					t.Fatalf("%s: empty row weight leaked into column %d", c.Name(), i)
+				}
+			}
+		}
+	}
+}
+
+// randomCircuit builds a small circuit of random XOR/AND gates for the walk tests.
+func randomCircuit(r *rand.Rand, logSize int) *Circuit {
+	n := 1 << logSize
+	b := NewBuilder("random", logSize, 3)
+	b.Input("x", 8, 40)
+	pool := []Wire{b.One(), Zero}
+	for i := range 40 {
+		pool = append(pool, b.Col(8+i))
+	}
+	for row := 64; row < n-5; row++ {
+		if r.IntN(4) == 0 {
+			continue
+		}
+		x := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
+		y := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
+		pool = append(pool, x, y, b.Product(row, x, y))
+		if len(pool) > 200 {
+			pool = pool[len(pool)-200:]
+		}
+	}
+	return b.Compile()
+}
+
+func TestRowValuesKMatchesE(t *testing.T) {
+	r := testrand.New(t)
+	c := BLAKE2s()
+	n := c.Size()
+	wk := make([]field.K, n)
+	we := make([]field.E, n)
+	for i := range wk {
+		wk[i] = field.K(r.Uint64())
+		we[i] = field.FromK(wk[i])
+	}
+	ak, bk := make([]field.K, n), make([]field.K, n)
+	c.RowValuesK(ak, bk, wk)
+	ae, be := make([]field.E, n), make([]field.E, n)
+	c.RowValues(ae, be, we)
+	for i := range n {
+		if field.FromK(ak[i]) != ae[i] || field.FromK(bk[i]) != be[i] {
+			t.Fatalf("row %d: K walk differs from E walk", i)
+		}
+	}
+}
+
+// The rows of BLAKE2s tile exactly the reference layout.
+func TestBlake2sLayout(t *testing.T) {
+	c := BLAKE2s()
+	if c.LogSize() != 14 || c.ConstCol() != 512 || c.Useful() != 16000 {
+		t.Fatalf("shape: %v", c)
+	}
+	want := make([]bool, c.Size())
+	for _, rg := range [][2]int{{0, 256}, {256, 256}, {512, 1}, {640, 512}, {1152, 128}, {1280, 80 * 184}} {
+		for i := rg[0]; i < rg[0]+rg[1]; i++ {
+			want[i] = true
+		}
+	}
+	nr := 0
+	for i := range want {
+		if c.IsRow(i) != want[i] {
+			t.Fatalf("column %d: row %v, want %v", i, c.IsRow(i), want[i])
+		}
+		if want[i] {
+			nr++
+		}
+	}
+	if c.NumRows() != nr || len(c.Inputs()) != 256+512+128 {
+		t.Fatalf("rows %d (want %d), inputs %d", c.NumRows(), nr, len(c.Inputs()))
+	}
+	if rg, ok := c.Region("out"); !ok || rg.Base != 256 || rg.Len != 256 {
+		t.Fatalf("out region %v %v", rg, ok)
+	}
+	t.Log(c)
+}
+
+// compress is the BLAKE2s compression function, written plainly for the tests.
+func compress(h [8]uint32, m [16]uint32, tc uint64, f0, f1 uint32) [8]uint32 {
+	var v [16]uint32
+	copy(v[:8], h[:])
+	copy(v[8:], Blake2sIV[:])
+	v[12] ^= uint32(tc)
+	v[13] ^= uint32(tc >> 32)
+	v[14] ^= f0
+	v[15] ^= f1
+	for r := range Blake2sRounds {
+		for gi, ln := range Blake2sLanes {
+			a, b, c, d := ln[0], ln[1], ln[2], ln[3]
+			v[a] += v[b] + m[Blake2sSigma[r][2*gi]]
+			v[d] = bits.RotateLeft32(v[d]^v[a], -16)
+			v[c] += v[d]
+			v[b] = bits.RotateLeft32(v[b]^v[c], -12)
+			v[a] += v[b] + m[Blake2sSigma[r][2*gi+1]]
+			v[d] = bits.RotateLeft32(v[d]^v[a], -8)
+			v[c] += v[d]
+			v[b] = bits.RotateLeft32(v[b]^v[c], -7)
+		}
+	}
+	var out [8]uint32
+	for i := range out {
+		out[i] = h[i] ^ v[i] ^ v[i+8]
+	}
+	return out
+}
+
+func setWord(w []uint64, base int, lane int, v uint32) {
+	for i := range 32 {
+		w[base+i] |= uint64(v>>i&1) << lane
+	}
+}
+
+func getWord(w []uint64, base int, lane int) uint32 {
+	var v uint32
+	for i := range 32 {
+		v |= uint32(w[base+i]>>lane&1) << i
+	}
+	return v
+}
+
+// Solve on 64 random instances satisfies the R1CS and its out columns equal the
+// compression; a flipped product bit is caught.
+func TestSolveBlake2s(t *testing.T) {
+	r := testrand.New(t)
+	c := BLAKE2s()
+	w := make([]uint64, c.Size())
+	type inst struct {
+		h      [8]uint32
+		m      [16]uint32
+		tc     uint64
+		f0, f1 uint32
+	}
+	var ins [64]inst
+	for j := range ins {
+		in := &ins[j]
+		for i := range in.h {
+			in.h[i] = r.Uint32()
+		}
+		for i := range in.m {
+			in.m[i] = r.Uint32()
+		}
+		in.tc, in.f0, in.f1 = r.Uint64(), r.Uint32(), r.Uint32()
+		if j == 0 { // the pinned padding block: BLAKE2s-256 of 64 zero bytes
+			in.h = Blake2sIV
+			in.h[0] ^= 0x01010020
+			in.m = [16]uint32{}
+			in.tc, in.f0, in.f1 = 64, ^uint32(0), 0
+		}
+		for i := range 8 {
+			setWord(w, Blake2sHBase+32*i, j, in.h[i])
+		}
+		for i := range 16 {
+			setWord(w, Blake2sMBase+32*i, j, in.m[i])
+		}
+		setWord(w, Blake2sTLoBase, j, uint32(in.tc))
+		setWord(w, Blake2sTHiBase, j, uint32(in.tc>>32))
+		setWord(w, Blake2sF0Base, j, in.f0)
+		setWord(w, Blake2sF1Base, j, in.f1)
+	}
+	w[Blake2sConstCol] = ^uint64(0)
+	a, b := make([]uint64, c.Size()), make([]uint64, c.Size())
+	c.Solve(w, a, b)
+	if row := c.Satisfied(w); row >= 0 {
+		t.Fatalf("solved witness violates row %d", row)
+	}
+	a2, b2 := make([]uint64, c.Size()), make([]uint64, c.Size())
+	RowValuesWords(c, a2, b2, w)
+	for i := range a {
+		if a[i] != a2[i] || b[i] != b2[i] {
+			t.Fatalf("Solve's A0w/B0w differ from the walk at row %d", i)
+		}
+	}
+	for j, in := range ins {
+		want := compress(in.h, in.m, in.tc, in.f0, in.f1)
+		for i := range 8 {
+			if got := getWord(w, Blake2sOutBase+32*i, j); got != want[i] {
+				t.Fatalf("instance %d out[%d] = %08x, want %08x", j, i, got, want[i])
+			}
+		}
+	}
+	sum := xb.Sum256(make([]byte, 64))
+	for i := range 8 {
+		got := getWord(w, Blake2sOutBase+32*i, 0)
+		if got != uint32(sum[4*i])|uint32(sum[4*i+1])<<8|uint32(sum[4*i+2])<<16|uint32(sum[4*i+3])<<24 {
+			t.Fatalf("padding block out[%d] is not BLAKE2s-256(0^64)", i)
+		}
+	}
+	for _, col := range []int{Blake2sGBaseOf(79) + Blake2sGA2 + 5, Blake2sGBaseOf(79) + Blake2sGA2 + 36, Blake2sGBaseOf(40) + Blake2sGC2 + 7, Blake2sConstCol, Blake2sOutBase + 3, 600, 16100} {
+		w[col] ^= 1 << 17
+		if c.Satisfied(w) < 0 {
+			t.Fatalf("flipped column %d still satisfies", col)
+		}
+		w[col] ^= 1 << 17
+	}
+}
+
+func TestTranspose64(t *testing.T) {
+	r := testrand.New(t)
+	var m, orig [64]uint64
+	for i := range m {
+		m[i] = r.Uint64()
+	}
+	orig = m
+	Transpose64(&m)
+	for i := range 64 {
+		for j := range 64 {
+			if m[i]>>j&1 != orig[j]>>i&1 {
+				t.Fatalf("bit (%d,%d)", i, j)
+			}
+		}
+	}
+	Transpose64(&m)
+	if m != orig {
+		t.Fatal("transpose is not an involution")
+	}
+}
+
+func TestBuilderMisuse(t *testing.T) {
+	cases := map[string]func(){
+		"read before row": func() { b := NewBuilder("x", 6, 0); b.Col(5) },
+		"two rows":        func() { b := NewBuilder("x", 6, 0); b.Row(4, b.One(), b.One()); b.Row(4, Zero, Zero) },
+		"out of block":    func() { b := NewBuilder("x", 6, 0); b.Row(64, Zero, Zero) },
+		"input twice":     func() { b := NewBuilder("x", 6, 0); b.Input("a", 1, 4); b.Input("b", 4, 1) },
+		"const outside":   func() { NewBuilder("x", 6, 64) },
+	}
+	for name, f := range cases {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func BenchmarkTranspose(b *testing.B) {
+	c := BLAKE2s()
+	r := rand.New(rand.NewPCG(1, 2))
+	e, dst, alpha := randVec(r, c.Size()), make([]field.E, c.Size()), randE(r)
+	for b.Loop() {
+		c.Transpose(dst, e, alpha)
+	}
+}
+
+func BenchmarkBilinear(b *testing.B) {
+	c := BLAKE2s()
+	r := rand.New(rand.NewPCG(1, 2))
+	e, w, alpha := randVec(r, c.Size()), randVec(r, c.Size()), randE(r)
+	for b.Loop() {
+		c.Bilinear(alpha, e, w)
+	}
+}

@@ -1,0 +1,217 @@
+package circuit
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+func (c *Circuit) checkLen(what string, n int) {
+	if n != c.Size() {
+		panic(fmt.Sprintf("circuit: %s has length %d, want %d", what, n, c.Size()))
+	}
+}
+
+func addE(a, b field.E) field.E { return field.E{C0: a.C0 ^ b.C0, C1: a.C1 ^ b.C1, C2: a.C2 ^ b.C2} }
+
+// RowValues sets dstA = A0·w and dstB = B0·w for a column vector w over E, by one
+// forward walk of the circuit (no matrix is built). All three have length Size;
+// empty rows get 0.
+func (c *Circuit) RowValues(dstA, dstB, w []field.E) {
+	c.checkLen("dstA", len(dstA))
+	c.checkLen("dstB", len(dstB))
+	c.checkLen("w", len(w))
+	clear(dstA)
+	clear(dstB)
+	r := make([]field.E, c.nregs)
+	for _, in := range c.code {
+		switch in.op {
+		case opCol:
+			r[in.dst] = w[in.x]
+		case opXor:
+			r[in.dst] = addE(r[in.x], r[in.y])
+		default:
+			dstA[in.dst] = r[in.x]
+			dstB[in.dst] = r[in.y]
+		}
+	}
+}
+
+// BilinearPair returns (eᵀA0·w, eᵀB0·w) for row weights e and column weights w.
+func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
+	c.checkLen("e", len(e))
+	c.checkLen("w", len(w))
+	r := make([]field.E, c.nregs)
+	for _, in := range c.code {
+		switch in.op {
+		case opCol:
+			r[in.dst] = w[in.x]
+		case opXor:
+			r[in.dst] = addE(r[in.x], r[in.y])
+		default:
+			er := e[in.dst]
+			va = addE(va, er.Mul(r[in.x]))
+			vb = addE(vb, er.Mul(r[in.y]))
+		}
+	}
+	return va, vb
+}
+
+// Bilinear returns eᵀ(A0 + α·B0)w, the lincheck verifier's matrix term.
+func (c *Circuit) Bilinear(alpha field.E, e, w []field.E) field.E {
+	va, vb := c.BilinearPair(e, w)
+	return addE(va, alpha.Mul(vb))
+}
+
+// Transpose sets dst = (A0 + α·B0)ᵀ·e, the column marginal the lincheck prover
+// folds against the witness, by one backward (reverse-mode) walk of the circuit.
+func (c *Circuit) Transpose(dst, e []field.E, alpha field.E) {
+	c.transpose(dst, e, field.One, alpha)
+}
+
+// TransposePair sets dstA = A0ᵀ·e and dstB = B0ᵀ·e.
+func (c *Circuit) TransposePair(dstA, dstB, e []field.E) {
+	c.transpose(dstA, e, field.One, field.Zero)
+	c.transpose(dstB, e, field.Zero, field.One)
+}
+
+// transpose sets dst = (ca·A0 + cb·B0)ᵀ·e.
+func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
+	c.checkLen("dst", len(dst))
+	c.checkLen("e", len(e))
+	clear(dst)
+	adj := make([]field.E, c.nregs)
+	oneA, oneB := ca == field.One, cb == field.One
+	zeroA, zeroB := ca.IsZero(), cb.IsZero()
+	for i := len(c.code) - 1; i >= 0; i-- {
+		in := c.code[i]
+		switch in.op {
+		case opCol:
+			dst[in.x] = addE(dst[in.x], adj[in.dst])
+			adj[in.dst] = field.Zero
+		case opXor:
+			t := adj[in.dst]
+			adj[in.dst] = field.Zero
+			adj[in.x] = addE(adj[in.x], t)
+			adj[in.y] = addE(adj[in.y], t)
+		default:
+			er := e[in.dst]
+			switch {
+			case oneA:
+				adj[in.x] = addE(adj[in.x], er)
+			case !zeroA:
+				adj[in.x] = addE(adj[in.x], ca.Mul(er))
+			}
+			switch {
+			case oneB:
+				adj[in.y] = addE(adj[in.y], er)
+			case !zeroB:
+				adj[in.y] = addE(adj[in.y], cb.Mul(er))
+			}
+		}
+	}
+}
+
+// RowValuesWords sets dstA = A0·w and dstB = B0·w over any GF(2)-vector word type:
+// K (a column vector over K), or uint64 holding 64 instances bit-sliced (bit j of
+// w[col] is column col of instance j). The walk is the same as RowValues.
+func RowValuesWords[T ~uint64](c *Circuit, dstA, dstB, w []T) {
+	c.checkLen("dstA", len(dstA))
+	c.checkLen("dstB", len(dstB))
+	c.checkLen("w", len(w))
+	clear(dstA)
+	clear(dstB)
+	r := make([]T, c.nregs)
+	for _, in := range c.code {
+		switch in.op {
+		case opCol:
+			r[in.dst] = w[in.x]
+		case opXor:
+			r[in.dst] = r[in.x] ^ r[in.y]
+		default:
+			dstA[in.dst] = r[in.x]
+			dstB[in.dst] = r[in.y]
+		}
+	}
+}
+
+// RowValuesK is RowValuesWords over K.
+func (c *Circuit) RowValuesK(dstA, dstB, w []field.K) { RowValuesWords(c, dstA, dstB, w) }
+
+// Solve completes a bit-sliced witness for 64 instances at once: bit j of w[col]
+// is column col of instance j. On entry the input columns hold the inputs and the
+// constant column is all ones (^uint64(0)); every row column is overwritten with
+// a·b in circuit order and every other column is set to 0. Optional dstA, dstB
+// (length Size or nil) receive A0·w and B0·w.
+func (c *Circuit) Solve(w, dstA, dstB []uint64) {
+	c.checkLen("w", len(w))
+	isInput := make([]bool, c.Size())
+	for _, col := range c.inputs {
+		isInput[col] = true
+	}
+	isInput[c.constCol] = true
+	for col := range w {
+		if !isInput[col] {
+			w[col] = 0
+		}
+	}
+	if dstA != nil {
+		c.checkLen("dstA", len(dstA))
+		clear(dstA)
+	}
+	if dstB != nil {
+		c.checkLen("dstB", len(dstB))
+		clear(dstB)
+	}
+	r := make([]uint64, c.nregs)
+	for _, in := range c.code {
+		switch in.op {
+		case opCol:
+			r[in.dst] = w[in.x]
+		case opXor:
+			r[in.dst] = r[in.x] ^ r[in.y]
+		default:
+			a, b := r[in.x], r[in.y]
+			w[in.dst] = a & b
+			if dstA != nil {
+				dstA[in.dst] = a
+			}
+			if dstB != nil {
+				dstB[in.dst] = b
+			}
+		}
+	}
+}
+
+// Satisfied checks (A0·w)∘(B0·w) = w for 64 bit-sliced instances and returns the
+// first violated row, or -1.
+func (c *Circuit) Satisfied(w []uint64) int {
+	a := make([]uint64, c.Size())
+	b := make([]uint64, c.Size())
+	RowValuesWords(c, a, b, w)
+	for i := range w {
+		if a[i]&b[i] != w[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// Transpose64 transposes the 64×64 bit matrix m in place: afterwards bit j of
+// m[i] is what bit i of m[j] was. It converts between 64 bit-sliced instances
+// (word = column, bit = instance) and the row packing (word = 64 columns of one
+// instance, bit = column within the word).
+func Transpose64(m *[64]uint64) {
+	masks := [6]uint64{
+		0x00000000FFFFFFFF, 0x0000FFFF0000FFFF, 0x00FF00FF00FF00FF,
+		0x0F0F0F0F0F0F0F0F, 0x3333333333333333, 0x5555555555555555,
+	}
+	for lvl, j := 0, 32; j != 0; lvl, j = lvl+1, j>>1 {
+		mask := masks[lvl]
+		for k := 0; k < 64; k = (k + j + 1) &^ j {
+			t := (m[k]>>j ^ m[k+j]) & mask
+			m[k] ^= t << j
+			m[k+j] ^= t
+		}
+	}
+}
