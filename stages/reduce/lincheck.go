@@ -1,0 +1,153 @@
+package reduce
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// KSkip is the number of low row (and column) bits of a block that the
+// univariate skip collapses: the skip domain is PHI(0), …, PHI(2^KSkip - 1).
+const KSkip = 6
+
+// Errors returned by the lincheck verifier.
+var (
+	// ErrLincheckShape: the claims do not fit the circuit (too few coordinates).
+	ErrLincheckShape = errors.New("reduce: lincheck claims do not fit the circuit")
+	// ErrLincheckTerminal: the final sumcheck value disagrees with the circuit's
+	// bilinear form at the sent slice values.
+	ErrLincheckTerminal = errors.New("reduce: Flock lincheck terminal mismatch")
+)
+
+// Circuit is the per-block Boolean R1CS the lincheck reduces against: A0, B0
+// over 2^LogSize rows and columns, C0 = I, and a constant column pinned to 1 in
+// every block. Row and column index bits are low first; the low KSkip bits are
+// the skip coordinate.
+type Circuit interface {
+	LogSize() int
+	ConstCol() int
+	// Bilinear returns e_rowᵀ·(A0 + α·B0)·w_col for vectors of 2^LogSize entries.
+	Bilinear(alpha field.E, eRow, wCol []field.E) field.E
+	// ColumnWeights writes dst = (A0 + α·B0)ᵀ·e_row (the transpose walk).
+	ColumnWeights(dst []field.E, alpha field.E, eRow []field.E)
+}
+
+// ZerocheckClaims is what the zerocheck leaves for the lincheck: the claims
+// v_a = (A·z)^, v_b = (B·z)^, v_c = z^ at the point (ZSkip, Chi), Chi low
+// coordinate first (block row bits above the skip, then the slot bits). Its
+// layout matches zerocheck.Result, so a result converts directly.
+type ZerocheckClaims struct {
+	ZSkip      field.E
+	Chi        []field.E
+	VA, VB, VC field.E
+}
+
+// LincheckClaim is what the lincheck leaves for the ring switch: the 64 slice
+// claims S[i] = z(i, Point), i the bit of a committed K word, Point the
+// committed column's coordinates (low first: the word-in-block bits, then the
+// slot bits).
+type LincheckClaim struct {
+	Point []field.E
+	S     []field.E
+}
+
+// lincheckRounds returns the number of sumcheck rounds for circuit c.
+func lincheckRounds(c Circuit) int { return c.LogSize() - KSkip }
+
+// skipNodes holds PHI(0..63) lifted to E: the skip domain.
+var skipNodes = func() (n [1 << KSkip]field.E) {
+	for i := range n {
+		n[i] = field.FromK(field.Phi8(byte(i)))
+	}
+	return n
+}()
+
+// rowWeights writes e_row[i + 64·j] = L_i(zSkip)·eq(chiIn, j) into dst
+// (2^LogSize entries) and returns the 64 skip weights L_i(zSkip).
+func rowWeights(dst []field.E, zSkip field.E, chiIn []field.E) []field.E {
+	skip := make([]field.E, 1<<KSkip)
+	field.LagrangeWeights(skip, skipNodes[:], zSkip)
+	eq := make([]field.E, 1<<len(chiIn))
+	field.EqTable(eq, chiIn)
+	for j, w := range eq {
+		row := dst[j<<KSkip : (j+1)<<KSkip]
+		for i, l := range skip {
+			row[i] = l.Mul(w)
+		}
+	}
+	return skip
+}
+
+// lincheckTarget returns v_a + α·v_b + α²·v_c + α³, the sumcheck's claim.
+func lincheckTarget(zc *ZerocheckClaims, alpha field.E) field.E {
+	a2 := alpha.Square()
+	return zc.VA.Add(alpha.Mul(zc.VB)).Add(a2.Mul(zc.VC)).Add(a2.Mul(alpha))
+}
+
+func reversed(v []field.E) []field.E {
+	out := make([]field.E, len(v))
+	for i, x := range v {
+		out[len(v)-1-i] = x
+	}
+	return out
+}
+
+// LincheckVerify replays the lincheck on the zerocheck's claims: it samples α,
+// reads the LogSize-KSkip round polynomials (c1 implied by the running claim)
+// and the 64 slice values, checks the terminal identity
+//
+//	running = e_rowᵀ(A0 + α·B0)w_col + α²·eq(chi_in, chi_in′)·⟨L(z_skip), s⟩ + α³·w_col[const]
+//
+// with w_col = s ⊗ eq(chi_in′, ·), chi_in′ the reversed round challenges, and
+// returns Point = chi_in′ ++ Chi[LogSize-KSkip:] with the slice values S.
+func LincheckVerify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (LincheckClaim, error) {
+	rounds := lincheckRounds(c)
+	if rounds < 0 || len(zc.Chi) < rounds {
+		return LincheckClaim{}, fmt.Errorf("%w: %d coordinates for %d rounds", ErrLincheckShape, len(zc.Chi), rounds)
+	}
+	size := 1 << c.LogSize()
+	alpha := tr.Sample()
+	chiIn := zc.Chi[:rounds]
+	eRow := make([]field.E, size)
+	skip := rowWeights(eRow, zc.ZSkip, chiIn)
+
+	running := lincheckTarget(&zc, alpha)
+	challenges := make([]field.E, rounds)
+	for t := range challenges {
+		q, err := tr.RoundPoly(3, running, nil)
+		if err != nil {
+			return LincheckClaim{}, fmt.Errorf("reduce: lincheck round %d: %w", t, err)
+		}
+		challenges[t] = tr.Sample()
+		running = field.PolyEval(q, challenges[t])
+	}
+	s := make([]field.E, KBits)
+	for i := range s {
+		v, err := tr.Receive()
+		if err != nil {
+			return LincheckClaim{}, fmt.Errorf("reduce: lincheck slice %d: %w", i, err)
+		}
+		s[i] = v
+	}
+
+	chiInPrime := reversed(challenges)
+	eqIn := make([]field.E, 1<<rounds)
+	field.EqTable(eqIn, chiInPrime)
+	wCol := make([]field.E, size)
+	for j, w := range eqIn {
+		col := wCol[j<<KSkip : (j+1)<<KSkip]
+		for i, v := range s {
+			col[i] = v.Mul(w)
+		}
+	}
+	a2 := alpha.Square()
+	terminal := c.Bilinear(alpha, eRow, wCol).
+		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, s))).
+		Add(a2.Mul(alpha).Mul(wCol[c.ConstCol()]))
+	if terminal != running {
+		return LincheckClaim{}, ErrLincheckTerminal
+	}
+	point := append(chiInPrime, zc.Chi[rounds:]...)
+	return LincheckClaim{Point: point, S: s}, nil
+}

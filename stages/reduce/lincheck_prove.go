@@ -1,0 +1,147 @@
+package reduce
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// LincheckProve runs the prover side of the lincheck and sends exactly what
+// LincheckVerify reads: LogSize-KSkip plain quadratic round polynomials, then
+// the 64 slice values.
+//
+// q is the packed witness: block s (slot s) occupies the 2^(LogSize-KSkip)
+// words [s·W, (s+1)·W), bit i of word j being column 64·j + i of the block;
+// there are 2^(len(Chi)-rounds) blocks. Slots [live, len) must all hold the same
+// block (the padding tail); they are folded once with their summed weight.
+// live ≤ 0 means every slot is live. Output bytes do not depend on workers.
+func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers int) LincheckClaim {
+	rounds := lincheckRounds(c)
+	if rounds < 0 || len(zc.Chi) < rounds {
+		panic(fmt.Sprintf("reduce: LincheckProve: %d coordinates for %d rounds", len(zc.Chi), rounds))
+	}
+	size := 1 << c.LogSize()
+	words := size >> KSkip
+	nLog := len(zc.Chi) - rounds
+	if nLog >= 40 || len(q) != words<<nLog {
+		panic(fmt.Sprintf("reduce: LincheckProve: witness of %d words, want %d", len(q), words<<nLog))
+	}
+
+	alpha := tr.Sample()
+	chiIn, chiOut := zc.Chi[:rounds], zc.Chi[rounds:]
+
+	// comb = (A0 + α·B0)ᵀ·e_row + α²·e_row + α³·[constant column].
+	eRow := make([]field.E, size)
+	rowWeights(eRow, zc.ZSkip, chiIn)
+	comb := make([]field.E, size)
+	c.ColumnWeights(comb, alpha, eRow)
+	a2 := alpha.Square()
+	parallelRange(size, workers, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			comb[i] = comb[i].Add(a2.Mul(eRow[i]))
+		}
+	})
+	comb[c.ConstCol()] = comb[c.ConstCol()].Add(a2.Mul(alpha))
+
+	// zv[col] = ẑ(col, chi_out): the witness folded over the slots.
+	eqOut := make([]field.E, 1<<nLog)
+	field.EqTable(eqOut, chiOut)
+	zv := make([]field.E, size)
+	PartialFold(zv, q, words, eqOut, live, workers)
+
+	// The product sumcheck Σ_col comb(col)·zv(col), top column bit first.
+	running := innerProduct(comb, zv, workers)
+	challenges := make([]field.E, rounds)
+	for t := range challenges {
+		half := len(zv) / 2
+		e1, eInf := roundEvals(comb, zv, half, workers)
+		e0 := running.Add(e1)
+		coeffs := []field.E{e0, e0.Add(e1).Add(eInf), eInf}
+		tr.SendRoundPoly(coeffs, false)
+		r := tr.Sample()
+		challenges[t] = r
+		running = field.PolyEval(coeffs, r)
+		foldTop(zv, half, r, workers)
+		zv = zv[:half]
+		if t+1 < rounds {
+			foldTop(comb, half, r, workers)
+			comb = comb[:half]
+		}
+	}
+	s := make([]field.E, KBits)
+	copy(s, zv)
+	for _, v := range s {
+		tr.Send(v)
+	}
+	point := append(reversed(challenges), chiOut...)
+	return LincheckClaim{Point: point, S: s}
+}
+
+// innerProduct returns Σ a[i]·b[i] over workers chunks (exact, so order-free).
+func innerProduct(a, b []field.E, workers int) field.E {
+	parts := make([]field.E, max(workers, 1))
+	parallelChunks(len(a), workers, func(w, lo, hi int) {
+		parts[w] = field.InnerProduct(a[lo:hi], b[lo:hi])
+	})
+	acc := field.Zero
+	for _, p := range parts {
+		acc = acc.Add(p)
+	}
+	return acc
+}
+
+// roundEvals returns the round polynomial's q(1) = Σ comb_hi·z_hi and leading
+// coefficient Σ (comb_lo+comb_hi)·(z_lo+z_hi) over the top-bit split at half.
+func roundEvals(comb, zv []field.E, half, workers int) (e1, eInf field.E) {
+	n := max(workers, 1)
+	p1 := make([]field.E, n)
+	pInf := make([]field.E, n)
+	parallelChunks(half, workers, func(w, lo, hi int) {
+		var a1, aInf field.E
+		for i := lo; i < hi; i++ {
+			cl, ch := comb[i], comb[i+half]
+			zl, zh := zv[i], zv[i+half]
+			a1 = a1.Add(ch.Mul(zh))
+			aInf = aInf.Add(cl.Add(ch).Mul(zl.Add(zh)))
+		}
+		p1[w], pInf[w] = a1, aInf
+	})
+	for w := range p1 {
+		e1, eInf = e1.Add(p1[w]), eInf.Add(pInf[w])
+	}
+	return e1, eInf
+}
+
+// foldTop binds the top variable of v (2·half entries) to r in place:
+// v[i] ← v[i] + r·(v[i] + v[i+half]) for i < half.
+func foldTop(v []field.E, half int, r field.E, workers int) {
+	parallelRange(half, workers, 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a := v[i]
+			v[i] = a.Add(r.Mul(a.Add(v[i+half])))
+		}
+	})
+}
+
+// parallelChunks is parallelRange with the chunk's index w < workers.
+func parallelChunks(n, workers int, fn func(w, lo, hi int)) {
+	if workers < 1 {
+		workers = 1
+	}
+	done := make(chan struct{}, workers)
+	started := 0
+	for w := 0; w < workers; w++ {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		if lo >= hi {
+			continue
+		}
+		started++
+		go func(w, lo, hi int) {
+			defer func() { done <- struct{}{} }()
+			fn(w, lo, hi)
+		}(w, lo, hi)
+	}
+	for ; started > 0; started-- {
+		<-done
+	}
+}

@@ -1,0 +1,333 @@
+package reduce
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+)
+
+// toyCircuit is a random sparse R1CS block given by its rows, for driving the
+// lincheck without a real circuit. The lincheck only uses A0, B0 linearly, so
+// the witness need not satisfy A0z∘B0z = z for these tests.
+type toyCircuit struct {
+	logSize, constCol int
+	a, b              [][]int
+}
+
+func (c *toyCircuit) LogSize() int  { return c.logSize }
+func (c *toyCircuit) ConstCol() int { return c.constCol }
+
+func (c *toyCircuit) Bilinear(alpha field.E, eRow, wCol []field.E) field.E {
+	acc := field.Zero
+	for r := range c.a {
+		va, vb := field.Zero, field.Zero
+		for _, col := range c.a[r] {
+			va = va.Add(wCol[col])
+		}
+		for _, col := range c.b[r] {
+			vb = vb.Add(wCol[col])
+		}
+		acc = acc.Add(eRow[r].Mul(va.Add(alpha.Mul(vb))))
+	}
+	return acc
+}
+
+func (c *toyCircuit) ColumnWeights(dst []field.E, alpha field.E, eRow []field.E) {
+	clear(dst)
+	for r := range c.a {
+		for _, col := range c.a[r] {
+			dst[col] = dst[col].Add(eRow[r])
+		}
+		ab := alpha.Mul(eRow[r])
+		for _, col := range c.b[r] {
+			dst[col] = dst[col].Add(ab)
+		}
+	}
+}
+
+func newToyCircuit(rng *rand.Rand, logSize int) *toyCircuit {
+	n := 1 << logSize
+	c := &toyCircuit{logSize: logSize, constCol: rng.IntN(n), a: make([][]int, n), b: make([][]int, n)}
+	for r := 0; r < n; r++ {
+		for k := rng.IntN(4); k > 0; k-- {
+			c.a[r] = append(c.a[r], rng.IntN(n))
+		}
+		for k := rng.IntN(4); k > 0; k-- {
+			c.b[r] = append(c.b[r], rng.IntN(n))
+		}
+	}
+	return c
+}
+
+// toyWitness returns a packed witness of 2^nLog random blocks with the constant
+// column set; slots [live, 2^nLog) repeat one padding block.
+func toyWitness(rng *rand.Rand, c *toyCircuit, nLog, live int) []field.K {
+	words := 1 << (c.logSize - KSkip)
+	slots := 1 << nLog
+	q := make([]field.K, words*slots)
+	for i := range q {
+		q[i] = field.K(rng.Uint64())
+	}
+	for s := 0; s < slots; s++ {
+		q[s*words+c.constCol/64] |= 1 << uint(c.constCol%64)
+	}
+	if live > 0 && live < slots {
+		pad := q[(slots-1)*words:]
+		for s := live; s < slots-1; s++ {
+			copy(q[s*words:(s+1)*words], pad)
+		}
+	}
+	return q
+}
+
+func bitAt(q []field.K, words, slot, col int) bool {
+	return q[slot*words+col/64]>>uint(col%64)&1 != 0
+}
+
+// honestClaims computes the zerocheck's three claims at a random point directly
+// from the matrices and the bits.
+func honestClaims(rng *rand.Rand, c *toyCircuit, q []field.K, nLog int) ZerocheckClaims {
+	rounds := c.logSize - KSkip
+	zc := ZerocheckClaims{ZSkip: randE(rng), Chi: randEs(rng, rounds+nLog)}
+	n, words := 1<<c.logSize, n0(c)
+	eqOut := make([]field.E, 1<<nLog)
+	field.EqTable(eqOut, zc.Chi[rounds:])
+	zhat := make([]field.E, n)
+	for s, w := range eqOut {
+		for col := 0; col < n; col++ {
+			if bitAt(q, words, s, col) {
+				zhat[col] = zhat[col].Add(w)
+			}
+		}
+	}
+	skip := make([]field.E, 64)
+	nodes := make([]field.E, 64)
+	for i := range nodes {
+		nodes[i] = field.FromK(field.Phi8(byte(i)))
+	}
+	field.LagrangeWeights(skip, nodes, zc.ZSkip)
+	eqIn := make([]field.E, 1<<rounds)
+	field.EqTable(eqIn, zc.Chi[:rounds])
+	for r := 0; r < n; r++ {
+		e := skip[r%64].Mul(eqIn[r/64])
+		va, vb := field.Zero, field.Zero
+		for _, col := range c.a[r] {
+			va = va.Add(zhat[col])
+		}
+		for _, col := range c.b[r] {
+			vb = vb.Add(zhat[col])
+		}
+		zc.VA = zc.VA.Add(e.Mul(va))
+		zc.VB = zc.VB.Add(e.Mul(vb))
+		zc.VC = zc.VC.Add(e.Mul(zhat[r]))
+	}
+	return zc
+}
+
+func n0(c *toyCircuit) int { return 1 << (c.logSize - KSkip) }
+
+func TestPartialFold(t *testing.T) {
+	rng := testrand.New(t)
+	for _, tc := range []struct{ words, nLog, live int }{
+		{1, 0, 0}, {2, 1, 0}, {4, 2, 3}, {4, 3, 0}, {8, 3, 5}, {4, 5, 0}, {4, 5, 17}, {2, 6, 8}, {3, 4, 1},
+	} {
+		slots := 1 << tc.nLog
+		q := make([]field.K, tc.words*slots)
+		for i := range q {
+			q[i] = field.K(rng.Uint64())
+		}
+		if tc.live > 0 {
+			pad := q[(slots-1)*tc.words:]
+			for s := tc.live; s < slots; s++ {
+				copy(q[s*tc.words:(s+1)*tc.words], pad)
+			}
+		}
+		eqOut := randEs(rng, slots)
+		want := make([]field.E, tc.words*KBits)
+		for s := 0; s < slots; s++ {
+			for col := range want {
+				if bitAt(q, tc.words, s, col) {
+					want[col] = want[col].Add(eqOut[s])
+				}
+			}
+		}
+		for _, workers := range []int{1, 2, 5} {
+			got := make([]field.E, len(want))
+			for i := range got {
+				got[i] = field.One // PartialFold must overwrite
+			}
+			PartialFold(got, q, tc.words, eqOut, tc.live, workers)
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%+v workers=%d: dst[%d] = %v, want %v", tc, workers, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestTranspose8x8(t *testing.T) {
+	rng := testrand.New(t)
+	for n := 0; n < 100; n++ {
+		x := rng.Uint64()
+		y := transpose8x8(x)
+		for e := 0; e < 8; e++ {
+			for p := 0; p < 8; p++ {
+				if x>>uint(8*e+p)&1 != y>>uint(8*p+e)&1 {
+					t.Fatalf("transpose8x8(%#x) bit (%d,%d)", x, e, p)
+				}
+			}
+		}
+	}
+}
+
+type lincheckCase struct {
+	c     *toyCircuit
+	q     []field.K
+	nLog  int
+	live  int
+	zc    ZerocheckClaims
+	words int
+}
+
+func newLincheckCase(rng *rand.Rand, logSize, nLog, live int) *lincheckCase {
+	c := newToyCircuit(rng, logSize)
+	q := toyWitness(rng, c, nLog, live)
+	return &lincheckCase{c: c, q: q, nLog: nLog, live: live, zc: honestClaims(rng, c, q, nLog), words: n0(c)}
+}
+
+func (lc *lincheckCase) prove(workers int) (*fakeTranscript, LincheckClaim) {
+	tr := &fakeTranscript{}
+	cl := LincheckProve(tr, lc.c, lc.q, lc.live, lc.zc, workers)
+	return tr, cl
+}
+
+func TestLincheckRoundTrip(t *testing.T) {
+	rng := testrand.New(t)
+	for _, shape := range []struct{ logSize, nLog, live int }{
+		{6, 0, 0}, {7, 2, 0}, {8, 3, 0}, {9, 4, 5}, {8, 5, 9}, {10, 3, 0},
+	} {
+		lc := newLincheckCase(rng, shape.logSize, shape.nLog, shape.live)
+		tr, pc := lc.prove(2)
+		rounds := shape.logSize - KSkip
+		if want := 2*rounds + KBits; len(tr.stream) != want {
+			t.Fatalf("%+v: stream of %d scalars, want %d", shape, len(tr.stream), want)
+		}
+		vc, err := LincheckVerify(tr.verifierCopy(), lc.c, lc.zc)
+		if err != nil {
+			t.Fatalf("%+v: honest lincheck rejected: %v", shape, err)
+		}
+		if !equalEs(vc.Point, pc.Point) || !equalEs(vc.S, pc.S) {
+			t.Fatalf("%+v: prover and verifier claims differ", shape)
+		}
+		if len(vc.Point) != rounds+shape.nLog {
+			t.Fatalf("%+v: point of %d coordinates", shape, len(vc.Point))
+		}
+		// The slice values are the bit-slice MLEs of the packed witness at the point.
+		if want := sliceClaims(lc.q, vc.Point); !equalEs(want, vc.S) {
+			t.Fatalf("%+v: slice values are not z(i, point)", shape)
+		}
+		// Chained into the ring switch, the claim holds on the committed column.
+		rc := RingSwitchProve(tr, pc.Point, pc.S, nil, 2)
+		sum := field.Zero
+		for u, w := range rc.Weights {
+			sum = sum.Add(w.MulK(lc.q[u]))
+		}
+		if sum != rc.Target {
+			t.Fatalf("%+v: ring claim does not hold", shape)
+		}
+	}
+}
+
+func equalEs(a, b []field.E) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestLincheckWorkersAndPadding(t *testing.T) {
+	rng := testrand.New(t)
+	lc := newLincheckCase(rng, 9, 5, 11)
+	ref, _ := lc.prove(1)
+	for _, workers := range []int{2, 3, 8} {
+		tr, _ := lc.prove(workers)
+		if !equalEs(tr.stream, ref.stream) {
+			t.Fatalf("workers=%d: stream differs from workers=1", workers)
+		}
+	}
+	// Folding every slot densely gives the same stream as the padding shortcut.
+	dense := *lc
+	dense.live = 0
+	tr, _ := dense.prove(2)
+	if !equalEs(tr.stream, ref.stream) {
+		t.Fatal("padding-tail fold changes the stream")
+	}
+}
+
+func TestLincheckTamper(t *testing.T) {
+	rng := testrand.New(t)
+	lc := newLincheckCase(rng, 8, 3, 0)
+	tr, pc := lc.prove(1)
+	for i := range tr.stream {
+		v := tr.verifierCopy()
+		v.stream[i] = v.stream[i].Add(field.E{C1: 1 << uint(rng.IntN(64))})
+		cl, err := LincheckVerify(v, lc.c, lc.zc)
+		if err == nil && equalEs(cl.S, pc.S) && equalEs(cl.Point, pc.Point) {
+			t.Fatalf("scalar %d tampered: accepted with the same claim", i)
+		}
+		if err != nil && !errors.Is(err, ErrLincheckTerminal) {
+			t.Fatalf("scalar %d tampered: unexpected error %v", i, err)
+		}
+	}
+	// Wrong zerocheck claims are caught at the terminal.
+	for k := 0; k < 4; k++ {
+		zc := lc.zc
+		zc.Chi = append([]field.E(nil), lc.zc.Chi...)
+		switch k {
+		case 0:
+			zc.VA = zc.VA.Add(field.One)
+		case 1:
+			zc.VB = zc.VB.Add(field.One)
+		case 2:
+			zc.VC = zc.VC.Add(field.One)
+		case 3:
+			zc.ZSkip = zc.ZSkip.Add(field.One)
+		}
+		if _, err := LincheckVerify(tr.verifierCopy(), lc.c, zc); !errors.Is(err, ErrLincheckTerminal) {
+			t.Fatalf("claim tamper %d: err = %v, want terminal mismatch", k, err)
+		}
+	}
+	// A truncated stream and a short point are errors, not panics.
+	v := tr.verifierCopy()
+	v.stream = v.stream[:len(v.stream)-1]
+	if _, err := LincheckVerify(v, lc.c, lc.zc); !errors.Is(err, errFakeExhausted) {
+		t.Fatalf("truncated stream: err = %v", err)
+	}
+	short := lc.zc
+	short.Chi = short.Chi[:1]
+	if _, err := LincheckVerify(tr.verifierCopy(), lc.c, short); !errors.Is(err, ErrLincheckShape) {
+		t.Fatalf("short point: err = %v", err)
+	}
+}
+
+// A witness violating the linear relations (one bit flipped after the claims
+// were computed) cannot be proved: the honest-looking stream is rejected.
+func TestLincheckWrongWitness(t *testing.T) {
+	rng := testrand.New(t)
+	lc := newLincheckCase(rng, 8, 3, 0)
+	col := rng.IntN(len(lc.q))
+	lc.q[col] ^= 1 << uint(rng.IntN(64))
+	tr, _ := lc.prove(1)
+	if _, err := LincheckVerify(tr.verifierCopy(), lc.c, lc.zc); !errors.Is(err, ErrLincheckTerminal) {
+		t.Fatalf("flipped witness bit: err = %v, want terminal mismatch", err)
+	}
+}
