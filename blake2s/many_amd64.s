@@ -1,0 +1,205 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// VPSHUFB masks rotating every 32-bit word right by 16 and by 8 bits.
+DATA rot16<>+0x00(SB)/8, $0x0504070601000302
+DATA rot16<>+0x08(SB)/8, $0x0D0C0F0E09080B0A
+DATA rot16<>+0x10(SB)/8, $0x0504070601000302
+DATA rot16<>+0x18(SB)/8, $0x0D0C0F0E09080B0A
+GLOBL rot16<>(SB), (NOPTR+RODATA), $32
+
+DATA rot8<>+0x00(SB)/8, $0x0407060500030201
+DATA rot8<>+0x08(SB)/8, $0x0C0F0E0D080B0A09
+DATA rot8<>+0x10(SB)/8, $0x0407060500030201
+DATA rot8<>+0x18(SB)/8, $0x0C0F0E0D080B0A09
+GLOBL rot8<>(SB), (NOPTR+RODATA), $32
+
+// The BLAKE2s IV (RFC 7693 §2.6).
+DATA iv<>+0x00(SB)/4, $0x6a09e667
+DATA iv<>+0x04(SB)/4, $0xbb67ae85
+DATA iv<>+0x08(SB)/4, $0x3c6ef372
+DATA iv<>+0x0c(SB)/4, $0xa54ff53a
+DATA iv<>+0x10(SB)/4, $0x510e527f
+DATA iv<>+0x14(SB)/4, $0x9b05688c
+DATA iv<>+0x18(SB)/4, $0x1f83d9ab
+DATA iv<>+0x1c(SB)/4, $0x5be0cd19
+GLOBL iv<>(SB), (NOPTR+RODATA), $32
+
+// Stack frame: the 16 transposed message words of the current block (32 bytes each), then
+// one spill slot.
+#define M0 0(SP)
+#define M1 32(SP)
+#define M2 64(SP)
+#define M3 96(SP)
+#define M4 128(SP)
+#define M5 160(SP)
+#define M6 192(SP)
+#define M7 224(SP)
+#define M8 256(SP)
+#define M9 288(SP)
+#define M10 320(SP)
+#define M11 352(SP)
+#define M12 384(SP)
+#define M13 416(SP)
+#define M14 448(SP)
+#define M15 480(SP)
+#define SPILL 512(SP)
+
+// LOADT loads 32 bytes at offset off of each of the 8 lanes (lane pointers R8..R14, SI) and
+// transposes them so that Y8..Y15 hold message words w..w+7 of the 8 lanes (lane i in
+// 32-bit element i), storing them to s0..s7.
+#define LOADT(off, s0, s1, s2, s3, s4, s5, s6, s7) \
+	VMOVDQU off(R8), Y0; VMOVDQU off(R9), Y1; VMOVDQU off(R10), Y2; VMOVDQU off(R11), Y3; \
+	VMOVDQU off(R12), Y4; VMOVDQU off(R13), Y5; VMOVDQU off(R14), Y6; VMOVDQU off(SI), Y7; \
+	VPUNPCKLDQ Y1, Y0, Y8; VPUNPCKHDQ Y1, Y0, Y9; VPUNPCKLDQ Y3, Y2, Y10; VPUNPCKHDQ Y3, Y2, Y11; \
+	VPUNPCKLDQ Y5, Y4, Y12; VPUNPCKHDQ Y5, Y4, Y13; VPUNPCKLDQ Y7, Y6, Y14; VPUNPCKHDQ Y7, Y6, Y15; \
+	VPUNPCKLQDQ Y10, Y8, Y0; VPUNPCKHQDQ Y10, Y8, Y1; VPUNPCKLQDQ Y11, Y9, Y2; VPUNPCKHQDQ Y11, Y9, Y3; \
+	VPUNPCKLQDQ Y14, Y12, Y4; VPUNPCKHQDQ Y14, Y12, Y5; VPUNPCKLQDQ Y15, Y13, Y6; VPUNPCKHQDQ Y15, Y13, Y7; \
+	VPERM2I128 $0x20, Y4, Y0, Y8; VPERM2I128 $0x31, Y4, Y0, Y12; \
+	VPERM2I128 $0x20, Y5, Y1, Y9; VPERM2I128 $0x31, Y5, Y1, Y13; \
+	VPERM2I128 $0x20, Y6, Y2, Y10; VPERM2I128 $0x31, Y6, Y2, Y14; \
+	VPERM2I128 $0x20, Y7, Y3, Y11; VPERM2I128 $0x31, Y7, Y3, Y15; \
+	VMOVDQU Y8, s0; VMOVDQU Y9, s1; VMOVDQU Y10, s2; VMOVDQU Y11, s3; \
+	VMOVDQU Y12, s4; VMOVDQU Y13, s5; VMOVDQU Y14, s6; VMOVDQU Y15, s7
+
+// ROTR rotates each 32-bit word of b right by n, using t as scratch.
+#define ROTR(n, m, b, t) VPSRLD $n, b, t; VPSLLD $m, b, b; VPOR t, b, b
+
+// HALF is one half of four G functions side by side (columns or diagonals): a += b + m;
+// d = (d ^ a) >>> r1; c += d; b = (b ^ c) >>> r2, with r1 a byte shuffle and r2 = n (32-n = m).
+// c0 is spilled to free a scratch register for the shifts.
+#define HALF(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3, m0, m1, m2, m3, shuf, n, m) \
+	VPADDD m0, a0, a0; VPADDD m1, a1, a1; VPADDD m2, a2, a2; VPADDD m3, a3, a3; \
+	VPADDD b0, a0, a0; VPADDD b1, a1, a1; VPADDD b2, a2, a2; VPADDD b3, a3, a3; \
+	VPXOR a0, d0, d0; VPXOR a1, d1, d1; VPXOR a2, d2, d2; VPXOR a3, d3, d3; \
+	VPSHUFB shuf, d0, d0; VPSHUFB shuf, d1, d1; VPSHUFB shuf, d2, d2; VPSHUFB shuf, d3, d3; \
+	VPADDD d0, c0, c0; VPADDD d1, c1, c1; VPADDD d2, c2, c2; VPADDD d3, c3, c3; \
+	VPXOR c0, b0, b0; VPXOR c1, b1, b1; VPXOR c2, b2, b2; VPXOR c3, b3, b3; \
+	VMOVDQU c0, SPILL; \
+	ROTR(n, m, b0, c0); ROTR(n, m, b1, c0); ROTR(n, m, b2, c0); ROTR(n, m, b3, c0); \
+	VMOVDQU SPILL, c0
+
+// ROUND is one BLAKE2s round; s0..s15 are the message words in the round's σ order.
+// State: Y0..Y3 = v0..v3, Y4..Y7 = v4..v7, Y8..Y11 = v8..v11, Y12..Y15 = v12..v15.
+#define ROUND(s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15) \
+	HALF(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15, s0, s2, s4, s6, rot16<>(SB), 12, 20); \
+	HALF(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15, s1, s3, s5, s7, rot8<>(SB), 7, 25); \
+	HALF(Y0, Y1, Y2, Y3, Y5, Y6, Y7, Y4, Y10, Y11, Y8, Y9, Y15, Y12, Y13, Y14, s8, s10, s12, s14, rot16<>(SB), 12, 20); \
+	HALF(Y0, Y1, Y2, Y3, Y5, Y6, Y7, Y4, Y10, Y11, Y8, Y9, Y15, Y12, Y13, Y14, s9, s11, s13, s15, rot8<>(SB), 7, 25)
+
+// func blocks8(h *[8][8]uint32, src *byte, stride uintptr, nblocks uintptr, t uint64, f0 uint32)
+//
+// Compresses nblocks consecutive 64-byte blocks of 8 independent messages into the transposed
+// chaining values h (h[j][i] = word j of lane i). Lane i's first block starts at
+// src + i*stride; the 8·nblocks blocks must be readable (no alignment needed). Block b is
+// compressed with counter t + 64·b, and f0 is the final flag of the last block (0 on the
+// others). Requires AVX2.
+TEXT ·blocks8(SB), NOSPLIT, $544-44
+	MOVQ h+0(FP), AX
+	MOVQ src+8(FP), R8
+	MOVQ stride+16(FP), DX
+	MOVQ nblocks+24(FP), CX
+	MOVQ t+32(FP), BX
+	TESTQ CX, CX
+	JZ done
+	LEAQ (R8)(DX*1), R9
+	LEAQ (R9)(DX*1), R10
+	LEAQ (R10)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
+	LEAQ (R12)(DX*1), R13
+	LEAQ (R13)(DX*1), R14
+	LEAQ (R14)(DX*1), SI
+
+loop:
+	LOADT(0, M0, M1, M2, M3, M4, M5, M6, M7)
+	LOADT(32, M8, M9, M10, M11, M12, M13, M14, M15)
+
+	VMOVDQU 0(AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQU 64(AX), Y2
+	VMOVDQU 96(AX), Y3
+	VMOVDQU 128(AX), Y4
+	VMOVDQU 160(AX), Y5
+	VMOVDQU 192(AX), Y6
+	VMOVDQU 224(AX), Y7
+	VPBROADCASTD iv<>+0x00(SB), Y8
+	VPBROADCASTD iv<>+0x04(SB), Y9
+	VPBROADCASTD iv<>+0x08(SB), Y10
+	VPBROADCASTD iv<>+0x0c(SB), Y11
+
+	// v12, v13 = IV4 ^ t_lo, IV5 ^ t_hi; v14 = IV6 ^ f (f = f0 on the last block); v15 = IV7.
+	VMOVQ BX, X12
+	VPBROADCASTD X12, Y12
+	MOVQ BX, DI
+	SHRQ $32, DI
+	VMOVQ DI, X13
+	VPBROADCASTD X13, Y13
+	XORL DI, DI
+	CMPQ CX, $1
+	JNE notlast
+	MOVL f0+40(FP), DI
+
+notlast:
+	VMOVQ DI, X14
+	VPBROADCASTD X14, Y14
+	VPBROADCASTD iv<>+0x10(SB), Y15
+	VPXOR Y15, Y12, Y12
+	VPBROADCASTD iv<>+0x14(SB), Y15
+	VPXOR Y15, Y13, Y13
+	VPBROADCASTD iv<>+0x18(SB), Y15
+	VPXOR Y15, Y14, Y14
+	VPBROADCASTD iv<>+0x1c(SB), Y15
+
+	ROUND(M0, M1, M2, M3, M4, M5, M6, M7, M8, M9, M10, M11, M12, M13, M14, M15)
+	ROUND(M14, M10, M4, M8, M9, M15, M13, M6, M1, M12, M0, M2, M11, M7, M5, M3)
+	ROUND(M11, M8, M12, M0, M5, M2, M15, M13, M10, M14, M3, M6, M7, M1, M9, M4)
+	ROUND(M7, M9, M3, M1, M13, M12, M11, M14, M2, M6, M5, M10, M4, M0, M15, M8)
+	ROUND(M9, M0, M5, M7, M2, M4, M10, M15, M14, M1, M11, M12, M6, M8, M3, M13)
+	ROUND(M2, M12, M6, M10, M0, M11, M8, M3, M4, M13, M7, M5, M15, M14, M1, M9)
+	ROUND(M12, M5, M1, M15, M14, M13, M4, M10, M0, M7, M6, M3, M9, M2, M8, M11)
+	ROUND(M13, M11, M7, M14, M12, M1, M3, M9, M5, M0, M15, M4, M8, M6, M2, M10)
+	ROUND(M6, M15, M14, M9, M11, M3, M0, M8, M12, M2, M13, M7, M1, M4, M10, M5)
+	ROUND(M10, M2, M8, M4, M7, M6, M1, M5, M15, M11, M9, M14, M3, M12, M13, M0)
+
+	// h ^= v[0:8] ^ v[8:16].
+	VPXOR Y8, Y0, Y0
+	VPXOR Y9, Y1, Y1
+	VPXOR Y10, Y2, Y2
+	VPXOR Y11, Y3, Y3
+	VPXOR Y12, Y4, Y4
+	VPXOR Y13, Y5, Y5
+	VPXOR Y14, Y6, Y6
+	VPXOR Y15, Y7, Y7
+	VPXOR 0(AX), Y0, Y0
+	VPXOR 32(AX), Y1, Y1
+	VPXOR 64(AX), Y2, Y2
+	VPXOR 96(AX), Y3, Y3
+	VPXOR 128(AX), Y4, Y4
+	VPXOR 160(AX), Y5, Y5
+	VPXOR 192(AX), Y6, Y6
+	VPXOR 224(AX), Y7, Y7
+	VMOVDQU Y0, 0(AX)
+	VMOVDQU Y1, 32(AX)
+	VMOVDQU Y2, 64(AX)
+	VMOVDQU Y3, 96(AX)
+	VMOVDQU Y4, 128(AX)
+	VMOVDQU Y5, 160(AX)
+	VMOVDQU Y6, 192(AX)
+	VMOVDQU Y7, 224(AX)
+
+	ADDQ $64, BX
+	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, R11
+	ADDQ $64, R12
+	ADDQ $64, R13
+	ADDQ $64, R14
+	ADDQ $64, SI
+	DECQ CX
+	JNZ loop
+
+done:
+	VZEROUPPER
+	RET
