@@ -23,14 +23,14 @@ var (
 // Circuit is the per-block Boolean R1CS the lincheck reduces against: A0, B0
 // over 2^LogSize rows and columns, C0 = I, and a constant column pinned to 1 in
 // every block. Row and column index bits are low first; the low KSkip bits are
-// the skip coordinate.
+// the skip coordinate. *circuit.Circuit implements it.
 type Circuit interface {
 	LogSize() int
 	ConstCol() int
 	// Bilinear returns e_rowᵀ·(A0 + α·B0)·w_col for vectors of 2^LogSize entries.
 	Bilinear(alpha field.E, eRow, wCol []field.E) field.E
-	// ColumnWeights writes dst = (A0 + α·B0)ᵀ·e_row (the transpose walk).
-	ColumnWeights(dst []field.E, alpha field.E, eRow []field.E)
+	// Transpose writes dst = (A0 + α·B0)ᵀ·e_row (the transpose walk).
+	Transpose(dst, eRow []field.E, alpha field.E)
 }
 
 // ZerocheckClaims is what the zerocheck leaves for the lincheck: the claims

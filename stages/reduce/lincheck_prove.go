@@ -34,7 +34,7 @@ func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc Zer
 	eRow := make([]field.E, size)
 	rowWeights(eRow, zc.ZSkip, chiIn)
 	comb := make([]field.E, size)
-	c.ColumnWeights(comb, alpha, eRow)
+	c.Transpose(comb, eRow, alpha)
 	a2 := alpha.Square()
 	parallelRange(size, workers, 1, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -35,7 +35,7 @@ func (c *toyCircuit) Bilinear(alpha field.E, eRow, wCol []field.E) field.E {
 	return acc
 }
 
-func (c *toyCircuit) ColumnWeights(dst []field.E, alpha field.E, eRow []field.E) {
+func (c *toyCircuit) Transpose(dst, eRow []field.E, alpha field.E) {
 	clear(dst)
 	for r := range c.a {
 		for _, col := range c.a[r] {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/stages/open"
 )
 
 // KBits is the packing width: bits per committed K word, and the number of
@@ -157,11 +158,8 @@ func RingWeights(dst []field.E, point []field.E, m *RingMap, workers int) {
 // Σ_u W(u)·q(u) = Target over the committed K column q, for the weight
 // W(u) = Φ(eq(point, u)). WeightAt evaluates W's multilinear extension (the
 // verifier's use); Weights is the dense table, filled on the prover side only.
-type RingClaim struct {
-	Target   field.E
-	WeightAt func(point []field.E) field.E
-	Weights  []field.E
-}
+// It is the opening's claim type.
+type RingClaim = open.RingClaim
 
 // sampleRingMap draws Φ's six challenges.
 func sampleRingMap(sample func() field.E) *RingMap {
