@@ -1,0 +1,180 @@
+package simd
+
+// clmulGeneric returns the 128-bit carry-less product of x and y as (hi, lo).
+func clmulGeneric(x, y uint64) (hi, lo uint64) {
+	// 4-bit window over y with a 16-entry table of x·i (i < 16) held as 67-bit values.
+	var tl, th [16]uint64
+	for i := 1; i < 16; i++ {
+		if i&1 != 0 {
+			tl[i] = tl[i^1] ^ x
+			th[i] = th[i^1]
+		} else {
+			tl[i] = tl[i>>1] << 1
+			th[i] = th[i>>1]<<1 | tl[i>>1]>>63
+		}
+	}
+	for s := 60; s >= 0; s -= 4 {
+		hi = hi<<4 | lo>>60
+		lo <<= 4
+		n := (y >> uint(s)) & 15
+		lo ^= tl[n]
+		hi ^= th[n]
+	}
+	return hi, lo
+}
+
+// Reduce folds the 128-bit carry-less value hi·x^64 + lo modulo x^64 + x^4 + x^3 + x + 1.
+func Reduce(hi, lo uint64) uint64 {
+	// x^64 ≡ x^4 + x^3 + x + 1; the bits hi shifts past x^63 fold once more, into g.
+	g := hi ^ hi>>63 ^ hi>>61 ^ hi>>60
+	return lo ^ g ^ g<<1 ^ g<<3 ^ g<<4
+}
+
+func mulKGeneric(a, b uint64) uint64 { return Reduce(clmulGeneric(a, b)) }
+
+// u128 is an unreduced carry-less product.
+type u128 struct{ hi, lo uint64 }
+
+func (x u128) xor(y u128) u128 { return u128{x.hi ^ y.hi, x.lo ^ y.lo} }
+
+func clmul(a, b uint64) u128 {
+	hi, lo := clmulGeneric(a, b)
+	return u128{hi, lo}
+}
+
+// mulEUnreduced returns the three limbs of a·b in E before the K reduction
+// (Karatsuba: six products).
+func mulEUnreduced(a0, a1, a2, b0, b1, b2 uint64) (c0, c1, c2 u128) {
+	p0 := clmul(a0, b0)
+	m1 := clmul(a1, b1)
+	p4 := clmul(a2, b2)
+	q01 := clmul(a0^a1, b0^b1)
+	q12 := clmul(a1^a2, b1^b2)
+	q02 := clmul(a0^a2, b0^b2)
+	// With p1 = q01+p0+m1, p2 = q02+p0+m1+p4, p3 = q12+m1+p4 and y^3 = y+1:
+	// c0 = p0+p3, c1 = p1+p3+p4, c2 = p2+p4.
+	c0 = p0.xor(m1).xor(p4).xor(q12)
+	c1 = p0.xor(q01).xor(q12)
+	c2 = p0.xor(m1).xor(q02)
+	return
+}
+
+func mulEGeneric(dst, a, b *[3]uint64) {
+	c0, c1, c2 := mulEUnreduced(a[0], a[1], a[2], b[0], b[1], b[2])
+	dst[0], dst[1], dst[2] = Reduce(c0.hi, c0.lo), Reduce(c1.hi, c1.lo), Reduce(c2.hi, c2.lo)
+}
+
+// The portable twins of the vector kernels; lengths are checked by the callers.
+
+func mulKKGeneric(dst, a, b []uint64) {
+	for i := range dst {
+		dst[i] = mulKGeneric(a[i], b[i])
+	}
+}
+
+func mulEKGeneric(dst, a, b []uint64) {
+	for i := range b {
+		k := b[i]
+		dst[3*i] = mulKGeneric(a[3*i], k)
+		dst[3*i+1] = mulKGeneric(a[3*i+1], k)
+		dst[3*i+2] = mulKGeneric(a[3*i+2], k)
+	}
+}
+
+func scaleEKGeneric(dst, a []uint64, s uint64) {
+	for i := range dst {
+		dst[i] = mulKGeneric(a[i], s)
+	}
+}
+
+func mulEEGeneric(dst, a, b []uint64) {
+	for i := 0; i < len(dst); i += 3 {
+		mulEGeneric((*[3]uint64)(dst[i:]), (*[3]uint64)(a[i:]), (*[3]uint64)(b[i:]))
+	}
+}
+
+func scaleEGeneric(dst, a []uint64, s *[3]uint64) {
+	for i := 0; i < len(dst); i += 3 {
+		mulEGeneric((*[3]uint64)(dst[i:]), (*[3]uint64)(a[i:]), s)
+	}
+}
+
+func axpyEGeneric(dst, src []uint64, s *[3]uint64) {
+	var t [3]uint64
+	for i := 0; i < len(dst); i += 3 {
+		mulEGeneric(&t, (*[3]uint64)(src[i:]), s)
+		dst[i] ^= t[0]
+		dst[i+1] ^= t[1]
+		dst[i+2] ^= t[2]
+	}
+}
+
+func axpyKEGeneric(dst, src []uint64, s *[3]uint64) {
+	for i, k := range src {
+		dst[3*i] ^= mulKGeneric(k, s[0])
+		dst[3*i+1] ^= mulKGeneric(k, s[1])
+		dst[3*i+2] ^= mulKGeneric(k, s[2])
+	}
+}
+
+func dotKEGeneric(a, b []uint64) (out [3]uint64) {
+	var c0, c1, c2 u128
+	for i, k := range a {
+		c0 = c0.xor(clmul(k, b[3*i]))
+		c1 = c1.xor(clmul(k, b[3*i+1]))
+		c2 = c2.xor(clmul(k, b[3*i+2]))
+	}
+	return [3]uint64{Reduce(c0.hi, c0.lo), Reduce(c1.hi, c1.lo), Reduce(c2.hi, c2.lo)}
+}
+
+func dotEEGeneric(a, b []uint64) (out [3]uint64) {
+	var c0, c1, c2 u128
+	for i := 0; i < len(a); i += 3 {
+		d0, d1, d2 := mulEUnreduced(a[i], a[i+1], a[i+2], b[i], b[i+1], b[i+2])
+		c0, c1, c2 = c0.xor(d0), c1.xor(d1), c2.xor(d2)
+	}
+	return [3]uint64{Reduce(c0.hi, c0.lo), Reduce(c1.hi, c1.lo), Reduce(c2.hi, c2.lo)}
+}
+
+// foldEGeneric writes dst_i = a_i + r·(a_i + b_i) for E elements at word offsets
+// ia, ib of src for element i of dst (stride in elements).
+func foldEGeneric(dst, a, b []uint64, r *[3]uint64) {
+	var d, t [3]uint64
+	for i := 0; i < len(dst); i += 3 {
+		a0, a1, a2 := a[i], a[i+1], a[i+2]
+		d = [3]uint64{a0 ^ b[i], a1 ^ b[i+1], a2 ^ b[i+2]}
+		mulEGeneric(&t, &d, r)
+		dst[i], dst[i+1], dst[i+2] = a0^t[0], a1^t[1], a2^t[2]
+	}
+}
+
+func foldPairsEGeneric(dst, src []uint64, r *[3]uint64) {
+	var d, t [3]uint64
+	for i := 0; i < len(dst); i += 3 {
+		j := 2 * i
+		a0, a1, a2 := src[j], src[j+1], src[j+2]
+		d = [3]uint64{a0 ^ src[j+3], a1 ^ src[j+4], a2 ^ src[j+5]}
+		mulEGeneric(&t, &d, r)
+		dst[i], dst[i+1], dst[i+2] = a0^t[0], a1^t[1], a2^t[2]
+	}
+}
+
+func foldKGeneric(dst, a, b []uint64, r *[3]uint64) {
+	for i := range a {
+		k := a[i]
+		d := k ^ b[i]
+		dst[3*i] = k ^ mulKGeneric(d, r[0])
+		dst[3*i+1] = mulKGeneric(d, r[1])
+		dst[3*i+2] = mulKGeneric(d, r[2])
+	}
+}
+
+func foldPairsKGeneric(dst, src []uint64, r *[3]uint64) {
+	for i := 0; i < len(src)/2; i++ {
+		k := src[2*i]
+		d := k ^ src[2*i+1]
+		dst[3*i] = k ^ mulKGeneric(d, r[0])
+		dst[3*i+1] = mulKGeneric(d, r[1])
+		dst[3*i+2] = mulKGeneric(d, r[2])
+	}
+}
