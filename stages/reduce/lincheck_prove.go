@@ -49,13 +49,17 @@ func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc Zer
 	zv := make([]field.E, size)
 	PartialFold(zv, q, words, eqOut, live, workers)
 
-	// The product sumcheck Σ_col comb(col)·zv(col), top column bit first.
-	running := innerProduct(comb, zv, workers)
+	// The product sumcheck Σ_col comb(col)·zv(col), top column bit first. Round
+	// t's polynomial is q(X) = Σ_i (lo_i + X·(lo_i + hi_i)) products over the
+	// top-bit split; q(0) comes from the running claim after round 0.
 	challenges := make([]field.E, rounds)
+	var running field.E
 	for t := range challenges {
 		half := len(zv) / 2
-		e1, eInf := roundEvals(comb, zv, half, workers)
-		e0 := running.Add(e1)
+		e0, e1, eInf := roundEvals(comb, zv, half, t == 0, workers)
+		if t > 0 {
+			e0 = running.Add(e1)
+		}
 		coeffs := []field.E{e0, e0.Add(e1).Add(eInf), eInf}
 		tr.SendRoundPoly(coeffs, false)
 		r := tr.Sample()
@@ -77,39 +81,31 @@ func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc Zer
 	return LincheckClaim{Point: point, S: s}
 }
 
-// innerProduct returns Σ a[i]·b[i] over workers chunks (exact, so order-free).
-func innerProduct(a, b []field.E, workers int) field.E {
-	parts := make([]field.E, max(workers, 1))
-	parallelChunks(len(a), workers, func(w, lo, hi int) {
-		parts[w] = field.InnerProduct(a[lo:hi], b[lo:hi])
-	})
-	acc := field.Zero
-	for _, p := range parts {
-		acc = acc.Add(p)
-	}
-	return acc
-}
-
-// roundEvals returns the round polynomial's q(1) = Σ comb_hi·z_hi and leading
-// coefficient Σ (comb_lo+comb_hi)·(z_lo+z_hi) over the top-bit split at half.
-func roundEvals(comb, zv []field.E, half, workers int) (e1, eInf field.E) {
+// roundEvals returns, over the top-bit split at half, the round polynomial's
+// q(1) = Σ comb_hi·z_hi, its leading coefficient Σ (comb_lo+comb_hi)·(z_lo+z_hi)
+// and, when withE0, q(0) = Σ comb_lo·z_lo.
+func roundEvals(comb, zv []field.E, half int, withE0 bool, workers int) (e0, e1, eInf field.E) {
 	n := max(workers, 1)
+	p0 := make([]field.E, n)
 	p1 := make([]field.E, n)
 	pInf := make([]field.E, n)
 	parallelChunks(half, workers, func(w, lo, hi int) {
-		var a1, aInf field.E
+		var a0, a1, aInf field.E
 		for i := lo; i < hi; i++ {
 			cl, ch := comb[i], comb[i+half]
 			zl, zh := zv[i], zv[i+half]
+			if withE0 {
+				a0 = a0.Add(cl.Mul(zl))
+			}
 			a1 = a1.Add(ch.Mul(zh))
 			aInf = aInf.Add(cl.Add(ch).Mul(zl.Add(zh)))
 		}
-		p1[w], pInf[w] = a1, aInf
+		p0[w], p1[w], pInf[w] = a0, a1, aInf
 	})
 	for w := range p1 {
-		e1, eInf = e1.Add(p1[w]), eInf.Add(pInf[w])
+		e0, e1, eInf = e0.Add(p0[w]), e1.Add(p1[w]), eInf.Add(pInf[w])
 	}
-	return e1, eInf
+	return e0, e1, eInf
 }
 
 // foldTop binds the top variable of v (2·half entries) to r in place:
