@@ -3,6 +3,8 @@ package field
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/leanpipe/leanpipe/simd"
 )
 
 // E is an element c0 + c1·y + c2·y² of K[y]/(y^3 + y + 1).
@@ -23,16 +25,11 @@ func (a E) Add(b E) E { return E{a.C0 ^ b.C0, a.C1 ^ b.C1, a.C2 ^ b.C2} }
 // MulK returns a·b for b in K.
 func (a E) MulK(b K) E { return E{a.C0.Mul(b), a.C1.Mul(b), a.C2.Mul(b)} }
 
-// Mul returns a·b (Karatsuba over the three limbs: six K products).
+// Mul returns a·b.
 func (a E) Mul(b E) E {
-	p0 := a.C0.Mul(b.C0)
-	m1 := a.C1.Mul(b.C1)
-	p4 := a.C2.Mul(b.C2)
-	p1 := (a.C0 ^ a.C1).Mul(b.C0^b.C1) ^ p0 ^ m1
-	p3 := (a.C1 ^ a.C2).Mul(b.C1^b.C2) ^ m1 ^ p4
-	p2 := (a.C0 ^ a.C2).Mul(b.C0^b.C2) ^ p0 ^ p4 ^ m1
-	// y^3 = y + 1, y^4 = y^2 + y.
-	return E{p0 ^ p3, p1 ^ p3 ^ p4, p2 ^ p4}
+	var c E
+	simd.MulE(words3(&c), words3(&a), words3(&b))
+	return c
 }
 
 // Square returns a². Squaring is additive: (c0 + c1·y + c2·y²)² = c0² + c1²·y² + c2²·(y² + y).

@@ -1,0 +1,33 @@
+package field
+
+import "unsafe"
+
+// The slice kernels hand E and K slices to package simd as raw words. E is a struct of
+// three K fields and K is a uint64, so an E occupies exactly three consecutive words
+// (c0, c1, c2) with no padding and the alignment of uint64; the array assertions below
+// stop the build if that ever changes.
+var (
+	_ [unsafe.Sizeof(E{}) - 24]byte
+	_ [24 - unsafe.Sizeof(E{})]byte
+	_ [unsafe.Alignof(E{}) - 8]byte
+	_ [unsafe.Offsetof(E{}.C2) - 16]byte
+)
+
+// eWords returns v as its 3·len(v) words, sharing memory.
+func eWords(v []E) []uint64 {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), 3*len(v))
+}
+
+// kWords returns v as its words, sharing memory.
+func kWords(v []K) []uint64 {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), len(v))
+}
+
+// words3 returns *a as its three words.
+func words3(a *E) *[3]uint64 { return (*[3]uint64)(unsafe.Pointer(a)) }
