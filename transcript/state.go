@@ -1,0 +1,149 @@
+package transcript
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/blake2s"
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// Domain tags, placed in lane 3 of every absorbed block.
+const (
+	dsScalar   = 1
+	dsByte     = 2
+	dsLen      = 3
+	dsSqueeze  = 4
+	dsPowBase  = 5
+	dsPowNonce = 6
+)
+
+// Prefix is the fixed protocol domain string every transcript absorbs before its label.
+const Prefix = "leanvm-b/transcript/v4-blake2s"
+
+// State is the 256-bit chaining value as four words.
+type State [4]uint64
+
+// Compress returns the words of BLAKE2s-256(left ‖ right), each operand as four 8-byte
+// little-endian words: the one primitive of the transcript.
+func Compress(left, right [4]uint64) [4]uint64 {
+	var buf [64]byte
+	for i := 0; i < 4; i++ {
+		binary.LittleEndian.PutUint64(buf[8*i:], left[i])
+		binary.LittleEndian.PutUint64(buf[32+8*i:], right[i])
+	}
+	d := blake2s.Sum256(buf[:])
+	return digestWords(&d)
+}
+
+func digestWords(d *blake2s.Digest) [4]uint64 {
+	return [4]uint64{
+		binary.LittleEndian.Uint64(d[0:]), binary.LittleEndian.Uint64(d[8:]),
+		binary.LittleEndian.Uint64(d[16:]), binary.LittleEndian.Uint64(d[24:]),
+	}
+}
+
+// duplex is the Fiat–Shamir state shared by Prover and Verifier.
+type duplex struct{ cv State }
+
+func newDuplex(label []byte, statement []field.E) duplex {
+	var d duplex
+	d.absorbBytes([]byte(Prefix))
+	d.absorbBytes(label)
+	for _, x := range statement {
+		d.observe(x)
+	}
+	return d
+}
+
+func (d *duplex) absorb(w0, w1, w2, tag uint64) {
+	d.cv = Compress(d.cv, [4]uint64{w0, w1, w2, tag})
+}
+
+func (d *duplex) observe(x field.E) { d.absorb(uint64(x.C0), uint64(x.C1), uint64(x.C2), dsScalar) }
+
+func (d *duplex) absorbBytes(data []byte) {
+	d.absorb(uint64(len(data)), 0, 0, dsLen)
+	for off := 0; off < len(data); off += 24 {
+		var chunk [24]byte
+		copy(chunk[:], data[off:])
+		d.absorb(binary.LittleEndian.Uint64(chunk[0:]), binary.LittleEndian.Uint64(chunk[8:]),
+			binary.LittleEndian.Uint64(chunk[16:]), dsByte)
+	}
+}
+
+func (d *duplex) sample() field.E {
+	d.absorb(0, 0, 0, dsSqueeze)
+	return field.E{C0: field.K(d.cv[0]), C1: field.K(d.cv[1]), C2: field.K(d.cv[2])}
+}
+
+func (d *duplex) powBase() [4]uint64 { return Compress(d.cv, [4]uint64{0, 0, 0, dsPowBase}) }
+
+// powOK reports whether nonce clears bits (0 < bits < 64) against base.
+func powOK(base [4]uint64, nonce field.E, bits int) bool {
+	w := Compress(base, [4]uint64{uint64(nonce.C0), uint64(nonce.C1), uint64(nonce.C2), dsPowNonce})
+	return w[0]&(1<<bits-1) == 0
+}
+
+func (d *duplex) absorbNonce(n field.E) {
+	d.absorb(uint64(n.C0), uint64(n.C1), uint64(n.C2), dsPowNonce)
+}
+
+func checkBits(bits int) {
+	if bits < 0 || bits >= 64 {
+		panic(fmt.Sprintf("transcript: grinding width %d outside [0, 64)", bits))
+	}
+}
+
+// sampleQueries draws count positions in [0, blockLen): each challenge, read as the
+// 192-bit integer c0 + 2^64·c1 + 2^128·c2, yields ⌊192/d⌋ positions of d = log2(blockLen)
+// bits, lowest bits first.
+func (d *duplex) sampleQueries(blockLen, count int) []int {
+	if blockLen <= 1 || blockLen&(blockLen-1) != 0 || count < 0 {
+		panic(fmt.Sprintf("transcript: SampleQueries(%d, %d): need a power-of-two block length > 1", blockLen, count))
+	}
+	depth := 0
+	for 1<<depth < blockLen {
+		depth++
+	}
+	perWord := 192 / depth
+	mask := uint64(blockLen - 1)
+	out := make([]int, 0, count)
+	for len(out) < count {
+		x := d.sample()
+		w := [3]uint64{uint64(x.C0), uint64(x.C1), uint64(x.C2)}
+		for c := 0; c < perWord && len(out) < count; c++ {
+			shift := c * depth
+			word, off := shift/64, uint(shift%64)
+			v := w[word] >> off
+			if off != 0 && word+1 < 3 {
+				v |= w[word+1] << (64 - off)
+			}
+			out = append(out, int(v&mask))
+		}
+	}
+	return out
+}
+
+// DigestScalars splits a digest into the two scalars a transcript carries it as: the
+// 128-bit halves, low half first, each E(lo word, hi word, 0).
+func DigestScalars(d blake2s.Digest) [2]field.E {
+	w := digestWords(&d)
+	return [2]field.E{
+		{C0: field.K(w[0]), C1: field.K(w[1])},
+		{C0: field.K(w[2]), C1: field.K(w[3])},
+	}
+}
+
+// ScalarsDigest inverts DigestScalars, rejecting a half whose c2 is not zero.
+func ScalarsDigest(s [2]field.E) (blake2s.Digest, error) {
+	var d blake2s.Digest
+	for i, x := range s {
+		if x.C2 != 0 {
+			return d, fmt.Errorf("%w: digest half %d has c2 ≠ 0", ErrNonCanonical, i)
+		}
+		binary.LittleEndian.PutUint64(d[16*i:], uint64(x.C0))
+		binary.LittleEndian.PutUint64(d[16*i+8:], uint64(x.C1))
+	}
+	return d, nil
+}
