@@ -1,12 +1,12 @@
 package open
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/stages/commit"
 )
 
 // Sentinel errors of the opening verifier.
@@ -16,8 +16,6 @@ var (
 	ErrTerminal = errors.New("open: WHIR terminal check failed")
 	// ErrClaim reports a malformed claim (wrong point length, placement outside the stack).
 	ErrClaim = errors.New("open: malformed claim")
-	// ErrRoot reports a commitment root whose halves are not 128-bit.
-	ErrRoot = errors.New("open: malformed root scalar")
 )
 
 // VerifierTranscript is what the opening verifier needs from the Fiat–Shamir
@@ -31,25 +29,6 @@ type VerifierTranscript interface {
 	Merkle(root merkle.Digest, blockLen int, queries []int, leafWords int) ([][]uint64, error)
 }
 
-// RootHalves splits a 32-byte root into the two scalars it travels as: words 0,1
-// and words 2,3 (little-endian), each an E with c2 = 0, low half first.
-func RootHalves(d merkle.Digest) [2]field.E {
-	w := func(i int) field.K { return field.K(binary.LittleEndian.Uint64(d[8*i:])) }
-	return [2]field.E{{C0: w(0), C1: w(1)}, {C0: w(2), C1: w(3)}}
-}
-
-// RootFromHalves joins two received scalars into a root; each must have c2 = 0.
-func RootFromHalves(lo, hi field.E) (merkle.Digest, error) {
-	var d merkle.Digest
-	if lo.C2 != 0 || hi.C2 != 0 {
-		return d, ErrRoot
-	}
-	for i, w := range []field.K{lo.C0, lo.C1, hi.C0, hi.C1} {
-		binary.LittleEndian.PutUint64(d[8*i:], uint64(w))
-	}
-	return d, nil
-}
-
 // ReceiveRoot reads a root sent as two scalars.
 func ReceiveRoot(tr VerifierTranscript) (merkle.Digest, error) {
 	lo, err := tr.Receive()
@@ -60,7 +39,7 @@ func ReceiveRoot(tr VerifierTranscript) (merkle.Digest, error) {
 	if err != nil {
 		return merkle.Digest{}, err
 	}
-	return RootFromHalves(lo, hi)
+	return commit.RootFromHalves(lo, hi)
 }
 
 // quad is a round polynomial c0 + c1·X + c2·X².
@@ -164,7 +143,7 @@ func VerifyWHIR(tr VerifierTranscript, logN, logInvRate int, target field.E, roo
 	}
 	levels := cfg.Levels()
 	tr.Observe(target)
-	for _, h := range RootHalves(root) {
+	for _, h := range commit.RootHalves(root) {
 		tr.Observe(h)
 	}
 	running := target

@@ -1,0 +1,83 @@
+package commit
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/merkle"
+)
+
+// Shape of the level-0 commitment: 2^LaneLog lanes per Merkle row; stacks of
+// 2^MinStackLog..2^MaxStackLog words; log inverse rates MinLogInvRate..MaxLogInvRate.
+const (
+	LaneLog       = 6
+	MinStackLog   = 15
+	MaxStackLog   = 28
+	MinLogInvRate = 1
+	MaxLogInvRate = 4
+)
+
+// Sentinel errors.
+var (
+	// ErrShape reports a stack length or rate outside the supported profile.
+	ErrShape = errors.New("commit: invalid commitment shape")
+	// ErrRoot reports a root scalar that is not a 128-bit half (c2 ≠ 0).
+	ErrRoot = errors.New("commit: malformed root scalar")
+)
+
+// Committed is the prover's level-0 commitment: the stack (kept by reference, it
+// must not change until the opening is done), its codeword in Merkle-row order and
+// the tree over the rows.
+type Committed struct {
+	Stack      []field.K
+	StackLog   int
+	LogInvRate int
+	// Codeword holds 2^(StackLog-LaneLog+LogInvRate) rows of 2^LaneLog words; word t
+	// of row q is lane block 2^LaneLog-1-t of the stack encoded at evaluation point q.
+	Codeword []uint64
+	Tree     *merkle.Tree
+}
+
+// Root returns the commitment root.
+func (c *Committed) Root() merkle.Digest { return c.Tree.Root() }
+
+// BlockLog is log2 of the number of codeword rows.
+func (c *Committed) BlockLog() int { return c.StackLog - LaneLog + c.LogInvRate }
+
+// Commit encodes the stack (exactly 2^stackLog words) at log inverse rate logInvRate
+// and builds its Merkle tree with up to workers goroutines. The result does not
+// depend on workers. The caller sends Root as two scalars (RootHalves).
+func Commit(stack []field.K, stackLog, logInvRate, workers int) (*Committed, error) {
+	if stackLog < MinStackLog || stackLog > MaxStackLog || logInvRate < MinLogInvRate || logInvRate > MaxLogInvRate {
+		return nil, fmt.Errorf("%w: stack log %d, log inverse rate %d", ErrShape, stackLog, logInvRate)
+	}
+	if len(stack) != 1<<stackLog {
+		return nil, fmt.Errorf("%w: stack of %d words, want 2^%d", ErrShape, len(stack), stackLog)
+	}
+	workers = max(workers, 1)
+	codeword := make([]uint64, 1<<(stackLog+logInvRate))
+	EncodeK(codeword, stack, LaneLog, logInvRate, workers)
+	tree := merkle.New(codeword, 1<<LaneLog, workers)
+	return &Committed{Stack: stack, StackLog: stackLog, LogInvRate: logInvRate, Codeword: codeword, Tree: tree}, nil
+}
+
+// RootHalves splits a 32-byte root into the two scalars it travels as: words 0,1
+// and words 2,3 (little-endian), each an E with c2 = 0, low half first.
+func RootHalves(d merkle.Digest) [2]field.E {
+	w := func(i int) field.K { return field.K(binary.LittleEndian.Uint64(d[8*i:])) }
+	return [2]field.E{{C0: w(0), C1: w(1)}, {C0: w(2), C1: w(3)}}
+}
+
+// RootFromHalves joins two received scalars into a root; each must have c2 = 0.
+func RootFromHalves(lo, hi field.E) (merkle.Digest, error) {
+	var d merkle.Digest
+	if lo.C2 != 0 || hi.C2 != 0 {
+		return d, ErrRoot
+	}
+	for i, w := range []field.K{lo.C0, lo.C1, hi.C0, hi.C1} {
+		binary.LittleEndian.PutUint64(d[8*i:], uint64(w))
+	}
+	return d, nil
+}

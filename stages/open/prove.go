@@ -1,0 +1,243 @@
+package open
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/stages/commit"
+)
+
+// ProverTranscript is what the opening prover needs from the Fiat–Shamir transcript
+// (transcript.Prover implements it). SendRoundPoly sends a round polynomial in
+// coefficients, dropping the coefficient the verifier derives (c1 when eq is false).
+type ProverTranscript interface {
+	Observe(v field.E)
+	Send(v field.E)
+	Sample() field.E
+	SendRoundPoly(coeffs []field.E, eq bool)
+	GrindParallel(bits, workers int) uint64
+	Open(tree *merkle.Tree, queries []int) [][]uint64
+}
+
+// intro is a claim introduced into the running sumcheck, waiting for its level's
+// batching challenge: its weight table, its value and its round polynomial.
+type intro struct {
+	b     []field.E
+	value field.E
+	q     quad
+}
+
+// whirProver holds the running sumcheck Σ f·b = claim of one opening.
+type whirProver struct {
+	tr      ProverTranscript
+	workers int
+	fK      []field.K // the level-0 witness, until the first fold
+	f, b    []field.E
+	fBuf    [2][]field.E
+	bBuf    [2][]field.E
+	round   int
+	claim   field.E
+	q       quad
+	pending []intro
+}
+
+// send transmits the round polynomial (u0, claim+u2, u2) answering claim and
+// returns it.
+func (p *whirProver) send(u0, u2, claim field.E) quad {
+	q := quad{u0, claim.Add(u2), u2}
+	p.tr.SendRoundPoly(q[:], false)
+	return q
+}
+
+// fold binds the pair variable of stride s to r, then sends the next round's
+// polynomial over pairs of stride next (unless silent).
+func (p *whirProver) fold(r field.E, s, next int, silent bool) {
+	p.claim = p.q.eval(r)
+	n := max(len(p.fK), len(p.f)) / 2
+	slot := p.round % 2
+	nf, nb := p.fBuf[slot][:n], p.bBuf[slot][:n]
+	if p.fK != nil {
+		foldPairsK(nf, p.fK, r, s, p.workers)
+		p.fK = nil
+	} else {
+		foldPairs(nf, p.f, r, s, p.workers)
+	}
+	foldPairs(nb, p.b, r, s, p.workers)
+	p.f, p.b = nf, nb
+	p.round++
+	if silent || n < 2 {
+		return
+	}
+	u0, u2 := roundMsg(p.f, p.b, next, p.workers)
+	p.q = p.send(u0, u2, p.claim)
+}
+
+// glue batches the pending claims into the running one with λ, λ², …
+func (p *whirProver) glue(lambda field.E) {
+	scalar := field.One
+	for _, c := range p.pending {
+		scalar = scalar.Mul(lambda)
+		addScaledInto(p.b, c.b, scalar, p.workers)
+		p.claim = p.claim.Add(scalar.Mul(c.value))
+		p.q = p.q.addScaled(c.q, scalar)
+	}
+	p.pending = p.pending[:0]
+}
+
+// level is a committed codeword the next query phase opens.
+type level struct {
+	tree *merkle.Tree
+	ext  bool // rows are E values (three words each) rather than level-0 K words
+}
+
+// decode turns opened rows into lane-ascending E values.
+func (l level) decode(words [][]uint64) [][]field.E {
+	out := make([][]field.E, len(words))
+	for i, w := range words {
+		if l.ext {
+			out[i] = extRow(w)
+		} else {
+			out[i] = level0Row(w)
+		}
+	}
+	return out
+}
+
+// ProveWHIR proves Σ_u q(u)·b(u) = target for the stack committed in c. b (the
+// weight over all 2^StackLog words) is consumed: the prover folds it in place of a
+// copy. The stream is exactly what VerifyWHIR reads; it does not depend on workers.
+func ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers int) error {
+	cfg, err := DeriveConfig(c.StackLog, c.LogInvRate)
+	if err != nil {
+		return err
+	}
+	n := 1 << c.StackLog
+	if len(c.Stack) != n || len(b) != n {
+		return fmt.Errorf("%w: stack %d and weight %d words for 2^%d", ErrShape, len(c.Stack), len(b), c.StackLog)
+	}
+	workers = max(workers, 1)
+	p := &whirProver{tr: tr, workers: workers, fK: c.Stack, b: b, claim: target}
+	p.fBuf = [2][]field.E{make([]field.E, n/2), make([]field.E, n/4)}
+	p.bBuf = [2][]field.E{make([]field.E, n/2), b[:n/4]}
+
+	tr.Observe(target)
+	for _, h := range commit.RootHalves(c.Root()) {
+		tr.Observe(h)
+	}
+	block := n >> InitialFold
+	u0, u2 := roundMsgK(c.Stack, b, block, workers)
+	p.q = p.send(u0, u2, target)
+
+	prev := level{tree: c.Tree}
+	levels := cfg.Levels()
+	for l := 0; l < levels; l++ {
+		stride := 1
+		if l == 0 {
+			stride = block
+		}
+		levelFolds := make([]field.E, cfg.Folds[l])
+		for j := range levelFolds {
+			r := tr.Sample()
+			levelFolds[j] = r
+			next := stride
+			if j+1 == len(levelFolds) {
+				next = 1
+			}
+			p.fold(r, stride, next, false)
+		}
+		messageLog := cfg.MessageLog(l)
+		final := l == levels-1
+		var committed level
+		if final {
+			for _, v := range p.f {
+				tr.Send(v)
+			}
+		} else {
+			laneLog, rate := cfg.Folds[l+1], cfg.LogInvRates[l+1]
+			words := make([]uint64, 3<<(messageLog+rate))
+			commit.EncodeE(words, p.f, laneLog, rate, workers)
+			committed = level{tree: merkle.New(words, 3<<laneLog, workers), ext: true}
+			for _, h := range commit.RootHalves(committed.tree.Root()) {
+				tr.Send(h)
+			}
+			z := make([]field.E, messageLog)
+			for i := range z {
+				z[i] = tr.Sample()
+			}
+			eq := make([]field.E, 1<<messageLog)
+			field.EqTable(eq, z)
+			u0, u2, y := roundMsgEval(p.f, eq, workers)
+			tr.Send(y)
+			p.pending = append(p.pending, intro{eq, y, p.send(u0, u2, y)})
+		}
+
+		tr.GrindParallel(QueryGrindingBits, workers)
+		queries := SampleQueries(tr.Sample, cfg.BlockLog(l), cfg.Queries[l])
+		lambda := tr.Sample()
+		weights := make([]field.E, len(queries))
+		field.Powers(weights, lambda)
+		enforced := enforcedSum(prev.decode(tr.Open(prev.tree, queries)), levelFolds, weights)
+		table := make([]field.E, 1<<messageLog)
+		InducedTable(table, messageLog, queries, weights, workers)
+		u0, u2 := roundMsg(p.f, table, 1, workers)
+		p.pending = append(p.pending, intro{table, enforced, p.send(u0, u2, enforced)})
+		p.glue(lambda)
+
+		if final {
+			for j := 0; j < messageLog; j++ {
+				p.fold(tr.Sample(), 1, 1, j+1 == messageLog)
+			}
+			return nil
+		}
+		prev = committed
+	}
+	return nil
+}
+
+// ProveStacked is the prover of VerifyStacked: it pools the ring-switched claim on
+// the column at place (ring.Weights over its 2^Variables words) and the point
+// claims into one weight over the stack, then runs ProveWHIR.
+func ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, ring RingClaim, points []PointClaim, workers int) error {
+	if err := checkStacked(c.StackLog, place, points); err != nil {
+		return err
+	}
+	if len(ring.Weights) != 1<<place.Variables {
+		return fmt.Errorf("%w: ring weights of %d entries for 2^%d", ErrClaim, len(ring.Weights), place.Variables)
+	}
+	ringScale, pointScales, target := stackedTarget(tr.Observe, tr.Sample, ring.Target, points)
+	b := make([]field.E, 1<<c.StackLog)
+	region := b[place.Offset : place.Offset+len(ring.Weights)]
+	parallelChunks(len(region), workers, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			region[i] = ringScale.Mul(ring.Weights[i])
+		}
+	})
+	for i, pc := range points {
+		addPointWeight(b, pc.Point, pointScales[i], workers)
+	}
+	return ProveWHIR(tr, c, b, target, workers)
+}
+
+// addPointWeight adds scale·eq(point, ·) to b. High coordinates equal to 0 or 1
+// confine the kernel to one aligned region, which is all it touches.
+func addPointWeight(b []field.E, point []field.E, scale field.E, workers int) {
+	low := len(point)
+	offset := 0
+	for low > 0 {
+		x := point[low-1]
+		if x == field.Zero {
+			low--
+		} else if x == field.One {
+			low--
+			offset |= 1 << low
+		} else {
+			break
+		}
+	}
+	// The high boolean coordinates contribute factor 1 at the selected region.
+	region := b[offset : offset+1<<low]
+	eq := make([]field.E, 1<<low)
+	field.EqTable(eq, point[:low])
+	addScaledInto(region, eq, scale, workers)
+}
