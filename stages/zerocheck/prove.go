@@ -1,0 +1,131 @@
+package zerocheck
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// Input is the zerocheck's statement and witness: three bit vectors of 2^M bits with
+// a·b + c = 0 at every index, packed 64 to a word — bit s of word x (LSB first) is the
+// value at index 64x + s, so the low KSkip index bits are the skip variable and word
+// index bit t is variable KSkip + t (the eq coordinate r[t]).
+//
+// For the Flock R1CS, C is the witness w itself (C = I), A = A·w and B = B·w.
+//
+// The vector is a sequence of instances of 2^LogInstance bits. Instances at index
+// Live and above must all equal instance Live (padding copies of one instance); the
+// prover then reads only instances [0, Live] and the proof bytes are the same as
+// for a prover that reads them all. Live = 2^(M − LogInstance) (or LogInstance = 0)
+// turns the shortcut off.
+type Input struct {
+	A, B, C     []field.K
+	M           int
+	LogInstance int
+	Live        int
+}
+
+// ErrInput reports an ill-formed Input.
+var ErrInput = fmt.Errorf("zerocheck: bad input")
+
+func (in *Input) split() (a, b, c words, err error) {
+	if in.M < MinVars || in.M > 40 {
+		return a, b, c, fmt.Errorf("%w: m = %d out of range [%d, 40]", ErrInput, in.M, MinVars)
+	}
+	n := 1 << (in.M - KSkip)
+	if len(in.A) != n || len(in.B) != n || len(in.C) != n {
+		return a, b, c, fmt.Errorf("%w: want %d words per vector, got %d, %d, %d", ErrInput, n, len(in.A), len(in.B), len(in.C))
+	}
+	a, b, c = words{head: in.A}, words{head: in.B}, words{head: in.C}
+	if in.LogInstance == 0 {
+		return a, b, c, nil
+	}
+	if in.LogInstance < KSkip+groupLog || in.LogInstance > in.M {
+		return a, b, c, fmt.Errorf("%w: LogInstance = %d out of range [%d, m]", ErrInput, in.LogInstance, KSkip+groupLog)
+	}
+	count := 1 << (in.M - in.LogInstance)
+	if in.Live < 0 || in.Live > count {
+		return a, b, c, fmt.Errorf("%w: Live = %d out of range [0, %d]", ErrInput, in.Live, count)
+	}
+	if in.Live == count {
+		return a, b, c, nil
+	}
+	w := 1 << (in.LogInstance - KSkip)
+	h := in.Live * w
+	a = words{head: in.A[:h], pad: in.A[h : h+w]}
+	b = words{head: in.B[:h], pad: in.B[h : h+w]}
+	c = words{head: in.C[:h], pad: in.C[h : h+w]}
+	return a, b, c, nil
+}
+
+// ProveWith runs the zerocheck prover on any prover transcript; workers bounds the
+// goroutines it uses. The transcript bytes do not depend on workers or Live.
+func ProveWith(tr ProverTranscript, in Input, workers int) (Result, error) {
+	a, b, c, err := in.split()
+	if err != nil {
+		return Result{}, err
+	}
+	d := domain()
+	r := eqPoint(tr.Sample, in.M)
+
+	// Univariate skip.
+	coset := skipMessage(d, a, b, c, r[NInner:], workers)
+	for _, v := range coset {
+		tr.Send(v)
+	}
+	z := tr.Sample()
+	running := d.interpolateCoset(coset[:], z)
+
+	var lzBasis [skipSize]field.E
+	d.lagrange64(lzBasis[:], z)
+	var lz byteTables
+	lz.fill(&lzBasis)
+
+	chi := make([]field.E, len(r))
+	round := func(i int, g [2]field.E) {
+		running, chi[i] = sendRound(tr, running, r[i], g[0], g[1])
+	}
+
+	// Round 0 straight from the bits, then both folds (z and chi_0) in one table pass.
+	round(0, bitsRound(&lz, a, b, c, r[1:], workers))
+	var b0, b1 [skipSize]field.E
+	for s := range lzBasis {
+		b1[s] = chi[0].Mul(lzBasis[s])
+		b0[s] = b1[s].Add(lzBasis[s])
+	}
+	var t0, t1 byteTables
+	t0.fill(&b0)
+	t1.fill(&b1)
+	ta, tb, tc := bitsFold(&t0, &t1, a, workers), bitsFold(&t0, &t1, b, workers), bitsFold(&t0, &t1, c, workers)
+
+	// The remaining rounds on E tables, ping-ponging between two buffer sets.
+	half := headPairs(&ta)
+	sa, sb, sc := make([]field.E, half), make([]field.E, half), make([]field.E, half)
+	for i := 1; i < len(r); i++ {
+		round(i, eRound(&ta, &tb, &tc, r[i+1:], workers))
+		na := eFold(&ta, chi[i], sa, workers)
+		nb := eFold(&tb, chi[i], sb, workers)
+		sa, sb = ta.head, tb.head
+		ta, tb = na, nb
+		if i+1 < len(r) {
+			nc := eFold(&tc, chi[i], sc, workers)
+			sc = tc.head
+			tc = nc
+		}
+	}
+	va, vb := ta.at(0), tb.at(0)
+	tr.Send(va)
+	tr.Send(vb)
+	return Result{ZSkip: z, Chi: chi, VA: va, VB: vb, VC: running.Add(va.Mul(vb))}, nil
+}
+
+// sendRound sends one quadratic round with the eq factor r pulled out: the message
+// G has G(0) fixed by (1 + r)·G(0) + r·G(1) = claim, and G(X) = G(0)·(1+X) + G(1)·X +
+// G(∞)·X·(1+X), in coefficients (G(0), G(0)+G(1)+G(∞), G(∞)). It returns G(chi), chi.
+func sendRound(tr ProverTranscript, claim, r, g1, gi field.E) (field.E, field.E) {
+	g0 := claim.Add(r.Mul(g1)).Mul(field.One.Add(r).Inv())
+	coeffs := []field.E{g0, g0.Add(g1).Add(gi), gi}
+	tr.SendRoundPoly(coeffs, true)
+	chi := tr.Sample()
+	return field.PolyEval(coeffs, chi), chi
+}

@@ -1,0 +1,124 @@
+package zerocheck
+
+import (
+	"sync"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// words is a packed bit vector with a periodic tail: word i is head[i] below
+// len(head) and pad[i mod len(pad)] from there on (len(head) a multiple of len(pad)).
+// A nil pad means the head is the whole vector.
+type words struct{ head, pad []field.K }
+
+// vec is an E table with a periodic tail, as words.
+type vec struct{ head, pad []field.E }
+
+func (v *vec) at(i int) field.E {
+	if i < len(v.head) {
+		return v.head[i]
+	}
+	return v.pad[i&(len(v.pad)-1)]
+}
+
+// tailMass returns Σ_{j ≥ start} eq(r, j) over j < 2^len(r): 1 plus the mass of the
+// prefix [0, start), which is a sum of one dyadic block per set bit of start.
+func tailMass(r []field.E, start int) field.E {
+	if start >= 1<<len(r) {
+		return field.Zero
+	}
+	acc := field.Zero
+	pre := field.One
+	for t := len(r) - 1; t >= 0; t-- {
+		if start>>t&1 != 0 {
+			acc = acc.Add(pre.Mul(field.One.Add(r[t])))
+			pre = pre.Mul(r[t])
+		} else {
+			pre = pre.Mul(field.One.Add(r[t]))
+		}
+	}
+	return field.One.Add(acc)
+}
+
+func log2(n int) int {
+	l := 0
+	for 1<<l < n {
+		l++
+	}
+	if 1<<l != n {
+		panic("zerocheck: not a power of two")
+	}
+	return l
+}
+
+// parallelRange splits [0, n) into at most workers contiguous chunks and runs
+// fn(worker, lo, hi) on each, in its own goroutine when workers > 1.
+func parallelRange(n, workers int, fn func(w, lo, hi int)) {
+	if workers < 1 {
+		workers = 1
+	}
+	if workers == 1 || n < 2*workers {
+		if n > 0 {
+			fn(0, 0, n)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		if lo == hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// splitLog is the number of low coordinates of a split eq table.
+const splitLog = 10
+
+// pairSum computes Σ_j eq(rr, j)·f(j) for a pair function f with a periodic tail:
+// pairs j < nHead come from row(head=true, …), pairs from nHead on repeat the padPairs
+// pad pairs (nHead a multiple of padPairs; padPairs = 0 when there is no tail).
+// row(head, base, n, eq) returns Σ_{l<n} eq[l]·f(base + l) for the two message
+// components.
+func pairSum(rr []field.E, nHead, padPairs, workers int, row func(head bool, base, n int, eq []field.E) [2]field.E) [2]field.E {
+	nlo := min(splitLog, len(rr))
+	lo := make([]field.E, 1<<nlo)
+	field.EqTable(lo, rr[:nlo])
+	hi := make([]field.E, 1<<(len(rr)-nlo))
+	field.EqTable(hi, rr[nlo:])
+	rows := (nHead + len(lo) - 1) / len(lo)
+	parts := make([][2]field.E, max(workers, 1))
+	parallelRange(rows, workers, func(w, r0, r1 int) {
+		var acc [2]field.E
+		for h := r0; h < r1; h++ {
+			base := h * len(lo)
+			n := min(len(lo), nHead-base)
+			s := row(true, base, n, lo[:n])
+			acc[0] = acc[0].Add(hi[h].Mul(s[0]))
+			acc[1] = acc[1].Add(hi[h].Mul(s[1]))
+		}
+		parts[w] = acc
+	})
+	var out [2]field.E
+	for _, p := range parts {
+		out[0] = out[0].Add(p[0])
+		out[1] = out[1].Add(p[1])
+	}
+	if padPairs == 0 {
+		return out
+	}
+	lp := log2(padPairs)
+	eqIn := make([]field.E, padPairs)
+	field.EqTable(eqIn, rr[:lp])
+	s := row(false, 0, padPairs, eqIn)
+	mass := tailMass(rr[lp:], nHead/padPairs)
+	out[0] = out[0].Add(mass.Mul(s[0]))
+	out[1] = out[1].Add(mass.Mul(s[1]))
+	return out
+}
