@@ -119,50 +119,53 @@ func FillSlot(w, a, b []field.K, c *Compression) {
 	fillSlot(w, a, b, c)
 }
 
-// stream writes 32-bit-or-narrower fields of three parallel bit streams (w, a, b)
-// into consecutive words, each word stored once.
-type stream struct {
-	w, a, b    []field.K
-	i          int
-	n          uint
-	aw, aa, ab uint64
-}
+// Product fields of one G block (184 bits), composed into a 3-word record r at
+// constant offsets: maj1 [0,31), rip1 [31,61), c1 [61,92), maj2 [92,123),
+// rip2 [123,153), c2 [153,184).
+const gRecordBits = circuit.Blake2sGStride
 
-func (s *stream) put(vw, va, vb uint32, width uint) {
-	s.aw |= uint64(vw) << s.n
-	s.aa |= uint64(va) << s.n
-	s.ab |= uint64(vb) << s.n
-	s.n += width
-	if s.n >= 64 {
-		s.w[s.i], s.a[s.i], s.b[s.i] = field.K(s.aw), field.K(s.aa), field.K(s.ab)
-		s.i++
-		s.n -= 64
-		sh := width - s.n // ≥ 1; a shift by width leaves 0
-		s.aw, s.aa, s.ab = uint64(vw)>>sh, uint64(va)>>sh, uint64(vb)>>sh
-	}
-}
-
-// add3 streams the 61 rows of a fused three-operand add and returns x + y + z.
-func (s *stream) add3(x, y, z uint32) uint32 {
-	ml, mr := (x^z)&mask31, (y^z)&mask31
-	maj := ml & mr
-	s.put(maj, ml, mr, 31)
+// add3 returns x + y + z and the (left, right, product) fields of its majority
+// layer (31 bits) and ripple layer (30 bits, slot j holding bit j+1).
+func add3(x, y, z uint32) (sum uint32, ml, mr, mp, rl, rr, rp uint64) {
+	l, r := (x^z)&mask31, (y^z)&mask31
+	maj := l & r
 	p := x ^ y ^ z
 	q := (maj ^ z&mask31) << 1
-	sum := p + q
+	sum = p + q
 	cin := sum ^ p ^ q
-	rl, rr := (p^cin)>>1&mask30, (q^cin)>>1&mask30
-	s.put(rl&rr, rl, rr, 30)
-	return sum
+	rl32, rr32 := (p^cin)>>1&mask30, (q^cin)>>1&mask30
+	return sum, uint64(l), uint64(r), uint64(maj), uint64(rl32), uint64(rr32), uint64(rl32 & rr32)
 }
 
-// add streams the 31 carry rows of a two-operand add and returns x + y.
-func (s *stream) add(x, y uint32) uint32 {
-	sum := x + y
+// add returns x + y and the (left, right, carry product) fields of its 31 rows.
+func add(x, y uint32) (sum uint32, l, r, p uint64) {
+	sum = x + y
 	cin := sum ^ x ^ y
-	l, r := (x^cin)&mask31, (y^cin)&mask31
-	s.put(l&r, l, r, 31)
-	return sum
+	l32, r32 := (x^cin)&mask31, (y^cin)&mask31
+	return sum, uint64(l32), uint64(r32), uint64(l32 & r32)
+}
+
+// record packs the six fields of one G block into three words.
+func record(maj1, rip1, c1, maj2, rip2, c2 uint64) (r0, r1, r2 uint64) {
+	r0 = maj1 | rip1<<31 | c1<<61
+	r1 = c1>>3 | maj2<<28 | rip2<<59
+	r2 = rip2>>5 | c2<<25
+	return
+}
+
+// roundWords is the length of one round's records: 8 G blocks of 184 bits fill
+// exactly 23 words, so every round starts word-aligned.
+const roundWords = circuit.Blake2sGPerRound * gRecordBits / 64
+
+// put ORs a 184-bit record at bit offset 64·i + n (n < 64) of a zeroed round
+// buffer (one spare word).
+func put(out *[roundWords + 1]uint64, i int, n uint, maj1, rip1, c1, maj2, rip2, c2 uint64) {
+	r0, r1, r2 := record(maj1, rip1, c1, maj2, rip2, c2)
+	o := out[i : i+4 : i+4]
+	o[0] |= r0 << n
+	o[1] |= r0>>(64-n) | r1<<n
+	o[2] |= r1>>(64-n) | r2<<n
+	o[3] |= r2 >> (64 - n)
 }
 
 func pair(lo, hi uint32) field.K { return field.K(uint64(lo) | uint64(hi)<<32) }
@@ -171,27 +174,33 @@ func pair(lo, hi uint32) field.K { return field.K(uint64(lo) | uint64(hi)<<32) }
 // word of the slot's w, a and b.
 func fillSlot(w, a, b []field.K, c *Compression) {
 	w, a, b = w[:SlotWords], a[:SlotWords], b[:SlotWords]
-	st := stream{w: w, a: a, b: b, i: wordG}
 	v := c.initState()
 	m := &c.M
+	var rw, ra, rb [roundWords + 1]uint64
 	for r := range circuit.Blake2sRounds {
 		sg := &circuit.Blake2sSigma[r]
+		rw, ra, rb = [roundWords + 1]uint64{}, [roundWords + 1]uint64{}, [roundWords + 1]uint64{}
 		for gi, ln := range circuit.Blake2sLanes {
 			la, lb, lc, ld := ln[0], ln[1], ln[2], ln[3]
-			va, vb, vc, vd := v[la], v[lb], v[lc], v[ld]
-			a1 := st.add3(va, vb, m[sg[2*gi]])
-			d1 := bits.RotateLeft32(vd^a1, -16)
-			c1 := st.add(vc, d1)
-			b1 := bits.RotateLeft32(vb^c1, -12)
-			a2 := st.add3(a1, b1, m[sg[2*gi+1]])
+			a1, ml1, mr1, mp1, rl1, rr1, rp1 := add3(v[la], v[lb], m[sg[2*gi]])
+			d1 := bits.RotateLeft32(v[ld]^a1, -16)
+			c1, cl1, cr1, cp1 := add(v[lc], d1)
+			b1 := bits.RotateLeft32(v[lb]^c1, -12)
+			a2, ml2, mr2, mp2, rl2, rr2, rp2 := add3(a1, b1, m[sg[2*gi+1]])
 			d2 := bits.RotateLeft32(d1^a2, -8)
-			c2 := st.add(c1, d2)
+			c2, cl2, cr2, cp2 := add(c1, d2)
 			b2 := bits.RotateLeft32(b1^c2, -7)
 			v[la], v[lb], v[lc], v[ld] = a2, b2, c2, d2
+			off := uint(gi) * gRecordBits
+			i, n := int(off/64), off%64
+			put(&rw, i, n, mp1, rp1, cp1, mp2, rp2, cp2)
+			put(&ra, i, n, ml1, rl1, cl1, ml2, rl2, cl2)
+			put(&rb, i, n, mr1, rr1, cr1, mr2, rr2, cr2)
 		}
-	}
-	if st.i != wordEnd || st.n != 0 {
-		panic("witness: G stream misaligned")
+		k := wordG + r*roundWords
+		for j := range roundWords {
+			w[k+j], a[k+j], b[k+j] = field.K(rw[j]), field.K(ra[j]), field.K(rb[j])
+		}
 	}
 	// Linear and input rows: w = a = value, b = the constant 1.
 	lin := func(k int, x field.K) {
