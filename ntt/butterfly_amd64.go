@@ -1,0 +1,39 @@
+//go:build amd64 && !purego
+
+package ntt
+
+const haveAsm = true
+
+// fwdVPCL applies the forward butterfly to n words at u and v.
+// Requires AVX2 and VPCLMULQDQ; n must be a positive multiple of 4; no alignment.
+//
+//go:noescape
+func fwdVPCL(u, v *uint64, n int, lambda uint64)
+
+// invVPCL applies the inverse butterfly to n words at u and v.
+// Requires AVX2 and VPCLMULQDQ; n must be a positive multiple of 4; no alignment.
+//
+//go:noescape
+func invVPCL(u, v *uint64, n int, lambda uint64)
+
+func fwdAsm(u, v []uint64, lambda uint64) {
+	v = v[:len(u)]
+	n := len(u) &^ 3
+	if n > 0 {
+		fwdVPCL(&u[0], &v[0], n, lambda)
+	}
+	if n < len(u) {
+		fwdGeneric(u[n:], v[n:], lambda)
+	}
+}
+
+func invAsm(u, v []uint64, lambda uint64) {
+	v = v[:len(u)]
+	n := len(u) &^ 3
+	if n > 0 {
+		invVPCL(&u[0], &v[0], n, lambda)
+	}
+	if n < len(u) {
+		invGeneric(u[n:], v[n:], lambda)
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package ntt
+
+const haveAsm = false
+
+func fwdAsm(u, v []uint64, lambda uint64) { fwdGeneric(u, v, lambda) }
+
+func invAsm(u, v []uint64, lambda uint64) { invGeneric(u, v, lambda) }

@@ -1,0 +1,71 @@
+package ntt
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/internal/testrand"
+)
+
+// Every dispatch level the CPU supports must equal the portable kernels bit for bit.
+func TestKernelLevels(t *testing.T) {
+	rng := testrand.New(t)
+	levels := []int{levelGeneric}
+	if detectLevel() == levelVPCLMUL {
+		levels = append(levels, levelVPCLMUL)
+	} else {
+		t.Logf("only the generic kernel runs here (%s)", KernelName())
+	}
+	saved := kernelLevel
+	defer func() { kernelLevel = saved }()
+	for _, lv := range levels {
+		kernelLevel = lv
+		for n := range 70 {
+			for _, lambda := range []uint64{0, 1, 0x1b, 1 << 63, rng.Uint64()} {
+				u, v := make([]uint64, n), make([]uint64, n)
+				for i := range u {
+					u[i], v[i] = rng.Uint64(), rng.Uint64()
+				}
+				if n > 2 {
+					v[0], u[1], v[2] = ^uint64(0), ^uint64(0), 1<<63
+				}
+				wu, wv := slices.Clone(u), slices.Clone(v)
+				fwdGeneric(wu, wv, lambda)
+				gu, gv := slices.Clone(u), slices.Clone(v)
+				fwd(gu, gv, lambda)
+				if !slices.Equal(gu, wu) || !slices.Equal(gv, wv) {
+					t.Fatalf("level %d fwd n=%d λ=%#x differs", lv, n, lambda)
+				}
+				invGeneric(wu, wv, lambda)
+				inv(gu, gv, lambda)
+				if !slices.Equal(gu, wu) || !slices.Equal(gv, wv) {
+					t.Fatalf("level %d inv n=%d λ=%#x differs", lv, n, lambda)
+				}
+				if !slices.Equal(gu, u) || !slices.Equal(gv, v) {
+					t.Fatalf("level %d inv∘fwd n=%d ≠ id", lv, n)
+				}
+			}
+		}
+	}
+}
+
+// The whole encoder gives the same bytes at every dispatch level.
+func TestEncodeAcrossLevels(t *testing.T) {
+	if detectLevel() != levelVPCLMUL {
+		t.Skipf("no asm level on this CPU (%s)", KernelName())
+	}
+	rng := testrand.New(t)
+	msg := randK(rng, 64<<10)
+	saved := kernelLevel
+	defer func() { kernelLevel = saved }()
+	var outs [][]uint64
+	for _, lv := range []int{levelGeneric, levelVPCLMUL} {
+		kernelLevel = lv
+		dst := make([]uint64, 64<<12)
+		EncodeK(dst, msg, 16, 6, 2, 2)
+		outs = append(outs, dst)
+	}
+	if !slices.Equal(outs[0], outs[1]) {
+		t.Fatal("generic and asm encodes differ")
+	}
+}

@@ -1,0 +1,35 @@
+// Package ntt implements the additive NTT over the Lin–Chung–Han novel polynomial
+// basis that Reed–Solomon-encodes every WHIR commitment of leanVM-b.
+//
+// # The math object
+//
+// Let β_i = x^i ∈ K (so the F2-span of β_0..β_{d-1} is {0, 1, …, 2^d − 1} under the
+// natural encoding of a K word). The subspace polynomials are W_0(X) = X and
+// W_{i+1}(X) = W_i(X)·(W_i(X) + W_i(β_i)); they are F2-linear and W_i vanishes on
+// span(β_0..β_{i-1}). The normalisation constants are r_i = W_i(β_i)
+// ([SubspaceRoots]) and Ŵ_i = W_i / r_i. The novel basis is
+// X_j(X) = Π_{k: bit k of j} Ŵ_k(X).
+//
+// A forward transform of dimension d maps novel-basis coefficients (m_j)_{j<2^d} to the
+// evaluations c_q = Σ_j m_j·X_j(q) at the 2^d field elements q = 0, 1, …, 2^d − 1 (q's
+// bits read as a K word). Layer ℓ (0 ≤ ℓ < d) splits index blocks of 2^{d−ℓ} entries into
+// halves u, v and applies u ← u + λ·v, v ← v + u with
+// λ = Σ_j bit_j(block)·Ŵ_{d−ℓ−1}(β_{d−ℓ+j}) ([Plan.Twiddle]). The inverse runs the layers
+// backwards with v ← v + u, u ← u + λ·v.
+//
+// # Reed–Solomon encoding (doc annex B, "committing the witness")
+//
+// A message of 2^m coefficients at log inverse rate ρ is the low part of a coefficient
+// vector of 2^{m+ρ} entries whose high part is zero; its first ρ layers only replicate it,
+// so the encoder writes 2^ρ replicas and runs layers ρ..m+ρ−1. Several messages (lanes)
+// share the transform and are interleaved: one codeword row per evaluation point q, which
+// is exactly one Merkle leaf ([Plan.EncodeK], [Plan.EncodeE] give the row contracts).
+//
+// The E-valued transforms of the deeper WHIR levels use the same K twiddles: an E·K
+// product scales the three K coordinates independently, so an E row is transformed as
+// three times as many K words.
+//
+// The package exists because the encoder is the prover's largest memory-bound kernel; it
+// takes its buffers and worker count from the caller and its output never depends on the
+// worker count.
+package ntt

@@ -1,0 +1,231 @@
+package ntt
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+)
+
+// encodeKOracle builds the level-0 codeword the slow way: transpose (lane t = block
+// n−1−t, right-aligned in rows of w words), replicate, layer-by-layer transform.
+func encodeKOracle(msg []field.K, logRows, rate, w int) []uint64 {
+	p := NewPlan(logRows + rate)
+	rows := 1 << logRows
+	n := len(msg) / rows
+	narrow := make([]uint64, n<<p.logD)
+	for rep := range 1 << rate {
+		for r := range rows {
+			for b := range n {
+				narrow[(rep*rows+r)*n+n-1-b] = uint64(msg[b*rows+r])
+			}
+		}
+	}
+	p.forwardWordsRef(narrow, n, rate)
+	out := make([]uint64, w<<p.logD)
+	for q := range 1 << p.logD {
+		copy(out[q*w+w-n:(q+1)*w], narrow[q*n:(q+1)*n])
+	}
+	return out
+}
+
+func TestEncodeKIsEvaluation(t *testing.T) {
+	rng := testrand.New(t)
+	for _, sh := range []struct{ logRows, rate, n, w int }{
+		{0, 1, 1, 64}, {1, 1, 64, 64}, {3, 2, 5, 64}, {3, 4, 5, 5}, {6, 1, 64, 64}, {9, 1, 3, 64}, {9, 3, 40, 40}, {10, 2, 64, 64},
+	} {
+		logD := sh.logRows + sh.rate
+		msg := randK(rng, sh.n<<sh.logRows)
+		dst := make([]uint64, sh.w<<logD)
+		for i := range dst {
+			dst[i] = rng.Uint64() // stale buffer content must not leak
+		}
+		EncodeK(dst, msg, sh.logRows+6, 6, sh.rate, 2)
+		qs := []int{0, 1, (1 << logD) - 1}
+		for range 24 {
+			qs = append(qs, rng.IntN(1<<logD))
+		}
+		rows := 1 << sh.logRows
+		for _, q := range qs {
+			row := dst[q*sh.w : (q+1)*sh.w]
+			for i := range sh.w - sh.n {
+				if row[i] != 0 {
+					t.Fatalf("%+v q=%d: prefix word %d = %#x, want 0", sh, q, i, row[i])
+				}
+			}
+			for b := range sh.n {
+				want := slowEvalK(msg[b*rows:(b+1)*rows], uint64(q), logD)
+				if got := field.K(row[sh.w-1-b]); got != want {
+					t.Fatalf("%+v q=%d block %d: got %v want %v", sh, q, b, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestEncodeKWorkersAndOracle(t *testing.T) {
+	rng := testrand.New(t)
+	shapes := []struct{ logRows, rate, n, w int }{
+		{9, 1, 64, 64}, {11, 2, 64, 64}, {12, 1, 37, 64}, {12, 3, 37, 37}, {10, 4, 1, 1}, {8, 4, 64, 64},
+	}
+	if !testing.Short() {
+		shapes = append(shapes, struct{ logRows, rate, n, w int }{14, 1, 64, 64})
+	}
+	for _, sh := range shapes {
+		logD := sh.logRows + sh.rate
+		msg := randK(rng, sh.n<<sh.logRows)
+		want := encodeKOracle(msg, sh.logRows, sh.rate, sh.w)
+		p := NewPlan(logD)
+		for _, workers := range []int{1, 2, 4} {
+			dst := make([]uint64, sh.w<<logD)
+			for i := range dst {
+				dst[i] = ^uint64(0)
+			}
+			p.EncodeK(dst, msg, 6, sh.rate, workers)
+			if !slices.Equal(dst, want) {
+				t.Fatalf("%+v workers=%d: codeword differs from the oracle", sh, workers)
+			}
+		}
+	}
+}
+
+func TestEncodeEIsEvaluation(t *testing.T) {
+	rng := testrand.New(t)
+	for _, sh := range []struct{ logRows, rate, fold int }{
+		{0, 1, 0}, {2, 3, 2}, {4, 1, 4}, {5, 6, 3}, {3, 12, 1}, {8, 2, 4},
+	} {
+		logD := sh.logRows + sh.rate
+		lanes := 1 << sh.fold
+		msg := randE(rng, lanes<<sh.logRows)
+		dst := make([]uint64, 3*lanes<<logD)
+		EncodeE(dst, msg, sh.fold, sh.rate, 2)
+		qs := []int{0, (1 << logD) - 1}
+		for range 16 {
+			qs = append(qs, rng.IntN(1<<logD))
+		}
+		for _, q := range qs {
+			row := dst[q*3*lanes : (q+1)*3*lanes]
+			for l := range lanes {
+				coeffs := make([]field.E, 1<<sh.logRows)
+				for r := range coeffs {
+					coeffs[r] = msg[r*lanes+l]
+				}
+				want := slowEvalE(coeffs, uint64(q), logD)
+				got := field.E{C0: field.K(row[3*l]), C1: field.K(row[3*l+1]), C2: field.K(row[3*l+2])}
+				if got != want {
+					t.Fatalf("%+v q=%d lane %d: got %v want %v", sh, q, l, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestEncodeEWorkersAndOracle(t *testing.T) {
+	rng := testrand.New(t)
+	for _, sh := range []struct{ logRows, rate, fold int }{{10, 3, 4}, {12, 1, 3}, {6, 9, 4}, {2, 14, 2}} {
+		logD := sh.logRows + sh.rate
+		lanes := 1 << sh.fold
+		msg := randE(rng, lanes<<sh.logRows)
+		s := 3 * lanes
+		want := make([]uint64, s<<logD)
+		for rep := range 1 << sh.rate {
+			copy(want[rep*len(msg)*3:], eWords(msg))
+		}
+		p := NewPlan(logD)
+		p.forwardWordsRef(want, s, sh.rate)
+		for _, workers := range []int{1, 2, 4} {
+			dst := make([]uint64, s<<logD)
+			p.EncodeE(dst, msg, sh.fold, sh.rate, workers)
+			if !slices.Equal(dst, want) {
+				t.Fatalf("%+v workers=%d: codeword differs from the oracle", sh, workers)
+			}
+		}
+	}
+}
+
+// The verifier reads a level-0 row reversed and folds it with the eq weights of the six
+// lane-fold challenges; that must be the codeword, at the same point, of the lane-folded
+// (E-valued) message. This ties the K and E encoders and the lane order together.
+func TestLevel0FoldConsistency(t *testing.T) {
+	rng := testrand.New(t)
+	const logRows, rate, fold = 7, 2, 6
+	for _, n := range []int{64, 29} {
+		rows := 1 << logRows
+		msg := randK(rng, n<<logRows)
+		logD := logRows + rate
+		dst := make([]uint64, 64<<logD)
+		EncodeK(dst, msg, logRows+fold, fold, rate, 2)
+
+		r := randE(rng, fold)
+		eq := make([]field.E, 1<<fold)
+		field.EqTable(eq, r)
+		folded := make([]field.E, rows)
+		for b := range n {
+			for j := range rows {
+				folded[j] = folded[j].Add(eq[b].MulK(msg[b*rows+j]))
+			}
+		}
+		enc := make([]uint64, 3<<logD)
+		EncodeE(enc, folded, 0, rate, 1)
+		for q := range 1 << logD {
+			row := dst[q*64 : (q+1)*64]
+			var got field.E
+			for i := range 64 {
+				got = got.Add(eq[i].MulK(field.K(row[63-i]))) // reversed row
+			}
+			want := field.E{C0: field.K(enc[3*q]), C1: field.K(enc[3*q+1]), C2: field.K(enc[3*q+2])}
+			if got != want {
+				t.Fatalf("n=%d q=%d: folded row %v, codeword of folded message %v", n, q, got, want)
+			}
+		}
+	}
+}
+
+// The verifier's induced weight at a Boolean point b is the novel-basis monomial X_b at the
+// query, so Σ_i w_i·c(q_i) = Σ_b m_b·weight(b) for a codeword c of message m.
+func TestInducedWeightAgreesWithEncoding(t *testing.T) {
+	rng := testrand.New(t)
+	const messageLog, rate = 5, 3
+	msg := randE(rng, 1<<messageLog)
+	enc := make([]uint64, 3<<(messageLog+rate))
+	EncodeE(enc, msg, 0, rate, 1)
+	queries := make([]uint64, 7)
+	weights := randE(rng, len(queries))
+	var lhs field.E
+	for i := range queries {
+		q := rng.IntN(1 << (messageLog + rate))
+		queries[i] = uint64(q)
+		lhs = lhs.Add(weights[i].Mul(field.E{C0: field.K(enc[3*q]), C1: field.K(enc[3*q+1]), C2: field.K(enc[3*q+2])}))
+	}
+	var rhs field.E
+	point := make([]field.E, messageLog)
+	for b := range 1 << messageLog {
+		for k := range point {
+			point[k] = field.FromK(field.K(b >> k & 1))
+		}
+		rhs = rhs.Add(msg[b].Mul(inducedWeight(messageLog, queries, weights, point)))
+	}
+	if lhs != rhs {
+		t.Fatalf("Σ w·c(q) = %v, Σ m·weight = %v", lhs, rhs)
+	}
+}
+
+func TestEncodePanicsOnBadSizes(t *testing.T) {
+	p := NewPlan(5)
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", name)
+			}
+		}()
+		f()
+	}
+	mustPanic("ragged message", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 17), 6, 1, 1) })
+	mustPanic("too many blocks", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 65<<4), 6, 1, 1) })
+	mustPanic("row narrower than lanes", func() { p.EncodeK(make([]uint64, 3<<5), make([]field.K, 4<<4), 6, 1, 1) })
+	mustPanic("E message", func() { p.EncodeE(make([]uint64, 48<<5), make([]field.E, 15<<4), 4, 1, 1) })
+	mustPanic("E codeword", func() { p.EncodeE(make([]uint64, 47<<5), make([]field.E, 16<<4), 4, 1, 1) })
+	mustPanic("rate", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 64), 6, 6, 1) })
+}

@@ -1,0 +1,271 @@
+package ntt
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// Tuning of the interleaved transform. None of these changes an output bit.
+const (
+	// scratchWords is the per-worker gather buffer of a top-layer group (256 KiB, so a
+	// group stays in L2 while its layers run).
+	scratchWords = 1 << 15
+	// maxGroupLog is the widest gathered radix: one pass over the codeword runs up to
+	// this many layers.
+	maxGroupLog = 6
+	// subTargetLog is log2 of the bytes of a deep-phase sub-block, which one worker
+	// transforms through all remaining layers while it stays cache resident.
+	subTargetLog = 18
+	// minSubLog is the fewest rows (log2) a sub-block keeps when it is split further
+	// only to give every worker one.
+	minSubLog = 6
+	// deepChunkWords is the run of contiguous words one in-place butterfly call covers in
+	// the deep phase, when rows are whole.
+	deepChunkWords = 512
+)
+
+// source supplies the message rows (replica 0) to the first pass of an encode.
+type source struct {
+	words     []uint64 // the message words
+	n         int      // active words per codeword row
+	rows      int      // message rows
+	laneMajor bool     // words holds n lane blocks of `rows` words; column n−1−b is block b
+}
+
+// gather writes message rows row0..row0+c−1 to out, row k at out[k·stride ..][:n].
+func (s *source) gather(out []uint64, stride, row0, c int) {
+	if !s.laneMajor {
+		for k := range c {
+			copy(out[k*stride:k*stride+s.n], s.words[(row0+k)*s.n:(row0+k+1)*s.n])
+		}
+		return
+	}
+	for b := range s.n {
+		col := s.n - 1 - b
+		src := s.words[b*s.rows+row0 : b*s.rows+row0+c]
+		for k, x := range src {
+			out[k*stride+col] = x
+		}
+	}
+}
+
+// engine runs layers start..logD−1 of the forward transform over an interleaved buffer:
+// buf holds 2^logD rows of s words, and the transform acts on columns c0..s−1 of every row
+// (columns below c0 are zero lanes; an encode writes them as zeros). When src is set, the
+// buffer content is ignored and replaced by 2^start replicas of the message (the state
+// after the first `start` layers on a zero-padded coefficient vector).
+type engine struct {
+	p       *Plan
+	buf     []uint64
+	s, c0   int
+	n       int
+	start   int
+	src     *source
+	workers int
+	scratch [][]uint64
+}
+
+func (e *engine) run() {
+	logD := e.p.logD
+	if e.workers < 1 {
+		e.workers = 1
+	}
+	subLog := subTargetLog - bits.Len(uint(e.s*8)-1)
+	subLog = max(0, min(subLog, logD))
+	nTop := logD - subLog
+	if wl := bits.Len(uint(e.workers) - 1); nTop < wl {
+		nTop = max(nTop, min(wl, logD-minSubLog))
+	}
+	first := e.start
+	if nTop > first {
+		e.scratch = make([][]uint64, e.workers)
+		for layer := first; layer < nTop; {
+			layer += e.topPass(layer, min(nTop-layer, maxGroupLog), layer == first && e.src != nil)
+		}
+		first = nTop
+	} else if e.src != nil {
+		e.fill()
+	}
+	if first < logD {
+		e.deepPhase(min(nTop, first), first)
+	}
+}
+
+// parallelFor splits [0, n) into at most `workers` contiguous ranges and runs f on each,
+// the caller's goroutine taking the first.
+func parallelFor(workers, n int, f func(w, lo, hi int)) {
+	if workers <= 1 || n <= 1 {
+		f(0, 0, n)
+		return
+	}
+	workers = min(workers, n)
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(w, w*n/workers, (w+1)*n/workers)
+		}()
+	}
+	f(0, 0, n/workers)
+	wg.Wait()
+}
+
+// pow2Floor returns the largest power of two ≤ max(x, 1).
+func pow2Floor(x int) int {
+	if x < 1 {
+		return 1
+	}
+	return 1 << (bits.Len(uint(x)) - 1)
+}
+
+// fill writes all 2^start replicas of the message (no layer runs).
+func (e *engine) fill() {
+	rows := e.src.rows
+	c := min(rows, pow2Floor(deepChunkWords/e.n))
+	chunks := rows / c
+	units := chunks << e.start
+	parallelFor(e.workers, units, func(_, lo, hi int) {
+		for u := lo; u < hi; u++ {
+			rep, r0 := u/chunks, (u%chunks)*c
+			row := rep*rows + r0
+			e.src.gather(e.buf[row*e.s+e.c0:], e.s, r0, c)
+			e.zeroPrefix(row, c)
+		}
+	})
+}
+
+func (e *engine) zeroPrefix(row, c int) {
+	if e.c0 == 0 {
+		return
+	}
+	for k := range c {
+		clear(e.buf[(row+k)*e.s : (row+k)*e.s+e.c0])
+	}
+}
+
+// topPass runs layers layer..layer+j−1 in one sweep over the buffer: each group of 2^j
+// row runs (c rows each, 2^{logD−layer−j} rows apart) is gathered into the worker's
+// scratch, transformed, and written back. With fromSrc the runs are read from the
+// message instead (layer = start: block b is replica b). It returns the layers run,
+// which is j unless the scratch cannot hold 2^j rows.
+func (e *engine) topPass(layer, j int, fromSrc bool) int {
+	logD := e.p.logD
+	j = min(j, bits.Len(uint(scratchWords/e.n))-1)
+	j = max(j, 1)
+	blockRows := 1 << (logD - layer)
+	seg := blockRows >> j
+	c := 1
+	for c < seg && (c*2)<<j*e.n <= scratchWords {
+		c *= 2
+	}
+	perBlock := seg / c
+	units := perBlock << layer
+	segLen := c * e.n
+	parallelFor(e.workers, units, func(w, lo, hi int) {
+		if e.scratch[w] == nil {
+			e.scratch[w] = make([]uint64, scratchWords)
+		}
+		scratch := e.scratch[w]
+		var tw [1 << maxGroupLog]uint64
+		var segs [1 << maxGroupLog][]uint64
+		for i := range 1 << j {
+			segs[i] = scratch[i*segLen : (i+1)*segLen]
+		}
+		lastBlock := -1
+		for u := lo; u < hi; u++ {
+			b, r0 := u/perBlock, (u%perBlock)*c
+			if b != lastBlock {
+				e.p.groupTwiddles(tw[:], layer, b, j)
+				lastBlock = b
+			}
+			for i := range 1 << j {
+				inBlock := i*seg + r0
+				row := b*blockRows + inBlock
+				switch {
+				case fromSrc:
+					e.src.gather(segs[i], e.n, inBlock, c)
+				case e.n == e.s:
+					copy(segs[i], e.buf[row*e.s:(row+c)*e.s])
+				default:
+					for k := range c {
+						copy(segs[i][k*e.n:(k+1)*e.n], e.buf[(row+k)*e.s+e.c0:(row+k+1)*e.s])
+					}
+				}
+			}
+			radix(segs[:1<<j], j, tw[:])
+			for i := range 1 << j {
+				row := b*blockRows + i*seg + r0
+				if e.n == e.s {
+					copy(e.buf[row*e.s:(row+c)*e.s], segs[i])
+					continue
+				}
+				for k := range c {
+					copy(e.buf[(row+k)*e.s+e.c0:(row+k+1)*e.s], segs[i][k*e.n:(k+1)*e.n])
+				}
+				if fromSrc {
+					e.zeroPrefix(row, c)
+				}
+			}
+		}
+	})
+	return j
+}
+
+// radix applies the 2^j·j/2 butterflies of a radix-2^j group to its 2^j segments;
+// tw holds the group's twiddles breadth first (see Plan.groupTwiddles).
+func radix(segs [][]uint64, j int, tw []uint64) {
+	for d := range j {
+		dist := 1 << (j - 1 - d)
+		base := (1 << d) - 1
+		for i := range 1 << j {
+			if i&dist != 0 {
+				continue
+			}
+			fwd(segs[i], segs[i+dist], tw[base+i>>(j-d)])
+		}
+	}
+}
+
+// deepPhase runs layers first..logD−1 as 2^nSub independent sub-transforms over
+// contiguous row ranges, each done in place by one worker while it stays in cache.
+func (e *engine) deepPhase(nSub, first int) {
+	logD := e.p.logD
+	subRows := 1 << (logD - nSub)
+	parallelFor(e.workers, 1<<nSub, func(_, lo, hi int) {
+		var tw [8]uint64
+		var segs [8][]uint64
+		for sb := lo; sb < hi; sb++ {
+			for layer := first; layer < logD; {
+				j := min(3, logD-layer)
+				blockRows := 1 << (logD - layer)
+				seg := blockRows >> j
+				blocksHere := subRows / blockRows
+				for lb := range blocksHere {
+					gb := sb*blocksHere + lb
+					e.p.groupTwiddles(tw[:], layer, gb, j)
+					row0 := sb*subRows + lb*blockRows
+					if e.n == e.s {
+						c := min(seg, pow2Floor(deepChunkWords/e.s))
+						for r0 := 0; r0 < seg; r0 += c {
+							for i := range 1 << j {
+								row := row0 + i*seg + r0
+								segs[i] = e.buf[row*e.s : (row+c)*e.s]
+							}
+							radix(segs[:1<<j], j, tw[:])
+						}
+						continue
+					}
+					for r0 := range seg {
+						for i := range 1 << j {
+							row := row0 + i*seg + r0
+							segs[i] = e.buf[row*e.s+e.c0 : (row+1)*e.s]
+						}
+						radix(segs[:1<<j], j, tw[:])
+					}
+				}
+				layer += j
+			}
+		}
+	})
+}

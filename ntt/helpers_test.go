@@ -1,0 +1,127 @@
+package ntt
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// forwardWordsRef is the layer-by-layer forward transform from layer `start` over rows of
+// s words, the oracle of the engine.
+func (p *Plan) forwardWordsRef(buf []uint64, s, start int) {
+	for layer := start; layer < p.logD; layer++ {
+		half := (1 << (p.logD - layer - 1)) * s
+		for b := range 1 << layer {
+			u := buf[2*b*half : (2*b+1)*half]
+			fwdGeneric(u, buf[(2*b+1)*half:(2*b+2)*half], p.twiddle(layer, b))
+		}
+	}
+}
+
+func parseK(t testing.TB, s string) field.K {
+	t.Helper()
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil {
+		t.Fatalf("bad K hex %q: %v", s, err)
+	}
+	return field.K(v)
+}
+
+func parseE(t testing.TB, s [3]string) field.E {
+	return field.E{C0: parseK(t, s[0]), C1: parseK(t, s[1]), C2: parseK(t, s[2])}
+}
+
+func randK(rng *rand.Rand, n int) []field.K {
+	v := make([]field.K, n)
+	for i := range v {
+		v[i] = field.K(rng.Uint64())
+	}
+	return v
+}
+
+func randE(rng *rand.Rand, n int) []field.E {
+	v := make([]field.E, n)
+	for i := range v {
+		v[i] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+	}
+	return v
+}
+
+// slowBasis returns X_j(q) for j < 2^m, computed straight from the definition: the
+// subspace polynomials by W_{k+1}(y) = W_k(y)·(W_k(y) + W_k(β_k)) evaluated at y = q and
+// at y = β_k = x^k, normalised, and multiplied over the bits of j. It shares no code with
+// the plan.
+func slowBasis(q uint64, m int) []field.K {
+	// wq[k] = W_k(q); wb[k][i] = W_k(x^i).
+	wq := make([]field.K, m+1)
+	wb := make([]field.K, m+1)
+	wq[0] = field.K(q)
+	cur := make([]field.K, m+1)
+	for i := range cur {
+		cur[i] = field.K(1) << uint(i)
+	}
+	for k := 0; k <= m; k++ {
+		wb[k] = cur[k]
+		if k == m {
+			break
+		}
+		r := cur[k]
+		wq[k+1] = wq[k].Mul(wq[k].Add(r))
+		for i := k + 1; i <= m; i++ {
+			cur[i] = cur[i].Mul(cur[i].Add(r))
+		}
+	}
+	hatq := make([]field.K, m)
+	for k := range m {
+		hatq[k] = wq[k].Mul(wb[k].Inv())
+	}
+	x := make([]field.K, 1<<m)
+	x[0] = 1
+	for k := range m {
+		for j := range 1 << k {
+			x[j|1<<k] = x[j].Mul(hatq[k])
+		}
+	}
+	return x
+}
+
+// slowEvalK returns Σ_j coeffs[j]·X_j(q).
+func slowEvalK(coeffs []field.K, q uint64, m int) field.K {
+	x := slowBasis(q, m)
+	var acc field.K
+	for j, c := range coeffs {
+		acc ^= c.Mul(x[j])
+	}
+	return acc
+}
+
+// slowEvalE returns Σ_j coeffs[j]·X_j(q).
+func slowEvalE(coeffs []field.E, q uint64, m int) field.E {
+	x := slowBasis(q, m)
+	var acc field.E
+	for j, c := range coeffs {
+		acc = acc.Add(c.MulK(x[j]))
+	}
+	return acc
+}
+
+// inducedWeight is the WHIR verifier's batched column weight of doc annex B:
+// Σ_i w_i·Π_k (1 + p_k·(1 + W_k(q_i)/r_k)), built here from SubspaceRoots (test-only; the
+// WHIR package owns the production one).
+func inducedWeight(messageLog int, queries []uint64, weights []field.E, point []field.E) field.E {
+	roots := SubspaceRoots(messageLog)
+	var total field.E
+	for i, q := range queries {
+		basis := field.FromK(field.K(q))
+		prod := weights[i]
+		for k, p := range point {
+			hat := basis.Mul(roots[k].Inv())
+			prod = prod.Mul(field.One.Add(p.Mul(field.One.Add(hat))))
+			basis = basis.Square().Add(roots[k].Mul(basis))
+		}
+		total = total.Add(prod)
+	}
+	return total
+}
