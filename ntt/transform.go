@@ -53,4 +53,3 @@ func (p *Plan) inverseWords(buf []uint64, s int) {
 		}
 	}
 }
-
