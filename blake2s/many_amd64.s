@@ -26,8 +26,19 @@ DATA iv<>+0x18(SB)/4, $0x1f83d9ab
 DATA iv<>+0x1c(SB)/4, $0x5be0cd19
 GLOBL iv<>(SB), (NOPTR+RODATA), $32
 
-// Stack frame: the 16 transposed message words of the current block (32 bytes each), then
-// one spill slot.
+// The initial chaining value of unkeyed BLAKE2s-256: IV with word 0 xored with 0x01010020.
+DATA hinit<>+0x00(SB)/4, $0x6b08e647
+DATA hinit<>+0x04(SB)/4, $0xbb67ae85
+DATA hinit<>+0x08(SB)/4, $0x3c6ef372
+DATA hinit<>+0x0c(SB)/4, $0xa54ff53a
+DATA hinit<>+0x10(SB)/4, $0x510e527f
+DATA hinit<>+0x14(SB)/4, $0x9b05688c
+DATA hinit<>+0x18(SB)/4, $0x1f83d9ab
+DATA hinit<>+0x1c(SB)/4, $0x5be0cd19
+GLOBL hinit<>(SB), (NOPTR+RODATA), $32
+
+// Stack frame: the 16 transposed message words of the current block (32 bytes each), one
+// spill slot, and the 8 transposed chaining-value words.
 #define M0 0(SP)
 #define M1 32(SP)
 #define M2 64(SP)
@@ -45,13 +56,18 @@ GLOBL iv<>(SB), (NOPTR+RODATA), $32
 #define M14 448(SP)
 #define M15 480(SP)
 #define SPILL 512(SP)
+#define H0 544(SP)
+#define H1 576(SP)
+#define H2 608(SP)
+#define H3 640(SP)
+#define H4 672(SP)
+#define H5 704(SP)
+#define H6 736(SP)
+#define H7 768(SP)
 
-// LOADT loads 32 bytes at offset off of each of the 8 lanes (lane pointers R8..R14, SI) and
-// transposes them so that Y8..Y15 hold message words w..w+7 of the 8 lanes (lane i in
-// 32-bit element i), storing them to s0..s7.
-#define LOADT(off, s0, s1, s2, s3, s4, s5, s6, s7) \
-	VMOVDQU off(R8), Y0; VMOVDQU off(R9), Y1; VMOVDQU off(R10), Y2; VMOVDQU off(R11), Y3; \
-	VMOVDQU off(R12), Y4; VMOVDQU off(R13), Y5; VMOVDQU off(R14), Y6; VMOVDQU off(SI), Y7; \
+// TRANSPOSE8 transposes the 8×8 matrix of 32-bit words in Y0..Y7 (row r in Yr) into
+// Y8..Y15 (row r in Y(8+r)), clobbering Y0..Y7.
+#define TRANSPOSE8 \
 	VPUNPCKLDQ Y1, Y0, Y8; VPUNPCKHDQ Y1, Y0, Y9; VPUNPCKLDQ Y3, Y2, Y10; VPUNPCKHDQ Y3, Y2, Y11; \
 	VPUNPCKLDQ Y5, Y4, Y12; VPUNPCKHDQ Y5, Y4, Y13; VPUNPCKLDQ Y7, Y6, Y14; VPUNPCKHDQ Y7, Y6, Y15; \
 	VPUNPCKLQDQ Y10, Y8, Y0; VPUNPCKHQDQ Y10, Y8, Y1; VPUNPCKLQDQ Y11, Y9, Y2; VPUNPCKHQDQ Y11, Y9, Y3; \
@@ -59,7 +75,15 @@ GLOBL iv<>(SB), (NOPTR+RODATA), $32
 	VPERM2I128 $0x20, Y4, Y0, Y8; VPERM2I128 $0x31, Y4, Y0, Y12; \
 	VPERM2I128 $0x20, Y5, Y1, Y9; VPERM2I128 $0x31, Y5, Y1, Y13; \
 	VPERM2I128 $0x20, Y6, Y2, Y10; VPERM2I128 $0x31, Y6, Y2, Y14; \
-	VPERM2I128 $0x20, Y7, Y3, Y11; VPERM2I128 $0x31, Y7, Y3, Y15; \
+	VPERM2I128 $0x20, Y7, Y3, Y11; VPERM2I128 $0x31, Y7, Y3, Y15
+
+// LOADT loads 32 bytes at offset off of each of the 8 lanes (lane pointers R8..R14, SI) and
+// transposes them so that Y8..Y15 hold message words w..w+7 of the 8 lanes (lane i in
+// 32-bit element i), storing them to s0..s7.
+#define LOADT(off, s0, s1, s2, s3, s4, s5, s6, s7) \
+	VMOVDQU off(R8), Y0; VMOVDQU off(R9), Y1; VMOVDQU off(R10), Y2; VMOVDQU off(R11), Y3; \
+	VMOVDQU off(R12), Y4; VMOVDQU off(R13), Y5; VMOVDQU off(R14), Y6; VMOVDQU off(SI), Y7; \
+	TRANSPOSE8; \
 	VMOVDQU Y8, s0; VMOVDQU Y9, s1; VMOVDQU Y10, s2; VMOVDQU Y11, s3; \
 	VMOVDQU Y12, s4; VMOVDQU Y13, s5; VMOVDQU Y14, s6; VMOVDQU Y15, s7
 
@@ -88,19 +112,21 @@ GLOBL iv<>(SB), (NOPTR+RODATA), $32
 	HALF(Y0, Y1, Y2, Y3, Y5, Y6, Y7, Y4, Y10, Y11, Y8, Y9, Y15, Y12, Y13, Y14, s8, s10, s12, s14, rot16<>(SB), 12, 20); \
 	HALF(Y0, Y1, Y2, Y3, Y5, Y6, Y7, Y4, Y10, Y11, Y8, Y9, Y15, Y12, Y13, Y14, s9, s11, s13, s15, rot8<>(SB), 7, 25)
 
-// func blocks8(h *[8][8]uint32, src *byte, stride uintptr, nblocks uintptr, t uint64, f0 uint32)
+// func hash8(dst *[8]Digest, h *[8][8]uint32, src *byte, stride, nblocks uintptr, t uint64, f0, fresh uint32)
 //
-// Compresses nblocks consecutive 64-byte blocks of 8 independent messages into the transposed
-// chaining values h (h[j][i] = word j of lane i). Lane i's first block starts at
-// src + i*stride; the 8·nblocks blocks must be readable (no alignment needed). Block b is
-// compressed with counter t + 64·b, and f0 is the final flag of the last block (0 on the
-// others). Requires AVX2.
-TEXT ·blocks8(SB), NOSPLIT, $544-44
-	MOVQ h+0(FP), AX
-	MOVQ src+8(FP), R8
-	MOVQ stride+16(FP), DX
-	MOVQ nblocks+24(FP), CX
-	MOVQ t+32(FP), BX
+// Compresses nblocks ≥ 1 consecutive 64-byte blocks of each of 8 independent messages.
+// Lane i's first block starts at src + i*stride; all 8·nblocks blocks must be readable (no
+// alignment needed). Block b is compressed with counter t + 64·b, and f0 is the final flag of
+// the last block (0 on the others). The chaining values start from the unkeyed BLAKE2s-256
+// initial value when fresh ≠ 0, else from h (transposed: h[j][i] = word j of lane i). At the
+// end they go to dst as 8 little-endian digests when dst ≠ nil, else back to h. nblocks = 0
+// does nothing. Requires AVX2.
+TEXT ·hash8(SB), 0, $800-56
+	MOVQ h+8(FP), AX
+	MOVQ src+16(FP), R8
+	MOVQ stride+24(FP), DX
+	MOVQ nblocks+32(FP), CX
+	MOVQ t+40(FP), BX
 	TESTQ CX, CX
 	JZ done
 	LEAQ (R8)(DX*1), R9
@@ -111,10 +137,20 @@ TEXT ·blocks8(SB), NOSPLIT, $544-44
 	LEAQ (R13)(DX*1), R14
 	LEAQ (R14)(DX*1), SI
 
-loop:
-	LOADT(0, M0, M1, M2, M3, M4, M5, M6, M7)
-	LOADT(32, M8, M9, M10, M11, M12, M13, M14, M15)
+	MOVL fresh+52(FP), DI
+	TESTL DI, DI
+	JZ loadh
+	VPBROADCASTD hinit<>+0x00(SB), Y0
+	VPBROADCASTD hinit<>+0x04(SB), Y1
+	VPBROADCASTD hinit<>+0x08(SB), Y2
+	VPBROADCASTD hinit<>+0x0c(SB), Y3
+	VPBROADCASTD hinit<>+0x10(SB), Y4
+	VPBROADCASTD hinit<>+0x14(SB), Y5
+	VPBROADCASTD hinit<>+0x18(SB), Y6
+	VPBROADCASTD hinit<>+0x1c(SB), Y7
+	JMP saveh
 
+loadh:
 	VMOVDQU 0(AX), Y0
 	VMOVDQU 32(AX), Y1
 	VMOVDQU 64(AX), Y2
@@ -123,6 +159,29 @@ loop:
 	VMOVDQU 160(AX), Y5
 	VMOVDQU 192(AX), Y6
 	VMOVDQU 224(AX), Y7
+
+saveh:
+	VMOVDQU Y0, H0
+	VMOVDQU Y1, H1
+	VMOVDQU Y2, H2
+	VMOVDQU Y3, H3
+	VMOVDQU Y4, H4
+	VMOVDQU Y5, H5
+	VMOVDQU Y6, H6
+	VMOVDQU Y7, H7
+
+loop:
+	LOADT(0, M0, M1, M2, M3, M4, M5, M6, M7)
+	LOADT(32, M8, M9, M10, M11, M12, M13, M14, M15)
+
+	VMOVDQU H0, Y0
+	VMOVDQU H1, Y1
+	VMOVDQU H2, Y2
+	VMOVDQU H3, Y3
+	VMOVDQU H4, Y4
+	VMOVDQU H5, Y5
+	VMOVDQU H6, Y6
+	VMOVDQU H7, Y7
 	VPBROADCASTD iv<>+0x00(SB), Y8
 	VPBROADCASTD iv<>+0x04(SB), Y9
 	VPBROADCASTD iv<>+0x08(SB), Y10
@@ -138,7 +197,7 @@ loop:
 	XORL DI, DI
 	CMPQ CX, $1
 	JNE notlast
-	MOVL f0+40(FP), DI
+	MOVL f0+48(FP), DI
 
 notlast:
 	VMOVQ DI, X14
@@ -171,22 +230,22 @@ notlast:
 	VPXOR Y13, Y5, Y5
 	VPXOR Y14, Y6, Y6
 	VPXOR Y15, Y7, Y7
-	VPXOR 0(AX), Y0, Y0
-	VPXOR 32(AX), Y1, Y1
-	VPXOR 64(AX), Y2, Y2
-	VPXOR 96(AX), Y3, Y3
-	VPXOR 128(AX), Y4, Y4
-	VPXOR 160(AX), Y5, Y5
-	VPXOR 192(AX), Y6, Y6
-	VPXOR 224(AX), Y7, Y7
-	VMOVDQU Y0, 0(AX)
-	VMOVDQU Y1, 32(AX)
-	VMOVDQU Y2, 64(AX)
-	VMOVDQU Y3, 96(AX)
-	VMOVDQU Y4, 128(AX)
-	VMOVDQU Y5, 160(AX)
-	VMOVDQU Y6, 192(AX)
-	VMOVDQU Y7, 224(AX)
+	VPXOR H0, Y0, Y0
+	VPXOR H1, Y1, Y1
+	VPXOR H2, Y2, Y2
+	VPXOR H3, Y3, Y3
+	VPXOR H4, Y4, Y4
+	VPXOR H5, Y5, Y5
+	VPXOR H6, Y6, Y6
+	VPXOR H7, Y7, Y7
+	VMOVDQU Y0, H0
+	VMOVDQU Y1, H1
+	VMOVDQU Y2, H2
+	VMOVDQU Y3, H3
+	VMOVDQU Y4, H4
+	VMOVDQU Y5, H5
+	VMOVDQU Y6, H6
+	VMOVDQU Y7, H7
 
 	ADDQ $64, BX
 	ADDQ $64, R8
@@ -199,6 +258,31 @@ notlast:
 	ADDQ $64, SI
 	DECQ CX
 	JNZ loop
+
+	// Y0..Y7 hold the chaining values, word-major.
+	MOVQ dst+0(FP), DI
+	TESTQ DI, DI
+	JZ storeh
+	TRANSPOSE8
+	VMOVDQU Y8, 0(DI)
+	VMOVDQU Y9, 32(DI)
+	VMOVDQU Y10, 64(DI)
+	VMOVDQU Y11, 96(DI)
+	VMOVDQU Y12, 128(DI)
+	VMOVDQU Y13, 160(DI)
+	VMOVDQU Y14, 192(DI)
+	VMOVDQU Y15, 224(DI)
+	JMP done
+
+storeh:
+	VMOVDQU Y0, 0(AX)
+	VMOVDQU Y1, 32(AX)
+	VMOVDQU Y2, 64(AX)
+	VMOVDQU Y3, 96(AX)
+	VMOVDQU Y4, 128(AX)
+	VMOVDQU Y5, 160(AX)
+	VMOVDQU Y6, 192(AX)
+	VMOVDQU Y7, 224(AX)
 
 done:
 	VZEROUPPER
