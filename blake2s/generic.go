@@ -1,5 +1,7 @@
 package blake2s
 
+//go:generate go run ./_gen
+
 import (
 	"encoding/binary"
 )
