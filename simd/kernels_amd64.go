@@ -25,6 +25,76 @@ func mulEPCLMUL(dst, a, b *[3]uint64)
 func mulKArch(a, b uint64) uint64   { return mulKPCLMUL(a, b) }
 func mulEArch(dst, a, b *[3]uint64) { mulEPCLMUL(dst, a, b) }
 
+// AVX2VPCLMUL vector kernels (vec_amd64.s). n is the number of elements, a positive
+// multiple of 4; E vectors hold 3n words, K vectors n; pointers need no alignment.
+// tab is the broadcast table of an E scalar built by scalarTable.
+
+//go:noescape
+func mulKKAVX2(dst, a, b *uint64, n int)
+
+//go:noescape
+func scaleEKAVX2(dst, a *uint64, s uint64, n int)
+
+//go:noescape
+func mulEKAVX2(dst, a, b *uint64, n int)
+
+//go:noescape
+func mulEEAVX2(dst, a, b *uint64, n int)
+
+//go:noescape
+func scaleEAVX2(dst, a *uint64, tab *[24]uint64, n int)
+
+//go:noescape
+func axpyEAVX2(dst, src *uint64, tab *[24]uint64, n int)
+
+//go:noescape
+func axpyKEAVX2(dst, src *uint64, tab *[24]uint64, n int)
+
+//go:noescape
+func dotKEAVX2(a, b *uint64, n int, acc *[24]uint64)
+
+//go:noescape
+func dotEEAVX2(a, b *uint64, n int, acc *[24]uint64)
+
+//go:noescape
+func foldEAVX2(dst, a, b *uint64, tab *[24]uint64, n int)
+
+//go:noescape
+func foldPairsEAVX2(dst, src *uint64, tab *[24]uint64, n int)
+
+//go:noescape
+func foldKAVX2(dst, a, b *uint64, tab *[24]uint64, n int)
+
+//go:noescape
+func foldPairsKAVX2(dst, src *uint64, tab *[24]uint64, n int)
+
+// scalarTable broadcasts s0, s1, s2, s0+s1, s1+s2, s0+s2 to four words each.
+func scalarTable(t *[24]uint64, s *[3]uint64) {
+	v := [6]uint64{s[0], s[1], s[2], s[0] ^ s[1], s[1] ^ s[2], s[0] ^ s[2]}
+	for i, x := range v {
+		t[4*i], t[4*i+1], t[4*i+2], t[4*i+3] = x, x, x, x
+	}
+}
+
+// finishDot reduces the unreduced accumulators of dotKEAVX2/dotEEAVX2: limb j's 128-bit
+// partial sums are the (lo, hi) word pairs of acc[8j : 8j+8].
+func finishDot(acc *[24]uint64) (out [3]uint64) {
+	for j := range 3 {
+		w := acc[8*j : 8*j+8]
+		out[j] = Reduce(w[1]^w[3]^w[5]^w[7], w[0]^w[2]^w[4]^w[6])
+	}
+	return out
+}
+
+// avx2Prefix returns the number of leading elements the vector kernels take at the
+// active level: n rounded down to a multiple of 4 at AVX2VPCLMUL, else 0.
+func avx2Prefix(n int) int {
+	if level < AVX2VPCLMUL {
+		return 0
+	}
+	return n &^ 3
+}
+
 // The *Arch hooks process a prefix of the vectors with the active level's kernel and
 // return how many elements they did; the caller finishes with the portable twin.
 
@@ -32,7 +102,11 @@ func mulKKArch(dst, a, b []uint64) int {
 	if level < PCLMUL {
 		return 0
 	}
-	for i := range dst {
+	d := avx2Prefix(len(dst))
+	if d > 0 {
+		mulKKAVX2(&dst[0], &a[0], &b[0], d)
+	}
+	for i := d; i < len(dst); i++ {
 		dst[i] = mulKPCLMUL(a[i], b[i])
 	}
 	return len(dst)
@@ -42,7 +116,12 @@ func mulEKArch(dst, a, b []uint64) int {
 	if level < PCLMUL {
 		return 0
 	}
-	for i, k := range b {
+	d := avx2Prefix(len(b))
+	if d > 0 {
+		mulEKAVX2(&dst[0], &a[0], &b[0], d)
+	}
+	for i := d; i < len(b); i++ {
+		k := b[i]
 		dst[3*i] = mulKPCLMUL(a[3*i], k)
 		dst[3*i+1] = mulKPCLMUL(a[3*i+1], k)
 		dst[3*i+2] = mulKPCLMUL(a[3*i+2], k)
@@ -54,7 +133,11 @@ func scaleEKArch(dst, a []uint64, s uint64) int {
 	if level < PCLMUL {
 		return 0
 	}
-	for i := range dst {
+	d := 3 * avx2Prefix(len(dst)/3)
+	if d > 0 {
+		scaleEKAVX2(&dst[0], &a[0], s, d/3)
+	}
+	for i := d; i < len(dst); i++ {
 		dst[i] = mulKPCLMUL(a[i], s)
 	}
 	return len(dst) / 3
@@ -64,7 +147,11 @@ func mulEEArch(dst, a, b []uint64) int {
 	if level < PCLMUL {
 		return 0
 	}
-	for i := 0; i < len(dst); i += 3 {
+	d := 3 * avx2Prefix(len(dst)/3)
+	if d > 0 {
+		mulEEAVX2(&dst[0], &a[0], &b[0], d/3)
+	}
+	for i := d; i < len(dst); i += 3 {
 		mulEPCLMUL((*[3]uint64)(dst[i:]), (*[3]uint64)(a[i:]), (*[3]uint64)(b[i:]))
 	}
 	return len(dst) / 3
@@ -74,7 +161,13 @@ func scaleEArch(dst, a []uint64, s *[3]uint64) int {
 	if level < PCLMUL {
 		return 0
 	}
-	for i := 0; i < len(dst); i += 3 {
+	d := 3 * avx2Prefix(len(dst)/3)
+	if d > 0 {
+		var tab [24]uint64
+		scalarTable(&tab, s)
+		scaleEAVX2(&dst[0], &a[0], &tab, d/3)
+	}
+	for i := d; i < len(dst); i += 3 {
 		mulEPCLMUL((*[3]uint64)(dst[i:]), (*[3]uint64)(a[i:]), s)
 	}
 	return len(dst) / 3
@@ -84,8 +177,14 @@ func axpyEArch(dst, src []uint64, s *[3]uint64) int {
 	if level < PCLMUL {
 		return 0
 	}
+	d := 3 * avx2Prefix(len(dst)/3)
+	if d > 0 {
+		var tab [24]uint64
+		scalarTable(&tab, s)
+		axpyEAVX2(&dst[0], &src[0], &tab, d/3)
+	}
 	var t [3]uint64
-	for i := 0; i < len(dst); i += 3 {
+	for i := d; i < len(dst); i += 3 {
 		mulEPCLMUL(&t, (*[3]uint64)(src[i:]), s)
 		dst[i] ^= t[0]
 		dst[i+1] ^= t[1]
@@ -98,7 +197,14 @@ func axpyKEArch(dst, src []uint64, s *[3]uint64) int {
 	if level < PCLMUL {
 		return 0
 	}
-	for i, k := range src {
+	d := avx2Prefix(len(src))
+	if d > 0 {
+		var tab [24]uint64
+		scalarTable(&tab, s)
+		axpyKEAVX2(&dst[0], &src[0], &tab, d)
+	}
+	for i := d; i < len(src); i++ {
+		k := src[i]
 		dst[3*i] ^= mulKPCLMUL(k, s[0])
 		dst[3*i+1] ^= mulKPCLMUL(k, s[1])
 		dst[3*i+2] ^= mulKPCLMUL(k, s[2])
@@ -111,7 +217,14 @@ func dotKEArch(a, b []uint64) [3]uint64 {
 		return dotKEGeneric(a, b)
 	}
 	var out [3]uint64
-	for i, k := range a {
+	d := avx2Prefix(len(a))
+	if d > 0 {
+		var acc [24]uint64
+		dotKEAVX2(&a[0], &b[0], d, &acc)
+		out = finishDot(&acc)
+	}
+	for i := d; i < len(a); i++ {
+		k := a[i]
 		out[0] ^= mulKPCLMUL(k, b[3*i])
 		out[1] ^= mulKPCLMUL(k, b[3*i+1])
 		out[2] ^= mulKPCLMUL(k, b[3*i+2])
@@ -124,7 +237,13 @@ func dotEEArch(a, b []uint64) [3]uint64 {
 		return dotEEGeneric(a, b)
 	}
 	var out, t [3]uint64
-	for i := 0; i < len(a); i += 3 {
+	d := 3 * avx2Prefix(len(a)/3)
+	if d > 0 {
+		var acc [24]uint64
+		dotEEAVX2(&a[0], &b[0], d/3, &acc)
+		out = finishDot(&acc)
+	}
+	for i := d; i < len(a); i += 3 {
 		mulEPCLMUL(&t, (*[3]uint64)(a[i:]), (*[3]uint64)(b[i:]))
 		out[0] ^= t[0]
 		out[1] ^= t[1]
@@ -138,7 +257,13 @@ func foldEArch(dst, a, b []uint64, r *[3]uint64) int {
 		return 0
 	}
 	var d [3]uint64
-	for i := 0; i < len(dst); i += 3 {
+	p := 3 * avx2Prefix(len(dst)/3)
+	if p > 0 {
+		var tab [24]uint64
+		scalarTable(&tab, r)
+		foldEAVX2(&dst[0], &a[0], &b[0], &tab, p/3)
+	}
+	for i := p; i < len(dst); i += 3 {
 		a0, a1, a2 := a[i], a[i+1], a[i+2]
 		d = [3]uint64{a0 ^ b[i], a1 ^ b[i+1], a2 ^ b[i+2]}
 		mulEPCLMUL(&d, &d, r)
@@ -152,7 +277,13 @@ func foldPairsEArch(dst, src []uint64, r *[3]uint64) int {
 		return 0
 	}
 	var d [3]uint64
-	for i := 0; i < len(dst); i += 3 {
+	p := 3 * avx2Prefix(len(dst)/3)
+	if p > 0 {
+		var tab [24]uint64
+		scalarTable(&tab, r)
+		foldPairsEAVX2(&dst[0], &src[0], &tab, p/3)
+	}
+	for i := p; i < len(dst); i += 3 {
 		j := 2 * i
 		a0, a1, a2 := src[j], src[j+1], src[j+2]
 		d = [3]uint64{a0 ^ src[j+3], a1 ^ src[j+4], a2 ^ src[j+5]}
@@ -166,7 +297,14 @@ func foldKArch(dst, a, b []uint64, r *[3]uint64) int {
 	if level < PCLMUL {
 		return 0
 	}
-	for i, k := range a {
+	p := avx2Prefix(len(a))
+	if p > 0 {
+		var tab [24]uint64
+		scalarTable(&tab, r)
+		foldKAVX2(&dst[0], &a[0], &b[0], &tab, p)
+	}
+	for i := p; i < len(a); i++ {
+		k := a[i]
 		d := k ^ b[i]
 		dst[3*i] = k ^ mulKPCLMUL(d, r[0])
 		dst[3*i+1] = mulKPCLMUL(d, r[1])
@@ -180,7 +318,13 @@ func foldPairsKArch(dst, src []uint64, r *[3]uint64) int {
 		return 0
 	}
 	n := len(src) / 2
-	for i := range n {
+	p := avx2Prefix(n)
+	if p > 0 {
+		var tab [24]uint64
+		scalarTable(&tab, r)
+		foldPairsKAVX2(&dst[0], &src[0], &tab, p)
+	}
+	for i := p; i < n; i++ {
 		k := src[2*i]
 		d := k ^ src[2*i+1]
 		dst[3*i] = k ^ mulKPCLMUL(d, r[0])
