@@ -54,6 +54,11 @@ func FixedChallenges() []field.E {
 
 // skipDomain holds the constants of the 128-point skip domain PHI[0, 128).
 type skipDomain struct {
+	// extPlanes[i][v] are the 8 bit planes (bit j of plane p = bit p of the byte)
+	// of the 64 coset values Σ_{s in byte i, bit s of v} L_s(Λ_j), L_s the Lagrange
+	// basis over S. First in the struct, so that each entry sits in one cache line.
+	extPlanes [8][256][8]uint64
+
 	nodes [2 * skipSize]field.E
 	// invDen128[i] = 1/Π_{k≠i}(n_i + n_k) over the 128 nodes; invDen64 over the first 64.
 	invDen128 [2 * skipSize]field.E
@@ -63,11 +68,6 @@ type skipDomain struct {
 	phiInv map[field.K]byte
 	// red[k] is the byte of t^(8+k): the reduction of the GF(2^8) product planes.
 	red [7]byte
-
-	// extPlanes[i][v] are the 8 bit planes (bit j of plane p = bit p of the byte)
-	// of the 64 coset values Σ_{s in byte i, bit s of v} L_s(Λ_j), L_s the Lagrange
-	// basis over S.
-	extPlanes [8][256][8]uint64
 
 	// smallMask[i] is multiplication by eq_small(i) as 8x8 plane masks:
 	// out[q] ^= in[p] & smallMask[i][q][p].
@@ -118,6 +118,10 @@ func newSkipDomain() *skipDomain {
 			d.red[k-8] = d.byteOf(pw)
 		}
 		pw = pw.Mul(theta)
+	}
+
+	if d.red[0] != 0x1B {
+		panic("zerocheck: PHI is not GF(2^8) modulo t^8 + t^4 + t^3 + t + 1")
 	}
 
 	// Coset extension: L_s(Λ_j) is in the GF(2^8) image.

@@ -34,31 +34,45 @@ func (d *skipDomain) extend(w uint64, out *[8]uint64) {
 	*out = [8]uint64{p0, p1, p2, p3, p4, p5, p6, p7}
 }
 
-// mulPlanes returns the bit-sliced GF(2^8) product of two plane sets.
-func (d *skipDomain) mulPlanes(a, b *[8]uint64) [8]uint64 {
-	var t [15]uint64
-	for p := 0; p < 8; p++ {
-		ap := a[p]
-		t[p+0] ^= ap & b[0]
-		t[p+1] ^= ap & b[1]
-		t[p+2] ^= ap & b[2]
-		t[p+3] ^= ap & b[3]
-		t[p+4] ^= ap & b[4]
-		t[p+5] ^= ap & b[5]
-		t[p+6] ^= ap & b[6]
-		t[p+7] ^= ap & b[7]
-	}
+// mulPlanes returns the bit-sliced GF(2^8) product of two plane sets: the
+// polynomial product, reduced by t^8 = t^4 + t^3 + t + 1 (checked in newSkipDomain).
+func mulPlanes(a, b *[8]uint64) [8]uint64 {
+	b0, b1, b2, b3, b4, b5, b6, b7 := b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]
+	var t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14 uint64
+	x := a[0]
+	t0, t1, t2, t3, t4, t5, t6, t7 = x&b0, x&b1, x&b2, x&b3, x&b4, x&b5, x&b6, x&b7
+	x = a[1]
+	t1, t2, t3, t4, t5, t6, t7, t8 = t1^x&b0, t2^x&b1, t3^x&b2, t4^x&b3, t5^x&b4, t6^x&b5, t7^x&b6, x&b7
+	x = a[2]
+	t2, t3, t4, t5, t6, t7, t8, t9 = t2^x&b0, t3^x&b1, t4^x&b2, t5^x&b3, t6^x&b4, t7^x&b5, t8^x&b6, x&b7
+	x = a[3]
+	t3, t4, t5, t6, t7, t8, t9, t10 = t3^x&b0, t4^x&b1, t5^x&b2, t6^x&b3, t7^x&b4, t8^x&b5, t9^x&b6, x&b7
+	x = a[4]
+	t4, t5, t6, t7, t8, t9, t10, t11 = t4^x&b0, t5^x&b1, t6^x&b2, t7^x&b3, t8^x&b4, t9^x&b5, t10^x&b6, x&b7
+	x = a[5]
+	t5, t6, t7, t8, t9, t10, t11, t12 = t5^x&b0, t6^x&b1, t7^x&b2, t8^x&b3, t9^x&b4, t10^x&b5, t11^x&b6, x&b7
+	x = a[6]
+	t6, t7, t8, t9, t10, t11, t12, t13 = t6^x&b0, t7^x&b1, t8^x&b2, t9^x&b3, t10^x&b4, t11^x&b5, t12^x&b6, x&b7
+	x = a[7]
+	t7, t8, t9, t10, t11, t12, t13, t14 = t7^x&b0, t8^x&b1, t9^x&b2, t10^x&b3, t11^x&b4, t12^x&b5, t13^x&b6, x&b7
+	// t^k = t^(k-8)·(t^4 + t^3 + t + 1), from the top down.
+	t6, t7, t9, t10 = t6^t14, t7^t14, t9^t14, t10^t14
+	t5, t6, t8, t9 = t5^t13, t6^t13, t8^t13, t9^t13
+	t4, t5, t7, t8 = t4^t12, t5^t12, t7^t12, t8^t12
+	t3, t4, t6, t7 = t3^t11, t4^t11, t6^t11, t7^t11
+	t2, t3, t5, t6 = t2^t10, t3^t10, t5^t10, t6^t10
+	t1, t2, t4, t5 = t1^t9, t2^t9, t4^t9, t5^t9
+	t0, t1, t3, t4 = t0^t8, t1^t8, t3^t8, t4^t8
+	return [8]uint64{t0, t1, t2, t3, t4, t5, t6, t7}
+}
+
+// mulConst returns m·v for the bit-sliced constant multiplication m (out[q] = Σ_p
+// v[p]·m[q][p] with all-ones or zero masks).
+func mulConst(v *[8]uint64, m *[8][8]uint64) [8]uint64 {
 	var out [8]uint64
-	copy(out[:], t[:8])
-	for k := 0; k < 7; k++ {
-		hi := t[8+k]
-		if hi == 0 {
-			continue
-		}
-		red := d.red[k]
-		for q := 0; q < 8; q++ {
-			out[q] ^= hi & -uint64(red>>q&1)
-		}
+	for q := 0; q < 8; q++ {
+		r := &m[q]
+		out[q] = v[0]&r[0] ^ v[1]&r[1] ^ v[2]&r[2] ^ v[3]&r[3] ^ v[4]&r[4] ^ v[5]&r[5] ^ v[6]&r[6] ^ v[7]&r[7]
 	}
 	return out
 }
@@ -106,7 +120,7 @@ func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
 			if aw != 0 && bw != 0 {
 				d.extend(aw, &pa)
 				d.extend(bw, &pb)
-				v = d.mulPlanes(&pa, &pb)
+				v = mulPlanes(&pa, &pb)
 			}
 			if cw != 0 {
 				d.extend(cw, &pc)
@@ -114,20 +128,9 @@ func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
 					v[p] ^= pc[p]
 				}
 			}
-			m := &d.smallMask[i]
-			for p := 0; p < 8; p++ {
-				vp := v[p]
-				if vp == 0 {
-					continue
-				}
-				y[0] ^= vp & m[0][p]
-				y[1] ^= vp & m[1][p]
-				y[2] ^= vp & m[2][p]
-				y[3] ^= vp & m[3][p]
-				y[4] ^= vp & m[4][p]
-				y[5] ^= vp & m[5][p]
-				y[6] ^= vp & m[6][p]
-				y[7] ^= vp & m[7][p]
+			u := mulConst(&v, &d.smallMask[i])
+			for q := range y {
+				y[q] ^= u[q]
 			}
 			nz = true
 		}
