@@ -10,12 +10,11 @@ func EqTable(dst, point []E) {
 	dst[0] = One
 	n := 1
 	for _, r := range point {
-		// Entries [0, n) hold the kernel of the first coordinates; entry i+n takes bit j set.
-		for i := 0; i < n; i++ {
-			hi := dst[i].Mul(r)
-			dst[i+n] = hi
-			dst[i] = dst[i].Add(hi)
-		}
+		// Entries [0, n) hold the kernel of the first coordinates; entry i+n takes the
+		// new bit set (·r) and entry i takes it clear (·(1+r) = · + ·r).
+		lo, hi := dst[:n], dst[n:2*n]
+		ScaleE(hi, lo, r)
+		AddSlice(lo, lo, hi)
 		n <<= 1
 	}
 }

@@ -1,27 +1,44 @@
 package simd
 
+import "math/bits"
+
 // clmulGeneric returns the 128-bit carry-less product of x and y as (hi, lo).
+//
+// It uses integer multiplication with holes: x and y are split into five parts x_r,
+// y_s holding the bits at positions ≡ r (mod 5). Every column of an integer product
+// x_r·y_s sums at most 13 one-bit terms, so it never carries 5 places into the next
+// column of its class, and bit k of the product is the parity of column k whenever
+// k ≡ r+s (mod 5).
 func clmulGeneric(x, y uint64) (hi, lo uint64) {
-	// 4-bit window over y with a 16-entry table of x·i (i < 16) held as 67-bit values.
-	var tl, th [16]uint64
-	for i := 1; i < 16; i++ {
-		if i&1 != 0 {
-			tl[i] = tl[i^1] ^ x
-			th[i] = th[i^1]
-		} else {
-			tl[i] = tl[i>>1] << 1
-			th[i] = th[i>>1]<<1 | tl[i>>1]>>63
-		}
+	var xs, ys [5]uint64
+	for r := range 5 {
+		xs[r], ys[r] = x&holeMask[r], y&holeMask[r]
 	}
-	for s := 60; s >= 0; s -= 4 {
-		hi = hi<<4 | lo>>60
-		lo <<= 4
-		n := (y >> uint(s)) & 15
-		lo ^= tl[n]
-		hi ^= th[n]
+	for t := range 5 {
+		var h, l uint64
+		for r := range 5 {
+			s := t - r
+			if s < 0 {
+				s += 5
+			}
+			ph, pl := bits.Mul64(xs[r], ys[s])
+			h ^= ph
+			l ^= pl
+		}
+		lo |= l & holeMask[t]
+		hi |= h & holeMask[(t+1)%5]
 	}
 	return hi, lo
 }
+
+// holeMask[r] has the bits at positions ≡ r (mod 5); bit 64+q of a 128-bit value is in
+// class (q+4) mod 5, so the high word of class t uses holeMask[(t+1) mod 5].
+var holeMask = func() (m [5]uint64) {
+	for p := range 64 {
+		m[p%5] |= 1 << p
+	}
+	return
+}()
 
 // Reduce folds the 128-bit carry-less value hi·x^64 + lo modulo x^64 + x^4 + x^3 + x + 1.
 func Reduce(hi, lo uint64) uint64 {
