@@ -2,8 +2,6 @@ package ntt
 
 import (
 	"github.com/klauspost/cpuid/v2"
-
-	"github.com/leanpipe/leanpipe/field"
 )
 
 // Kernel levels. The level in use is chosen once, in detectLevel; tests force each.
@@ -58,10 +56,11 @@ func fwdGeneric(u, v []uint64, lambda uint64) {
 		}
 		return
 	}
-	l := field.K(lambda)
+	var m mulTable
+	m.init(lambda)
 	for i := range u {
 		y := v[i]
-		x := u[i] ^ uint64(field.K(y).Mul(l))
+		x := u[i] ^ m.mul(y)
 		u[i] = x
 		v[i] = y ^ x
 	}
@@ -75,10 +74,44 @@ func invGeneric(u, v []uint64, lambda uint64) {
 		}
 		return
 	}
-	l := field.K(lambda)
+	var m mulTable
+	m.init(lambda)
 	for i := range u {
 		y := v[i] ^ u[i]
 		v[i] = y
-		u[i] ^= uint64(field.K(y).Mul(l))
+		u[i] ^= m.mul(y)
 	}
+}
+
+// mulTable multiplies K words by a fixed λ: the carry-less products λ·i for i < 256,
+// held as (hi, lo) word pairs, make the product eight table lookups.
+type mulTable struct {
+	lo, hi [256]uint64
+}
+
+func (m *mulTable) init(lambda uint64) {
+	for i := 1; i < 256; i++ {
+		if i&1 != 0 {
+			m.lo[i] = m.lo[i^1] ^ lambda
+			m.hi[i] = m.hi[i^1]
+		} else {
+			m.lo[i] = m.lo[i>>1] << 1
+			m.hi[i] = m.hi[i>>1]<<1 | m.lo[i>>1]>>63
+		}
+	}
+}
+
+// mul returns λ·y reduced modulo x^64 + x^4 + x^3 + x + 1.
+func (m *mulTable) mul(y uint64) uint64 {
+	var hi, lo uint64
+	for s := 56; s >= 0; s -= 8 {
+		hi = hi<<8 | lo>>56
+		lo <<= 8
+		b := y >> uint(s) & 0xff
+		lo ^= m.lo[b]
+		hi ^= m.hi[b]
+	}
+	over := hi>>63 ^ hi>>61 ^ hi>>60
+	h := hi ^ over
+	return lo ^ h ^ h<<1 ^ h<<3 ^ h<<4
 }

@@ -54,8 +54,9 @@ func TestEncodeKIsEvaluation(t *testing.T) {
 					t.Fatalf("%+v q=%d: prefix word %d = %#x, want 0", sh, q, i, row[i])
 				}
 			}
+			x := slowBasis(uint64(q), sh.logRows)
 			for b := range sh.n {
-				want := slowEvalK(msg[b*rows:(b+1)*rows], uint64(q), logD)
+				want := dotBasis(msg[b*rows:(b+1)*rows], x)
 				if got := field.K(row[sh.w-1-b]); got != want {
 					t.Fatalf("%+v q=%d block %d: got %v want %v", sh, q, b, got, want)
 				}

@@ -49,34 +49,30 @@ func randE(rng *rand.Rand, n int) []field.E {
 	return v
 }
 
-// slowBasis returns X_j(q) for j < 2^m, computed straight from the definition: the
-// subspace polynomials by W_{k+1}(y) = W_k(y)·(W_k(y) + W_k(β_k)) evaluated at y = q and
-// at y = β_k = x^k, normalised, and multiplied over the bits of j. It shares no code with
-// the plan.
-func slowBasis(q uint64, m int) []field.K {
-	// wq[k] = W_k(q); wb[k][i] = W_k(x^i).
-	wq := make([]field.K, m+1)
-	wb := make([]field.K, m+1)
-	wq[0] = field.K(q)
-	cur := make([]field.K, m+1)
+// slowHat returns Ŵ_k(q) for k < m, straight from the definition: the subspace
+// polynomials by W_{k+1}(y) = W_k(y)·(W_k(y) + W_k(β_k)) evaluated at y = q and at
+// y = β_k = x^k, then normalised. It shares no code with the plan.
+func slowHat(q uint64, m int) []field.K {
+	wq := field.K(q)
+	cur := make([]field.K, m+1) // cur[i] = W_k(x^i)
 	for i := range cur {
 		cur[i] = field.K(1) << uint(i)
 	}
-	for k := 0; k <= m; k++ {
-		wb[k] = cur[k]
-		if k == m {
-			break
-		}
+	hat := make([]field.K, m)
+	for k := range m {
 		r := cur[k]
-		wq[k+1] = wq[k].Mul(wq[k].Add(r))
+		hat[k] = wq.Mul(r.Inv())
+		wq = wq.Mul(wq.Add(r))
 		for i := k + 1; i <= m; i++ {
 			cur[i] = cur[i].Mul(cur[i].Add(r))
 		}
 	}
-	hatq := make([]field.K, m)
-	for k := range m {
-		hatq[k] = wq[k].Mul(wb[k].Inv())
-	}
+	return hat
+}
+
+// slowBasis returns the novel basis X_j(q) = Π_{k: bit k of j} Ŵ_k(q) for j < 2^m.
+func slowBasis(q uint64, m int) []field.K {
+	hatq := slowHat(q, m)
 	x := make([]field.K, 1<<m)
 	x[0] = 1
 	for k := range m {
@@ -89,7 +85,11 @@ func slowBasis(q uint64, m int) []field.K {
 
 // slowEvalK returns Σ_j coeffs[j]·X_j(q).
 func slowEvalK(coeffs []field.K, q uint64, m int) field.K {
-	x := slowBasis(q, m)
+	return dotBasis(coeffs, slowBasis(q, m))
+}
+
+// dotBasis returns Σ_j coeffs[j]·x[j].
+func dotBasis(coeffs, x []field.K) field.K {
 	var acc field.K
 	for j, c := range coeffs {
 		acc ^= c.Mul(x[j])

@@ -70,8 +70,7 @@ func TestTwiddleDefinition(t *testing.T) {
 				block := rng.IntN(1 << layer)
 				i := d - layer - 1
 				offset := uint64(block) << uint(d-layer)
-				x := slowBasis(offset, i+1)
-				if got, want := p.Twiddle(layer, block), x[1<<i]; got != want {
+				if got, want := p.Twiddle(layer, block), slowHat(offset, i+1)[i]; got != want {
 					t.Fatalf("d=%d layer=%d block=%d: twiddle %v want %v", d, layer, block, got, want)
 				}
 			}

@@ -1,0 +1,67 @@
+package ntt
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// BenchmarkEncodeK is the level-0 encode of a full 64-lane stack of 2^logN K words at
+// rate 1/2, the shape of a BLAKE2s batch commitment.
+func BenchmarkEncodeK(b *testing.B) {
+	for _, logN := range []int{20, 22} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("logN=%d/rate=1/workers=%d", logN, workers), func(b *testing.B) {
+				if testing.Short() && logN > 20 {
+					b.Skip("large encode skipped under -short")
+				}
+				msg := make([]field.K, 1<<logN)
+				for i := range msg {
+					msg[i] = field.K(uint64(i)*0x9e3779b97f4a7c15 ^ 0x1234)
+				}
+				const fold, rate = 6, 1
+				p := NewPlan(logN - fold + rate)
+				dst := make([]uint64, 1<<(logN+rate))
+				b.SetBytes(int64(8 << logN))
+				b.ResetTimer()
+				for range b.N {
+					p.EncodeK(dst, msg, fold, rate, workers)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkEncodeE is a deeper-level encode: 2^logN E values in 16 lanes.
+func BenchmarkEncodeE(b *testing.B) {
+	for _, sh := range []struct{ logN, rate int }{{16, 6}, {12, 10}} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("logN=%d/rate=%d/workers=%d", sh.logN, sh.rate, workers), func(b *testing.B) {
+				const fold = 4
+				msg := make([]field.E, 1<<sh.logN)
+				for i := range msg {
+					msg[i] = field.E{C0: field.K(i), C1: field.K(i * 3), C2: field.K(i * 7)}
+				}
+				p := NewPlan(sh.logN - fold + sh.rate)
+				dst := make([]uint64, 3<<(sh.logN+sh.rate))
+				b.SetBytes(int64(24 << sh.logN))
+				b.ResetTimer()
+				for range b.N {
+					p.EncodeE(dst, msg, fold, sh.rate, workers)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkButterfly(b *testing.B) {
+	u, v := make([]uint64, 512), make([]uint64, 512)
+	for i := range u {
+		u[i], v[i] = uint64(i)*0x9e3779b97f4a7c15, uint64(i)
+	}
+	b.SetBytes(8 * 512)
+	for range b.N {
+		fwd(u, v, 0x123456789abcdef)
+	}
+}
