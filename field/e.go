@@ -23,7 +23,11 @@ func FromK(a K) E { return E{C0: a} }
 func (a E) Add(b E) E { return E{a.C0 ^ b.C0, a.C1 ^ b.C1, a.C2 ^ b.C2} }
 
 // MulK returns a·b for b in K.
-func (a E) MulK(b K) E { return E{a.C0.Mul(b), a.C1.Mul(b), a.C2.Mul(b)} }
+func (a E) MulK(b K) E {
+	var c E
+	simd.MulEKScalar(words3(&c), words3(&a), uint64(b))
+	return c
+}
 
 // Mul returns a·b.
 func (a E) Mul(b E) E {

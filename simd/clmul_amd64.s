@@ -79,3 +79,25 @@ TEXT ·mulEPCLMUL(SB), NOSPLIT, $0-24
 	MOVQ X9, 8(DX)
 	MOVQ X11, 16(DX)
 	RET
+
+// func mulEKPCLMUL(dst, a *[3]uint64, k uint64)
+// Scalar E·K product (three PCLMULQDQ); dst may equal a.
+TEXT ·mulEKPCLMUL(SB), NOSPLIT, $0-24
+	MOVQ a+8(FP), SI
+	MOVQ k+16(FP), X3
+	MOVQ 0(SI), X0
+	MOVQ 8(SI), X1
+	MOVQ 16(SI), X2
+	PCLMULQDQ $0x00, X3, X0
+	PCLMULQDQ $0x00, X3, X1
+	PCLMULQDQ $0x00, X3, X2
+	MOVQ $0x1b, AX
+	MOVQ AX, X13
+	REDUCE(X0, X13, X4)
+	REDUCE(X1, X13, X5)
+	REDUCE(X2, X13, X6)
+	MOVQ dst+0(FP), DX
+	MOVQ X0, 0(DX)
+	MOVQ X1, 8(DX)
+	MOVQ X2, 16(DX)
+	RET

@@ -81,6 +81,10 @@ func mulEGeneric(dst, a, b *[3]uint64) {
 	dst[0], dst[1], dst[2] = Reduce(c0.hi, c0.lo), Reduce(c1.hi, c1.lo), Reduce(c2.hi, c2.lo)
 }
 
+func mulEKScalarGeneric(dst, a *[3]uint64, k uint64) {
+	dst[0], dst[1], dst[2] = mulKGeneric(a[0], k), mulKGeneric(a[1], k), mulKGeneric(a[2], k)
+}
+
 // The portable twins of the vector kernels; lengths are checked by the callers.
 
 func mulKKGeneric(dst, a, b []uint64) {

@@ -17,6 +17,15 @@ func MulE(dst, a, b *[3]uint64) {
 	mulEGeneric(dst, a, b)
 }
 
+// MulEKScalar writes a·k to dst for an E element a and a K element k; dst may equal a.
+func MulEKScalar(dst, a *[3]uint64, k uint64) {
+	if level >= PCLMUL {
+		mulEKScalarArch(dst, a, k)
+		return
+	}
+	mulEKScalarGeneric(dst, a, k)
+}
+
 func needE(name string, v []uint64, n int) {
 	if len(v) != 3*n {
 		panic("simd: " + name + ": an E vector of the wrong length")

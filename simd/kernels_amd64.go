@@ -22,8 +22,12 @@ func mulKPCLMUL(a, b uint64) uint64
 //go:noescape
 func mulEPCLMUL(dst, a, b *[3]uint64)
 
-func mulKArch(a, b uint64) uint64   { return mulKPCLMUL(a, b) }
-func mulEArch(dst, a, b *[3]uint64) { mulEPCLMUL(dst, a, b) }
+//go:noescape
+func mulEKPCLMUL(dst, a *[3]uint64, k uint64)
+
+func mulKArch(a, b uint64) uint64                 { return mulKPCLMUL(a, b) }
+func mulEKScalarArch(dst, a *[3]uint64, k uint64) { mulEKPCLMUL(dst, a, k) }
+func mulEArch(dst, a, b *[3]uint64)               { mulEPCLMUL(dst, a, b) }
 
 // AVX2VPCLMUL vector kernels (vec_amd64.s). n is the number of elements, a positive
 // multiple of 4; E vectors hold 3n words, K vectors n; pointers need no alignment.

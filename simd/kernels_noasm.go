@@ -8,6 +8,7 @@ func detect() Level { return Generic }
 
 func mulKArch(a, b uint64) uint64                        { return mulKGeneric(a, b) }
 func mulEArch(dst, a, b *[3]uint64)                      { mulEGeneric(dst, a, b) }
+func mulEKScalarArch(dst, a *[3]uint64, k uint64)        { mulEKScalarGeneric(dst, a, k) }
 func mulKKArch(dst, a, b []uint64) int                   { return 0 }
 func mulEKArch(dst, a, b []uint64) int                   { return 0 }
 func scaleEKArch(dst, a []uint64, s uint64) int          { return 0 }

@@ -86,6 +86,11 @@ func TestScalar(t *testing.T) {
 			if got != want {
 				t.Fatalf("%d: MulE = %x, want %x", i, got, want)
 			}
+			var ek [3]uint64
+			MulEKScalar(&ek, (*[3]uint64)(a), b[1])
+			if ek != [3]uint64{m(a[0], b[1]), m(a[1], b[1]), m(a[2], b[1])} {
+				t.Fatalf("%d: MulEKScalar = %x", i, ek)
+			}
 			MulE((*[3]uint64)(a), (*[3]uint64)(a), (*[3]uint64)(b))
 			if [3]uint64(a) != want {
 				t.Fatalf("%d: in-place MulE", i)
