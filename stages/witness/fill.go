@@ -159,13 +159,13 @@ const roundWords = circuit.Blake2sGPerRound * gRecordBits / 64
 
 // put ORs a 184-bit record at bit offset 64·i + n (n < 64) of a zeroed round
 // buffer (one spare word).
-func put(out *[roundWords + 1]uint64, i int, n uint, maj1, rip1, c1, maj2, rip2, c2 uint64) {
+func put(out *[roundWords + 1]field.K, i int, n uint, maj1, rip1, c1, maj2, rip2, c2 uint64) {
 	r0, r1, r2 := record(maj1, rip1, c1, maj2, rip2, c2)
 	o := out[i : i+4 : i+4]
-	o[0] |= r0 << n
-	o[1] |= r0>>(64-n) | r1<<n
-	o[2] |= r1>>(64-n) | r2<<n
-	o[3] |= r2 >> (64 - n)
+	o[0] |= field.K(r0 << n)
+	o[1] |= field.K(r0>>(64-n) | r1<<n)
+	o[2] |= field.K(r1>>(64-n) | r2<<n)
+	o[3] |= field.K(r2 >> (64 - n))
 }
 
 func pair(lo, hi uint32) field.K { return field.K(uint64(lo) | uint64(hi)<<32) }
@@ -176,10 +176,12 @@ func fillSlot(w, a, b []field.K, c *Compression) {
 	w, a, b = w[:SlotWords], a[:SlotWords], b[:SlotWords]
 	v := c.initState()
 	m := &c.M
-	var rw, ra, rb [roundWords + 1]uint64
+	var rw, ra, rb [roundWords + 1]field.K
 	for r := range circuit.Blake2sRounds {
 		sg := &circuit.Blake2sSigma[r]
-		rw, ra, rb = [roundWords + 1]uint64{}, [roundWords + 1]uint64{}, [roundWords + 1]uint64{}
+		clear(rw[:])
+		clear(ra[:])
+		clear(rb[:])
 		for gi, ln := range circuit.Blake2sLanes {
 			la, lb, lc, ld := ln[0], ln[1], ln[2], ln[3]
 			a1, ml1, mr1, mp1, rl1, rr1, rp1 := add3(v[la], v[lb], m[sg[2*gi]])
@@ -198,9 +200,9 @@ func fillSlot(w, a, b []field.K, c *Compression) {
 			put(&rb, i, n, mr1, rr1, cr1, mr2, rr2, cr2)
 		}
 		k := wordG + r*roundWords
-		for j := range roundWords {
-			w[k+j], a[k+j], b[k+j] = field.K(rw[j]), field.K(ra[j]), field.K(rb[j])
-		}
+		copy(w[k:k+roundWords], rw[:roundWords])
+		copy(a[k:k+roundWords], ra[:roundWords])
+		copy(b[k:k+roundWords], rb[:roundWords])
 	}
 	// Linear and input rows: w = a = value, b = the constant 1.
 	lin := func(k int, x field.K) {

@@ -360,12 +360,14 @@ func BenchmarkFill(b *testing.B) {
 						a, bb = make([]field.K, n), make([]field.K, n)
 					}
 					b.SetBytes(int64(len(blocks)) * BlockSize)
+					cpu0 := cpuTime()
 					for b.Loop() {
 						if err := FillAB(w, a, bb, blocks, nLog, workers); err != nil {
 							b.Fatal(err)
 						}
 					}
 					b.ReportMetric(float64(len(blocks))*float64(b.N)/b.Elapsed().Seconds(), "compressions/s")
+					b.ReportMetric(float64(cpuTime()-cpu0)/float64(len(blocks)*b.N), "cpu-ns/compression")
 				})
 			}
 		}
