@@ -37,10 +37,16 @@ func PartialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 		out := dst[jlo*KBits : jhi*KBits]
 		clear(out)
 		if dense%8 == 0 {
-			var table [256]field.E
-			for g := 0; g < dense; g += 8 {
-				subsetSums8(&table, eqOut[g:g+8])
-				foldGroup8(out, q, words, g, jlo, jhi, &table)
+			// Tiles of foldTile groups: their tables stay in L1 while each word's
+			// 64 accumulators are visited once per tile.
+			var tables [foldTile][256]field.E
+			for g0 := 0; g0 < dense; g0 += 8 * foldTile {
+				n := min(foldTile, (dense-g0)/8)
+				for k := 0; k < n; k++ {
+					g := g0 + 8*k
+					subsetSums8(&tables[k], eqOut[g:g+8])
+				}
+				foldTile8(out, q, words, g0, n, jlo, jhi, &tables)
 			}
 		} else {
 			for s := 0; s < dense; s++ {
@@ -76,36 +82,64 @@ func subsetSums8(t *[256]field.E, w []field.E) {
 	}
 }
 
-// foldGroup8 adds, for slots g..g+7 and words j in [jlo, jhi), the table entry of
-// the 8 slot bits of column 64·j + i into out[64·(j-jlo) + i].
-func foldGroup8(out []field.E, q []field.K, words, g, jlo, jhi int, t *[256]field.E) {
-	base := g * words
+// foldTile is the number of 8-slot groups folded per pass over the words.
+const foldTile = 4
+
+// foldTile8 adds, for the n ≤ foldTile groups of 8 slots starting at slot g0 and
+// words j in [jlo, jhi), the table entry of each group's 8 slot bits of column
+// 64·j + i into out[64·(j-jlo) + i].
+func foldTile8(out []field.E, q []field.K, words, g0, n, jlo, jhi int, tables *[foldTile][256]field.E) {
 	for j := jlo; j < jhi; j++ {
-		var w [8]uint64
-		nz := uint64(0)
-		for e := range w {
-			w[e] = uint64(q[base+e*words+j])
-			nz |= w[e]
-		}
-		if nz == 0 {
-			continue
-		}
-		acc := out[(j-jlo)*KBits : (j-jlo+1)*KBits]
-		for b := 0; b < 8; b++ {
-			sh := uint(8 * b)
-			x := (w[0]>>sh)&0xff | (w[1]>>sh&0xff)<<8 | (w[2]>>sh&0xff)<<16 | (w[3]>>sh&0xff)<<24 |
-				(w[4]>>sh&0xff)<<32 | (w[5]>>sh&0xff)<<40 | (w[6]>>sh&0xff)<<48 | (w[7]>>sh&0xff)<<56
-			if x == 0 {
+		acc := (*[KBits]field.E)(out[(j-jlo)*KBits:])
+		for k := 0; k < n; k++ {
+			base := (g0+8*k)*words + j
+			var w [8]uint64
+			nz := uint64(0)
+			for e := range w {
+				w[e] = uint64(q[base+e*words])
+				nz |= w[e]
+			}
+			if nz == 0 {
 				continue
 			}
-			x = transpose8x8(x)
-			a := acc[8*b : 8*b+8]
-			for p := range a {
-				if m := byte(x >> (8 * p)); m != 0 {
-					a[p] = a[p].Add(t[m])
+			// Byte b of word e moves to byte e of word b, then each word's 8x8 bit
+			// block is transposed: bit e of byte p of w[b] is bit 8b+p of slot e.
+			transposeBytes8x8(&w)
+			t := &tables[k]
+			for b, x := range w {
+				if x == 0 {
+					continue
+				}
+				x = transpose8x8(x)
+				a := (*[8]field.E)(acc[8*b:])
+				for p := range a {
+					e := &t[byte(x>>(8*p))]
+					a[p].C0 ^= e.C0
+					a[p].C1 ^= e.C1
+					a[p].C2 ^= e.C2
 				}
 			}
 		}
+	}
+}
+
+// transposeBytes8x8 transposes the 8x8 byte matrix whose row e is w[e] (column b
+// = byte b): afterwards byte e of w[b] is what byte b of w[e] was.
+func transposeBytes8x8(w *[8]uint64) {
+	for e := 0; e < 4; e++ {
+		t := (w[e]>>32 ^ w[e+4]) & 0x00000000FFFFFFFF
+		w[e] ^= t << 32
+		w[e+4] ^= t
+	}
+	for _, e := range [4]int{0, 1, 4, 5} {
+		t := (w[e]>>16 ^ w[e+2]) & 0x0000FFFF0000FFFF
+		w[e] ^= t << 16
+		w[e+2] ^= t
+	}
+	for e := 0; e < 8; e += 2 {
+		t := (w[e]>>8 ^ w[e+1]) & 0x00FF00FF00FF00FF
+		w[e] ^= t << 8
+		w[e+1] ^= t
 	}
 }
 

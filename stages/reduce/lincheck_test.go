@@ -331,3 +331,20 @@ func TestLincheckWrongWitness(t *testing.T) {
 		t.Fatalf("flipped witness bit: err = %v, want terminal mismatch", err)
 	}
 }
+
+func TestTransposeBytes8x8(t *testing.T) {
+	rng := testrand.New(t)
+	var w [8]uint64
+	for e := range w {
+		w[e] = rng.Uint64()
+	}
+	y := w
+	transposeBytes8x8(&y)
+	for e := 0; e < 8; e++ {
+		for b := 0; b < 8; b++ {
+			if byte(w[e]>>(8*b)) != byte(y[b]>>(8*e)) {
+				t.Fatalf("byte (%d,%d) misplaced", e, b)
+			}
+		}
+	}
+}

@@ -120,15 +120,58 @@ func newRingFoldTable(m *RingMap) *ringFoldTable {
 }
 
 func (t *ringFoldTable) apply(a field.E) field.E {
-	var acc field.E
-	for i, w := range [3]field.K{a.C0, a.C1, a.C2} {
-		rows := t[8*i : 8*i+8]
-		acc = acc.Add(rows[0][byte(w)]).Add(rows[1][byte(w>>8)]).
-			Add(rows[2][byte(w>>16)]).Add(rows[3][byte(w>>24)]).
-			Add(rows[4][byte(w>>32)]).Add(rows[5][byte(w>>40)]).
-			Add(rows[6][byte(w>>48)]).Add(rows[7][byte(w>>56)])
-	}
-	return acc
+	// Unrolled: constant row indices and byte column indices need no bounds checks.
+	var x0, x1, x2 field.K
+	var p *field.E
+	p = &t[0][byte(a.C0)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[1][byte(a.C0>>8)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[2][byte(a.C0>>16)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[3][byte(a.C0>>24)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[4][byte(a.C0>>32)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[5][byte(a.C0>>40)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[6][byte(a.C0>>48)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[7][byte(a.C0>>56)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[8][byte(a.C1)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[9][byte(a.C1>>8)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[10][byte(a.C1>>16)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[11][byte(a.C1>>24)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[12][byte(a.C1>>32)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[13][byte(a.C1>>40)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[14][byte(a.C1>>48)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[15][byte(a.C1>>56)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[16][byte(a.C2)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[17][byte(a.C2>>8)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[18][byte(a.C2>>16)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[19][byte(a.C2>>24)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[20][byte(a.C2>>32)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[21][byte(a.C2>>40)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[22][byte(a.C2>>48)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	p = &t[23][byte(a.C2>>56)]
+	x0, x1, x2 = x0^p.C0, x1^p.C1, x2^p.C2
+	return field.E{C0: x0, C1: x1, C2: x2}
 }
 
 // RingWeights writes the dense weight table dst[u] = Φ(eq(point, u)) for u over

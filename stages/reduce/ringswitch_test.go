@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -199,13 +200,20 @@ func TestRingWeightsWorkerIndependent(t *testing.T) {
 }
 
 func BenchmarkRingWeights(b *testing.B) {
-	rng := testrand.New(b)
-	var m RingMap
-	copy(m.Challenges[:], randEs(rng, 6))
-	point := randEs(rng, 16)
-	dst := make([]field.E, 1<<16)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		RingWeights(dst, point, &m, 1)
+	for _, mu := range []int{16, 20} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("mu=%d/workers=%d", mu, workers), func(b *testing.B) {
+				rng := testrand.New(b)
+				var m RingMap
+				copy(m.Challenges[:], randEs(rng, 6))
+				point := randEs(rng, mu)
+				dst := make([]field.E, 1<<mu)
+				b.SetBytes(int64(len(dst)) * 24)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					RingWeights(dst, point, &m, workers)
+				}
+			})
+		}
 	}
 }
