@@ -10,35 +10,62 @@ import "math/bits"
 // column of its class, and bit k of the product is the parity of column k whenever
 // k ≡ r+s (mod 5).
 func clmulGeneric(x, y uint64) (hi, lo uint64) {
-	var xs, ys [5]uint64
-	for r := range 5 {
-		xs[r], ys[r] = x&holeMask[r], y&holeMask[r]
-	}
-	for t := range 5 {
-		var h, l uint64
-		for r := range 5 {
-			s := t - r
-			if s < 0 {
-				s += 5
-			}
-			ph, pl := bits.Mul64(xs[r], ys[s])
-			h ^= ph
-			l ^= pl
-		}
-		lo |= l & holeMask[t]
-		hi |= h & holeMask[(t+1)%5]
-	}
+	// m_r has the bits at positions ≡ r (mod 5). Bit 64+q of the 128-bit product is in
+	// class (q+4) mod 5, so the high word of class t is masked with m_{t+1}.
+	const (
+		m0 = 0x1084210842108421
+		m1 = 0x2108421084210842
+		m2 = 0x4210842108421084
+		m3 = 0x8421084210842108
+		m4 = 0x0842108421084210
+	)
+	x0, y0 := x&m0, y&m0
+	x1, y1 := x&m1, y&m1
+	x2, y2 := x&m2, y&m2
+	x3, y3 := x&m3, y&m3
+	x4, y4 := x&m4, y&m4
+	// Class 0: the products x_r·y_s with r+s ≡ 0 (mod 5).
+	h00, l00 := bits.Mul64(x0, y0)
+	h01, l01 := bits.Mul64(x1, y4)
+	h02, l02 := bits.Mul64(x2, y3)
+	h03, l03 := bits.Mul64(x3, y2)
+	h04, l04 := bits.Mul64(x4, y1)
+	lo |= (l00 ^ l01 ^ l02 ^ l03 ^ l04) & m0
+	hi |= (h00 ^ h01 ^ h02 ^ h03 ^ h04) & m1
+	// Class 1: the products x_r·y_s with r+s ≡ 1 (mod 5).
+	h10, l10 := bits.Mul64(x0, y1)
+	h11, l11 := bits.Mul64(x1, y0)
+	h12, l12 := bits.Mul64(x2, y4)
+	h13, l13 := bits.Mul64(x3, y3)
+	h14, l14 := bits.Mul64(x4, y2)
+	lo |= (l10 ^ l11 ^ l12 ^ l13 ^ l14) & m1
+	hi |= (h10 ^ h11 ^ h12 ^ h13 ^ h14) & m2
+	// Class 2: the products x_r·y_s with r+s ≡ 2 (mod 5).
+	h20, l20 := bits.Mul64(x0, y2)
+	h21, l21 := bits.Mul64(x1, y1)
+	h22, l22 := bits.Mul64(x2, y0)
+	h23, l23 := bits.Mul64(x3, y4)
+	h24, l24 := bits.Mul64(x4, y3)
+	lo |= (l20 ^ l21 ^ l22 ^ l23 ^ l24) & m2
+	hi |= (h20 ^ h21 ^ h22 ^ h23 ^ h24) & m3
+	// Class 3: the products x_r·y_s with r+s ≡ 3 (mod 5).
+	h30, l30 := bits.Mul64(x0, y3)
+	h31, l31 := bits.Mul64(x1, y2)
+	h32, l32 := bits.Mul64(x2, y1)
+	h33, l33 := bits.Mul64(x3, y0)
+	h34, l34 := bits.Mul64(x4, y4)
+	lo |= (l30 ^ l31 ^ l32 ^ l33 ^ l34) & m3
+	hi |= (h30 ^ h31 ^ h32 ^ h33 ^ h34) & m4
+	// Class 4: the products x_r·y_s with r+s ≡ 4 (mod 5).
+	h40, l40 := bits.Mul64(x0, y4)
+	h41, l41 := bits.Mul64(x1, y3)
+	h42, l42 := bits.Mul64(x2, y2)
+	h43, l43 := bits.Mul64(x3, y1)
+	h44, l44 := bits.Mul64(x4, y0)
+	lo |= (l40 ^ l41 ^ l42 ^ l43 ^ l44) & m4
+	hi |= (h40 ^ h41 ^ h42 ^ h43 ^ h44) & m0
 	return hi, lo
 }
-
-// holeMask[r] has the bits at positions ≡ r (mod 5); bit 64+q of a 128-bit value is in
-// class (q+4) mod 5, so the high word of class t uses holeMask[(t+1) mod 5].
-var holeMask = func() (m [5]uint64) {
-	for p := range 64 {
-		m[p%5] |= 1 << p
-	}
-	return
-}()
 
 // Reduce folds the 128-bit carry-less value hi·x^64 + lo modulo x^64 + x^4 + x^3 + x + 1.
 func Reduce(hi, lo uint64) uint64 {
