@@ -68,17 +68,25 @@ func BenchmarkSumMany(b *testing.B) {
 func BenchmarkSum256(b *testing.B) {
 	for _, n := range []int{64, 192, 512} {
 		data := make([]byte, n)
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			b.SetBytes(int64(n))
-			loop(b, compressions(n), func() { sink = Sum256(data) })
-		})
+		for _, l := range supportedLevels() {
+			b.Run(fmt.Sprintf("%d/%s", n, levelNames[l]), func(b *testing.B) {
+				defer setLevel(l)()
+				b.SetBytes(int64(n))
+				loop(b, compressions(n), func() { sink = Sum256(data) })
+			})
+		}
 	}
 }
 
 func BenchmarkNode(b *testing.B) {
-	var l, r Digest
-	b.SetBytes(2 * Size)
-	loop(b, 1, func() { sink = Node(&l, &r) })
+	var left, right Digest
+	for _, l := range supportedLevels() {
+		b.Run(levelNames[l], func(b *testing.B) {
+			defer setLevel(l)()
+			b.SetBytes(2 * Size)
+			loop(b, 1, func() { sink = Node(&left, &right) })
+		})
+	}
 }
 
 // BenchmarkXCrypto is the baseline: golang.org/x/crypto/blake2s, one message at a time.

@@ -14,14 +14,22 @@ type Digest = [Size]byte
 // Sum256 returns the unkeyed BLAKE2s-256 digest of data.
 func Sum256(data []byte) Digest {
 	var d Digest
-	sum256Generic(&d, data)
+	if level >= levelAVX2 {
+		sum256AVX(&d, data)
+	} else {
+		sum256Generic(&d, data)
+	}
 	return d
 }
 
 // Node returns BLAKE2s-256(left ‖ right), the Merkle and transcript node hash.
 func Node(left, right *Digest) Digest {
 	var d Digest
-	nodeGeneric(&d, left, right)
+	if level >= levelAVX2 {
+		nodeAVX(&d, left, right)
+	} else {
+		nodeGeneric(&d, left, right)
+	}
 	return d
 }
 
@@ -30,7 +38,11 @@ func Node(left, right *Digest) Digest {
 // and finalization flags f0 (0xFFFFFFFF on the last block, else 0) and f1 (last-node flag, 0
 // outside tree modes).
 func Compress(h *[8]uint32, m *[16]uint32, t uint64, f0, f1 uint32) {
-	compressGeneric(h, m, t, f0, f1)
+	if level >= levelAVX2 {
+		compressAVX(h, m, t, f0, f1)
+	} else {
+		compressGeneric(h, m, t, f0, f1)
+	}
 }
 
 // SumMany sets dst[i] = Sum256(src[i*msgLen : (i+1)*msgLen]) for every i.
@@ -47,7 +59,11 @@ func SumMany(dst []Digest, src []byte, msgLen int) {
 		}
 	}
 	for ; i < n; i++ {
-		sum256Generic(&dst[i], src[i*msgLen:(i+1)*msgLen])
+		if level >= levelAVX2 {
+			sum256AVX(&dst[i], src[i*msgLen:(i+1)*msgLen])
+		} else {
+			sum256Generic(&dst[i], src[i*msgLen:(i+1)*msgLen])
+		}
 	}
 }
 
@@ -66,6 +82,10 @@ func NodeMany(dst []Digest, children []Digest) {
 		}
 	}
 	for ; i < n; i++ {
-		nodeGeneric(&dst[i], &children[2*i], &children[2*i+1])
+		if level >= levelAVX2 {
+			nodeAVX(&dst[i], &children[2*i], &children[2*i+1])
+		} else {
+			nodeGeneric(&dst[i], &children[2*i], &children[2*i+1])
+		}
 	}
 }

@@ -99,6 +99,17 @@ func TestRFC7693SelfTest(t *testing.T) {
 		0x53, 0xC5, 0x98, 0xB2, 0x4F, 0x4F, 0xC7, 0x87,
 		0xFB, 0xDC, 0x88, 0x79, 0x7F, 0x4C, 0x1D, 0xFE,
 	}
+	for _, l := range supportedLevels() {
+		t.Run(levelNames[l], func(t *testing.T) {
+			defer setLevel(l)()
+			if got := selfTestGrandHash(t); !bytes.Equal(got[:], want) {
+				t.Fatalf("grand hash = %x, want %x", got, want)
+			}
+		})
+	}
+}
+
+func selfTestGrandHash(t *testing.T) Digest {
 	var grand []byte
 	for _, outLen := range []int{16, 20, 28, 32} {
 		for _, inLen := range []int{0, 3, 64, 65, 255, 1024} {
@@ -109,15 +120,11 @@ func TestRFC7693SelfTest(t *testing.T) {
 				if !bytes.Equal(s[:], md) {
 					t.Fatalf("Sum256 (len %d) = %x, Compress-built = %x", inLen, s, md)
 				}
-				for _, l := range supportedLevels() {
-					restore := setLevel(l)
-					dst := make([]Digest, 8)
-					SumMany(dst, bytes.Repeat(in, 8), inLen)
-					restore()
-					for i := range dst {
-						if !bytes.Equal(dst[i][:], md) {
-							t.Fatalf("level %s: SumMany (len %d) lane %d = %x, want %x", levelNames[l], inLen, i, dst[i], md)
-						}
+				dst := make([]Digest, 9)
+				SumMany(dst, bytes.Repeat(in, 9), inLen)
+				for i := range dst {
+					if !bytes.Equal(dst[i][:], md) {
+						t.Fatalf("SumMany (len %d) lane %d = %x, want %x", inLen, i, dst[i], md)
 					}
 				}
 			}
@@ -126,10 +133,7 @@ func TestRFC7693SelfTest(t *testing.T) {
 			grand = append(grand, keyedRef(outLen, key, in)...)
 		}
 	}
-	got := Sum256(grand)
-	if !bytes.Equal(got[:], want) {
-		t.Fatalf("grand hash = %x, want %x", got, want)
-	}
+	return Sum256(grand)
 }
 
 func randBytes(r *rand.Rand, n int) []byte {
@@ -151,25 +155,65 @@ func crossLengths() []int {
 
 func TestSum256MatchesXCrypto(t *testing.T) {
 	r := testrand.New(t)
-	for _, n := range crossLengths() {
-		for rep := 0; rep < 2; rep++ {
-			data := randBytes(r, n)
-			if got, want := Sum256(data), xb.Sum256(data); got != want {
-				t.Fatalf("len %d: Sum256 = %x, x/crypto = %x", n, got, want)
+	for _, l := range supportedLevels() {
+		t.Run(levelNames[l], func(t *testing.T) {
+			defer setLevel(l)()
+			for _, n := range crossLengths() {
+				for rep := 0; rep < 2; rep++ {
+					data := randBytes(r, n)
+					if got, want := Sum256(data), xb.Sum256(data); got != want {
+						t.Fatalf("len %d: Sum256 = %x, x/crypto = %x", n, got, want)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 
 func TestNodeMatchesXCrypto(t *testing.T) {
 	r := testrand.New(t)
-	for rep := 0; rep < 200; rep++ {
-		var l, rr Digest
-		copy(l[:], randBytes(r, 32))
-		copy(rr[:], randBytes(r, 32))
-		if got, want := Node(&l, &rr), xb.Sum256(append(l[:], rr[:]...)); got != want {
-			t.Fatalf("Node = %x, x/crypto = %x", got, want)
-		}
+	for _, l := range supportedLevels() {
+		t.Run(levelNames[l], func(t *testing.T) {
+			defer setLevel(l)()
+			for rep := 0; rep < 200; rep++ {
+				var left, right Digest
+				copy(left[:], randBytes(r, 32))
+				copy(right[:], randBytes(r, 32))
+				if got, want := Node(&left, &right), xb.Sum256(append(left[:], right[:]...)); got != want {
+					t.Fatalf("Node = %x, x/crypto = %x", got, want)
+				}
+			}
+		})
+	}
+}
+
+// Compress at every level must equal the portable F on arbitrary chaining values, blocks,
+// 64-bit counters and flags.
+func TestCompressAllLevels(t *testing.T) {
+	r := testrand.New(t)
+	for _, l := range supportedLevels() {
+		t.Run(levelNames[l], func(t *testing.T) {
+			defer setLevel(l)()
+			for rep := 0; rep < 500; rep++ {
+				var h [8]uint32
+				var m [16]uint32
+				for i := range h {
+					h[i] = r.Uint32()
+				}
+				for i := range m {
+					m[i] = r.Uint32()
+				}
+				tc := r.Uint64()
+				f0, f1 := r.Uint32(), r.Uint32()
+				want := h
+				compressGeneric(&want, &m, tc, f0, f1)
+				got := h
+				Compress(&got, &m, tc, f0, f1)
+				if got != want {
+					t.Fatalf("Compress(h=%x, m=%x, t=%#x, f=%#x,%#x) = %x, want %x", h, m, tc, f0, f1, got, want)
+				}
+			}
+		})
 	}
 }
 
@@ -300,11 +344,14 @@ func TestZeroAllocs(t *testing.T) {
 	dst := make([]Digest, 16)
 	children := make([]Digest, 32)
 	var l, rr Digest
+	var h [8]uint32
+	var m [16]uint32
 	for _, lv := range supportedLevels() {
 		restore := setLevel(lv)
 		for name, f := range map[string]func(){
 			"Sum256":      func() { dst[0] = Sum256(data[:600]) },
 			"Node":        func() { dst[0] = Node(&l, &rr) },
+			"Compress":    func() { Compress(&h, &m, 64, 0, 0) },
 			"SumMany/192": func() { SumMany(dst[:13], data[:13*192], 192) },
 			"SumMany/512": func() { SumMany(dst, data, 512) },
 			"SumMany/100": func() { SumMany(dst[:11], data[:1100], 100) },

@@ -10,13 +10,17 @@
 // (digest length 32, key length 0, fanout 1, depth 1).
 //
 // Entry points:
-//   - Sum256, Node: one message on the portable path.
-//   - SumMany, NodeMany: many equal-length messages; on amd64 with AVX2, groups of 8 messages
+//   - Sum256, Node: one message.
+//   - SumMany, NodeMany: many equal-length messages. At the avx2 level, groups of 8 messages
 //     go through an 8-lane kernel that keeps the state transposed (one ymm register holds
-//     one state word of 8 lanes); the remainder takes the portable path.
+//     one state word of 8 lanes, message words are transposed in from the 8 inputs); the
+//     remaining 0..7 messages take the single-message path.
 //   - Compress: the raw compression function F, for circuits and witnesses that need the
 //     intermediate chaining values.
 //
-// The instruction-set level is chosen once at start-up from CPU features (dispatch.go);
-// building with -tags=purego uses only Go. Outputs never depend on the level.
+// Levels: "generic" is portable Go (F unrolled by go generate, compress_generic.go); "avx2"
+// (amd64 with AVX2) adds the 8-lane kernel and a single-message kernel with 128-bit AVX rows
+// (blake2s_amd64.s). There is no AVX-512 kernel. The level is chosen once at start-up from CPU
+// features (dispatch.go, the one place they are read); building with -tags=purego uses only
+// Go. Outputs never depend on the level; tests run every level against the portable one.
 package blake2s

@@ -7,6 +7,7 @@ package blake2s
 //go:noescape
 func hash8(dst *[8]Digest, h *[8][8]uint32, src *byte, stride, nblocks uintptr, t uint64, f0, fresh uint32)
 
+// final is the f0 flag of a last block.
 const final = 0xFFFFFFFF
 
 // sum8AVX2 hashes 8 messages of msgLen bytes each, src = m0 ‖ … ‖ m7.

@@ -287,3 +287,86 @@ storeh:
 done:
 	VZEROUPPER
 	RET
+
+// Single-message BLAKE2s with 128-bit AVX: the rows (v0..v3), (v4..v7), (v8..v11), (v12..v15)
+// live in X0..X3; diagonal steps rotate rows 1..3 with VPSHUFD.
+
+// LOADM gathers four message words at byte offsets o0..o3 of the block at SI into x.
+#define LOADM(x, o0, o1, o2, o3) \
+	VMOVD o0(SI), x; VPINSRD $1, o1(SI), x, x; VPINSRD $2, o2(SI), x, x; VPINSRD $3, o3(SI), x, x
+
+// G4 is one half of four G functions on the rows: a += b + m; d = (d ^ a) >>> r1 (byte
+// shuffle shuf); c += d; b = (b ^ c) >>> n (n + k = 32).
+#define G4(m, shuf, n, k) \
+	VPADDD m, X0, X0; VPADDD X1, X0, X0; VPXOR X0, X3, X3; VPSHUFB shuf, X3, X3; \
+	VPADDD X3, X2, X2; VPXOR X2, X1, X1; VPSRLD $n, X1, X8; VPSLLD $k, X1, X1; VPOR X8, X1, X1
+
+// ROUND1 is one round; the 16 byte offsets are the message words in σ order, regrouped as
+// (σ0 σ2 σ4 σ6) (σ1 σ3 σ5 σ7) (σ8 σ10 σ12 σ14) (σ9 σ11 σ13 σ15).
+#define ROUND1(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3) \
+	LOADM(X4, a0, a1, a2, a3); LOADM(X5, b0, b1, b2, b3); \
+	LOADM(X6, c0, c1, c2, c3); LOADM(X7, d0, d1, d2, d3); \
+	G4(X4, X9, 12, 20); G4(X5, X10, 7, 25); \
+	VPSHUFD $0x39, X1, X1; VPSHUFD $0x4E, X2, X2; VPSHUFD $0x93, X3, X3; \
+	G4(X6, X9, 12, 20); G4(X7, X10, 7, 25); \
+	VPSHUFD $0x93, X1, X1; VPSHUFD $0x4E, X2, X2; VPSHUFD $0x39, X3, X3
+
+// func compress1(h *[8]uint32, src *byte, nblocks uintptr, t uint64, f0, f1 uint32)
+//
+// Compresses nblocks consecutive 64-byte blocks at src (no alignment needed) into the chaining
+// value h. Block b is compressed with counter t + 64·b; f0 and f1 are the flags of the last
+// block (0 on the others). nblocks = 0 does nothing. Requires AVX.
+TEXT ·compress1(SB), NOSPLIT, $0-40
+	MOVQ h+0(FP), AX
+	MOVQ src+8(FP), SI
+	MOVQ nblocks+16(FP), CX
+	MOVQ t+24(FP), BX
+	TESTQ CX, CX
+	JZ done
+	VMOVDQU rot16<>(SB), X9
+	VMOVDQU rot8<>(SB), X10
+	VMOVDQU 0(AX), X11
+	VMOVDQU 16(AX), X12
+
+loop:
+	VMOVDQA X11, X0
+	VMOVDQA X12, X1
+	VMOVDQU iv<>+0(SB), X2
+	VMOVQ BX, X3
+	XORL DX, DX
+	XORL DI, DI
+	CMPQ CX, $1
+	JNE notlast
+	MOVL f0+32(FP), DX
+	MOVL f1+36(FP), DI
+
+notlast:
+	VPINSRD $2, DX, X3, X3
+	VPINSRD $3, DI, X3, X3
+	VPXOR iv<>+16(SB), X3, X3
+
+	ROUND1(0, 8, 16, 24, 4, 12, 20, 28, 32, 40, 48, 56, 36, 44, 52, 60)
+	ROUND1(56, 16, 36, 52, 40, 32, 60, 24, 4, 0, 44, 20, 48, 8, 28, 12)
+	ROUND1(44, 48, 20, 60, 32, 0, 8, 52, 40, 12, 28, 36, 56, 24, 4, 16)
+	ROUND1(28, 12, 52, 44, 36, 4, 48, 56, 8, 20, 16, 60, 24, 40, 0, 32)
+	ROUND1(36, 20, 8, 40, 0, 28, 16, 60, 56, 44, 24, 12, 4, 48, 32, 52)
+	ROUND1(8, 24, 0, 32, 48, 40, 44, 12, 16, 28, 60, 4, 52, 20, 56, 36)
+	ROUND1(48, 4, 56, 16, 20, 60, 52, 40, 0, 24, 36, 32, 28, 12, 8, 44)
+	ROUND1(52, 28, 48, 12, 44, 56, 4, 36, 20, 60, 32, 8, 0, 16, 24, 40)
+	ROUND1(24, 56, 44, 0, 60, 36, 12, 32, 48, 52, 4, 40, 8, 28, 16, 20)
+	ROUND1(40, 32, 28, 4, 8, 16, 24, 20, 60, 36, 12, 52, 44, 56, 48, 0)
+
+	VPXOR X2, X0, X0
+	VPXOR X3, X1, X1
+	VPXOR X0, X11, X11
+	VPXOR X1, X12, X12
+	ADDQ $64, SI
+	ADDQ $64, BX
+	DECQ CX
+	JNZ loop
+
+	VMOVDQU X11, 0(AX)
+	VMOVDQU X12, 16(AX)
+
+done:
+	RET
