@@ -162,10 +162,13 @@ const roundWords = circuit.Blake2sGPerRound * gRecordBits / 64
 func put(out *[roundWords + 1]field.K, i int, n uint, maj1, rip1, c1, maj2, rip2, c2 uint64) {
 	r0, r1, r2 := record(maj1, rip1, c1, maj2, rip2, c2)
 	o := out[i : i+4 : i+4]
-	o[0] |= field.K(r0 << n)
-	o[1] |= field.K(r0>>(64-n) | r1<<n)
-	o[2] |= field.K(r1>>(64-n) | r2<<n)
-	o[3] |= field.K(r2 >> (64 - n))
+	// Masked shift counts compile to bare shifts; x>>1>>(63-n) is x>>(64-n),
+	// including 0 for n = 0.
+	l, r := n&63, (63-n)&63
+	o[0] |= field.K(r0 << l)
+	o[1] |= field.K(r0>>1>>r | r1<<l)
+	o[2] |= field.K(r1>>1>>r | r2<<l)
+	o[3] |= field.K(r2 >> 1 >> r)
 }
 
 func pair(lo, hi uint32) field.K { return field.K(uint64(lo) | uint64(hi)<<32) }
