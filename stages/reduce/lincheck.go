@@ -71,10 +71,7 @@ func rowWeights(dst []field.E, zSkip field.E, chiIn []field.E) []field.E {
 	eq := make([]field.E, 1<<len(chiIn))
 	field.EqTable(eq, chiIn)
 	for j, w := range eq {
-		row := dst[j<<KSkip : (j+1)<<KSkip]
-		for i, l := range skip {
-			row[i] = l.Mul(w)
-		}
+		field.ScaleE(dst[j<<KSkip:(j+1)<<KSkip], skip, w)
 	}
 	return skip
 }
@@ -136,10 +133,7 @@ func LincheckVerify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (Linch
 	field.EqTable(eqIn, chiInPrime)
 	wCol := make([]field.E, size)
 	for j, w := range eqIn {
-		col := wCol[j<<KSkip : (j+1)<<KSkip]
-		for i, v := range s {
-			col[i] = v.Mul(w)
-		}
+		field.ScaleE(wCol[j<<KSkip:(j+1)<<KSkip], s, w)
 	}
 	a2 := alpha.Square()
 	terminal := c.Bilinear(alpha, eRow, wCol).

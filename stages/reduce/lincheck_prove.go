@@ -37,9 +37,7 @@ func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc Zer
 	c.Transpose(comb, eRow, alpha)
 	a2 := alpha.Square()
 	parallelRange(size, workers, 1, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			comb[i] = comb[i].Add(a2.Mul(eRow[i]))
-		}
+		field.AddScaledE(comb[lo:hi], eRow[lo:hi], a2)
 	})
 	comb[c.ConstCol()] = comb[c.ConstCol()].Add(a2.Mul(alpha))
 

@@ -189,10 +189,14 @@ func RingWeights(dst []field.E, point []field.E, m *RingMap, workers int) {
 	field.EqTable(lo, point[:nLo])
 	field.EqTable(hi, point[nLo:])
 	t := newRingFoldTable(m)
-	mask := len(lo) - 1
+	// Each chunk is whole blocks u = a + 2^nLo·b of one hi factor.
 	parallelRange(len(dst), workers, len(lo), func(a, b int) {
-		for u := a; u < b; u++ {
-			dst[u] = t.apply(lo[u&mask].Mul(hi[u>>nLo]))
+		for blk := a; blk < b; blk += len(lo) {
+			out := dst[blk : blk+len(lo)]
+			field.ScaleE(out, lo, hi[blk>>nLo])
+			for u := range out {
+				out[u] = t.apply(out[u])
+			}
 		}
 	})
 }
