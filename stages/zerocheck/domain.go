@@ -1,6 +1,7 @@
 package zerocheck
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -69,9 +70,10 @@ type skipDomain struct {
 	// red[k] is the byte of t^(8+k): the reduction of the GF(2^8) product planes.
 	red [7]byte
 
-	// smallMask[i] is multiplication by eq_small(i) as 8x8 plane masks:
-	// out[q] ^= in[p] & smallMask[i][q][p].
-	smallMask [1 << nSmall][8][8]uint64
+	// eq_small(i) = smallScale·smallNorm[i] in GF(2^8); the scale is the divisor
+	// that makes the normalized weights cheapest to multiply by (fewest set bits).
+	smallNorm  [1 << nSmall]byte
+	smallScale byte
 
 	// medium[k][v] = eq_medium(k)·PHI(v).
 	medium [1 << nMedium][256]field.E
@@ -155,7 +157,8 @@ func newSkipDomain() *skipDomain {
 	}
 
 	// Small eq: the three small coordinates are PHI images, so eq_small(i) is a byte.
-	for i := 0; i < 1<<nSmall; i++ {
+	var small [1 << nSmall]field.K
+	for i := range small {
 		e := field.K(1)
 		for t := 0; t < nSmall; t++ {
 			r := field.Phi8(smallBytes[t])
@@ -165,14 +168,19 @@ func newSkipDomain() *skipDomain {
 				e = e.Mul(1 ^ r)
 			}
 		}
-		eb := d.byteOf(e)
-		for p := 0; p < 8; p++ {
-			col := d.byteOf(field.Phi8(eb).Mul(field.Phi8(1 << p)))
-			for q := 0; q < 8; q++ {
-				if col>>q&1 != 0 {
-					d.smallMask[i][q][p] = ^uint64(0)
-				}
-			}
+		small[i] = e
+	}
+	best := -1
+	for _, scale := range small {
+		inv := scale.Inv()
+		cost := 0
+		var norm [1 << nSmall]byte
+		for i := range small {
+			norm[i] = d.byteOf(small[i].Mul(inv))
+			cost += bits.OnesCount8(norm[i])
+		}
+		if best < 0 || cost < best {
+			best, d.smallNorm, d.smallScale = cost, norm, d.byteOf(scale)
 		}
 	}
 

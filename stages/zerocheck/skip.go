@@ -34,6 +34,13 @@ func (d *skipDomain) extend(w uint64, out *[8]uint64) {
 	*out = [8]uint64{p0, p1, p2, p3, p4, p5, p6, p7}
 }
 
+// extend3Generic is the portable extend3: the coset planes of a, b and c.
+func (d *skipDomain) extend3Generic(a, b, c uint64, out *[3][8]uint64) {
+	d.extend(a, &out[0])
+	d.extend(b, &out[1])
+	d.extend(c, &out[2])
+}
+
 // mulPlanes returns the bit-sliced GF(2^8) product of two plane sets: the
 // polynomial product, reduced by t^8 = t^4 + t^3 + t + 1 (checked in newSkipDomain).
 func mulPlanes(a, b *[8]uint64) [8]uint64 {
@@ -66,15 +73,19 @@ func mulPlanes(a, b *[8]uint64) [8]uint64 {
 	return [8]uint64{t0, t1, t2, t3, t4, t5, t6, t7}
 }
 
-// mulConst returns m·v for the bit-sliced constant multiplication m (out[q] = Σ_p
-// v[p]·m[q][p] with all-ones or zero masks).
-func mulConst(v *[8]uint64, m *[8][8]uint64) [8]uint64 {
-	var out [8]uint64
-	for q := 0; q < 8; q++ {
-		r := &m[q]
-		out[q] = v[0]&r[0] ^ v[1]&r[1] ^ v[2]&r[2] ^ v[3]&r[3] ^ v[4]&r[4] ^ v[5]&r[5] ^ v[6]&r[6] ^ v[7]&r[7]
+// mulByte returns e·v for a GF(2^8) constant e, by Horner's rule on bit-sliced
+// planes: multiplying by t moves plane k to k+1 and folds plane 7 back through
+// t^8 = t^4 + t^3 + t + 1.
+func mulByte(v *[8]uint64, e byte) [8]uint64 {
+	v0, v1, v2, v3, v4, v5, v6, v7 := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+	var a0, a1, a2, a3, a4, a5, a6, a7 uint64
+	for u := 7; u >= 0; u-- {
+		a0, a1, a2, a3, a4, a5, a6, a7 = a7, a0^a7, a1, a2^a7, a3^a7, a4, a5, a6
+		if e>>u&1 != 0 {
+			a0, a1, a2, a3, a4, a5, a6, a7 = a0^v0, a1^v1, a2^v2, a3^v3, a4^v4, a5^v5, a6^v6, a7^v7
+		}
 	}
-	return out
+	return [8]uint64{a0, a1, a2, a3, a4, a5, a6, a7}
 }
 
 // transpose8 transposes the 8x8 bit matrix whose row i is byte i of x.
@@ -105,7 +116,6 @@ func planesToBytes(y *[8]uint64, out *[skipSize]byte) {
 // eq_small·eq_medium(x)·(â·b̂ + ĉ)(Λ_j, x).
 func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
 	a, b, c = a[:groupSize], b[:groupSize], c[:groupSize]
-	var pa, pb, pc [8]uint64
 	var bytes [skipSize]byte
 	for k := 0; k < 1<<nMedium; k++ {
 		var y [8]uint64
@@ -116,19 +126,16 @@ func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
 			if aw|bw|cw == 0 {
 				continue
 			}
-			var v [8]uint64
-			if aw != 0 && bw != 0 {
-				d.extend(aw, &pa)
-				d.extend(bw, &pb)
-				v = mulPlanes(&pa, &pb)
+			var ext [3][8]uint64
+			d.extend3(aw, bw, cw, &ext)
+			v := mulPlanes(&ext[0], &ext[1])
+			for p := range v {
+				v[p] ^= ext[2][p]
 			}
-			if cw != 0 {
-				d.extend(cw, &pc)
-				for p := range v {
-					v[p] ^= pc[p]
-				}
+			u := v
+			if e := d.smallNorm[i]; e != 1 {
+				u = mulByte(&v, e)
 			}
-			u := mulConst(&v, &d.smallMask[i])
 			for q := range y {
 				y[q] ^= u[q]
 			}
@@ -178,7 +185,7 @@ func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers int) [s
 		}
 	}
 	if a.pad == nil {
-		return out
+		return d.denormalize(out)
 	}
 	// The tail: every instance from the live count on is the padding instance, so its
 	// groups are summed once and weighted by the eq mass of the tail instances.
@@ -199,5 +206,14 @@ func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers int) [s
 	for j := range out {
 		out[j] = out[j].Add(mass.Mul(tail[j]))
 	}
-	return out
+	return d.denormalize(out)
+}
+
+// denormalize multiplies by the common factor the small eq weights left out.
+func (d *skipDomain) denormalize(v [skipSize]field.E) [skipSize]field.E {
+	f := field.Phi8(d.smallScale)
+	for j := range v {
+		v[j] = v[j].MulK(f)
+	}
+	return v
 }
