@@ -356,6 +356,25 @@ func TestTranspose64(t *testing.T) {
 	}
 }
 
+func TestPackRows(t *testing.T) {
+	r := testrand.New(t)
+	c := randomCircuit(r, 8)
+	src := make([]uint64, c.Size())
+	for i := range src {
+		src[i] = r.Uint64()
+	}
+	dst := make([]field.K, c.Size())
+	c.PackRows(dst, src)
+	for j := range 64 {
+		for col := range c.Size() {
+			bit := int(j*c.Size() + col)
+			if uint64(dst[bit/64])>>(bit%64)&1 != src[col]>>j&1 {
+				t.Fatalf("instance %d column %d misplaced", j, col)
+			}
+		}
+	}
+}
+
 func TestBuilderMisuse(t *testing.T) {
 	cases := map[string]func(){
 		"read before row": func() { b := NewBuilder("x", 6, 0); b.Col(5) },

@@ -215,3 +215,22 @@ func Transpose64(m *[64]uint64) {
 		}
 	}
 }
+
+// PackRows converts 64 bit-sliced instances (src[col] bit j = column col of
+// instance j, len(src) = Size) into the row packing of those 64 slots: dst[j·Size/64
+// + k] holds columns [64k, 64k+64) of instance j, column 64k+i at bit i. len(dst) =
+// Size. Walk outputs (Solve's w, RowValuesWords' A0·w, B0·w) thus become the packed
+// vectors the zerocheck and the commitment read, for any circuit.
+func (c *Circuit) PackRows(dst []field.K, src []uint64) {
+	c.checkLen("dst", len(dst))
+	c.checkLen("src", len(src))
+	words := c.Size() / 64
+	var m [64]uint64
+	for k := range words {
+		copy(m[:], src[64*k:64*k+64])
+		Transpose64(&m)
+		for j := range 64 {
+			dst[j*words+k] = field.K(m[j])
+		}
+	}
+}

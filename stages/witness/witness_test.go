@@ -141,14 +141,7 @@ func sliced(blocks []Compression) (w, a, b []field.K) {
 	c.Solve(ws, as, bs)
 	pack := func(src []uint64) []field.K {
 		out := make([]field.K, 64*SlotWords)
-		for k := range SlotWords {
-			var m [64]uint64
-			copy(m[:], src[64*k:64*k+64])
-			circuit.Transpose64(&m)
-			for j := range 64 {
-				out[j*SlotWords+k] = field.K(m[j])
-			}
-		}
+		c.PackRows(out, src)
 		return out
 	}
 	return pack(ws), pack(as), pack(bs)
