@@ -28,6 +28,8 @@
 // Row packing (what the zerocheck, the commitment and the witness stage share): a
 // batch of 2^n instances of a circuit of 2^k columns is a bit vector of 2^(k+n)
 // entries, instance s column r at index s·2^k + r, packed 64 per K word: bit
-// (s·2^k + r) mod 64 of word (s·2^k + r) / 64. Transpose64 converts 64 bit-sliced
-// instances to that packing.
+// (s·2^k + r) mod 64 of word (s·2^k + r) / 64. PackRows (built on Transpose64)
+// converts 64 bit-sliced instances, as Solve and RowValuesWords produce them, to
+// that packing, so any circuit can fill the committed stack gate by gate; BLAKE2s
+// has a word-level generator in stages/witness.
 package circuit
