@@ -3,7 +3,9 @@ package simd
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // Benchmarks sweep the dispatch levels; run them with -cpu=1 for one-core figures.
@@ -17,14 +19,53 @@ func benchLevels(b *testing.B, f func(b *testing.B)) {
 	}
 }
 
+// clock counts the iterations of a b.Loop and reports elems/s from wall time and, on
+// Linux, cpu-ns/op and cpu-elems/s from the thread's CPU time: on a shared machine
+// wall time includes waiting for a core.
+type clock struct {
+	wall  time.Time
+	cpu   time.Duration
+	cpuOK bool
+	iters int
+}
+
+func startClock() *clock {
+	runtime.LockOSThread()
+	t, ok := threadCPU()
+	return &clock{wall: time.Now(), cpu: t, cpuOK: ok}
+}
+
+func (c *clock) report(b *testing.B, elems int) {
+	wall := time.Since(c.wall)
+	t, ok := threadCPU()
+	runtime.UnlockOSThread()
+	if c.iters == 0 {
+		return
+	}
+	if elems > 0 {
+		b.ReportMetric(float64(elems)*float64(c.iters)/wall.Seconds(), "elems/s")
+	}
+	if !c.cpuOK || !ok {
+		return
+	}
+	d := t - c.cpu
+	b.ReportMetric(float64(d.Nanoseconds())/float64(c.iters), "cpu-ns/op")
+	if elems > 0 && d > 0 {
+		b.ReportMetric(float64(elems)*float64(c.iters)/d.Seconds(), "cpu-elems/s")
+	}
+}
+
 var sinkK uint64
 
 func BenchmarkMulK(b *testing.B) {
 	benchLevels(b, func(b *testing.B) {
 		x, y := uint64(0x9e3779b97f4a7c15), uint64(0xc2b2ae3d27d4eb4f)
+		c := startClock()
 		for b.Loop() {
 			x = MulK(x, y) // dependent chain: latency-bound
+			c.iters++
 		}
+		c.report(b, 0)
 		sinkK = x
 	})
 }
@@ -33,9 +74,12 @@ func BenchmarkMulE(b *testing.B) {
 	benchLevels(b, func(b *testing.B) {
 		x := [3]uint64{1, 2, 3}
 		y := [3]uint64{0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f, 0x165667b19e3779f9}
+		c := startClock()
 		for b.Loop() {
 			MulE(&x, &x, &y)
+			c.iters++
 		}
+		c.report(b, 0)
 		sinkK = x[0]
 	})
 }
@@ -51,10 +95,12 @@ func benchVector(b *testing.B, name string, words func(n int) (dst, a, c []uint6
 						v[i] = rng.Uint64()
 					}
 				}
+				clk := startClock()
 				for b.Loop() {
 					f(dst, a, c)
+					clk.iters++
 				}
-				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "elems/s")
+				clk.report(b, n)
 			})
 		})
 	}
