@@ -157,6 +157,15 @@ func record(maj1, rip1, c1, maj2, rip2, c2 uint64) (r0, r1, r2 uint64) {
 // exactly 23 words, so every round starts word-aligned.
 const roundWords = circuit.Blake2sGPerRound * gRecordBits / 64
 
+// Compile-time layout checks (a negative array length fails the build): a round is
+// exactly 23 words, and the ten rounds end at the first empty word.
+var (
+	_ [roundWords*64 - circuit.Blake2sGPerRound*gRecordBits]struct{}
+	_ [circuit.Blake2sGPerRound*gRecordBits - roundWords*64]struct{}
+	_ [wordG + circuit.Blake2sRounds*roundWords - wordEnd]struct{}
+	_ [wordEnd - wordG - circuit.Blake2sRounds*roundWords]struct{}
+)
+
 // put ORs a 184-bit record at bit offset 64·i + n (n < 64) of a zeroed round
 // buffer (one spare word).
 func put(out *[roundWords + 1]field.K, i int, n uint, maj1, rip1, c1, maj2, rip2, c2 uint64) {
