@@ -166,18 +166,15 @@ var (
 	_ [wordEnd - wordG - circuit.Blake2sRounds*roundWords]struct{}
 )
 
-// put ORs a 184-bit record at bit offset 64·i + n (n < 64) of a zeroed round
-// buffer (one spare word).
-func put(out *[roundWords + 1]field.K, i int, n uint, maj1, rip1, c1, maj2, rip2, c2 uint64) {
-	r0, r1, r2 := record(maj1, rip1, c1, maj2, rip2, c2)
+// put ORs a 184-bit record (r0, r1, r2) at bit offset 64·i + l of a zeroed round
+// buffer (one spare word); r = 63 - l. Both shift counts are < 64, and
+// x>>1>>r is x>>(64-l), including 0 for l = 0.
+func put(out *[roundWords + 1]field.K, i int, l, r uint, r0, r1, r2 uint64) {
 	o := out[i : i+4 : i+4]
-	// Masked shift counts compile to bare shifts; x>>1>>(63-n) is x>>(64-n),
-	// including 0 for n = 0.
-	l, r := n&63, (63-n)&63
-	o[0] |= field.K(r0 << l)
-	o[1] |= field.K(r0>>1>>r | r1<<l)
-	o[2] |= field.K(r1>>1>>r | r2<<l)
-	o[3] |= field.K(r2 >> 1 >> r)
+	o[0] |= field.K(r0 << (l & 63))
+	o[1] |= field.K(r0>>1>>(r&63) | r1<<(l&63))
+	o[2] |= field.K(r1>>1>>(r&63) | r2<<(l&63))
+	o[3] |= field.K(r2 >> 1 >> (r & 63))
 }
 
 func pair(lo, hi uint32) field.K { return field.K(uint64(lo) | uint64(hi)<<32) }
@@ -206,10 +203,14 @@ func fillSlot(w, a, b []field.K, c *Compression) {
 			b2 := bits.RotateLeft32(b1^c2, -7)
 			v[la], v[lb], v[lc], v[ld] = a2, b2, c2, d2
 			off := uint(gi) * gRecordBits
-			i, n := int(off/64), off%64
-			put(&rw, i, n, mp1, rp1, cp1, mp2, rp2, cp2)
-			put(&ra, i, n, ml1, rl1, cl1, ml2, rl2, cl2)
-			put(&rb, i, n, mr1, rr1, cr1, mr2, rr2, cr2)
+			i, l := int(off/64), off%64
+			r := 63 - l
+			w0, w1, w2 := record(mp1, rp1, cp1, mp2, rp2, cp2)
+			put(&rw, i, l, r, w0, w1, w2)
+			s0, s1, s2 := record(ml1, rl1, cl1, ml2, rl2, cl2)
+			put(&ra, i, l, r, s0, s1, s2)
+			t0, t1, t2 := record(mr1, rr1, cr1, mr2, rr2, cr2)
+			put(&rb, i, l, r, t0, t1, t2)
 		}
 		k := wordG + r*roundWords
 		copy(w[k:k+roundWords], rw[:roundWords])
