@@ -47,20 +47,10 @@ func HashRow(row []uint64) Digest {
 }
 
 // sumMany sets dst[i] = BLAKE2s-256(src[i·msgLen : (i+1)·msgLen]).
-// TODO(blake2s): switch to blake2s.SumMany once it is committed.
-func sumMany(dst []Digest, src []byte, msgLen int) {
-	for i := range dst {
-		dst[i] = blake2s.Sum256(src[i*msgLen : (i+1)*msgLen])
-	}
-}
+func sumMany(dst []Digest, src []byte, msgLen int) { blake2s.SumMany(dst, src, msgLen) }
 
 // nodeMany sets dst[i] = Node(children[2i], children[2i+1]).
-// TODO(blake2s): switch to blake2s.NodeMany once it is committed.
-func nodeMany(dst []Digest, children []Digest) {
-	for i := range dst {
-		dst[i] = blake2s.Node(&children[2*i], &children[2*i+1])
-	}
-}
+func nodeMany(dst []Digest, children []Digest) { blake2s.NodeMany(dst, children) }
 
 // nodeOf returns Node(left, right).
 func nodeOf(left, right *Digest) Digest { return blake2s.Node(left, right) }

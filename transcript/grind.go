@@ -16,14 +16,6 @@ const (
 	grindBatch = 64
 )
 
-// sumMany sets dst[i] = BLAKE2s-256(src[i·msgLen : (i+1)·msgLen]).
-// TODO(blake2s): switch to blake2s.SumMany once it is committed.
-func sumMany(dst []blake2s.Digest, src []byte, msgLen int) {
-	for i := range dst {
-		dst[i] = blake2s.Sum256(src[i*msgLen : (i+1)*msgLen])
-	}
-}
-
 // grindSearch returns the smallest u64 nonce n with the low bits of word 0 of
 // compress(base, (n, 0, 0, DS_POW_NONCE)) zero (0 < bits < 64), using up to workers
 // goroutines. The result does not depend on workers.
@@ -57,7 +49,7 @@ func grindSearch(base [4]uint64, bits, workers int) uint64 {
 				for i := 0; i < grindBatch; i++ {
 					binary.LittleEndian.PutUint64(msgs[64*i+32:], b+uint64(i))
 				}
-				sumMany(out[:], msgs[:], 64)
+				blake2s.SumMany(out[:], msgs[:], 64)
 				for i := range out {
 					if binary.LittleEndian.Uint64(out[i][:8])&mask == 0 {
 						n := b + uint64(i)

@@ -2,12 +2,14 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/blake2s"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/merkle"
@@ -393,9 +395,36 @@ func BenchmarkGrind17(b *testing.B) {
 	}
 }
 
+func BenchmarkSum256x64(b *testing.B) {
+	var buf [64]byte
+	for b.Loop() {
+		d := blake2s.Sum256(buf[:])
+		buf[0] = d[0]
+	}
+}
+
 func BenchmarkCompress(b *testing.B) {
 	s := [4]uint64{1, 2, 3, 4}
 	for b.Loop() {
 		s = Compress(s, [4]uint64{5, 6, 7, dsSqueeze})
+	}
+}
+
+// TestCompressMatchesSum256 checks the word-level compression against hashing the 64-byte
+// image with Sum256.
+func TestCompressMatchesSum256(t *testing.T) {
+	rng := testrand.New(t)
+	for range 200 {
+		var l, r [4]uint64
+		var buf [64]byte
+		for i := range 4 {
+			l[i], r[i] = rng.Uint64(), rng.Uint64()
+			binary.LittleEndian.PutUint64(buf[8*i:], l[i])
+			binary.LittleEndian.PutUint64(buf[32+8*i:], r[i])
+		}
+		d := blake2s.Sum256(buf[:])
+		if Compress(l, r) != digestWords(&d) {
+			t.Fatal("Compress differs from Sum256 of the 64-byte image")
+		}
 	}
 }

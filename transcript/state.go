@@ -25,15 +25,26 @@ const Prefix = "leanvm-b/transcript/v4-blake2s"
 type State [4]uint64
 
 // Compress returns the words of BLAKE2s-256(left ‖ right), each operand as four 8-byte
-// little-endian words: the one primitive of the transcript.
+// little-endian words: the one primitive of the transcript. A 64-byte message is a single
+// BLAKE2s compression (counter 64, last block), applied here to the words directly.
 func Compress(left, right [4]uint64) [4]uint64 {
-	var buf [64]byte
+	h := blake2sIV
+	h[0] ^= 0x01010020 // digest length 32, key length 0, fanout 1, depth 1
+	var m [16]uint32
 	for i := 0; i < 4; i++ {
-		binary.LittleEndian.PutUint64(buf[8*i:], left[i])
-		binary.LittleEndian.PutUint64(buf[32+8*i:], right[i])
+		m[2*i], m[2*i+1] = uint32(left[i]), uint32(left[i]>>32)
+		m[8+2*i], m[8+2*i+1] = uint32(right[i]), uint32(right[i]>>32)
 	}
-	d := blake2s.Sum256(buf[:])
-	return digestWords(&d)
+	blake2s.Compress(&h, &m, 64, 0xFFFFFFFF, 0)
+	return [4]uint64{
+		uint64(h[0]) | uint64(h[1])<<32, uint64(h[2]) | uint64(h[3])<<32,
+		uint64(h[4]) | uint64(h[5])<<32, uint64(h[6]) | uint64(h[7])<<32,
+	}
+}
+
+// blake2sIV is the BLAKE2s initialisation vector (RFC 7693 §2.6).
+var blake2sIV = [8]uint32{
+	0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
 }
 
 func digestWords(d *blake2s.Digest) [4]uint64 {
