@@ -2,7 +2,10 @@
 
 package zerocheck
 
-import "github.com/leanpipe/leanpipe/simd"
+import (
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/simd"
+)
 
 // extend3AVX2 writes the coset planes of a, b and c (see skipDomain.extend) with
 // AVX2 loads and XORs. tab and out need no alignment.
@@ -20,4 +23,39 @@ func (d *skipDomain) extend3(a, b, c uint64, out *[3][8]uint64) {
 		return
 	}
 	d.extend3Generic(a, b, c, out)
+}
+
+// evalWordsAVX2 writes dst_i = Σ_k tab[k][byte k of src[i]] for n E elements at dst.
+//
+//go:noescape
+func evalWordsAVX2(tab *byteTables, src *field.K, dst *field.E, n int)
+
+// evalPairsAVX2 writes dst_i = Σ_k tab0[k][byte k of src[2i]] + tab1[k][byte k of
+// src[2i+1]] for n E elements at dst.
+//
+//go:noescape
+func evalPairsAVX2(tab0, tab1 *byteTables, src *field.K, dst *field.E, n int)
+
+// evalWords writes dst[i] = t(src[i]).
+func (t *byteTables) evalWords(dst []field.E, src []field.K) {
+	if len(dst) != len(src) {
+		panic("zerocheck: evalWords length mismatch")
+	}
+	if useAVX2() && len(src) > 0 {
+		evalWordsAVX2(t, &src[0], &dst[0], len(src))
+		return
+	}
+	t.evalWordsGeneric(dst, src)
+}
+
+// evalPairs writes dst[i] = t0(src[2i]) + t1(src[2i+1]).
+func evalPairs(t0, t1 *byteTables, dst []field.E, src []field.K) {
+	if 2*len(dst) != len(src) {
+		panic("zerocheck: evalPairs length mismatch")
+	}
+	if useAVX2() && len(dst) > 0 {
+		evalPairsAVX2(t0, t1, &src[0], &dst[0], len(dst))
+		return
+	}
+	evalPairsGeneric(t0, t1, dst, src)
 }

@@ -32,3 +32,69 @@ TEXT ·extend3AVX2(SB), NOSPLIT, $0-40
 	WORD(CX, 128)
 	VZEROUPPER
 	RET
+
+// XOR the 32-byte row tab[i][byte i of W] into Y0 (tables of 8·256 rows of 32 bytes,
+// base in R), consuming W.
+#define EROW(R, W, i) \
+	MOVBQZX W, DX; \
+	SHLQ $5, DX; \
+	VPXOR (i*8192)(R)(DX*1), Y0, Y0; \
+	SHRQ $8, W
+
+#define EWORD(R, W) \
+	EROW(R, W, 0); EROW(R, W, 1); EROW(R, W, 2); EROW(R, W, 3); \
+	EROW(R, W, 4); EROW(R, W, 5); EROW(R, W, 6); EROW(R, W, 7)
+
+// Store the low 24 bytes of Y0 at (DI).
+#define STORE24 \
+	VMOVDQU X0, (DI); \
+	VEXTRACTI128 $1, Y0, X1; \
+	MOVQ X1, 16(DI)
+
+// func evalWordsAVX2(tab *[8][256][4]uint64, src *uint64, dst *uint64, n int)
+// dst receives n E elements (3n words): dst_i = Σ_k tab[k][byte k of src[i]] (first
+// three words of each row). n ≥ 0; no alignment needed.
+TEXT ·evalWordsAVX2(SB), NOSPLIT, $0-32
+	MOVQ tab+0(FP), SI
+	MOVQ src+8(FP), BX
+	MOVQ dst+16(FP), DI
+	MOVQ n+24(FP), CX
+	TESTQ CX, CX
+	JEQ  done
+loop:
+	MOVQ (BX), AX
+	VPXOR Y0, Y0, Y0
+	EWORD(SI, AX)
+	STORE24
+	ADDQ $8, BX
+	ADDQ $24, DI
+	DECQ CX
+	JNE  loop
+done:
+	VZEROUPPER
+	RET
+
+// func evalPairsAVX2(tab0, tab1 *[8][256][4]uint64, src *uint64, dst *uint64, n int)
+// dst_i = Σ_k tab0[k][byte k of src[2i]] + tab1[k][byte k of src[2i+1]], n E elements.
+TEXT ·evalPairsAVX2(SB), NOSPLIT, $0-40
+	MOVQ tab0+0(FP), SI
+	MOVQ tab1+8(FP), R8
+	MOVQ src+16(FP), BX
+	MOVQ dst+24(FP), DI
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JEQ  pdone
+ploop:
+	MOVQ (BX), AX
+	MOVQ 8(BX), R9
+	VPXOR Y0, Y0, Y0
+	EWORD(SI, AX)
+	EWORD(R8, R9)
+	STORE24
+	ADDQ $16, BX
+	ADDQ $24, DI
+	DECQ CX
+	JNE  ploop
+pdone:
+	VZEROUPPER
+	RET

@@ -2,8 +2,16 @@
 
 package zerocheck
 
+import "github.com/leanpipe/leanpipe/field"
+
 func useAVX2() bool { return false }
 
 func (d *skipDomain) extend3(a, b, c uint64, out *[3][8]uint64) {
 	d.extend3Generic(a, b, c, out)
+}
+
+func (t *byteTables) evalWords(dst []field.E, src []field.K) { t.evalWordsGeneric(dst, src) }
+
+func evalPairs(t0, t1 *byteTables, dst []field.E, src []field.K) {
+	evalPairsGeneric(t0, t1, dst, src)
 }

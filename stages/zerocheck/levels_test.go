@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/simd"
 )
@@ -24,6 +25,33 @@ func TestKernelLevels(t *testing.T) {
 			if got != ref {
 				restore()
 				t.Fatalf("level %v: extend3 differs from the generic kernel", l)
+			}
+		}
+		var basis, basis1 [skipSize]field.E
+		for i := range basis {
+			basis[i] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+			basis1[i] = basis[i].Mul(basis[i])
+		}
+		t0, t1 := new(byteTables), new(byteTables)
+		t0.fill(&basis)
+		t1.fill(&basis1)
+		for _, n := range []int{0, 1, 5, 64} {
+			src := make([]field.K, 2*n)
+			for i := range src {
+				src[i] = field.K(rng.Uint64())
+			}
+			got, ref := make([]field.E, 2*n), make([]field.E, 2*n)
+			t0.evalWords(got, src)
+			t0.evalWordsGeneric(ref, src)
+			if fmt.Sprint(got) != fmt.Sprint(ref) {
+				restore()
+				t.Fatalf("level %v: evalWords(n=%d) differs from the generic kernel", l, 2*n)
+			}
+			evalPairs(t0, t1, got[:n], src)
+			evalPairsGeneric(t0, t1, ref[:n], src)
+			if fmt.Sprint(got[:n]) != fmt.Sprint(ref[:n]) {
+				restore()
+				t.Fatalf("level %v: evalPairs(n=%d) differs from the generic kernel", l, n)
 			}
 		}
 		stream, _ := proveStream(t, in, 2)

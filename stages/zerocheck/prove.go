@@ -78,7 +78,7 @@ func ProveWith(tr ProverTranscript, in Input, workers int) (Result, error) {
 
 	var lzBasis [skipSize]field.E
 	d.lagrange64(lzBasis[:], z)
-	var lz byteTables
+	lz := new(byteTables)
 	lz.fill(&lzBasis)
 
 	chi := make([]field.E, len(r))
@@ -87,16 +87,16 @@ func ProveWith(tr ProverTranscript, in Input, workers int) (Result, error) {
 	}
 
 	// Round 0 straight from the bits, then both folds (z and chi_0) in one table pass.
-	round(0, bitsRound(&lz, a, b, c, r[1:], workers))
+	round(0, bitsRound(lz, a, b, c, r[1:], workers))
 	var b0, b1 [skipSize]field.E
 	for s := range lzBasis {
 		b1[s] = chi[0].Mul(lzBasis[s])
 		b0[s] = b1[s].Add(lzBasis[s])
 	}
-	var t0, t1 byteTables
+	t0, t1 := new(byteTables), new(byteTables)
 	t0.fill(&b0)
 	t1.fill(&b1)
-	ta, tb, tc := bitsFold(&t0, &t1, a, workers), bitsFold(&t0, &t1, b, workers), bitsFold(&t0, &t1, c, workers)
+	ta, tb, tc := bitsFold(t0, t1, a, workers), bitsFold(t0, t1, b, workers), bitsFold(t0, t1, c, workers)
 
 	// The remaining rounds on E tables, ping-ponging between two buffer sets.
 	half := headPairs(&ta)

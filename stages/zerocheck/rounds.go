@@ -5,16 +5,20 @@ import (
 )
 
 // byteTables is a GF(2)-linear map from a 64-bit word to E, as 8 byte tables:
-// value(w) = Σ_i t[i][byte i of w].
-type byteTables [8][256]field.E
+// value(w) = Σ_i t[i][byte i of w]. Each row is an E element padded to 32 bytes
+// (c0, c1, c2, 0) for the vector kernels; allocate with new so that rows do not
+// straddle cache lines.
+type byteTables [8][256][4]uint64
 
 // fill builds the tables of the map sending bit s to basis[s].
 func (t *byteTables) fill(basis *[skipSize]field.E) {
 	for i := 0; i < 8; i++ {
-		t[i][0] = field.Zero
+		t[i][0] = [4]uint64{}
 		for v := 1; v < 256; v++ {
 			low := v & -v
-			t[i][v] = t[i][v^low].Add(basis[8*i+bitIndex(uint(low))])
+			e := basis[8*i+bitIndex(uint(low))]
+			p := &t[i][v^low]
+			t[i][v] = [4]uint64{p[0] ^ uint64(e.C0), p[1] ^ uint64(e.C1), p[2] ^ uint64(e.C2), 0}
 		}
 	}
 }
@@ -23,14 +27,26 @@ func (t *byteTables) eval(w uint64) field.E {
 	if w == 0 {
 		return field.Zero
 	}
-	var c0, c1, c2 field.K
+	var c0, c1, c2 uint64
 	for i := 0; i < 8; i++ {
 		e := &t[i][byte(w>>(8*i))]
-		c0 ^= e.C0
-		c1 ^= e.C1
-		c2 ^= e.C2
+		c0 ^= e[0]
+		c1 ^= e[1]
+		c2 ^= e[2]
 	}
-	return field.E{C0: c0, C1: c1, C2: c2}
+	return field.E{C0: field.K(c0), C1: field.K(c1), C2: field.K(c2)}
+}
+
+func (t *byteTables) evalWordsGeneric(dst []field.E, src []field.K) {
+	for i, w := range src {
+		dst[i] = t.eval(uint64(w))
+	}
+}
+
+func evalPairsGeneric(t0, t1 *byteTables, dst []field.E, src []field.K) {
+	for i := range dst {
+		dst[i] = t0.eval(uint64(src[2*i])).Add(t1.eval(uint64(src[2*i+1])))
+	}
 }
 
 // bitsRound is the first multilinear round, read straight from the bits: with
@@ -39,47 +55,36 @@ func (t *byteTables) eval(w uint64) field.E {
 // words' values are the values of their XOR.
 func bitsRound(lz *byteTables, a, b, c words, rr []field.E, workers int) [2]field.E {
 	padPairs := len(a.pad) / 2
-	return pairSum(rr, len(a.head)/2, padPairs, workers, func(head bool, base, n int, eq []field.E) [2]field.E {
+	return pairSum(rr, len(a.head)/2, padPairs, workers, func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
 		aw, bw, cw := a.head, b.head, c.head
 		if !head {
 			aw, bw, cw = a.pad, b.pad, c.pad
 		}
-		var g1, gi field.E
+		w := s.words[:5*n]
 		for l := 0; l < n; l++ {
 			x := 2 * (base + l)
-			a0, a1 := uint64(aw[x]), uint64(aw[x+1])
-			b0, b1 := uint64(bw[x]), uint64(bw[x+1])
-			t1 := lz.eval(c1Of(cw, x))
-			if a1 != 0 && b1 != 0 {
-				t1 = t1.Add(lz.eval(a1).Mul(lz.eval(b1)))
-			}
-			if !t1.IsZero() {
-				g1 = g1.Add(eq[l].Mul(t1))
-			}
-			if as, bs := a0^a1, b0^b1; as != 0 && bs != 0 {
-				gi = gi.Add(eq[l].Mul(lz.eval(as).Mul(lz.eval(bs))))
-			}
+			a0, a1, b0, b1 := aw[x], aw[x+1], bw[x], bw[x+1]
+			w[l], w[n+l], w[2*n+l], w[3*n+l], w[4*n+l] = a1, a0^a1, b1, b0^b1, cw[x+1]
 		}
-		return [2]field.E{g1, gi}
+		lz.evalWords(s.a1[:n], w[:n])
+		lz.evalWords(s.as[:n], w[n:2*n])
+		lz.evalWords(s.b1[:n], w[2*n:3*n])
+		lz.evalWords(s.bs[:n], w[3*n:4*n])
+		lz.evalWords(s.c1[:n], w[4*n:])
+		return s.message(n, eq)
 	})
 }
-
-func c1Of(cw []field.K, x int) uint64 { return uint64(cw[x+1]) }
 
 // bitsFold evaluates a word vector at z on the skip variable and at chi on the lowest
 // remaining one: out[j] = (1 + chi)·â_{2j} + chi·â_{2j+1}.
 func bitsFold(t0, t1 *byteTables, in words, workers int) vec {
 	out := vec{head: make([]field.E, len(in.head)/2)}
 	parallelRange(len(out.head), workers, func(_, lo, hi int) {
-		for j := lo; j < hi; j++ {
-			out.head[j] = t0.eval(uint64(in.head[2*j])).Add(t1.eval(uint64(in.head[2*j+1])))
-		}
+		evalPairs(t0, t1, out.head[lo:hi], in.head[2*lo:2*hi])
 	})
 	if in.pad != nil {
 		out.pad = make([]field.E, len(in.pad)/2)
-		for j := range out.pad {
-			out.pad[j] = t0.eval(uint64(in.pad[2*j])).Add(t1.eval(uint64(in.pad[2*j+1])))
-		}
+		evalPairs(t0, t1, out.pad, in.pad)
 	}
 	return out
 }
@@ -99,17 +104,16 @@ func padPairs(v *vec) int {
 // eRound is a multilinear round on E tables: G(1) = Σ_j eq(rr, j)·(a·b + c)_{2j+1},
 // G(∞) = Σ_j eq(rr, j)·(a_{2j} + a_{2j+1})·(b_{2j} + b_{2j+1}).
 func eRound(a, b, c *vec, rr []field.E, workers int) [2]field.E {
-	return pairSum(rr, headPairs(a), padPairs(a), workers, func(head bool, base, n int, eq []field.E) [2]field.E {
-		var g1, gi field.E
+	return pairSum(rr, headPairs(a), padPairs(a), workers, func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
 		if head && 2*(base+n) <= len(a.head) {
-			ah, bh, ch := a.head, b.head, c.head
+			ah, bh, ch := a.head[2*base:2*(base+n)], b.head[2*base:2*(base+n)], c.head[2*base:2*(base+n)]
 			for l := 0; l < n; l++ {
-				x := 2 * (base + l)
-				a0, a1, b0, b1 := ah[x], ah[x+1], bh[x], bh[x+1]
-				g1 = g1.Add(eq[l].Mul(a1.Mul(b1).Add(ch[x+1])))
-				gi = gi.Add(eq[l].Mul(a0.Add(a1).Mul(b0.Add(b1))))
+				a0, a1, b0, b1 := ah[2*l], ah[2*l+1], bh[2*l], bh[2*l+1]
+				s.a1[l], s.as[l] = a1, a0.Add(a1)
+				s.b1[l], s.bs[l] = b1, b0.Add(b1)
+				s.c1[l] = ch[2*l+1]
 			}
-			return [2]field.E{g1, gi}
+			return s.message(n, eq)
 		}
 		for l := 0; l < n; l++ {
 			x := 2 * (base + l)
@@ -120,10 +124,11 @@ func eRound(a, b, c *vec, rr []field.E, workers int) [2]field.E {
 				p := len(a.pad) - 1
 				a0, a1, b0, b1, c1 = a.pad[x&p], a.pad[(x+1)&p], b.pad[x&p], b.pad[(x+1)&p], c.pad[(x+1)&p]
 			}
-			g1 = g1.Add(eq[l].Mul(a1.Mul(b1).Add(c1)))
-			gi = gi.Add(eq[l].Mul(a0.Add(a1).Mul(b0.Add(b1))))
+			s.a1[l], s.as[l] = a1, a0.Add(a1)
+			s.b1[l], s.bs[l] = b1, b0.Add(b1)
+			s.c1[l] = c1
 		}
-		return [2]field.E{g1, gi}
+		return s.message(n, eq)
 	})
 }
 

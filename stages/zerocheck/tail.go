@@ -86,7 +86,7 @@ const splitLog = 10
 // pad pairs (nHead a multiple of padPairs; padPairs = 0 when there is no tail).
 // row(head, base, n, eq) returns Σ_{l<n} eq[l]·f(base + l) for the two message
 // components.
-func pairSum(rr []field.E, nHead, padPairs, workers int, row func(head bool, base, n int, eq []field.E) [2]field.E) [2]field.E {
+func pairSum(rr []field.E, nHead, padPairs, workers int, row func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E) [2]field.E {
 	nlo := min(splitLog, len(rr))
 	lo := make([]field.E, 1<<nlo)
 	field.EqTable(lo, rr[:nlo])
@@ -96,10 +96,11 @@ func pairSum(rr []field.E, nHead, padPairs, workers int, row func(head bool, bas
 	parts := make([][2]field.E, max(workers, 1))
 	parallelRange(rows, workers, func(w, r0, r1 int) {
 		var acc [2]field.E
+		sc := newScratch(len(lo))
 		for h := r0; h < r1; h++ {
 			base := h * len(lo)
 			n := min(len(lo), nHead-base)
-			s := row(true, base, n, lo[:n])
+			s := row(true, base, n, lo[:n], sc)
 			acc[0] = acc[0].Add(hi[h].Mul(s[0]))
 			acc[1] = acc[1].Add(hi[h].Mul(s[1]))
 		}
@@ -116,9 +117,32 @@ func pairSum(rr []field.E, nHead, padPairs, workers int, row func(head bool, bas
 	lp := log2(padPairs)
 	eqIn := make([]field.E, padPairs)
 	field.EqTable(eqIn, rr[:lp])
-	s := row(false, 0, padPairs, eqIn)
+	s := row(false, 0, padPairs, eqIn, newScratch(padPairs))
 	mass := tailMass(rr[lp:], nHead/padPairs)
 	out[0] = out[0].Add(mass.Mul(s[0]))
 	out[1] = out[1].Add(mass.Mul(s[1]))
 	return out
+}
+
+// scratch holds one row of de-interleaved pair values for the vector kernels:
+// x1 = f(2j+1) and xs = f(2j) + f(2j+1) for a and b, c1 = c(2j+1), and products.
+type scratch struct {
+	a1, as, b1, bs, c1, p []field.E
+	words                 []field.K
+}
+
+func newScratch(n int) *scratch {
+	buf := make([]field.E, 6*n)
+	return &scratch{a1: buf[:n], as: buf[n : 2*n], b1: buf[2*n : 3*n], bs: buf[3*n : 4*n], c1: buf[4*n : 5*n], p: buf[5*n:],
+		words: make([]field.K, 5*n)}
+}
+
+// message returns (Σ eq·(a1·b1 + c1), Σ eq·as·bs) over the first n entries.
+func (s *scratch) message(n int, eq []field.E) [2]field.E {
+	p := s.p[:n]
+	field.MulESlice(p, s.a1[:n], s.b1[:n])
+	field.AddSlice(p, p, s.c1[:n])
+	g1 := field.InnerProduct(eq[:n], p)
+	field.MulESlice(p, s.as[:n], s.bs[:n])
+	return [2]field.E{g1, field.InnerProduct(eq[:n], p)}
 }
