@@ -51,9 +51,10 @@ func (p *Plan) EncodeK(dst []uint64, msg []field.K, foldLog, logInvRate, workers
 	if w<<p.logD != len(dst) || w < n || w > 1<<foldLog {
 		panic(fmt.Sprintf("ntt: EncodeK: codeword of %d words is not 2^%d rows of %d..%d words", len(dst), p.logD, n, 1<<foldLog))
 	}
+	transposeLanes(dst, w, kWords(msg), n, rows, workers)
 	e := engine{
 		p: p, buf: dst, s: w, c0: w - n, n: n, start: logInvRate, workers: workers,
-		src: &source{words: kWords(msg), n: n, rows: rows, laneMajor: true},
+		src: &source{words: dst, stride: w, off: w - n, n: n, rows: rows, inPlace: true},
 	}
 	e.run()
 }
@@ -87,7 +88,7 @@ func (p *Plan) EncodeE(dst []uint64, msg []field.E, foldLog, logInvRate, workers
 	}
 	e := engine{
 		p: p, buf: dst, s: s, n: s, start: logInvRate, workers: workers,
-		src: &source{words: eWords(msg), n: s, rows: 1 << logRows},
+		src: &source{words: eWords(msg), stride: s, n: s, rows: 1 << logRows},
 	}
 	e.run()
 }

@@ -230,3 +230,37 @@ func TestEncodePanicsOnBadSizes(t *testing.T) {
 	mustPanic("E codeword", func() { p.EncodeE(make([]uint64, 47<<5), make([]field.E, 16<<4), 4, 1, 1) })
 	mustPanic("rate", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 64), 6, 6, 1) })
 }
+
+// Every split of the engine (top passes, fused fills, sub-block sizes) gives the same
+// codeword: sweep the sub-block target so the small shapes take every path.
+func TestEncodeEnginePaths(t *testing.T) {
+	rng := testrand.New(t)
+	saved := subTargetLog
+	defer func() { subTargetLog = saved }()
+	for _, sh := range []struct{ logRows, rate, n, w int }{{6, 1, 64, 64}, {7, 3, 9, 64}, {5, 4, 2, 2}, {8, 2, 64, 64}} {
+		msg := randK(rng, sh.n<<sh.logRows)
+		want := encodeKOracle(msg, sh.logRows, sh.rate, sh.w)
+		emsg := randE(rng, 8<<sh.logRows)
+		ewant := make([]uint64, 24<<(sh.logRows+sh.rate))
+		for rep := range 1 << sh.rate {
+			copy(ewant[rep*len(emsg)*3:], eWords(emsg))
+		}
+		p := NewPlan(sh.logRows + sh.rate)
+		p.forwardWordsRef(ewant, 24, sh.rate)
+		for st := 8; st <= 20; st++ {
+			subTargetLog = st
+			for _, workers := range []int{1, 3} {
+				dst := make([]uint64, sh.w<<p.logD)
+				p.EncodeK(dst, msg, 6, sh.rate, workers)
+				if !slices.Equal(dst, want) {
+					t.Fatalf("%+v sub=%d workers=%d: K codeword differs", sh, st, workers)
+				}
+				edst := make([]uint64, len(ewant))
+				p.EncodeE(edst, emsg, 3, sh.rate, workers)
+				if !slices.Equal(edst, ewant) {
+					t.Fatalf("%+v sub=%d workers=%d: E codeword differs", sh, st, workers)
+				}
+			}
+		}
+	}
+}

@@ -13,9 +13,6 @@ const (
 	// maxGroupLog is the widest gathered radix: one pass over the codeword runs up to
 	// this many layers.
 	maxGroupLog = 6
-	// subTargetLog is log2 of the bytes of a deep-phase sub-block, which one worker
-	// transforms through all remaining layers while it stays cache resident.
-	subTargetLog = 18
 	// minSubLog is the fewest rows (log2) a sub-block keeps when it is split further
 	// only to give every worker one.
 	minSubLog = 6
@@ -24,29 +21,60 @@ const (
 	deepChunkWords = 512
 )
 
-// source supplies the message rows (replica 0) to the first pass of an encode.
+// subTargetLog is log2 of the bytes of a deep-phase sub-block, which one worker
+// transforms through all remaining layers while it stays cache resident.
+var subTargetLog = 18
+
+// subMaxLog bounds (log2 bytes) how far a sub-block may grow to save a top pass.
+const subMaxLog = 21
+
+// source supplies the message rows (replica 0) to the first pass of an encode: row k's
+// n active words are words[k·stride + off ..][:n].
 type source struct {
-	words     []uint64 // the message words
-	n         int      // active words per codeword row
-	rows      int      // message rows
-	laneMajor bool     // words holds n lane blocks of `rows` words; column n−1−b is block b
+	words       []uint64
+	stride, off int
+	n           int
+	rows        int  // message rows
+	inPlace     bool // words is the engine's own buffer, replica 0 holding the message
 }
 
-// gather writes message rows row0..row0+c−1 to out, row k at out[k·stride ..][:n].
-func (s *source) gather(out []uint64, stride, row0, c int) {
-	if !s.laneMajor {
-		for k := range c {
-			copy(out[k*stride:k*stride+s.n], s.words[(row0+k)*s.n:(row0+k+1)*s.n])
-		}
+// gather writes message rows row0..row0+c−1 to out, row k at out[k·outStride ..][:n].
+func (s *source) gather(out []uint64, outStride, row0, c int) {
+	if s.stride == s.n && outStride == s.n {
+		copy(out[:c*s.n], s.words[row0*s.n+s.off:(row0+c)*s.n+s.off])
 		return
 	}
-	for b := range s.n {
-		col := s.n - 1 - b
-		src := s.words[b*s.rows+row0 : b*s.rows+row0+c]
-		for k, x := range src {
-			out[k*stride+col] = x
-		}
+	for k := range c {
+		src := s.words[(row0+k)*s.stride+s.off:]
+		copy(out[k*outStride:k*outStride+s.n], src[:s.n])
 	}
+}
+
+// transposeTileWords bounds a transpose tile (32 KiB) so it stays in L1 while it fills.
+const transposeTileWords = 1 << 12
+
+// transposeLanes writes n lane-major blocks of `rows` words (block b = msg[b·rows ..])
+// into the first `rows` rows of buf (rows of s words): column s−1−b takes block b and
+// columns 0..s−n−1 are zeroed. Each lane contributes a contiguous burst per row tile.
+func transposeLanes(buf []uint64, s int, msg []uint64, n, rows, workers int) {
+	tile := min(rows, pow2Floor(transposeTileWords/s))
+	parallelFor(workers, rows/tile, func(_, lo, hi int) {
+		for t := lo; t < hi; t++ {
+			r0 := t * tile
+			out := buf[r0*s : (r0+tile)*s]
+			if n < s {
+				for k := range tile {
+					clear(out[k*s : k*s+s-n])
+				}
+			}
+			for b := range n {
+				col := s - 1 - b
+				for k, x := range msg[b*rows+r0 : b*rows+r0+tile] {
+					out[k*s+col] = x
+				}
+			}
+		}
+	})
 }
 
 // engine runs layers start..logD−1 of the forward transform over an interleaved buffer:
@@ -70,9 +98,17 @@ func (e *engine) run() {
 	if e.workers < 1 {
 		e.workers = 1
 	}
-	subLog := subTargetLog - bits.Len(uint(e.s*8)-1)
-	subLog = max(0, min(subLog, logD))
+	rowLog := bits.Len(uint(e.s*8) - 1)
+	subLog := max(0, min(subTargetLog-rowLog, logD))
 	nTop := logD - subLog
+	if rest := nTop - e.start; rest > 0 {
+		// Save a whole pass over the buffer when larger sub-blocks (up to 2^subMaxLog
+		// bytes) let the top layers fit one pass fewer.
+		passes := (rest + maxGroupLog - 1) / maxGroupLog
+		if fewer := e.start + maxGroupLog*(passes-1); logD-fewer <= subMaxLog-rowLog {
+			nTop = fewer
+		}
+	}
 	if wl := bits.Len(uint(e.workers) - 1); nTop < wl {
 		nTop = max(nTop, min(wl, logD-minSubLog))
 	}
@@ -80,14 +116,21 @@ func (e *engine) run() {
 	if nTop > first {
 		e.scratch = make([][]uint64, e.workers)
 		for layer := first; layer < nTop; {
-			layer += e.topPass(layer, min(nTop-layer, maxGroupLog), layer == first && e.src != nil)
+			// Balance the passes: 7 layers go as 4 + 3, not 6 + 1.
+			rest := nTop - layer
+			passes := (rest + maxGroupLog - 1) / maxGroupLog
+			layer += e.topPass(layer, (rest+passes-1)/passes, layer == first && e.src != nil)
 		}
 		first = nTop
-	} else if e.src != nil {
-		e.fill()
+		for _, b := range e.scratch {
+			if b != nil {
+				e.p.scratch.Put(&b)
+			}
+		}
 	}
-	if first < logD {
-		e.deepPhase(min(nTop, first), first)
+	fill := e.src != nil && nTop <= e.start
+	if first < logD || fill {
+		e.deepPhase(min(nTop, first), first, fill)
 	}
 }
 
@@ -119,20 +162,19 @@ func pow2Floor(x int) int {
 	return 1 << (bits.Len(uint(x)) - 1)
 }
 
-// fill writes all 2^start replicas of the message (no layer runs).
-func (e *engine) fill() {
+// fillRows writes rows row0..row0+c−1 of the replicated message (replica 0 rows are
+// left alone when the source is the buffer itself).
+func (e *engine) fillRows(row0, c int) {
 	rows := e.src.rows
-	c := min(rows, pow2Floor(deepChunkWords/e.n))
-	chunks := rows / c
-	units := chunks << e.start
-	parallelFor(e.workers, units, func(_, lo, hi int) {
-		for u := lo; u < hi; u++ {
-			rep, r0 := u/chunks, (u%chunks)*c
-			row := rep*rows + r0
-			e.src.gather(e.buf[row*e.s+e.c0:], e.s, r0, c)
-			e.zeroPrefix(row, c)
+	for row := row0; row < row0+c; {
+		r := row & (rows - 1)
+		k := min(rows-r, row0+c-row)
+		if !e.src.inPlace || row >= rows {
+			e.src.gather(e.buf[row*e.s+e.c0:], e.s, r, k)
+			e.zeroPrefix(row, k)
 		}
-	})
+		row += k
+	}
 }
 
 func (e *engine) zeroPrefix(row, c int) {
@@ -162,9 +204,27 @@ func (e *engine) topPass(layer, j int, fromSrc bool) int {
 	perBlock := seg / c
 	units := perBlock << layer
 	segLen := c * e.n
-	parallelFor(e.workers, units, func(w, lo, hi int) {
+	if fromSrc && e.src.inPlace && layer > 0 {
+		// Every block reads replica 0, so block 0 is transformed in place only after
+		// every other block has read it.
+		e.topUnits(layer, j, true, blockRows, seg, c, perBlock, segLen, perBlock, units)
+		e.topUnits(layer, j, true, blockRows, seg, c, perBlock, segLen, 0, perBlock)
+		return j
+	}
+	e.topUnits(layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, 0, units)
+	return j
+}
+
+// topUnits runs the groups with unit index in [from, to) of a top pass.
+func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBlock, segLen, from, to int) {
+	parallelFor(e.workers, to-from, func(w, lo, hi int) {
+		lo, hi = lo+from, hi+from
 		if e.scratch[w] == nil {
-			e.scratch[w] = make([]uint64, scratchWords)
+			if b, ok := e.p.scratch.Get().(*[]uint64); ok {
+				e.scratch[w] = *b
+			} else {
+				e.scratch[w] = make([]uint64, scratchWords)
+			}
 		}
 		scratch := e.scratch[w]
 		var tw [1 << maxGroupLog]uint64
@@ -209,7 +269,6 @@ func (e *engine) topPass(layer, j int, fromSrc bool) int {
 			}
 		}
 	})
-	return j
 }
 
 // radix applies the 2^j·j/2 butterflies of a radix-2^j group to its 2^j segments;
@@ -228,14 +287,33 @@ func radix(segs [][]uint64, j int, tw []uint64) {
 }
 
 // deepPhase runs layers first..logD−1 as 2^nSub independent sub-transforms over
-// contiguous row ranges, each done in place by one worker while it stays in cache.
-func (e *engine) deepPhase(nSub, first int) {
+// contiguous row ranges, each done in place by one worker while it stays in cache. With
+// fill, each sub-block first copies in its rows of the message replicas (first is then
+// the encode's start layer and no layer has run yet).
+func (e *engine) deepPhase(nSub, first int, fill bool) {
+	subs := 1 << nSub
+	if fill && e.src.inPlace {
+		// Sub-blocks holding replica-0 rows are transformed only after every other
+		// sub-block has copied its replicas from them.
+		zeroSubs := max(1, e.src.rows>>(e.p.logD-nSub))
+		e.deepSubs(nSub, first, fill, zeroSubs, subs)
+		e.deepSubs(nSub, first, fill, 0, zeroSubs)
+		return
+	}
+	e.deepSubs(nSub, first, fill, 0, subs)
+}
+
+// deepSubs runs the sub-blocks [from, to) of deepPhase.
+func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 	logD := e.p.logD
 	subRows := 1 << (logD - nSub)
-	parallelFor(e.workers, 1<<nSub, func(_, lo, hi int) {
+	parallelFor(e.workers, to-from, func(_, lo, hi int) {
 		var tw [8]uint64
 		var segs [8][]uint64
-		for sb := lo; sb < hi; sb++ {
+		for sb := lo + from; sb < hi+from; sb++ {
+			if fill {
+				e.fillRows(sb*subRows, subRows)
+			}
 			for layer := first; layer < logD; {
 				j := min(3, logD-layer)
 				blockRows := 1 << (logD - layer)

@@ -2,6 +2,7 @@ package ntt
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
 )
@@ -80,6 +81,9 @@ type Plan struct {
 	roots []field.K
 	hat   [][]field.K
 	tw    []layerTwiddles
+
+	// scratch recycles the engine's per-worker gather buffers across calls on this plan.
+	scratch sync.Pool
 }
 
 // NewPlan builds the plan of the transform of dimension logD (2^logD points per lane).
