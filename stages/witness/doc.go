@@ -23,8 +23,9 @@
 // exactly w (mu = 8 + nLog variables, the packed bit index being the low 6 of the
 // 14 + nLog Boolean coordinates, low coordinate first).
 //
-// Fill writes w only (the commitment's input); FillAB also writes a and b for the
-// zerocheck. Neither touches words past Words(nLog): the caller zero-pads a stack
+// Pos(s, r) returns that (word, bit). Fill writes w only (the commitment's input);
+// FillAB also writes a and b for the zerocheck; NewStage wraps FillAB as a graph
+// stage (Job → Batch). Neither touches words past Words(nLog): the caller zero-pads a stack
 // that is larger. The bytes never depend on the worker count.
 //
 // Blocks files (the reference's input format) are N blocks of 112 bytes,

@@ -25,6 +25,13 @@ const (
 	wordEnd   = circuit.Blake2sUseful / 64   // 250..255 are empty
 )
 
+// Pos is where constraint row (= column) r of slot s lives in the packed vectors
+// w, a and b: bit `bit` of word `word`, with j = s·2^14 + r, word = j/64, bit = j%64.
+func Pos(s, r int) (word int, bit uint) {
+	j := s<<circuit.Blake2sLogSize + r
+	return j >> 6, uint(j & 63)
+}
+
 const (
 	mask31 = 1<<31 - 1
 	mask30 = 1<<30 - 1

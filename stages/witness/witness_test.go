@@ -70,9 +70,22 @@ func checkBatch(t *testing.T, w, a, b []field.K, blocks []Compression, nLog int)
 			if circuit.BLAKE2s().IsRow(r) {
 				continue
 			}
-			j := base + r/64
-			if (w[j]|a[j]|b[j])>>(r%64)&1 != 0 {
+			j, bit := Pos(s, r)
+			if (w[j]|a[j]|b[j])>>bit&1 != 0 {
 				t.Fatalf("slot %d: empty row %d is not zero", s, r)
+			}
+		}
+		if j, bit := Pos(s, circuit.Blake2sConstCol); w[j]>>bit&1 != 1 || a[j]>>bit&1 != 1 || b[j]>>bit&1 != 1 {
+			t.Fatalf("slot %d: constant row is not 1·1 = 1", s)
+		}
+		for i := range 8 { // h words, read back through Pos
+			var got uint32
+			for k := range 32 {
+				j, bit := Pos(s, circuit.Blake2sHBase+32*i+k)
+				got |= uint32(w[j]>>bit&1) << k
+			}
+			if got != blk.H[i] {
+				t.Fatalf("slot %d h[%d] = %08x, want %08x", s, i, got, blk.H[i])
 			}
 		}
 		if w[base+wordConst]&1 != 1 {
