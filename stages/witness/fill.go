@@ -186,44 +186,72 @@ func put(out *[roundWords + 1]field.K, i int, l, r uint, r0, r1, r2 uint64) {
 
 func pair(lo, hi uint32) field.K { return field.K(uint64(lo) | uint64(hi)<<32) }
 
+// roundBuf holds one round's 23 words of one vector, plus a spare word for put.
+type roundBuf = [roundWords + 1]field.K
+
+// g runs one G function on lanes (a, b, c, d) with message words mx, my, ORs its
+// 184-bit records of w, a and b at bit 64·i + l of the round buffers, and returns
+// the new lanes.
+func g(va, vb, vc, vd, mx, my uint32, rw, ra, rb *roundBuf, i int, l uint) (uint32, uint32, uint32, uint32) {
+	a1, ml1, mr1, mp1, rl1, rr1, rp1 := add3(va, vb, mx)
+	d1 := bits.RotateLeft32(vd^a1, -16)
+	c1, cl1, cr1, cp1 := add(vc, d1)
+	b1 := bits.RotateLeft32(vb^c1, -12)
+	a2, ml2, mr2, mp2, rl2, rr2, rp2 := add3(a1, b1, my)
+	d2 := bits.RotateLeft32(d1^a2, -8)
+	c2, cl2, cr2, cp2 := add(c1, d2)
+	b2 := bits.RotateLeft32(b1^c2, -7)
+	r := 63 - l
+	w0, w1, w2 := record(mp1, rp1, cp1, mp2, rp2, cp2)
+	put(rw, i, l, r, w0, w1, w2)
+	s0, s1, s2 := record(ml1, rl1, cl1, ml2, rl2, cl2)
+	put(ra, i, l, r, s0, s1, s2)
+	t0, t1, t2 := record(mr1, rr1, cr1, mr2, rr2, cr2)
+	put(rb, i, l, r, t0, t1, t2)
+	return a2, b2, c2, d2
+}
+
+// G block gi of a round starts at bit gi·184 of the round: word gi·184/64, shift gi·184%64.
+const (
+	gw1, gl1 = 1 * gRecordBits / 64, 1 * gRecordBits % 64
+	gw2, gl2 = 2 * gRecordBits / 64, 2 * gRecordBits % 64
+	gw3, gl3 = 3 * gRecordBits / 64, 3 * gRecordBits % 64
+	gw4, gl4 = 4 * gRecordBits / 64, 4 * gRecordBits % 64
+	gw5, gl5 = 5 * gRecordBits / 64, 5 * gRecordBits % 64
+	gw6, gl6 = 6 * gRecordBits / 64, 6 * gRecordBits % 64
+	gw7, gl7 = 7 * gRecordBits / 64, 7 * gRecordBits % 64
+)
+
 // fillSlot computes one compression with word-level arithmetic and writes every
-// word of the slot's w, a and b.
+// word of the slot's w, a and b. The lanes of the eight G calls of a round are
+// those of circuit.Blake2sLanes (checked by a test), written out so the state stays
+// in named variables.
 func fillSlot(w, a, b []field.K, c *Compression) {
 	w, a, b = w[:SlotWords], a[:SlotWords], b[:SlotWords]
 	v := c.initState()
+	v0, v1, v2, v3, v4, v5, v6, v7 := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+	v8, v9, v10, v11, v12, v13, v14, v15 := v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]
 	m := &c.M
-	var rw, ra, rb [roundWords + 1]field.K
+	var rw, ra, rb roundBuf
 	for r := range circuit.Blake2sRounds {
-		sg := &circuit.Blake2sSigma[r]
+		s := &circuit.Blake2sSigma[r]
 		clear(rw[:])
 		clear(ra[:])
 		clear(rb[:])
-		for gi, ln := range circuit.Blake2sLanes {
-			la, lb, lc, ld := ln[0], ln[1], ln[2], ln[3]
-			a1, ml1, mr1, mp1, rl1, rr1, rp1 := add3(v[la], v[lb], m[sg[2*gi]])
-			d1 := bits.RotateLeft32(v[ld]^a1, -16)
-			c1, cl1, cr1, cp1 := add(v[lc], d1)
-			b1 := bits.RotateLeft32(v[lb]^c1, -12)
-			a2, ml2, mr2, mp2, rl2, rr2, rp2 := add3(a1, b1, m[sg[2*gi+1]])
-			d2 := bits.RotateLeft32(d1^a2, -8)
-			c2, cl2, cr2, cp2 := add(c1, d2)
-			b2 := bits.RotateLeft32(b1^c2, -7)
-			v[la], v[lb], v[lc], v[ld] = a2, b2, c2, d2
-			off := uint(gi) * gRecordBits
-			i, l := int(off/64), off%64
-			r := 63 - l
-			w0, w1, w2 := record(mp1, rp1, cp1, mp2, rp2, cp2)
-			put(&rw, i, l, r, w0, w1, w2)
-			s0, s1, s2 := record(ml1, rl1, cl1, ml2, rl2, cl2)
-			put(&ra, i, l, r, s0, s1, s2)
-			t0, t1, t2 := record(mr1, rr1, cr1, mr2, rr2, cr2)
-			put(&rb, i, l, r, t0, t1, t2)
-		}
+		v0, v4, v8, v12 = g(v0, v4, v8, v12, m[s[0]], m[s[1]], &rw, &ra, &rb, 0, 0)
+		v1, v5, v9, v13 = g(v1, v5, v9, v13, m[s[2]], m[s[3]], &rw, &ra, &rb, gw1, gl1)
+		v2, v6, v10, v14 = g(v2, v6, v10, v14, m[s[4]], m[s[5]], &rw, &ra, &rb, gw2, gl2)
+		v3, v7, v11, v15 = g(v3, v7, v11, v15, m[s[6]], m[s[7]], &rw, &ra, &rb, gw3, gl3)
+		v0, v5, v10, v15 = g(v0, v5, v10, v15, m[s[8]], m[s[9]], &rw, &ra, &rb, gw4, gl4)
+		v1, v6, v11, v12 = g(v1, v6, v11, v12, m[s[10]], m[s[11]], &rw, &ra, &rb, gw5, gl5)
+		v2, v7, v8, v13 = g(v2, v7, v8, v13, m[s[12]], m[s[13]], &rw, &ra, &rb, gw6, gl6)
+		v3, v4, v9, v14 = g(v3, v4, v9, v14, m[s[14]], m[s[15]], &rw, &ra, &rb, gw7, gl7)
 		k := wordG + r*roundWords
 		copy(w[k:k+roundWords], rw[:roundWords])
 		copy(a[k:k+roundWords], ra[:roundWords])
 		copy(b[k:k+roundWords], rb[:roundWords])
 	}
+	v = [16]uint32{v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15}
 	// Linear and input rows: w = a = value, b = the constant 1.
 	lin := func(k int, x field.K) {
 		w[k], a[k], b[k] = x, x, ones

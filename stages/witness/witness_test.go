@@ -254,6 +254,14 @@ func TestFillErrors(t *testing.T) {
 	}()
 }
 
+// fillSlot spells out the G lanes of a round; they must be the circuit's.
+func TestLanesMatchCircuit(t *testing.T) {
+	want := [8][4]uint8{{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}, {0, 5, 10, 15}, {1, 6, 11, 12}, {2, 7, 8, 13}, {3, 4, 9, 14}}
+	if circuit.Blake2sLanes != want {
+		t.Fatalf("circuit lanes %v differ from the ones fillSlot spells out", circuit.Blake2sLanes)
+	}
+}
+
 func TestNLog(t *testing.T) {
 	for n, want := range map[int]int{0: 3, 1: 3, 8: 3, 9: 4, 16: 4, 17: 5, 256: 8, 300: 9, 4096: 12, 4097: 13} {
 		if got := NLog(n); got != want {
