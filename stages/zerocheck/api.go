@@ -8,9 +8,10 @@ var (
 	_ VerifierTranscript = (*transcript.Verifier)(nil)
 )
 
-// Prove runs the zerocheck prover on the proof transcript (see ProveWith).
+// Prove runs the zerocheck prover on the proof transcript with fresh buffers (see
+// ProveWith).
 func Prove(tr *transcript.Prover, in Input, workers int) (Result, error) {
-	return ProveWith(tr, in, workers)
+	return ProveWith(tr, in, workers, nil)
 }
 
 // Verify replays the zerocheck over m variables on the proof transcript (see VerifyWith).

@@ -58,9 +58,20 @@ func (in *Input) split() (a, b, c words, err error) {
 	return a, b, c, nil
 }
 
+// Buffers holds the prover's E tables (about 36·2^(m−6) bytes for the live part)
+// so that a long-running prover reuses them across proofs. The zero value is ready;
+// a Buffers must not be shared by concurrent proofs.
+type Buffers struct {
+	t, s [3][]field.E
+}
+
 // ProveWith runs the zerocheck prover on any prover transcript; workers bounds the
-// goroutines it uses. The transcript bytes do not depend on workers or Live.
-func ProveWith(tr ProverTranscript, in Input, workers int) (Result, error) {
+// goroutines it uses, buf (nil: allocate) holds its tables. The transcript bytes do not
+// depend on workers, buf or Live.
+func ProveWith(tr ProverTranscript, in Input, workers int, buf *Buffers) (Result, error) {
+	if buf == nil {
+		buf = new(Buffers)
+	}
 	a, b, c, err := in.split()
 	if err != nil {
 		return Result{}, err
@@ -96,11 +107,13 @@ func ProveWith(tr ProverTranscript, in Input, workers int) (Result, error) {
 	t0, t1 := new(byteTables), new(byteTables)
 	t0.fill(&b0)
 	t1.fill(&b1)
-	ta, tb, tc := bitsFold(t0, t1, a, workers), bitsFold(t0, t1, b, workers), bitsFold(t0, t1, c, workers)
+	ta, tb, tc := bitsFold(t0, t1, a, buf.t[0], workers), bitsFold(t0, t1, b, buf.t[1], workers), bitsFold(t0, t1, c, buf.t[2], workers)
+	buf.t = [3][]field.E{ta.head, tb.head, tc.head}
 
 	// The remaining rounds on E tables, ping-ponging between two buffer sets.
 	half := headPairs(&ta)
-	sa, sb, sc := make([]field.E, half), make([]field.E, half), make([]field.E, half)
+	sa, sb, sc := grow(buf.s[0], half), grow(buf.s[1], half), grow(buf.s[2], half)
+	buf.s = [3][]field.E{sa, sb, sc}
 	for i := 1; i < len(r); i++ {
 		round(i, eRound(&ta, &tb, &tc, r[i+1:], workers))
 		na := eFold(&ta, chi[i], sa, workers)

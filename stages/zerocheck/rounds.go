@@ -77,8 +77,8 @@ func bitsRound(lz *byteTables, a, b, c words, rr []field.E, workers int) [2]fiel
 
 // bitsFold evaluates a word vector at z on the skip variable and at chi on the lowest
 // remaining one: out[j] = (1 + chi)·â_{2j} + chi·â_{2j+1}.
-func bitsFold(t0, t1 *byteTables, in words, workers int) vec {
-	out := vec{head: make([]field.E, len(in.head)/2)}
+func bitsFold(t0, t1 *byteTables, in words, buf []field.E, workers int) vec {
+	out := vec{head: grow(buf, len(in.head)/2)}
 	parallelRange(len(out.head), workers, func(_, lo, hi int) {
 		evalPairs(t0, t1, out.head[lo:hi], in.head[2*lo:2*hi])
 	})
@@ -157,4 +157,12 @@ func eFold(v *vec, chi field.E, buf []field.E, workers int) vec {
 		}
 	}
 	return out
+}
+
+// grow returns buf[:n], reallocating when buf is too small.
+func grow(buf []field.E, n int) []field.E {
+	if cap(buf) < n {
+		return make([]field.E, n)
+	}
+	return buf[:n]
 }

@@ -203,6 +203,20 @@ func TestWorkerIndependence(t *testing.T) {
 		got, _ := proveStream(t, in, w)
 		sameStream(t, fmt.Sprintf("workers=%d", w), got, ref)
 	}
+	// Reused buffers, across sizes, change nothing either.
+	small := randInput(rng, 17, 14, 8)
+	smallRef, _ := proveStream(t, small, 1)
+	buf := new(Buffers)
+	for n, c := range []struct {
+		in   Input
+		want []field.E
+	}{{in, ref}, {small, smallRef}, {in, ref}, {small, smallRef}} {
+		p := transcript.NewProver(testLabel, nil)
+		if _, err := ProveWith(p, c.in, 2, buf); err != nil {
+			t.Fatal(err)
+		}
+		sameStream(t, fmt.Sprintf("reused buffers, proof %d", n), p.Proof().Stream, c.want)
+	}
 }
 
 // The padding-tail shortcut must not change a byte: for each live count, the stream
