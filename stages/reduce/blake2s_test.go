@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -126,7 +127,7 @@ func TestLincheckBlake2s(t *testing.T) {
 	}
 }
 
-func benchLincheck(b *testing.B, nLog, workers int) {
+func benchReduce(b *testing.B, nLog, workers int, ring bool) {
 	rng := testrand.New(b)
 	c := circuit.BLAKE2s()
 	q := make([]field.K, (c.Size()/64)<<nLog)
@@ -135,16 +136,33 @@ func benchLincheck(b *testing.B, nLog, workers int) {
 	}
 	rounds := c.LogSize() - KSkip
 	zc := ZerocheckClaims{ZSkip: randE(rng), Chi: randEs(rng, rounds+nLog)}
+	weights := make([]field.E, len(q))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		LincheckProve(&fakeTranscript{}, c, q, 0, zc, workers)
+		if ring {
+			Prove(&fakeTranscript{}, c, q, 0, zc, weights, workers)
+		} else {
+			LincheckProve(&fakeTranscript{}, c, q, 0, zc, workers)
+		}
 	}
+	b.ReportMetric(float64(b.N)*float64(int(1)<<nLog)/b.Elapsed().Seconds(), "slots/s")
 }
 
-func BenchmarkLincheckProve(b *testing.B) {
-	for _, nLog := range []int{8, 12} {
+// BenchmarkLincheckProve times the lincheck prover on 2^nLog BLAKE2s slots;
+// BenchmarkReduceProve adds the ring switch (dense weights). Sizes past 2^12
+// slots run only with LEANPIPE_HEAVY=1.
+func BenchmarkLincheckProve(b *testing.B) { benchSizes(b, false) }
+
+func BenchmarkReduceProve(b *testing.B) { benchSizes(b, true) }
+
+func benchSizes(b *testing.B, ring bool) {
+	sizes := []int{8, 12}
+	if os.Getenv("LEANPIPE_HEAVY") != "" {
+		sizes = append(sizes, 14, 16)
+	}
+	for _, nLog := range sizes {
 		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("nlog=%d/workers=%d", nLog, workers), func(b *testing.B) { benchLincheck(b, nLog, workers) })
+			b.Run(fmt.Sprintf("nlog=%d/workers=%d", nLog, workers), func(b *testing.B) { benchReduce(b, nLog, workers, ring) })
 		}
 	}
 }
