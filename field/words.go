@@ -9,7 +9,8 @@ import "unsafe"
 var (
 	_ [unsafe.Sizeof(E{}) - 24]byte
 	_ [24 - unsafe.Sizeof(E{})]byte
-	_ [unsafe.Alignof(E{}) - 8]byte
+	_ [unsafe.Alignof(E{}) - unsafe.Alignof(uint64(0))]byte
+	_ [unsafe.Alignof(uint64(0)) - unsafe.Alignof(E{})]byte
 	_ [unsafe.Offsetof(E{}.C2) - 16]byte
 )
 
