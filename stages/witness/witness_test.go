@@ -374,6 +374,9 @@ func BenchmarkFill(b *testing.B) {
 						a, bb = make([]field.K, n), make([]field.K, n)
 					}
 					b.SetBytes(int64(len(blocks)) * BlockSize)
+					if err := FillAB(w, a, bb, blocks, nLog, workers); err != nil { // fault the pages in
+						b.Fatal(err)
+					}
 					cpu0 := cpuTime()
 					for b.Loop() {
 						if err := FillAB(w, a, bb, blocks, nLog, workers); err != nil {
