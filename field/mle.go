@@ -3,11 +3,14 @@ package field
 // EqTable writes the equality kernel of point into dst, low coordinate first:
 // dst[i] = Π_j (r_j if bit j of i is set, else 1 + r_j). It panics unless
 // len(dst) = 2^len(point).
-func EqTable(dst, point []E) {
+func EqTable(dst, point []E) { EqTableScaled(dst, point, One) }
+
+// EqTableScaled writes scale·EqTable(point) into dst without a separate pass.
+func EqTableScaled(dst, point []E, scale E) {
 	if len(point) >= 63 || len(dst) != 1<<len(point) {
 		panic("field: EqTable needs len(dst) = 2^len(point)")
 	}
-	dst[0] = One
+	dst[0] = scale
 	n := 1
 	for _, r := range point {
 		// Entries [0, n) hold the kernel of the first coordinates; entry i+n takes the
@@ -58,6 +61,16 @@ func EvalMLE(table []E, point []E) E {
 	cur := make([]E, len(table)/2)
 	FoldLow(cur, table, point[0])
 	return evalMLEInPlace(cur, point[1:])
+}
+
+// EvalMLEInPlace returns the multilinear extension of table at point, low coordinate
+// first, folding table in place: its contents are destroyed. It allocates nothing and
+// panics unless len(table) = 2^len(point).
+func EvalMLEInPlace(table []E, point []E) E {
+	if len(point) >= 63 || len(table) != 1<<len(point) {
+		panic("field: EvalMLEInPlace needs len(table) = 2^len(point)")
+	}
+	return evalMLEInPlace(table, point)
 }
 
 func evalMLEInPlace(cur []E, point []E) E {

@@ -54,17 +54,18 @@ func mulNonzero(acc, v E) E {
 	return acc.Mul(v)
 }
 
-// LagrangeWeights writes the Lagrange basis at z over distinct nodes:
-// dst[i] = Π_{j≠i} (z + nodes[j]) / (nodes[i] + nodes[j]). It panics unless
-// len(dst) = len(nodes) and, when nodes repeat, on a zero denominator.
-func LagrangeWeights(dst, nodes []E, z E) {
+// LagrangeDomain holds distinct interpolation nodes x_0, …, x_{n-1} with their
+// inverted denominators 1/Π_{j≠i}(x_i + x_j), so that the Lagrange basis at many points
+// costs O(n) each. It is read-only after construction and safe for concurrent use.
+type LagrangeDomain struct {
+	nodes  []E
+	invDen []E
+}
+
+// NewLagrangeDomain precomputes the domain of nodes (copied). It panics if two nodes
+// are equal.
+func NewLagrangeDomain(nodes []E) *LagrangeDomain {
 	n := len(nodes)
-	if len(dst) != n {
-		panic("field: LagrangeWeights needs len(dst) = len(nodes)")
-	}
-	if n == 0 {
-		return
-	}
 	den := make([]E, n)
 	for i := range nodes {
 		d := One
@@ -74,24 +75,58 @@ func LagrangeWeights(dst, nodes []E, z E) {
 			}
 		}
 		if d.IsZero() {
-			panic("field: LagrangeWeights needs distinct nodes")
+			panic("field: Lagrange nodes must be distinct")
 		}
 		den[i] = d
 	}
 	inv := make([]E, n)
 	BatchInvert(inv, den)
-	den = inv
-	// dst[i] = prefix(i) · suffix(i) · den[i]⁻¹ with prefix/suffix products of (z + node).
+	return &LagrangeDomain{nodes: append([]E(nil), nodes...), invDen: inv}
+}
+
+// Len returns the number of nodes.
+func (d *LagrangeDomain) Len() int { return len(d.nodes) }
+
+// Weights writes the Lagrange basis at z: dst[i] = Π_{j≠i} (z + x_j)/(x_i + x_j).
+// It panics unless len(dst) = d.Len().
+func (d *LagrangeDomain) Weights(dst []E, z E) {
+	n := len(d.nodes)
+	if len(dst) != n {
+		panic("field: LagrangeDomain.Weights needs len(dst) = Len()")
+	}
+	// dst[i] = prefix(i)·suffix(i)·invDen[i] with prefix/suffix products of (z + x_j).
 	pre := One
-	for i := range nodes {
+	for i := range d.nodes {
 		dst[i] = pre
-		pre = pre.Mul(z.Add(nodes[i]))
+		pre = pre.Mul(z.Add(d.nodes[i]))
 	}
 	suf := One
 	for i := n - 1; i >= 0; i-- {
-		dst[i] = dst[i].Mul(suf).Mul(den[i])
-		suf = suf.Mul(z.Add(nodes[i]))
+		dst[i] = dst[i].Mul(suf).Mul(d.invDen[i])
+		suf = suf.Mul(z.Add(d.nodes[i]))
 	}
+}
+
+// Interpolate returns the value at z of the polynomial of degree < Len() through
+// (x_i, values[i]). It panics unless len(values) = d.Len().
+func (d *LagrangeDomain) Interpolate(values []E, z E) E {
+	if len(values) != len(d.nodes) {
+		panic("field: LagrangeDomain.Interpolate needs len(values) = Len()")
+	}
+	w := make([]E, len(values))
+	d.Weights(w, z)
+	return InnerProduct(w, values)
+}
+
+// LagrangeWeights writes the Lagrange basis at z over distinct nodes:
+// dst[i] = Π_{j≠i} (z + nodes[j]) / (nodes[i] + nodes[j]). It panics unless
+// len(dst) = len(nodes), or if two nodes are equal. For repeated use over the same
+// nodes, build a LagrangeDomain once.
+func LagrangeWeights(dst, nodes []E, z E) {
+	if len(dst) != len(nodes) {
+		panic("field: LagrangeWeights needs len(dst) = len(nodes)")
+	}
+	NewLagrangeDomain(nodes).Weights(dst, z)
 }
 
 // LagrangeInterpolate returns the value at z of the polynomial of degree < len(nodes)
@@ -100,7 +135,5 @@ func LagrangeInterpolate(nodes, values []E, z E) E {
 	if len(values) != len(nodes) {
 		panic("field: LagrangeInterpolate needs len(values) = len(nodes)")
 	}
-	w := make([]E, len(nodes))
-	LagrangeWeights(w, nodes, z)
-	return InnerProduct(w, values)
+	return NewLagrangeDomain(nodes).Interpolate(values, z)
 }
