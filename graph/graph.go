@@ -193,9 +193,27 @@ func Feed[T any](p Port[T], v T) Binding { return Binding{p.n, v} }
 
 // Result holds the values and spans of one run.
 type Result struct {
-	values []any
-	done   []bool
-	Spans  []Span
+	values     []any
+	done       []bool
+	consumedBy []bool // a consumer of the node's value finished
+	kind       []nodeKind
+	Spans      []Span
+}
+
+// Unconsumed returns the values stages produced in a failed or cancelled run that no
+// consumer finished with, so their owner can release what they hold.
+func (r *Result) Unconsumed() []any {
+	if r == nil {
+		return nil
+	}
+	var out []any
+	for id, done := range r.done {
+		if !done || r.consumedBy[id] || r.kind[id] != kindStage {
+			continue
+		}
+		out = append(out, r.values[id])
+	}
+	return out
 }
 
 // Value returns the value a port carried in a run.
@@ -333,6 +351,16 @@ func (g *Graph) Run(ctx context.Context, s *Scheduler, bindings ...Binding) (*Re
 		}(n)
 	}
 	wg.Wait()
+	res.consumedBy = make([]bool, len(g.nodes))
+	res.kind = make([]nodeKind, len(g.nodes))
+	for _, n := range g.nodes {
+		res.kind[n.id] = n.kind
+		if res.done[n.id] {
+			for _, d := range n.deps {
+				res.consumedBy[d.id] = true
+			}
+		}
+	}
 	sortSpans(res.Spans)
 	if firstErr != nil {
 		return res, firstErr

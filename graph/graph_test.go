@@ -225,3 +225,17 @@ func TestWorkersRangeCoversOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestUnconsumedAfterFailure(t *testing.T) {
+	g := New()
+	in := Input[int](g, "in")
+	a := Then(g, Stage[int, string]{Name: "a", Run: func(context.Context, Workers, int) (string, error) { return "held", nil }}, in)
+	Then(g, Stage[string, int]{Name: "b", Run: func(context.Context, Workers, string) (int, error) { return 0, errors.New("fail") }}, a)
+	res, err := g.Run(context.Background(), NewScheduler(1), Feed(in, 1))
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	if u := res.Unconsumed(); len(u) != 1 || u[0] != "held" {
+		t.Fatalf("unconsumed %v", u)
+	}
+}

@@ -1,0 +1,122 @@
+package flows
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/stages/witness"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+func randomBlocks(t testing.TB, n int) []witness.Compression {
+	rng := testrand.New(t)
+	blocks := make([]witness.Compression, n)
+	for i := range blocks {
+		var m [16]uint32
+		for j := range m {
+			m[j] = rng.Uint32()
+		}
+		blocks[i] = witness.Pinned(m)
+		if i%3 == 1 { // arbitrary chaining values, counters and flags too
+			blocks[i].H[0] ^= rng.Uint32()
+			blocks[i].T = rng.Uint64()
+			blocks[i].F0 = 0
+		}
+	}
+	return blocks
+}
+
+// TestEngineMatchesDirectAtEveryWorkerCount: the graph flow gives the same bytes as
+// the direct call path, at 1, 2 and 4 cores, and its proofs verify in both forms.
+func TestEngineMatchesDirectAtEveryWorkerCount(t *testing.T) {
+	blocks := randomBlocks(t, 300)
+	want, err := ProveBatch(blocks, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRaw, wantWire := want.MarshalRaw(), want.MarshalWire()
+	for _, cores := range []int{1, 2, 4} {
+		e, err := NewEngine(EngineOptions{Cores: cores})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := 0; round < 2; round++ {
+			got, err := e.Prove(context.Background(), Request{Blocks: blocks, LogInvRate: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Proof.MarshalRaw(), wantRaw) || !bytes.Equal(got.Proof.MarshalWire(), wantWire) {
+				t.Fatalf("cores=%d round %d: graph proof differs from the direct one", cores, round)
+			}
+			for _, sp := range got.Spans {
+				if sp.Workers < 1 || sp.Workers > cores {
+					t.Fatalf("stage %s granted %d workers on %d cores", sp.Name, sp.Workers, cores)
+				}
+			}
+		}
+		k, ext := e.PoolStats()
+		if k.Allocated != 3 || ext.Allocated != 1 || k.Reused != 3 || ext.Reused != 1 {
+			t.Fatalf("cores=%d: pools did not reuse buffers: K %+v, E %+v", cores, k, ext)
+		}
+		if hits, misses := e.CacheStats(); hits != 1 || misses != 1 {
+			t.Fatalf("cache hits %d misses %d", hits, misses)
+		}
+		e.Close()
+	}
+	for _, form := range [][]byte{wantRaw, wantWire} {
+		var p transcript.Proof
+		dec := p.UnmarshalRaw
+		if bytes.Equal(form, wantWire) {
+			dec = p.UnmarshalWire
+		}
+		if err := dec(form); err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyBatch(&p, len(blocks), 1); err != nil {
+			t.Fatalf("proof rejected: %v", err)
+		}
+	}
+}
+
+// TestSmallAndOddBatches covers N ≤ 64 (the column padded into a 2^15 stack), N = 1,
+// batch sizes around powers of two, and higher rates; each proof verifies, and is
+// rejected for the wrong slot count.
+func TestSmallAndOddBatches(t *testing.T) {
+	cases := []struct{ n, rate int }{{1, 1}, {5, 1}, {8, 1}, {9, 2}, {64, 1}, {65, 1}, {129, 3}, {33, 4}}
+	for _, c := range cases {
+		blocks := randomBlocks(t, c.n)
+		proof, err := ProveBatch(blocks, c.rate, 2)
+		if err != nil {
+			t.Fatalf("n=%d: %v", c.n, err)
+		}
+		if err := VerifyBatch(proof, c.n, c.rate); err != nil {
+			t.Fatalf("n=%d rate=%d: rejected: %v", c.n, c.rate, err)
+		}
+		sh, _ := BatchShape(c.n, c.rate)
+		other := 1 << (sh.NLog + 1)
+		if err := VerifyBatch(proof, other, c.rate); err == nil {
+			t.Fatalf("n=%d: accepted as a batch of %d", c.n, other)
+		}
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	e, err := NewEngine(EngineOptions{Cores: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, req := range []Request{{Blocks: nil, LogInvRate: 1}, {Blocks: randomBlocks(t, 4), LogInvRate: 0}, {Blocks: randomBlocks(t, 4), LogInvRate: 5}} {
+		if _, err := e.Prove(context.Background(), req); !errors.Is(err, ErrBatch) {
+			t.Fatalf("request with %d blocks at rate %d: got %v", len(req.Blocks), req.LogInvRate, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Prove(ctx, Request{Blocks: randomBlocks(t, 8), LogInvRate: 1}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: got %v", err)
+	}
+}
