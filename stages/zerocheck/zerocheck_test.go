@@ -224,9 +224,9 @@ func TestWorkerIndependence(t *testing.T) {
 func TestTailSkip(t *testing.T) {
 	rng := testrand.New(t)
 	type tc struct{ m, logInst int }
-	cases := []tc{{17, 14}, {17, 13}, {15, 14}, {20, 14}}
+	cases := []tc{{17, 14}, {17, 13}, {15, 14}, {14, 14}, {13, 13}, {20, 14}}
 	if testing.Short() {
-		cases = cases[:3]
+		cases = cases[:5]
 	}
 	for _, c := range cases {
 		count := 1 << (c.m - c.logInst)
