@@ -85,13 +85,20 @@ func BenchmarkSubTarget(b *testing.B) {
 }
 
 func BenchmarkButterfly(b *testing.B) {
-	u, v := make([]uint64, 512), make([]uint64, 512)
-	for i := range u {
-		u[i], v[i] = uint64(i)*0x9e3779b97f4a7c15, uint64(i)
-	}
-	b.SetBytes(8 * 512)
-	for range b.N {
-		fwd(u, v, 0x123456789abcdef)
+	saved := kernelLevel
+	defer func() { kernelLevel = saved }()
+	for lv := levelGeneric; lv <= detectLevel(); lv++ {
+		kernelLevel = lv
+		b.Run(KernelName(), func(b *testing.B) {
+			u, v := make([]uint64, 512), make([]uint64, 512)
+			for i := range u {
+				u[i], v[i] = uint64(i)*0x9e3779b97f4a7c15, uint64(i)
+			}
+			b.SetBytes(8 * 512)
+			for range b.N {
+				fwd(u, v, 0x123456789abcdef)
+			}
+		})
 	}
 }
 

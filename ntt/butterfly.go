@@ -7,7 +7,8 @@ import (
 // Kernel levels. The level in use is chosen once, in detectLevel; tests force each.
 const (
 	levelGeneric = iota // portable Go
-	levelVPCLMUL        // amd64 AVX2 + VPCLMULQDQ (ymm)
+	levelPCLMUL         // amd64 SSE2 + PCLMULQDQ (xmm, two words at a time)
+	levelVPCLMUL        // amd64 AVX2 + VPCLMULQDQ (ymm, four words at a time)
 )
 
 // kernelLevel is the dispatch level of the butterfly kernels.
@@ -15,16 +16,24 @@ var kernelLevel = detectLevel()
 
 // detectLevel is the one place the CPU features are read.
 func detectLevel() int {
-	if haveAsm && cpuid.CPU.Supports(cpuid.AVX2, cpuid.VPCLMULQDQ, cpuid.CLMUL) {
+	switch {
+	case !haveAsm:
+		return levelGeneric
+	case cpuid.CPU.Supports(cpuid.AVX2, cpuid.VPCLMULQDQ, cpuid.CLMUL):
 		return levelVPCLMUL
+	case cpuid.CPU.Supports(cpuid.SSE2, cpuid.CLMUL):
+		return levelPCLMUL
 	}
 	return levelGeneric
 }
 
 // KernelName names the butterfly kernels in use, for version output and logs.
 func KernelName() string {
-	if kernelLevel == levelVPCLMUL {
+	switch kernelLevel {
+	case levelVPCLMUL:
 		return "avx2+vpclmulqdq"
+	case levelPCLMUL:
+		return "sse2+pclmulqdq"
 	}
 	return "generic"
 }
@@ -32,20 +41,26 @@ func KernelName() string {
 // fwd applies the forward butterfly u ← u + λ·v, v ← v + u word by word
 // (len(u) == len(v)).
 func fwd(u, v []uint64, lambda uint64) {
-	if kernelLevel == levelVPCLMUL {
+	switch kernelLevel {
+	case levelVPCLMUL:
 		fwdAsm(u, v, lambda)
-		return
+	case levelPCLMUL:
+		fwdPCLMUL(u, v, lambda)
+	default:
+		fwdGeneric(u, v, lambda)
 	}
-	fwdGeneric(u, v, lambda)
 }
 
 // inv applies the inverse butterfly v ← v + u, u ← u + λ·v word by word.
 func inv(u, v []uint64, lambda uint64) {
-	if kernelLevel == levelVPCLMUL {
+	switch kernelLevel {
+	case levelVPCLMUL:
 		invAsm(u, v, lambda)
-		return
+	case levelPCLMUL:
+		invPCLMUL(u, v, lambda)
+	default:
+		invGeneric(u, v, lambda)
 	}
-	invGeneric(u, v, lambda)
 }
 
 func fwdGeneric(u, v []uint64, lambda uint64) {

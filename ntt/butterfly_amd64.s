@@ -109,3 +109,78 @@ inv4:
 invdone:
 	VZEROUPPER
 	RET
+
+// MULRED2 is MULRED for the two K words in V (SSE2 + PCLMULQDQ; twiddle in both
+// qwords of X15). Clobbers T0..T3.
+#define MULRED2(V, R, T0, T1, T2, T3) \
+	MOVOU      V, T0         \
+	PCLMULQDQ  $0x00, X15, T0 \
+	MOVOU      V, T1         \
+	PCLMULQDQ  $0x11, X15, T1 \
+	MOVOU      T0, R         \
+	PUNPCKLQDQ T1, R         \
+	PUNPCKHQDQ T1, T0        \
+	MOVOU      T0, T2        \
+	MOVOU      T0, T1        \
+	MOVOU      T0, T3        \
+	PSRLQ      $63, T1       \
+	PSRLQ      $61, T2       \
+	PSRLQ      $60, T3       \
+	PXOR       T1, T2        \
+	PXOR       T3, T2        \
+	PXOR       T2, T0        \
+	PXOR       T0, R         \
+	MOVOU      T0, T1        \
+	MOVOU      T0, T2        \
+	PSLLQ      $1, T0        \
+	PSLLQ      $3, T1        \
+	PSLLQ      $4, T2        \
+	PXOR       T0, R         \
+	PXOR       T1, R         \
+	PXOR       T2, R
+
+// func fwdPCL(u, v *uint64, n int, lambda uint64)
+// u[i] += lambda*v[i]; v[i] += u[i]. n > 0, n % 2 == 0.
+TEXT ·fwdPCL(SB), NOSPLIT, $0-32
+	MOVQ       u+0(FP), DI
+	MOVQ       v+8(FP), SI
+	MOVQ       n+16(FP), CX
+	MOVQ       lambda+24(FP), X15
+	PUNPCKLQDQ X15, X15
+
+fwdpcl:
+	MOVOU (SI), X0
+	MULRED2(X0, X1, X2, X3, X4, X5)
+	MOVOU (DI), X6
+	PXOR  X6, X1
+	MOVOU X1, (DI)
+	PXOR  X1, X0
+	MOVOU X0, (SI)
+	ADDQ  $16, DI
+	ADDQ  $16, SI
+	SUBQ  $2, CX
+	JNZ   fwdpcl
+	RET
+
+// func invPCL(u, v *uint64, n int, lambda uint64)
+// v[i] += u[i]; u[i] += lambda*v[i]. n > 0, n % 2 == 0.
+TEXT ·invPCL(SB), NOSPLIT, $0-32
+	MOVQ       u+0(FP), DI
+	MOVQ       v+8(FP), SI
+	MOVQ       n+16(FP), CX
+	MOVQ       lambda+24(FP), X15
+	PUNPCKLQDQ X15, X15
+
+invpcl:
+	MOVOU (DI), X6
+	MOVOU (SI), X0
+	PXOR  X6, X0
+	MOVOU X0, (SI)
+	MULRED2(X0, X1, X2, X3, X4, X5)
+	PXOR  X6, X1
+	MOVOU X1, (DI)
+	ADDQ  $16, DI
+	ADDQ  $16, SI
+	SUBQ  $2, CX
+	JNZ   invpcl
+	RET

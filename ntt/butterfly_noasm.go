@@ -7,3 +7,7 @@ const haveAsm = false
 func fwdAsm(u, v []uint64, lambda uint64) { fwdGeneric(u, v, lambda) }
 
 func invAsm(u, v []uint64, lambda uint64) { invGeneric(u, v, lambda) }
+
+func fwdPCLMUL(u, v []uint64, lambda uint64) { fwdGeneric(u, v, lambda) }
+
+func invPCLMUL(u, v []uint64, lambda uint64) { invGeneric(u, v, lambda) }
