@@ -118,10 +118,7 @@ func InducedTable(dst []field.E, messageLog int, queries []int, weights []field.
 				if c.IsZero() {
 					continue
 				}
-				l := low[i*lo : (i+1)*lo]
-				for j := range row {
-					row[j] = row[j].Add(c.MulK(l[j]))
-				}
+				field.AddScaledKE(row, low[i*lo:(i+1)*lo], c)
 			}
 		}
 	})

@@ -209,9 +209,7 @@ func ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, rin
 	b := make([]field.E, 1<<c.StackLog)
 	region := b[place.Offset : place.Offset+len(ring.Weights)]
 	parallelChunks(len(region), workers, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			region[i] = ringScale.Mul(ring.Weights[i])
-		}
+		field.ScaleE(region[lo:hi], ring.Weights[lo:hi], ringScale)
 	})
 	for i, pc := range points {
 		addPointWeight(b, pc.Point, pointScales[i], workers)

@@ -7,47 +7,93 @@ import (
 // Kernels of the opening's degree-2 sumcheck over f·b. A round pairs the entries
 // a and a+s for a = 2i·s + x (x < s): s = 1 folds the lowest variable, s = 2^k the
 // variable k. The lane rounds of level 0 use s = 2^(LogN-6) (the block index bit).
+// Addition is XOR, so sums split over workers in any way give the same bytes.
+
+// segment is the number of consecutive pairs one task handles with s > 1: a run
+// of x inside one block pair, small enough for its scratch to stay in L1.
+const segment = 1 << 11
+
+// segments returns the number of tasks for pairs of stride s > 1 over n pairs.
+func segments(n, s int) int { return n / min(segment, s, n) }
+
+// bounds returns task k's pair range [p0, p0+c) and the index of its low entries.
+func bounds(k, n, s int) (p0, c, lo int) {
+	c = min(segment, s, n)
+	p0 = k * c
+	return p0, c, pairIndex(p0, s)
+}
 
 // pairIndex maps the p-th pair of a round with stride s to its low entry.
 func pairIndex(p, s int) int { return p + (p/s)*s }
 
 // roundMsg returns (u0, u2) = (Σ f_a b_a, Σ (f_a+f_{a+s})(b_a+b_{a+s})): the round
-// polynomial's constant and quadratic coefficients. Addition is XOR, so the split
-// over workers does not change the result.
+// polynomial's constant and quadratic coefficients.
 func roundMsg(f, b []field.E, s, workers int) (field.E, field.E) {
-	pairs := len(f) / 2
+	n := len(f) / 2
+	if s == 1 {
+		return roundMsgLow(f, b, workers)
+	}
+	tasks := segments(n, s)
 	parts := make([][2]field.E, max(workers, 1))
-	parallelChunks(pairs, workers, func(w, lo, hi int) {
+	parallelTasks(tasks, workers, func(w, k0, k1 int) {
+		var u0, u2 field.E
+		sf := make([]field.E, min(segment, s, n))
+		sb := make([]field.E, len(sf))
+		for k := k0; k < k1; k++ {
+			_, c, a := bounds(k, n, s)
+			flo, fhi, blo, bhi := f[a:a+c], f[a+s:a+s+c], b[a:a+c], b[a+s:a+s+c]
+			u0 = u0.Add(field.InnerProduct(flo, blo))
+			field.AddSlice(sf[:c], flo, fhi)
+			field.AddSlice(sb[:c], blo, bhi)
+			u2 = u2.Add(field.InnerProduct(sf[:c], sb[:c]))
+		}
+		parts[w] = [2]field.E{u0, u2}
+	})
+	return sumParts(parts)
+}
+
+func roundMsgLow(f, b []field.E, workers int) (field.E, field.E) {
+	parts := make([][2]field.E, max(workers, 1))
+	parallelChunks(len(f)/2, workers, func(w, lo, hi int) {
 		var u0, u2 field.E
 		for p := lo; p < hi; p++ {
-			a := pairIndex(p, s)
-			f0, f1, b0, b1 := f[a], f[a+s], b[a], b[a+s]
+			f0, f1, b0, b1 := f[2*p], f[2*p+1], b[2*p], b[2*p+1]
 			u0 = u0.Add(f0.Mul(b0))
 			u2 = u2.Add(f0.Add(f1).Mul(b0.Add(b1)))
 		}
 		parts[w] = [2]field.E{u0, u2}
 	})
-	var u0, u2 field.E
-	for _, p := range parts {
-		u0, u2 = u0.Add(p[0]), u2.Add(p[1])
-	}
-	return u0, u2
+	return sumParts(parts)
 }
 
-// roundMsgK is roundMsg for a K witness.
+// roundMsgK is roundMsg for a K witness and a stride s > 1.
 func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
-	pairs := len(f) / 2
+	n := len(f) / 2
+	if s == 1 {
+		panic("open: roundMsgK needs a lane stride")
+	}
+	tasks := segments(n, s)
 	parts := make([][2]field.E, max(workers, 1))
-	parallelChunks(pairs, workers, func(w, lo, hi int) {
+	parallelTasks(tasks, workers, func(w, k0, k1 int) {
 		var u0, u2 field.E
-		for p := lo; p < hi; p++ {
-			a := pairIndex(p, s)
-			f0, f1, b0, b1 := f[a], f[a+s], b[a], b[a+s]
-			u0 = u0.Add(b0.MulK(f0))
-			u2 = u2.Add(b0.Add(b1).MulK(f0 ^ f1))
+		sf := make([]field.K, min(segment, s, n))
+		sb := make([]field.E, len(sf))
+		for k := k0; k < k1; k++ {
+			_, c, a := bounds(k, n, s)
+			flo, fhi, blo, bhi := f[a:a+c], f[a+s:a+s+c], b[a:a+c], b[a+s:a+s+c]
+			u0 = u0.Add(field.InnerProductKE(flo, blo))
+			for j := range c {
+				sf[j] = flo[j] ^ fhi[j]
+			}
+			field.AddSlice(sb[:c], blo, bhi)
+			u2 = u2.Add(field.InnerProductKE(sf[:c], sb[:c]))
 		}
 		parts[w] = [2]field.E{u0, u2}
 	})
+	return sumParts(parts)
+}
+
+func sumParts(parts [][2]field.E) (field.E, field.E) {
 	var u0, u2 field.E
 	for _, p := range parts {
 		u0, u2 = u0.Add(p[0]), u2.Add(p[1])
@@ -80,33 +126,43 @@ func roundMsgEval(f, b []field.E, workers int) (field.E, field.E, field.E) {
 // foldPairs writes dst[p] = src[a] + r·(src[a] + src[a+s]) for every pair p (in the
 // output, pair p = (i, x) lands at i·s + x = p).
 func foldPairs(dst, src []field.E, r field.E, s, workers int) {
-	parallelChunks(len(dst), workers, func(_, lo, hi int) {
-		for p := lo; p < hi; p++ {
-			a := pairIndex(p, s)
-			x0 := src[a]
-			dst[p] = x0.Add(r.Mul(x0.Add(src[a+s])))
+	n := len(dst)
+	if s == 1 {
+		parallelChunks(n, workers, func(_, lo, hi int) { field.FoldLow(dst[lo:hi], src[2*lo:2*hi], r) })
+		return
+	}
+	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
+		for k := k0; k < k1; k++ {
+			p0, c, a := bounds(k, n, s)
+			d := dst[p0 : p0+c]
+			field.AddSlice(d, src[a:a+c], src[a+s:a+s+c])
+			field.ScaleE(d, d, r)
+			field.AddSlice(d, d, src[a:a+c])
 		}
 	})
 }
 
-// foldPairsK is foldPairs for a K source.
+// foldPairsK is foldPairs for a K source and a stride s > 1.
 func foldPairsK(dst []field.E, src []field.K, r field.E, s, workers int) {
-	parallelChunks(len(dst), workers, func(_, lo, hi int) {
-		for p := lo; p < hi; p++ {
-			a := pairIndex(p, s)
-			x0 := src[a]
-			dst[p] = r.MulK(x0 ^ src[a+s]).Add(field.FromK(x0))
+	n := len(dst)
+	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
+		diff := make([]field.K, min(segment, s, n))
+		for k := k0; k < k1; k++ {
+			p0, c, a := bounds(k, n, s)
+			d := dst[p0 : p0+c]
+			lo, hi := src[a:a+c], src[a+s:a+s+c]
+			for j := range c {
+				d[j] = field.FromK(lo[j])
+				diff[j] = lo[j] ^ hi[j]
+			}
+			field.AddScaledKE(d, diff[:c], r)
 		}
 	})
 }
 
 // addScaledInto writes dst[i] += c·src[i].
 func addScaledInto(dst, src []field.E, c field.E, workers int) {
-	parallelChunks(len(dst), workers, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			dst[i] = dst[i].Add(c.Mul(src[i]))
-		}
-	})
+	parallelChunks(len(dst), workers, func(_, lo, hi int) { field.AddScaledE(dst[lo:hi], src[lo:hi], c) })
 }
 
 // minPerWorker keeps tiny rounds on one goroutine.
@@ -115,6 +171,13 @@ const minPerWorker = 1 << 12
 // parallelChunks runs fn(w, lo, hi) over at most workers contiguous ranges of [0, n).
 func parallelChunks(n, workers int, fn func(w, lo, hi int)) {
 	workers = max(1, min(workers, n/minPerWorker))
+	parallelTasks(n, workers, fn)
+}
+
+// parallelTasks runs fn(w, lo, hi) over at most workers contiguous ranges of [0, n)
+// of tasks, worker w taking the w-th range.
+func parallelTasks(n, workers int, fn func(w, lo, hi int)) {
+	workers = max(1, min(workers, n))
 	if workers == 1 {
 		fn(0, 0, n)
 		return
