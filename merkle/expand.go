@@ -45,6 +45,21 @@ func invalid(format string, args ...any) error {
 // ErrInvalidOpening. Expand never panics on its inputs; row widths are the caller's to
 // check.
 func Expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []Digest, queries []int) ([]RawOpening, error) {
+	return expand(root, depth, rows, rowData, siblings, queries, -1)
+}
+
+// ExpandPadded is Expand for a padded tree (see NewPadded): each stored row is at most
+// leafWords wide and its leaf image is the zero prefix followed by the row. The returned
+// openings hold the full images.
+func ExpandPadded(root Digest, depth int, rows []int, rowData [][]uint64, siblings []Digest, queries []int, leafWords int) ([]RawOpening, error) {
+	if leafWords < 0 {
+		return nil, invalid("leaf width %d", leafWords)
+	}
+	return expand(root, depth, rows, rowData, siblings, queries, leafWords)
+}
+
+// expand implements Expand; leafWords < 0 means the rows are their own images.
+func expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []Digest, queries []int, leafWords int) ([]RawOpening, error) {
 	if depth < 0 || depth > 62 {
 		return nil, invalid("depth %d", depth)
 	}
@@ -78,13 +93,28 @@ func Expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 	if distinct != len(rows) {
 		return nil, invalid("%d rows opened for %d distinct queries", len(rows), distinct)
 	}
+	images := rowData
+	if leafWords >= 0 {
+		images = make([][]uint64, len(rowData))
+		for k, r := range rowData {
+			if len(r) > leafWords {
+				return nil, invalid("row %d has %d words, wider than the %d-word leaf", k, len(r), leafWords)
+			}
+			if len(r) == leafWords {
+				images[k] = r
+				continue
+			}
+			images[k] = make([]uint64, leafWords)
+			copy(images[k][leafWords-len(r):], r)
+		}
+	}
 
 	// Walk up the levels, keeping the sorted active nodes (index, hash). For each active
 	// node its sibling is either the next active node or the next supplied digest.
 	m := len(rows)
 	idx := slices.Clone(rows)
 	hash := make([]Digest, m)
-	for k, row := range rowData {
+	for k, row := range images {
 		hash[k] = HashRow(row)
 	}
 	sib := make([]Digest, m)
@@ -141,13 +171,14 @@ func Expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 
 	openings := make([]RawOpening, len(queries))
 	for j, k := range slot {
-		openings[j] = RawOpening{Leaf: rowData[k], Path: paths[k*depth : (k+1)*depth : (k+1)*depth]}
+		openings[j] = RawOpening{Leaf: images[k], Path: paths[k*depth : (k+1)*depth : (k+1)*depth]}
 	}
 	return openings, nil
 }
 
 // OpenPhase returns the pruned opening of queries (any order, duplicates allowed): copies
-// of the distinct rows in ascending order and their pruned siblings.
+// of the distinct stored rows (not leaf images) in ascending order and their pruned
+// siblings.
 func (t *Tree) OpenPhase(queries []int) Phase {
 	rows := SortedUnique(queries)
 	data := make([][]uint64, len(rows))
@@ -160,14 +191,14 @@ func (t *Tree) OpenPhase(queries []int) Phase {
 }
 
 // OpenRaw returns the unpruned openings of queries in query order, each with its own copy
-// of the row.
+// of the leaf image.
 func (t *Tree) OpenRaw(queries []int) []RawOpening {
 	out := make([]RawOpening, len(queries))
 	for j, q := range queries {
 		if q < 0 || q >= t.Leaves() {
 			panic(fmt.Sprintf("merkle: query %d out of range [0, %d)", q, t.Leaves()))
 		}
-		out[j] = RawOpening{Leaf: slices.Clone(t.Row(q)), Path: t.Path(q)}
+		out[j] = RawOpening{Leaf: slices.Clone(t.Leaf(q)), Path: t.Path(q)}
 	}
 	return out
 }

@@ -46,6 +46,17 @@ func HashRow(row []uint64) Digest {
 	return blake2s.Sum256(buf)
 }
 
+// HashPaddedRow returns the leaf hash of row's image leafWords wide: leafWords - len(row)
+// zero words, then row (len(row) <= leafWords).
+func HashPaddedRow(row []uint64, leafWords int) Digest {
+	if len(row) == leafWords {
+		return HashRow(row)
+	}
+	img := make([]uint64, leafWords)
+	copy(img[leafWords-len(row):], row)
+	return HashRow(img)
+}
+
 // sumMany sets dst[i] = BLAKE2s-256(src[i·msgLen : (i+1)·msgLen]).
 func sumMany(dst []Digest, src []byte, msgLen int) { blake2s.SumMany(dst, src, msgLen) }
 
@@ -69,6 +80,22 @@ func hashRows(dst []Digest, rows []uint64, rowWords int) {
 		chunk := buf[:8*rowWords*(hi-lo)]
 		putWords(chunk, rows[lo*rowWords:hi*rowWords])
 		sumMany(dst[lo:hi], chunk, 8*rowWords)
+	}
+}
+
+// hashPaddedRows sets dst[i] to the hash of row i's image: leafWords - rowWords zero
+// words, then the row. Images are staged a batch at a time in one buffer whose zero
+// prefixes are written once.
+func hashPaddedRows(dst []Digest, rows []uint64, rowWords, leafWords int) {
+	batch := max(1, min(len(dst), (1<<14)/leafWords))
+	buf := make([]uint64, batch*leafWords)
+	pad := leafWords - rowWords
+	for lo := 0; lo < len(dst); lo += batch {
+		hi := min(lo+batch, len(dst))
+		for i := lo; i < hi; i++ {
+			copy(buf[(i-lo)*leafWords+pad:(i-lo+1)*leafWords], rows[i*rowWords:(i+1)*rowWords])
+		}
+		hashRows(dst[lo:hi], buf[:(hi-lo)*leafWords], leafWords)
 	}
 }
 

@@ -279,3 +279,63 @@ func BenchmarkNew(b *testing.B) {
 		})
 	}
 }
+
+// TestPadded checks a padded tree against the naive tree over full images, and the
+// padded prune/expand round trip.
+func TestPadded(t *testing.T) {
+	rng := testrand.New(t)
+	for _, c := range []struct{ leaves, rowWords, leafWords int }{
+		{8, 1, 64}, {64, 5, 8}, {256, 32, 64}, {512, 27, 64}, {16, 3, 5}, {4, 64, 64},
+	} {
+		rows := randRows(rng, c.leaves, c.rowWords)
+		full := make([]uint64, c.leaves*c.leafWords)
+		for i := 0; i < c.leaves; i++ {
+			copy(full[(i+1)*c.leafWords-c.rowWords:(i+1)*c.leafWords], rows[i*c.rowWords:(i+1)*c.rowWords])
+		}
+		want := naiveTree(full, c.leafWords)
+		for _, w := range []int{1, 3} {
+			tr := NewPadded(nil, rows, c.rowWords, c.leafWords, w)
+			if !slices.Equal(tr.Nodes(), want) {
+				t.Fatalf("%+v workers=%d: padded tree differs from the full-image tree", c, w)
+			}
+			if tr.RowWords() != c.rowWords || tr.LeafWords() != c.leafWords {
+				t.Fatal("padded accessors")
+			}
+		}
+		tr := NewPadded(nil, rows, c.rowWords, c.leafWords, 2)
+		for i := 0; i < c.leaves; i++ {
+			if !slices.Equal(tr.Leaf(i), full[i*c.leafWords:(i+1)*c.leafWords]) || HashPaddedRow(tr.Row(i), c.leafWords) != want[i] {
+				t.Fatalf("%+v: leaf image %d", c, i)
+			}
+		}
+		queries := randQueries(rng, c.leaves, 1+rng.IntN(2*c.leaves))
+		pos := SortedUnique(queries)
+		ph := tr.OpenPhase(queries)
+		for _, r := range ph.Rows {
+			if len(r) != c.rowWords {
+				t.Fatalf("%+v: phase stores %d-word rows, want %d", c, len(r), c.rowWords)
+			}
+		}
+		got, err := ExpandPadded(tr.Root(), tr.Depth(), pos, ph.Rows, ph.Siblings, queries, c.leafWords)
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		raw := tr.OpenRaw(queries)
+		for j := range queries {
+			if !slices.Equal(got[j].Leaf, raw[j].Leaf) || !slices.Equal(got[j].Path, raw[j].Path) ||
+				!VerifyPath(tr.Root(), got[j].Leaf, queries[j], got[j].Path) {
+				t.Fatalf("%+v: padded expansion of query %d", c, j)
+			}
+		}
+		if c.rowWords < c.leafWords {
+			if _, err := Expand(tr.Root(), tr.Depth(), pos, ph.Rows, ph.Siblings, queries); err == nil {
+				t.Fatalf("%+v: unpadded expansion of padded rows accepted", c)
+			}
+			wide := cloneRows(ph.Rows)
+			wide[0] = append(make([]uint64, c.leafWords-c.rowWords+1), wide[0]...)
+			if _, err := ExpandPadded(tr.Root(), tr.Depth(), pos, wide, ph.Siblings, queries, c.leafWords); !errors.Is(err, ErrInvalidOpening) {
+				t.Fatalf("%+v: over-wide row: %v", c, err)
+			}
+		}
+	}
+}

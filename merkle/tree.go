@@ -8,16 +8,20 @@ const (
 	minNodesPerWorker  = 512
 )
 
-// Tree is a Merkle tree over 2^d rows of rowWords words each.
+// Tree is a Merkle tree over 2^d rows of rowWords words each. Leaf i hashes the leaf
+// image of row i: the row itself, or for a padded tree (NewPadded) leafWords - rowWords
+// zero words followed by the row, so a commitment can leave all-zero lanes out of its
+// rows (and of the wire proof) while hashing the full-width image.
 //
 // Nodes are stored flat, bottom-up: the 2^d leaf hashes first, then each level above,
 // the root last (2^(d+1) - 1 digests). The tree keeps a reference to the caller's rows
 // (it does not copy them); they must stay unchanged while the tree is in use.
 type Tree struct {
-	rows     []uint64
-	rowWords int
-	depth    int
-	nodes    []Digest
+	rows      []uint64
+	rowWords  int
+	leafWords int
+	depth     int
+	nodes     []Digest
 }
 
 // NodeCount returns the number of digests a tree over leaves rows stores (2·leaves - 1).
@@ -32,12 +36,21 @@ func New(rows []uint64, rowWords, workers int) *Tree {
 // NewInto is New storing the nodes in the caller's buffer nodes, which must hold at least
 // NodeCount(len(rows)/rowWords) digests (nil allocates one). Tree.Nodes hands it back.
 func NewInto(nodes []Digest, rows []uint64, rowWords, workers int) *Tree {
+	return NewPadded(nodes, rows, rowWords, rowWords, workers)
+}
+
+// NewPadded is NewInto for rows of rowWords words whose leaf images are leafWords wide
+// (rowWords <= leafWords): leaf i hashes leafWords - rowWords zero words, then row i.
+func NewPadded(nodes []Digest, rows []uint64, rowWords, leafWords, workers int) *Tree {
 	if rowWords <= 0 || len(rows)%rowWords != 0 {
 		panic(fmt.Sprintf("merkle: %d words do not split into rows of %d", len(rows), rowWords))
 	}
 	n := len(rows) / rowWords
 	if n == 0 || n&(n-1) != 0 {
 		panic(fmt.Sprintf("merkle: %d rows is not a power of two", n))
+	}
+	if leafWords < rowWords {
+		panic(fmt.Sprintf("merkle: leaf image of %d words cannot hold rows of %d", leafWords, rowWords))
 	}
 	count := NodeCount(n)
 	if nodes == nil {
@@ -49,7 +62,11 @@ func NewInto(nodes []Digest, rows []uint64, rowWords, workers int) *Tree {
 	workers = max(workers, 1)
 
 	parallelRange(n, workers, minLeavesPerWorker, func(lo, hi int) {
-		hashRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords)
+		if leafWords == rowWords {
+			hashRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords)
+		} else {
+			hashPaddedRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, leafWords)
+		}
 	})
 	start, width := 0, n
 	depth := 0
@@ -63,7 +80,7 @@ func NewInto(nodes []Digest, rows []uint64, rowWords, workers int) *Tree {
 		width /= 2
 		depth++
 	}
-	return &Tree{rows: rows, rowWords: rowWords, depth: depth, nodes: nodes}
+	return &Tree{rows: rows, rowWords: rowWords, leafWords: leafWords, depth: depth, nodes: nodes}
 }
 
 // Root returns the root digest.
@@ -75,10 +92,24 @@ func (t *Tree) Depth() int { return t.depth }
 // Leaves returns the number of rows, 2^d.
 func (t *Tree) Leaves() int { return 1 << t.depth }
 
-// RowWords returns the width of a row in words.
+// RowWords returns the width of a stored row in words.
 func (t *Tree) RowWords() int { return t.rowWords }
 
-// Row returns row i (a view into the caller's rows, not a copy).
+// LeafWords returns the width of a leaf image in words (RowWords unless padded).
+func (t *Tree) LeafWords() int { return t.leafWords }
+
+// Leaf returns the leaf image of row i: Row(i) itself for an unpadded tree, otherwise a
+// new slice holding the zero prefix and the row.
+func (t *Tree) Leaf(i int) []uint64 {
+	if t.leafWords == t.rowWords {
+		return t.Row(i)
+	}
+	img := make([]uint64, t.leafWords)
+	copy(img[t.leafWords-t.rowWords:], t.Row(i))
+	return img
+}
+
+// Row returns stored row i (a view into the caller's rows, not a copy).
 func (t *Tree) Row(i int) []uint64 {
 	return t.rows[i*t.rowWords : (i+1)*t.rowWords : (i+1)*t.rowWords]
 }

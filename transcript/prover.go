@@ -133,9 +133,9 @@ func (p *Prover) GrindParallel(bits, workers int) uint64 {
 }
 
 // Open records one opening phase of tree at queries (any order, duplicates allowed): the
-// pruned phase for the wire form and one unpruned opening per query for the raw form.
-// Nothing is absorbed. It returns the opened rows in query order (views into the tree's
-// rows).
+// pruned phase (stored rows) for the wire form and one unpruned opening (leaf image) per
+// query for the raw form. Nothing is absorbed. It returns the opened leaf images in query
+// order, as Verifier.Merkle does (for an unpadded tree, views into the tree's rows).
 func (p *Prover) Open(tree *merkle.Tree, queries []int) [][]uint64 {
 	for _, q := range queries {
 		if q < 0 || q >= tree.Leaves() {
@@ -144,16 +144,26 @@ func (p *Prover) Open(tree *merkle.Tree, queries []int) [][]uint64 {
 	}
 	phase := tree.OpenPhase(queries)
 	pos := merkle.SortedUnique(queries)
-	paths := make([]merkle.Digest, 0, len(pos)*tree.Depth())
-	for _, r := range pos {
-		paths = tree.AppendPath(paths, r)
-	}
 	d := tree.Depth()
+	paths := make([]merkle.Digest, 0, len(pos)*d)
+	images := phase.Rows
+	if tree.LeafWords() != tree.RowWords() {
+		images = make([][]uint64, len(pos))
+	}
+	for k, r := range pos {
+		paths = tree.AppendPath(paths, r)
+		if tree.LeafWords() != tree.RowWords() {
+			images[k] = tree.Leaf(r)
+		}
+	}
 	rows := make([][]uint64, len(queries))
 	for j, q := range queries {
 		k, _ := slices.BinarySearch(pos, q)
-		p.openings = append(p.openings, merkle.RawOpening{Leaf: phase.Rows[k], Path: paths[k*d : (k+1)*d : (k+1)*d]})
-		rows[j] = tree.Row(q)
+		p.openings = append(p.openings, merkle.RawOpening{Leaf: images[k], Path: paths[k*d : (k+1)*d : (k+1)*d]})
+		rows[j] = images[k]
+		if tree.LeafWords() == tree.RowWords() {
+			rows[j] = tree.Row(q)
+		}
 	}
 	p.phases = append(p.phases, phase)
 	return rows

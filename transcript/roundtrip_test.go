@@ -99,7 +99,11 @@ func randomScript(rng *rand.Rand, nops int) (*script, *Prover) {
 			for i := range rows {
 				rows[i] = rng.Uint64()
 			}
-			st = step{kind: "open", tree: merkle.New(rows, words, 2)}
+			leafWords := words
+			if rng.IntN(3) == 0 {
+				leafWords += 1 + rng.IntN(9) // a padded commitment
+			}
+			st = step{kind: "open", tree: merkle.NewPadded(nil, rows, words, leafWords, 2)}
 			p.SendDigest(st.tree.Root())
 			st.queries = p.SampleQueries(1<<depth, 1+rng.IntN(12))
 			st.rows = p.Open(st.tree, st.queries)
@@ -171,7 +175,7 @@ func (s *script) replay(proof *Proof) (*Verifier, error) {
 			if !slices.Equal(q, st.queries) {
 				return v, fail(errors.New("queries differ"))
 			}
-			rows, err := v.Merkle(root, st.tree.Leaves(), q, st.tree.RowWords())
+			rows, err := v.MerklePadded(root, st.tree.Leaves(), q, st.tree.RowWords(), st.tree.LeafWords())
 			if err != nil {
 				return v, fail(err)
 			}

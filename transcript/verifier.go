@@ -171,15 +171,25 @@ func (v *Verifier) GrindCheck(bits int) error {
 // returns the rows in query order (views into the proof; read-only). A raw proof supplies
 // one opening per query; a wire proof one phase, expanded with the queries.
 func (v *Verifier) Merkle(root blake2s.Digest, blockLen int, queries []int, leafWords int) ([][]uint64, error) {
+	return v.MerklePadded(root, blockLen, queries, leafWords, leafWords)
+}
+
+// MerklePadded is Merkle for a padded commitment (merkle.NewPadded): a wire phase stores
+// rows of rowWords words whose leaf images are leafWords wide, led by zeros; a raw opening
+// carries the full image. The rows come back as full images in both forms.
+func (v *Verifier) MerklePadded(root blake2s.Digest, blockLen int, queries []int, rowWords, leafWords int) ([][]uint64, error) {
 	if blockLen <= 0 || blockLen&(blockLen-1) != 0 {
 		return nil, fmt.Errorf("%w: block length %d is not a power of two", ErrInvalidOpening, blockLen)
+	}
+	if rowWords < 0 || rowWords > leafWords {
+		return nil, fmt.Errorf("%w: rows of %d words in leaves of %d", ErrInvalidOpening, rowWords, leafWords)
 	}
 	depth := 0
 	for 1<<depth < blockLen {
 		depth++
 	}
 	if v.wire {
-		return v.merkleWire(root, depth, queries, leafWords)
+		return v.merkleWire(root, depth, queries, rowWords, leafWords)
 	}
 	rows := make([][]uint64, len(queries))
 	for j, q := range queries {
@@ -204,18 +214,25 @@ func (v *Verifier) Merkle(root blake2s.Digest, blockLen int, queries []int, leaf
 	return rows, nil
 }
 
-func (v *Verifier) merkleWire(root blake2s.Digest, depth int, queries []int, leafWords int) ([][]uint64, error) {
+func (v *Verifier) merkleWire(root blake2s.Digest, depth int, queries []int, rowWords, leafWords int) ([][]uint64, error) {
 	if v.next >= len(v.proof.Phases) {
 		return nil, fmt.Errorf("%w: phase %d", ErrMissingOpening, v.next)
 	}
 	ph := v.proof.Phases[v.next]
 	v.next++
 	for k, r := range ph.Rows {
-		if len(r) != leafWords {
-			return nil, fmt.Errorf("%w: phase row %d has %d words, want %d", ErrInvalidOpening, k, len(r), leafWords)
+		if len(r) != rowWords {
+			return nil, fmt.Errorf("%w: phase row %d has %d words, want %d", ErrInvalidOpening, k, len(r), rowWords)
 		}
 	}
-	open, err := merkle.Expand(root, depth, merkle.SortedUnique(queries), ph.Rows, ph.Siblings, queries)
+	pos := merkle.SortedUnique(queries)
+	var open []merkle.RawOpening
+	var err error
+	if rowWords == leafWords {
+		open, err = merkle.Expand(root, depth, pos, ph.Rows, ph.Siblings, queries)
+	} else {
+		open, err = merkle.ExpandPadded(root, depth, pos, ph.Rows, ph.Siblings, queries, leafWords)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: phase %d: %w", ErrInvalidOpening, v.next-1, err)
 	}
