@@ -19,7 +19,10 @@ func TestReferenceProofs(t *testing.T) {
 	sets := []struct {
 		base string
 		n    int
-	}{{"blake2s-batch-n256-s1", 256}, {"blake2s-batch-n300-s2", 300}}
+	}{{"blake2s-batch-n256-s1", 256}, {"blake2s-batch-n300-s2", 300}, {"blake2s-batch-n4096-s3", 4096}}
+	if testing.Short() {
+		sets = sets[:2]
+	}
 	for _, s := range sets {
 		t.Run(s.base, func(t *testing.T) {
 			var proof transcript.Proof
