@@ -4,6 +4,9 @@
 // uint64, row-major). Leaf i is BLAKE2s-256 of row i's words as 8-byte little-endian values
 // (8W bytes); an internal node is BLAKE2s-256(left ‖ right) (blake2s.Node). Bit ℓ of a leaf
 // index chooses the left (0) or right (1) child at height ℓ, so bit 0 decides at the leaves.
+// A padded tree (NewPadded) stores narrower rows and hashes each as its leaf image: zero
+// words first, then the row, leafWords in all; its pruned phases carry the narrow rows and
+// its raw openings the images (ExpandPadded rebuilds them).
 //
 // Openings come in two forms that carry the same information:
 //   - raw: one RawOpening per query, the full row and its d siblings, leaf level first;
