@@ -37,33 +37,34 @@ DATA hinit<>+0x18(SB)/4, $0x1f83d9ab
 DATA hinit<>+0x1c(SB)/4, $0x5be0cd19
 GLOBL hinit<>(SB), (NOPTR+RODATA), $32
 
-// Stack frame: the 16 transposed message words of the current block (32 bytes each), one
+// Stack frame, addressed through R11 = SP rounded up to 32 bytes so that no access splits a
+// cache line: the 16 transposed message words of the current block (32 bytes each), one
 // spill slot, and the 8 transposed chaining-value words.
-#define M0 0(SP)
-#define M1 32(SP)
-#define M2 64(SP)
-#define M3 96(SP)
-#define M4 128(SP)
-#define M5 160(SP)
-#define M6 192(SP)
-#define M7 224(SP)
-#define M8 256(SP)
-#define M9 288(SP)
-#define M10 320(SP)
-#define M11 352(SP)
-#define M12 384(SP)
-#define M13 416(SP)
-#define M14 448(SP)
-#define M15 480(SP)
-#define SPILL 512(SP)
-#define H0 544(SP)
-#define H1 576(SP)
-#define H2 608(SP)
-#define H3 640(SP)
-#define H4 672(SP)
-#define H5 704(SP)
-#define H6 736(SP)
-#define H7 768(SP)
+#define M0 0(R11)
+#define M1 32(R11)
+#define M2 64(R11)
+#define M3 96(R11)
+#define M4 128(R11)
+#define M5 160(R11)
+#define M6 192(R11)
+#define M7 224(R11)
+#define M8 256(R11)
+#define M9 288(R11)
+#define M10 320(R11)
+#define M11 352(R11)
+#define M12 384(R11)
+#define M13 416(R11)
+#define M14 448(R11)
+#define M15 480(R11)
+#define SPILL 512(R11)
+#define H0 544(R11)
+#define H1 576(R11)
+#define H2 608(R11)
+#define H3 640(R11)
+#define H4 672(R11)
+#define H5 704(R11)
+#define H6 736(R11)
+#define H7 768(R11)
 
 // TRANSPOSE8 transposes the 8×8 matrix of 32-bit words in Y0..Y7 (row r in Yr) into
 // Y8..Y15 (row r in Y(8+r)), clobbering Y0..Y7.
@@ -77,12 +78,13 @@ GLOBL hinit<>(SB), (NOPTR+RODATA), $32
 	VPERM2I128 $0x20, Y6, Y2, Y10; VPERM2I128 $0x31, Y6, Y2, Y14; \
 	VPERM2I128 $0x20, Y7, Y3, Y11; VPERM2I128 $0x31, Y7, Y3, Y15
 
-// LOADT loads 32 bytes at offset off of each of the 8 lanes (lane pointers R8..R14, SI) and
+// LOADT loads 32 bytes at offset off of each of the 8 lanes (lane i at R8 + i·DX, R9 = R8 + 3·DX,
+// R10 = R8 + 6·DX) and
 // transposes them so that Y8..Y15 hold message words w..w+7 of the 8 lanes (lane i in
 // 32-bit element i), storing them to s0..s7.
 #define LOADT(off, s0, s1, s2, s3, s4, s5, s6, s7) \
-	VMOVDQU off(R8), Y0; VMOVDQU off(R9), Y1; VMOVDQU off(R10), Y2; VMOVDQU off(R11), Y3; \
-	VMOVDQU off(R12), Y4; VMOVDQU off(R13), Y5; VMOVDQU off(R14), Y6; VMOVDQU off(SI), Y7; \
+	VMOVDQU off(R8), Y0; VMOVDQU off(R8)(DX*1), Y1; VMOVDQU off(R8)(DX*2), Y2; VMOVDQU off(R9), Y3; \
+	VMOVDQU off(R9)(DX*1), Y4; VMOVDQU off(R9)(DX*2), Y5; VMOVDQU off(R10), Y6; VMOVDQU off(R10)(DX*1), Y7; \
 	TRANSPOSE8; \
 	VMOVDQU Y8, s0; VMOVDQU Y9, s1; VMOVDQU Y10, s2; VMOVDQU Y11, s3; \
 	VMOVDQU Y12, s4; VMOVDQU Y13, s5; VMOVDQU Y14, s6; VMOVDQU Y15, s7
@@ -121,7 +123,7 @@ GLOBL hinit<>(SB), (NOPTR+RODATA), $32
 // initial value when fresh ≠ 0, else from h (transposed: h[j][i] = word j of lane i). At the
 // end they go to dst as 8 little-endian digests when dst ≠ nil, else back to h. nblocks = 0
 // does nothing. Requires AVX2.
-TEXT ·hash8(SB), 0, $800-56
+TEXT ·hash8(SB), 0, $832-56
 	MOVQ h+8(FP), AX
 	MOVQ src+16(FP), R8
 	MOVQ stride+24(FP), DX
@@ -129,13 +131,12 @@ TEXT ·hash8(SB), 0, $800-56
 	MOVQ t+40(FP), BX
 	TESTQ CX, CX
 	JZ done
-	LEAQ (R8)(DX*1), R9
-	LEAQ (R9)(DX*1), R10
-	LEAQ (R10)(DX*1), R11
-	LEAQ (R11)(DX*1), R12
-	LEAQ (R12)(DX*1), R13
-	LEAQ (R13)(DX*1), R14
-	LEAQ (R14)(DX*1), SI
+	LEAQ (R8)(DX*2), R9
+	ADDQ DX, R9
+	LEAQ (R9)(DX*2), R10
+	ADDQ DX, R10
+	LEAQ 31(SP), R11
+	ANDQ $~31, R11
 
 	MOVL fresh+52(FP), DI
 	TESTL DI, DI
@@ -251,11 +252,6 @@ notlast:
 	ADDQ $64, R8
 	ADDQ $64, R9
 	ADDQ $64, R10
-	ADDQ $64, R11
-	ADDQ $64, R12
-	ADDQ $64, R13
-	ADDQ $64, R14
-	ADDQ $64, SI
 	DECQ CX
 	JNZ loop
 
