@@ -78,10 +78,9 @@ GLOBL hinit<>(SB), (NOPTR+RODATA), $32
 	VPERM2I128 $0x20, Y6, Y2, Y10; VPERM2I128 $0x31, Y6, Y2, Y14; \
 	VPERM2I128 $0x20, Y7, Y3, Y11; VPERM2I128 $0x31, Y7, Y3, Y15
 
-// LOADT loads 32 bytes at offset off of each of the 8 lanes (lane i at R8 + i·DX, R9 = R8 + 3·DX,
-// R10 = R8 + 6·DX) and
-// transposes them so that Y8..Y15 hold message words w..w+7 of the 8 lanes (lane i in
-// 32-bit element i), storing them to s0..s7.
+// LOADT loads 32 bytes at offset off of each of the 8 lanes (lane i at R8 + i·DX, with
+// R9 = R8 + 3·DX and R10 = R8 + 6·DX) and transposes them so that Y8..Y15 hold message words
+// off/4 .. off/4+7 of the 8 lanes (lane i in 32-bit element i), storing them to s0..s7.
 #define LOADT(off, s0, s1, s2, s3, s4, s5, s6, s7) \
 	VMOVDQU off(R8), Y0; VMOVDQU off(R8)(DX*1), Y1; VMOVDQU off(R8)(DX*2), Y2; VMOVDQU off(R9), Y3; \
 	VMOVDQU off(R9)(DX*1), Y4; VMOVDQU off(R9)(DX*2), Y5; VMOVDQU off(R10), Y6; VMOVDQU off(R10)(DX*1), Y7; \
