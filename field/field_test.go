@@ -259,3 +259,39 @@ func TestSliceKernels(t *testing.T) {
 		}
 	})
 }
+
+func TestSumcheckRounds(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		rng := testrand.New(t)
+		for _, n := range []int{0, 2, 4, 6, 8, 10, 14, 64, 258, 600} {
+			f, b, fk := randEs(rng, n), randEs(rng, n), randKs(rng, n)
+			fe := make([]E, n)
+			for i := range fk {
+				fe[i] = FromK(fk[i])
+			}
+			quad := func(lo, hi func(i int) (E, E), m int) (q0, q1, qi E) {
+				for i := range m {
+					f0, b0 := lo(i)
+					f1, b1 := hi(i)
+					q0 = q0.Add(f0.Mul(b0))
+					q1 = q1.Add(f1.Mul(b1))
+					qi = qi.Add(f0.Add(f1).Mul(b0.Add(b1)))
+				}
+				return
+			}
+			h := n / 2
+			w0, w1, wi := quad(func(i int) (E, E) { return f[2*i], b[2*i] }, func(i int) (E, E) { return f[2*i+1], b[2*i+1] }, h)
+			if g0, g1, gi := SumcheckRoundLow(f, b); g0 != w0 || g1 != w1 || gi != wi {
+				t.Fatalf("n=%d: SumcheckRoundLow", n)
+			}
+			w0, w1, wi = quad(func(i int) (E, E) { return f[i], b[i] }, func(i int) (E, E) { return f[i+h], b[i+h] }, h)
+			if g0, g1, gi := SumcheckRoundHigh(f, b); g0 != w0 || g1 != w1 || gi != wi {
+				t.Fatalf("n=%d: SumcheckRoundHigh", n)
+			}
+			w0, w1, wi = quad(func(i int) (E, E) { return fe[i], b[i] }, func(i int) (E, E) { return fe[i+h], b[i+h] }, h)
+			if g0, g1, gi := SumcheckRoundHighKE(fk, b); g0 != w0 || g1 != w1 || gi != wi {
+				t.Fatalf("n=%d: SumcheckRoundHighKE", n)
+			}
+		}
+	})
+}

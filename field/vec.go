@@ -72,8 +72,7 @@ func InnerProduct(a, b []E) E {
 	if len(a) != len(b) {
 		panic("field: InnerProduct needs equal lengths")
 	}
-	w := simd.DotEE(eWords(a), eWords(b))
-	return E{K(w[0]), K(w[1]), K(w[2])}
+	return fromWords(simd.DotEE(eWords(a), eWords(b)))
 }
 
 // InnerProductKE returns Σ a[i]·b[i] for a K vector a and an E vector b. It panics
@@ -82,8 +81,7 @@ func InnerProductKE(a []K, b []E) E {
 	if len(a) != len(b) {
 		panic("field: InnerProductKE needs equal lengths")
 	}
-	w := simd.DotKE(kWords(a), eWords(b))
-	return E{K(w[0]), K(w[1]), K(w[2])}
+	return fromWords(simd.DotKE(kWords(a), eWords(b)))
 }
 
 // FoldLow writes dst[i] = src[2i] + r·(src[2i] + src[2i+1]): it fixes the lowest

@@ -226,3 +226,25 @@ func foldPairsKGeneric(dst, src []uint64, r *[3]uint64) {
 		dst[3*i+2] = mulKGeneric(d, r[2])
 	}
 }
+
+func dotPairsEEGeneric(f, b []uint64) (q0, q1, qInf [3]uint64) {
+	var s0, s1, sInf [3]u128
+	for i := 0; i < len(f); i += 6 {
+		f0, f1, f2 := f[i], f[i+1], f[i+2]
+		g0, g1, g2 := f[i+3], f[i+4], f[i+5]
+		b0, b1, b2 := b[i], b[i+1], b[i+2]
+		d0, d1, d2 := b[i+3], b[i+4], b[i+5]
+		x0, x1, x2 := mulEUnreduced(f0, f1, f2, b0, b1, b2)
+		y0, y1, y2 := mulEUnreduced(g0, g1, g2, d0, d1, d2)
+		z0, z1, z2 := mulEUnreduced(f0^g0, f1^g1, f2^g2, b0^d0, b1^d1, b2^d2)
+		s0 = [3]u128{s0[0].xor(x0), s0[1].xor(x1), s0[2].xor(x2)}
+		s1 = [3]u128{s1[0].xor(y0), s1[1].xor(y1), s1[2].xor(y2)}
+		sInf = [3]u128{sInf[0].xor(z0), sInf[1].xor(z1), sInf[2].xor(z2)}
+	}
+	for j := range 3 {
+		q0[j] = Reduce(s0[j].hi, s0[j].lo)
+		q1[j] = Reduce(s1[j].hi, s1[j].lo)
+		qInf[j] = Reduce(sInf[j].hi, sInf[j].lo)
+	}
+	return
+}

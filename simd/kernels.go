@@ -154,3 +154,16 @@ func FoldPairsK(dst, src []uint64, r *[3]uint64) {
 	d := foldPairsKArch(dst, src, r)
 	foldPairsKGeneric(dst[3*d:], src[2*d:], r)
 }
+
+// DotPairsEE returns, for E vectors f, b of 2m elements read as m pairs
+// (f_{2i}, f_{2i+1}): q0 = Σ f_{2i}·b_{2i}, q1 = Σ f_{2i+1}·b_{2i+1} and
+// qInf = Σ (f_{2i} + f_{2i+1})·(b_{2i} + b_{2i+1}), the evaluations at 0, 1 and the
+// leading coefficient of a product sumcheck's round polynomial on the lowest variable.
+func DotPairsEE(f, b []uint64) (q0, q1, qInf [3]uint64) {
+	n := lenE("DotPairsEE", f)
+	needE("DotPairsEE", b, n)
+	if n%2 != 0 {
+		panic("simd: DotPairsEE: an odd number of elements")
+	}
+	return dotPairsEEArch(f, b)
+}

@@ -72,6 +72,9 @@ func foldKAVX2(dst, a, b *uint64, tab *[24]uint64, n int)
 //go:noescape
 func foldPairsKAVX2(dst, src *uint64, tab *[24]uint64, n int)
 
+//go:noescape
+func dotPairsEEAVX2(f, b *uint64, n int, acc *[48]uint64)
+
 // scalarTable broadcasts s0, s1, s2, s0+s1, s1+s2, s0+s2 to four words each.
 func scalarTable(t *[24]uint64, s *[3]uint64) {
 	v := [6]uint64{s[0], s[1], s[2], s[0] ^ s[1], s[1] ^ s[2], s[0] ^ s[2]}
@@ -336,4 +339,44 @@ func foldPairsKArch(dst, src []uint64, r *[3]uint64) int {
 		dst[3*i+2] = mulKPCLMUL(d, r[2])
 	}
 	return n
+}
+
+func dotPairsEEArch(f, b []uint64) (q0, q1, qInf [3]uint64) {
+	if level < PCLMUL {
+		return dotPairsEEGeneric(f, b)
+	}
+	d := 3 * avx2Prefix(len(f)/3)
+	if d > 0 {
+		var acc [48]uint64
+		dotPairsEEAVX2(&f[0], &b[0], d/3, &acc)
+		for j := range 3 {
+			w := acc[8*j : 8*j+8] // c_j: even lanes (lo elements), then odd lanes (hi elements)
+			q0[j] = Reduce(w[1]^w[3], w[0]^w[2])
+			q1[j] = Reduce(w[5]^w[7], w[4]^w[6])
+		}
+		// Raw products p0, m1, p4, q01, q12, q02, each summed over both lanes.
+		var p [6]u128
+		for k := range 6 {
+			w := acc[24+4*k : 28+4*k]
+			p[k] = u128{w[1] ^ w[3], w[0] ^ w[2]}
+		}
+		c0 := p[0].xor(p[1]).xor(p[2]).xor(p[4])
+		c1 := p[0].xor(p[3]).xor(p[4])
+		c2 := p[0].xor(p[1]).xor(p[5])
+		qInf = [3]uint64{Reduce(c0.hi, c0.lo), Reduce(c1.hi, c1.lo), Reduce(c2.hi, c2.lo)}
+	}
+	var t [3]uint64
+	for i := d; i < len(f); i += 6 {
+		lo, hi := (*[3]uint64)(f[i:]), (*[3]uint64)(f[i+3:])
+		blo, bhi := (*[3]uint64)(b[i:]), (*[3]uint64)(b[i+3:])
+		mulEPCLMUL(&t, lo, blo)
+		q0 = [3]uint64{q0[0] ^ t[0], q0[1] ^ t[1], q0[2] ^ t[2]}
+		mulEPCLMUL(&t, hi, bhi)
+		q1 = [3]uint64{q1[0] ^ t[0], q1[1] ^ t[1], q1[2] ^ t[2]}
+		sf := [3]uint64{lo[0] ^ hi[0], lo[1] ^ hi[1], lo[2] ^ hi[2]}
+		sb := [3]uint64{blo[0] ^ bhi[0], blo[1] ^ bhi[1], blo[2] ^ bhi[2]}
+		mulEPCLMUL(&t, &sf, &sb)
+		qInf = [3]uint64{qInf[0] ^ t[0], qInf[1] ^ t[1], qInf[2] ^ t[2]}
+	}
+	return
 }

@@ -22,3 +22,5 @@ func foldEArch(dst, a, b []uint64, r *[3]uint64) int     { return 0 }
 func foldPairsEArch(dst, src []uint64, r *[3]uint64) int { return 0 }
 func foldKArch(dst, a, b []uint64, r *[3]uint64) int     { return 0 }
 func foldPairsKArch(dst, src []uint64, r *[3]uint64) int { return 0 }
+
+func dotPairsEEArch(f, b []uint64) (q0, q1, qInf [3]uint64) { return dotPairsEEGeneric(f, b) }

@@ -203,6 +203,16 @@ func TestVectorKernels(t *testing.T) {
 			}
 			return out[:]
 		}},
+		{"DotPairsEE", func(rng *rand.Rand, n int, g bool) []uint64 {
+			f, b := randWords(rng, 6*n), randWords(rng, 6*n)
+			var q0, q1, qi [3]uint64
+			if g {
+				q0, q1, qi = dotPairsEEGeneric(f, b)
+			} else {
+				q0, q1, qi = DotPairsEE(f, b)
+			}
+			return append(append(q0[:], q1[:]...), qi[:]...)
+		}},
 		{"FoldE", func(rng *rand.Rand, n int, g bool) []uint64 {
 			a, b, dst := randWords(rng, 3*n), randWords(rng, 3*n), randWords(rng, 3*n)
 			r := [3]uint64(randWords(rng, 3))

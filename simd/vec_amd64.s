@@ -528,3 +528,106 @@ fpkloop:
 	JNZ  fpkloop
 	VZEROUPPER
 	RET
+
+// func dotPairsEEAVX2(f, b *uint64, n int, acc *[48]uint64)
+// For E vectors f, b of n elements (n/2 pairs, n a positive multiple of 4) it adds
+// unreduced sums to acc: acc[0:24] receives the Karatsuba-combined limbs
+// (c0 even, c0 odd, c1 even, c1 odd, c2 even, c2 odd) of Σ f_i·b_i, whose even lanes
+// are the pairs' low elements and odd lanes their high elements; acc[24:48] receives the
+// six raw Karatsuba products (p0, m1, p4, q01, q12, q02) of Σ (f_lo+f_hi)(b_lo+b_hi),
+// one 128-bit sum per pair lane. acc must be zeroed by the caller on first use.
+TEXT ·dotPairsEEAVX2(SB), NOSPLIT, $0-32
+	MOVQ f+0(FP), SI
+	MOVQ b+8(FP), DX
+	MOVQ n+16(FP), CX
+	MOVQ acc+24(FP), DI
+	SHRQ $2, CX
+	VMOVDQU 0(DI), Y3
+	VMOVDQU 32(DI), Y4
+	VMOVDQU 64(DI), Y5
+	VMOVDQU 96(DI), Y6
+	VMOVDQU 128(DI), Y7
+	VMOVDQU 160(DI), Y8
+
+dpeloop:
+	LOADE4(SI, Y0, Y1, Y2)
+	LOADE4(DX, Y13, Y14, Y15)
+	// Σ f·b, as dotEEAVX2.
+	CLMUL4(Y13, Y0, Y9, Y10)
+	VPXOR Y9, Y3, Y3
+	VPXOR Y10, Y4, Y4
+	VPXOR Y9, Y5, Y5
+	VPXOR Y10, Y6, Y6
+	VPXOR Y9, Y7, Y7
+	VPXOR Y10, Y8, Y8
+	CLMUL4(Y14, Y1, Y9, Y10)
+	VPXOR Y9, Y3, Y3
+	VPXOR Y10, Y4, Y4
+	VPXOR Y9, Y7, Y7
+	VPXOR Y10, Y8, Y8
+	CLMUL4X(Y15, Y2, Y3, Y4, Y9, Y10)
+	VPXOR Y1, Y2, Y11
+	VPXOR Y14, Y15, Y12
+	CLMUL4(Y12, Y11, Y9, Y10)
+	VPXOR Y9, Y3, Y3
+	VPXOR Y10, Y4, Y4
+	VPXOR Y9, Y5, Y5
+	VPXOR Y10, Y6, Y6
+	VPXOR Y0, Y1, Y11
+	VPXOR Y13, Y14, Y12
+	CLMUL4X(Y12, Y11, Y5, Y6, Y9, Y10)
+	VPXOR Y0, Y2, Y11
+	VPXOR Y13, Y15, Y12
+	CLMUL4X(Y12, Y11, Y7, Y8, Y9, Y10)
+
+	// Pair sums in the even lanes: x ^= (x with the qwords of each lane swapped).
+	VPSHUFD $0x4e, Y0, Y9
+	VPXOR   Y9, Y0, Y0
+	VPSHUFD $0x4e, Y1, Y9
+	VPXOR   Y9, Y1, Y1
+	VPSHUFD $0x4e, Y2, Y9
+	VPXOR   Y9, Y2, Y2
+	VPSHUFD $0x4e, Y13, Y9
+	VPXOR   Y9, Y13, Y13
+	VPSHUFD $0x4e, Y14, Y9
+	VPXOR   Y9, Y14, Y14
+	VPSHUFD $0x4e, Y15, Y9
+	VPXOR   Y9, Y15, Y15
+	// The six Karatsuba products of the sums, accumulated raw in memory.
+	VPCLMULQDQ $0x00, Y13, Y0, Y9
+	VPXOR      192(DI), Y9, Y9
+	VMOVDQU    Y9, 192(DI)
+	VPCLMULQDQ $0x00, Y14, Y1, Y9
+	VPXOR      224(DI), Y9, Y9
+	VMOVDQU    Y9, 224(DI)
+	VPCLMULQDQ $0x00, Y15, Y2, Y9
+	VPXOR      256(DI), Y9, Y9
+	VMOVDQU    Y9, 256(DI)
+	VPXOR      Y0, Y1, Y11
+	VPXOR      Y13, Y14, Y12
+	VPCLMULQDQ $0x00, Y12, Y11, Y9
+	VPXOR      288(DI), Y9, Y9
+	VMOVDQU    Y9, 288(DI)
+	VPXOR      Y1, Y2, Y11
+	VPXOR      Y14, Y15, Y12
+	VPCLMULQDQ $0x00, Y12, Y11, Y9
+	VPXOR      320(DI), Y9, Y9
+	VMOVDQU    Y9, 320(DI)
+	VPXOR      Y0, Y2, Y11
+	VPXOR      Y13, Y15, Y12
+	VPCLMULQDQ $0x00, Y12, Y11, Y9
+	VPXOR      352(DI), Y9, Y9
+	VMOVDQU    Y9, 352(DI)
+
+	ADDQ $96, SI
+	ADDQ $96, DX
+	DECQ CX
+	JNZ  dpeloop
+	VMOVDQU Y3, 0(DI)
+	VMOVDQU Y4, 32(DI)
+	VMOVDQU Y5, 64(DI)
+	VMOVDQU Y6, 96(DI)
+	VMOVDQU Y7, 128(DI)
+	VMOVDQU Y8, 160(DI)
+	VZEROUPPER
+	RET
