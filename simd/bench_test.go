@@ -125,6 +125,7 @@ func BenchmarkVector(b *testing.B) {
 	benchVector(b, "AxpyKE", ek, func(d, a, c []uint64) { AxpyKE(d, c, &s) })
 	benchVector(b, "DotKE", ek, func(d, a, c []uint64) { sinkK = DotKE(c, a)[0] })
 	benchVector(b, "DotEE", ee, func(d, a, c []uint64) { sinkK = DotEE(a, c)[0] })
+	benchVector(b, "DotPairsEE", ee, func(d, a, c []uint64) { sinkK = func() uint64 { q, _, _ := DotPairsEE(a, c); return q[0] }() })
 	benchVector(b, "FoldPairsE", ee, func(d, a, c []uint64) { FoldPairsE(d[:len(d)/2], a, &s) })
 	benchVector(b, "FoldE", ee, func(d, a, c []uint64) { FoldE(d, a, c, &s) })
 }
