@@ -117,6 +117,7 @@ func planesToBytes(y *[8]uint64, out *[skipSize]byte) {
 func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
 	a, b, c = a[:groupSize], b[:groupSize], c[:groupSize]
 	var bytes [skipSize]byte
+	var ext [3][8]uint64
 	for k := 0; k < 1<<nMedium; k++ {
 		var y [8]uint64
 		nz := false
@@ -126,18 +127,16 @@ func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
 			if aw|bw|cw == 0 {
 				continue
 			}
-			var ext [3][8]uint64
 			d.extend3(aw, bw, cw, &ext)
 			v := mulPlanes(&ext[0], &ext[1])
 			for p := range v {
 				v[p] ^= ext[2][p]
 			}
-			u := v
 			if e := d.smallNorm[i]; e != 1 {
-				u = mulByte(&v, e)
+				v = mulByte(&v, e)
 			}
 			for q := range y {
-				y[q] ^= u[q]
+				y[q] ^= v[q]
 			}
 			nz = true
 		}
