@@ -36,7 +36,8 @@ func EqEval(a, b []E) E {
 
 // EvalMLEK returns the multilinear extension of the K table at point, low coordinate
 // first: the table is folded on its lowest variable by point[0], then point[1], …
-// It panics unless len(table) = 2^len(point).
+// It allocates a scratch of len(table)/2 elements (see EvalMLEInPlace for none) and
+// panics unless len(table) = 2^len(point).
 func EvalMLEK(table []K, point []E) E {
 	if len(point) >= 63 || len(table) != 1<<len(point) {
 		panic("field: EvalMLEK needs len(table) = 2^len(point)")
@@ -50,7 +51,8 @@ func EvalMLEK(table []K, point []E) E {
 }
 
 // EvalMLE returns the multilinear extension of the E table at point, low coordinate
-// first. It panics unless len(table) = 2^len(point). The table is not modified.
+// first. The table is not modified; a scratch of len(table)/2 elements is allocated
+// (see EvalMLEInPlace for none). It panics unless len(table) = 2^len(point).
 func EvalMLE(table []E, point []E) E {
 	if len(point) >= 63 || len(table) != 1<<len(point) {
 		panic("field: EvalMLE needs len(table) = 2^len(point)")

@@ -62,8 +62,9 @@ func AddSlice(dst, a, b []E) {
 	if len(dst) != len(a) || len(a) != len(b) {
 		panic("field: AddSlice needs equal lengths")
 	}
-	for i := range dst {
-		dst[i] = a[i].Add(b[i])
+	d, x, y := eWords(dst), eWords(a), eWords(b)
+	for i := range d {
+		d[i] = x[i] ^ y[i]
 	}
 }
 
