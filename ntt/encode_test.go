@@ -68,10 +68,12 @@ func TestEncodeKIsEvaluation(t *testing.T) {
 func TestEncodeKWorkersAndOracle(t *testing.T) {
 	rng := testrand.New(t)
 	shapes := []struct{ logRows, rate, n, w int }{
-		{9, 1, 64, 64}, {11, 2, 64, 64}, {12, 1, 37, 64}, {12, 3, 37, 37}, {10, 4, 1, 1}, {8, 4, 64, 64},
+		{9, 1, 64, 64}, {10, 1, 37, 64}, {9, 3, 37, 37}, {10, 4, 1, 1}, {8, 4, 64, 64},
 	}
 	if !testing.Short() {
-		shapes = append(shapes, struct{ logRows, rate, n, w int }{14, 1, 64, 64})
+		shapes = append(shapes, []struct{ logRows, rate, n, w int }{
+			{11, 2, 64, 64}, {12, 1, 37, 64}, {12, 3, 37, 37}, {14, 1, 64, 64},
+		}...)
 	}
 	for _, sh := range shapes {
 		logD := sh.logRows + sh.rate
@@ -124,7 +126,11 @@ func TestEncodeEIsEvaluation(t *testing.T) {
 
 func TestEncodeEWorkersAndOracle(t *testing.T) {
 	rng := testrand.New(t)
-	for _, sh := range []struct{ logRows, rate, fold int }{{10, 3, 4}, {12, 1, 3}, {6, 9, 4}, {2, 14, 2}} {
+	shapes := []struct{ logRows, rate, fold int }{{8, 3, 4}, {10, 1, 3}, {4, 8, 4}, {2, 12, 2}}
+	if !testing.Short() {
+		shapes = append(shapes, []struct{ logRows, rate, fold int }{{10, 3, 4}, {12, 1, 3}, {6, 9, 4}, {2, 14, 2}}...)
+	}
+	for _, sh := range shapes {
 		logD := sh.logRows + sh.rate
 		lanes := 1 << sh.fold
 		msg := randE(rng, lanes<<sh.logRows)

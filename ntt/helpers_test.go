@@ -9,13 +9,14 @@ import (
 )
 
 // forwardWordsRef is the layer-by-layer forward transform from layer `start` over rows of
-// s words, the oracle of the engine.
+// s words, the oracle of the engine. Its butterflies are the dispatched kernels, which
+// TestKernelLevels holds to the portable ones.
 func (p *Plan) forwardWordsRef(buf []uint64, s, start int) {
 	for layer := start; layer < p.logD; layer++ {
 		half := (1 << (p.logD - layer - 1)) * s
 		for b := range 1 << layer {
 			u := buf[2*b*half : (2*b+1)*half]
-			fwdGeneric(u, buf[(2*b+1)*half:(2*b+2)*half], p.twiddle(layer, b))
+			fwd(u, buf[(2*b+1)*half:(2*b+2)*half], p.twiddle(layer, b))
 		}
 	}
 }
