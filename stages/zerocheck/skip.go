@@ -169,12 +169,7 @@ func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers int) [s
 			v = [skipSize]field.E{}
 			s := g * groupSize
 			d.groupValues(a.head[s:], b.head[s:], c.head[s:], &v)
-			e := eqOuter[g]
-			for j := range v {
-				if !v[j].IsZero() {
-					acc[j] = acc[j].Add(e.Mul(v[j]))
-				}
-			}
+			field.AddScaledE(acc[:], v[:], eqOuter[g])
 		}
 	})
 	var out [skipSize]field.E
