@@ -118,6 +118,13 @@ var paddingSlot = sync.OnceValue(func() *slotWords {
 	return p
 })
 
+// PaddingWords returns the 256 packed words of w, a = A0·w and b = B0·w of the
+// Padding block: every slot from N on holds exactly these (a periodic tail).
+func PaddingWords() (w, a, b [SlotWords]field.K) {
+	p := paddingSlot()
+	return p.w, p.a, p.b
+}
+
 // FillSlot writes one slot's 256 packed words of w, a = A0·w and b = B0·w for c.
 func FillSlot(w, a, b []field.K, c *Compression) {
 	if len(w) != SlotWords || len(a) != SlotWords || len(b) != SlotWords {

@@ -236,6 +236,30 @@ func TestFillWorkers(t *testing.T) {
 	}
 }
 
+func TestPaddingWords(t *testing.T) {
+	pw, pa, pb := PaddingWords()
+	n := Words(4)
+	w, a, b := make([]field.K, n), make([]field.K, n), make([]field.K, n)
+	blocks := edgeBlocks(testrand.New(t), 9)
+	if err := FillAB(w, a, b, blocks, 4, 2); err != nil {
+		t.Fatal(err)
+	}
+	for s := 9; s < 16; s++ {
+		for k := range SlotWords {
+			j := s*SlotWords + k
+			if w[j] != pw[k] || a[j] != pa[k] || b[j] != pb[k] {
+				t.Fatalf("slot %d word %d differs from PaddingWords", s, k)
+			}
+		}
+	}
+	var fw, fa, fb [SlotWords]field.K
+	pad := Padding()
+	FillSlot(fw[:], fa[:], fb[:], &pad)
+	if fw != pw || fa != pa || fb != pb {
+		t.Fatal("FillSlot(Padding) differs from PaddingWords")
+	}
+}
+
 func TestFillErrors(t *testing.T) {
 	w := make([]field.K, Words(3))
 	if err := Fill(w, make([]Compression, 9), 3, 1); !errors.Is(err, ErrTooManyBlocks) {
