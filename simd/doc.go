@@ -13,6 +13,9 @@
 //   - AVX2VPCLMUL: four elements per step with VPCLMULQDQ on ymm registers (two
 //     64×64-bit products per instruction) and AVX2 shuffles and shifts.
 //
+// $LEANPIPE_SIMD (generic, pclmul, avx2-vpclmul) caps the level at start-up; tests and
+// benchmarks switch levels with SetLevel.
+//
 // Vector kernels take 128-bit unreduced products, XOR them, and reduce each output
 // limb once; inner products reduce once at the very end. Results are identical at
 // every level. Lengths are in elements and must match as documented; kernels panic

@@ -1,6 +1,10 @@
 package simd
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"os"
+)
 
 // Level is a kernel implementation tier; higher levels need more CPU features.
 type Level int
@@ -24,13 +28,42 @@ func (l Level) String() string {
 	return fmt.Sprintf("Level(%d)", int(l))
 }
 
-// detected is the best level this build and CPU support; level is the one in use.
+// ErrLevel reports an unknown level name.
+var ErrLevel = errors.New("simd: unknown level")
+
+// ParseLevel returns the level named s (as printed by Level.String).
+func ParseLevel(s string) (Level, error) {
+	for l := Generic; l <= AVX2VPCLMUL; l++ {
+		if l.String() == s {
+			return l, nil
+		}
+	}
+	return Generic, fmt.Errorf("%w %q (want generic, pclmul or avx2-vpclmul)", ErrLevel, s)
+}
+
+// EnvLevel names the environment variable that caps the detected level, e.g.
+// LEANPIPE_SIMD=generic to run the portable kernels on any machine. An unknown value
+// is ignored at start-up; ParseLevel reports it.
+const EnvLevel = "LEANPIPE_SIMD"
+
+// detected is the best level this build and CPU support, capped by $LEANPIPE_SIMD;
+// level is the one in use.
 var (
-	detected = detect()
+	detected = capLevel(detect(), os.Getenv(EnvLevel))
 	level    = detected
 )
 
-// Detected returns the best level this build and CPU support.
+func capLevel(l Level, env string) Level {
+	if env == "" {
+		return l
+	}
+	if c, err := ParseLevel(env); err == nil && c < l {
+		return c
+	}
+	return l
+}
+
+// Detected returns the best level this build and CPU support (capped by $LEANPIPE_SIMD).
 func Detected() Level { return detected }
 
 // Active returns the level the kernels currently use.

@@ -1,6 +1,7 @@
 package simd
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -291,4 +292,20 @@ func TestLengthPanics(t *testing.T) {
 	mustPanic("DotKE", func() { DotKE(make([]uint64, 2), make([]uint64, 3)) })
 	mustPanic("ScaleE", func() { ScaleE(make([]uint64, 4), make([]uint64, 4), &s) })
 	mustPanic("FoldPairsE", func() { FoldPairsE(make([]uint64, 3), make([]uint64, 3), &s) })
+}
+
+func TestParseLevel(t *testing.T) {
+	for l := Generic; l <= AVX2VPCLMUL; l++ {
+		got, err := ParseLevel(l.String())
+		if err != nil || got != l {
+			t.Fatalf("ParseLevel(%q) = %v, %v", l.String(), got, err)
+		}
+	}
+	if _, err := ParseLevel("avx512"); !errors.Is(err, ErrLevel) {
+		t.Fatalf("ParseLevel(avx512): %v", err)
+	}
+	if capLevel(AVX2VPCLMUL, "pclmul") != PCLMUL || capLevel(PCLMUL, "avx2-vpclmul") != PCLMUL ||
+		capLevel(AVX2VPCLMUL, "bogus") != AVX2VPCLMUL || capLevel(PCLMUL, "") != PCLMUL {
+		t.Fatal("capLevel")
+	}
 }
