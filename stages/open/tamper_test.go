@@ -98,16 +98,30 @@ func TestTamperTruncate(t *testing.T) {
 	}
 }
 
-// FuzzVerify feeds arbitrary bytes (seeded with honest proofs) to the verifier,
-// which must never panic.
+// FuzzVerify feeds the verifier honest proofs with a mutated byte, optionally cut
+// at that position and continued with arbitrary bytes. It must never panic, and a
+// proof with exactly one changed byte must be rejected.
 func FuzzVerify(f *testing.F) {
 	rng := testrand.New(f)
 	in := newInstance(rng, 15, 1, 13, 1)
 	proof := in.prove(f, 1)
-	f.Add(proof.MarshalRaw(), false)
-	f.Add(proof.MarshalWire(), true)
-	f.Add([]byte{}, false)
-	f.Fuzz(func(t *testing.T, data []byte, wire bool) {
-		in.rejects(data, wire)
+	forms := [2][]byte{proof.MarshalRaw(), proof.MarshalWire()}
+	f.Add(uint32(0), byte(1), false, []byte{})
+	f.Add(uint32(9000), byte(0x80), true, []byte{})
+	f.Add(uint32(100), byte(0), false, []byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, pos uint32, mask byte, wire bool, tail []byte) {
+		src := forms[0]
+		if wire {
+			src = forms[1]
+		}
+		p := int(pos % uint32(len(src)))
+		data := append([]byte(nil), src...)
+		data[p] ^= mask
+		if len(tail) > 0 {
+			data = append(data[:p+1], tail...)
+		}
+		if !in.rejects(data, wire) && mask != 0 && len(tail) == 0 {
+			t.Fatalf("byte %d ^ %#x accepted (wire=%v)", p, mask, wire)
+		}
 	})
 }
