@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/leanpipe/leanpipe/blake2s"
+	"github.com/leanpipe/leanpipe/graph"
+	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+)
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool { return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) }
+
+// newLogger returns the command's structured logger on stderr: a human console on a
+// terminal, JSON lines otherwise, at the --log-level level.
+func newLogger(cmd *cobra.Command) zerolog.Logger {
+	lvl, err := zerolog.ParseLevel(cmd.Flag("log-level").Value.String())
+	if err != nil || lvl == zerolog.NoLevel {
+		lvl = zerolog.InfoLevel
+	}
+	var w io.Writer = os.Stderr
+	if isTerminal(os.Stderr) {
+		w = zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly}
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger()
+}
+
+func printSpans(w io.Writer, title string, spans []graph.Span) {
+	graph.WriteTable(w, title, spans)
+}
+
+func kernelLevels() string {
+	return fmt.Sprintf("blake2s=%s", blake2s.Implementation())
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/leanpipe/leanpipe/config"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/internal/atomicfile"
+	"github.com/leanpipe/leanpipe/stages/witness"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+// leafSummary is one leaf of a run's JSON summary.
+type leafSummary struct {
+	Leaf       int          `json:"leaf"`
+	Proof      string       `json:"proof"`
+	N          int          `json:"n"`
+	ProofBytes int          `json:"proof_bytes"`
+	ProveMS    float64      `json:"prove_ms"`
+	VerifyMS   float64      `json:"verify_ms"`
+	Stages     []stageTimes `json:"stages"`
+}
+
+type stageTimes struct {
+	Name     string  `json:"name"`
+	MS       float64 `json:"ms"`
+	Workers  int     `json:"workers"`
+	BytesIn  int64   `json:"bytes_in"`
+	BytesOut int64   `json:"bytes_out"`
+	Hits     int64   `json:"cache_hits"`
+	Misses   int64   `json:"cache_misses"`
+}
+
+type runSummary struct {
+	Config            config.Run    `json:"config"`
+	Leaves            []leafSummary `json:"leaves"`
+	WallMS            float64       `json:"wall_ms"`
+	CompressionsPerS  float64       `json:"compressions_per_s"`
+	ProofsPerS        float64       `json:"proofs_per_s"`
+	TotalProofBytes   int           `json:"total_proof_bytes"`
+	PeakRSSBytes      int64         `json:"peak_rss_bytes"`
+	BufferAllocations int64         `json:"buffer_allocations"`
+	BufferReuses      int64         `json:"buffer_reuses"`
+}
+
+func stagesOf(spans []graph.Span) []stageTimes {
+	out := make([]stageTimes, 0, len(spans))
+	for _, s := range spans {
+		out = append(out, stageTimes{s.Name, float64(s.Duration.Microseconds()) / 1e3, s.Workers, s.BytesIn, s.BytesOut, s.Hits, s.Misses})
+	}
+	return out
+}
+
+func runCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "run CONFIG.yaml",
+		Short: "prove what a config describes, verify each proof, write proofs and a JSON summary",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			log := newLogger(cmd)
+			cfg, err := config.Load(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			var fixed []witness.Compression
+			if cfg.Input != "" {
+				in := cfg.Input
+				if !filepath.IsAbs(in) {
+					in = filepath.Join(filepath.Dir(args[0]), in)
+				}
+				data, err := os.ReadFile(in)
+				if err != nil {
+					return usage("input: %v", err)
+				}
+				if fixed, err = witness.DecodeBlocks(data); err != nil {
+					return usage("input %s: %v", in, err)
+				}
+				if len(fixed) > flows.MaxBatch {
+					return usage("input %s: %d compressions, at most %d", in, len(fixed), flows.MaxBatch)
+				}
+			}
+			if err := os.MkdirAll(cfg.Output, 0o755); err != nil {
+				return fmt.Errorf("output: %w", err)
+			}
+			e, err := flows.NewEngine(flows.EngineOptions{Cores: cfg.Workers})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			log.Info().Str("config", args[0]).Int("leaves", cfg.Leaves).Int("batch", cfg.Batch).
+				Int("cores", e.Scheduler().Cores()).Str("output", cfg.Output).Msg("run")
+
+			var bar *progressbar.ProgressBar
+			if isTerminal(os.Stderr) {
+				bar = progressbar.NewOptions(cfg.Leaves, progressbar.OptionSetWriter(os.Stderr),
+					progressbar.OptionSetDescription("proving leaves"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+			}
+			sum := runSummary{Config: cfg}
+			start := time.Now()
+			compressions := 0
+			var lastSpans []graph.Span
+			for i := 0; i < cfg.Leaves; i++ {
+				blocks := fixed
+				if blocks == nil {
+					blocks = flows.Generate(cfg.Batch, cfg.Seed+uint64(i))
+				}
+				res, err := e.Prove(context.Background(), flows.Request{Blocks: blocks, LogInvRate: cfg.LogInvRate})
+				if err != nil {
+					return fmt.Errorf("leaf %d: %w", i, err)
+				}
+				data := encodeProof(res.Proof, cfg.Format)
+				vstart := time.Now()
+				if err := verifyBytes(data, flows.NewMeta(len(blocks), cfg.LogInvRate, cfg.Format)); err != nil {
+					return fmt.Errorf("leaf %d: the proof does not verify: %w", i, err)
+				}
+				vdur := time.Since(vstart)
+				path := filepath.Join(cfg.Output, fmt.Sprintf("leaf-%04d.proof.bin", i))
+				if err := writeProof(path, res.Proof, flows.NewMeta(len(blocks), cfg.LogInvRate, cfg.Format)); err != nil {
+					return err
+				}
+				compressions += len(blocks)
+				sum.TotalProofBytes += len(data)
+				sum.Leaves = append(sum.Leaves, leafSummary{Leaf: i, Proof: path, N: len(blocks), ProofBytes: len(data),
+					ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)})
+				lastSpans = res.Spans
+				log.Debug().Int("leaf", i).Dur("prove", res.Wall).Dur("verify", vdur).Str("proof", path).Msg("leaf proved and verified")
+				if bar != nil {
+					_ = bar.Add(1)
+				}
+			}
+			wall := time.Since(start)
+			sum.WallMS = float64(wall.Microseconds()) / 1e3
+			sum.CompressionsPerS = float64(compressions) / wall.Seconds()
+			sum.ProofsPerS = float64(cfg.Leaves) / wall.Seconds()
+			sum.PeakRSSBytes = peakRSS()
+			k, ext := e.PoolStats()
+			sum.BufferAllocations, sum.BufferReuses = k.Allocated+ext.Allocated, k.Reused+ext.Reused
+			sb, _ := json.MarshalIndent(sum, "", "  ")
+			summaryPath := filepath.Join(cfg.Output, "summary.json")
+			if err := atomicfile.Write(summaryPath, append(sb, '\n')); err != nil {
+				return err
+			}
+			printSpans(cmd.OutOrStdout(), fmt.Sprintf("last leaf: %d compressions", sum.Leaves[len(sum.Leaves)-1].N), lastSpans)
+			fmt.Fprintf(cmd.OutOrStdout(), "%d leaves, %d compressions in %.2f s: %.0f compressions/s, %.2f proofs/s; all verified; summary %s\n",
+				cfg.Leaves, compressions, wall.Seconds(), sum.CompressionsPerS, sum.ProofsPerS, summaryPath)
+			return nil
+		},
+	}
+}
