@@ -15,3 +15,7 @@ func (t *byteTables) evalWords(dst []field.E, src []field.K) { t.evalWordsGeneri
 func evalPairs(t0, t1 *byteTables, dst []field.E, src []field.K) {
 	evalPairsGeneric(t0, t1, dst, src)
 }
+
+func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uint64) {
+	d.groupPlanesGeneric(a, b, c, planes)
+}

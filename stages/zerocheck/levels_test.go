@@ -27,6 +27,22 @@ func TestKernelLevels(t *testing.T) {
 				t.Fatalf("level %v: extend3 differs from the generic kernel", l)
 			}
 		}
+		for n := range 20 {
+			var a, b, c [groupSize]field.K
+			for x := range a {
+				if n%4 == 0 && x%3 == 0 {
+					continue // zero words
+				}
+				a[x], b[x], c[x] = field.K(rng.Uint64()), field.K(rng.Uint64()), field.K(rng.Uint64())
+			}
+			var got, ref [1 << nMedium][8]uint64
+			d.groupPlanes(a[:], b[:], c[:], &got)
+			d.groupPlanesGeneric(a[:], b[:], c[:], &ref)
+			if got != ref {
+				restore()
+				t.Fatalf("level %v: groupPlanes differs from the generic kernel", l)
+			}
+		}
 		var basis, basis1 [skipSize]field.E
 		for i := range basis {
 			basis[i] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}

@@ -112,15 +112,13 @@ func planesToBytes(y *[8]uint64, out *[skipSize]byte) {
 	}
 }
 
-// groupValues adds to out[j] the sum over the 128 words of one group of
-// eq_small·eq_medium(x)·(â·b̂ + ĉ)(Λ_j, x).
-func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
+// groupPlanesGeneric writes, for each medium index k, the 8 planes of
+// Σ_i eqNorm_small(i)·(â·b̂ + ĉ)(Λ_j, x) over the 8 words x = 8k + i of the group.
+func (d *skipDomain) groupPlanesGeneric(a, b, c []field.K, planes *[1 << nMedium][8]uint64) {
 	a, b, c = a[:groupSize], b[:groupSize], c[:groupSize]
-	var bytes [skipSize]byte
 	var ext [3][8]uint64
 	for k := 0; k < 1<<nMedium; k++ {
 		var y [8]uint64
-		nz := false
 		for i := 0; i < 1<<nSmall; i++ {
 			x := k<<nSmall | i
 			aw, bw, cw := uint64(a[x]), uint64(b[x]), uint64(c[x])
@@ -138,12 +136,23 @@ func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
 			for q := range y {
 				y[q] ^= v[q]
 			}
-			nz = true
 		}
-		if !nz {
+		planes[k] = y
+	}
+}
+
+// groupValues adds to out[j] the sum over the 128 words of one group of
+// eqNorm_small·eq_medium(x)·(â·b̂ + ĉ)(Λ_j, x) (see denormalize).
+func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
+	var planes [1 << nMedium][8]uint64
+	d.groupPlanes(a[:groupSize], b[:groupSize], c[:groupSize], &planes)
+	var bytes [skipSize]byte
+	for k := range planes {
+		y := &planes[k]
+		if y[0]|y[1]|y[2]|y[3]|y[4]|y[5]|y[6]|y[7] == 0 {
 			continue
 		}
-		planesToBytes(&y, &bytes)
+		planesToBytes(y, &bytes)
 		tab := &d.medium[k]
 		for j := 0; j < skipSize; j++ {
 			if bytes[j] != 0 {
