@@ -104,10 +104,31 @@ func (l level) decode(words [][]uint64) [][]field.E {
 	return out
 }
 
+// Scratch holds the prover's large working buffers (the folded witness and weight)
+// so that a process proving one shape after another reuses them. The zero value is
+// ready; a Scratch serves one proof at a time.
+type Scratch struct {
+	weight []field.E
+	f      [2][]field.E
+	b      []field.E
+}
+
+func grow(s []field.E, n int) []field.E {
+	if cap(s) < n {
+		return make([]field.E, n)
+	}
+	return s[:n]
+}
+
 // ProveWHIR proves Σ_u q(u)·b(u) = target for the stack committed in c. b (the
 // weight over all 2^StackLog words) is consumed: the prover folds it in place of a
 // copy. The stream is exactly what VerifyWHIR reads; it does not depend on workers.
 func ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers int) error {
+	return new(Scratch).ProveWHIR(tr, c, b, target, workers)
+}
+
+// ProveWHIR is the package function ProveWHIR with s's buffers.
+func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers int) error {
 	cfg, err := DeriveConfig(c.StackLog, c.LogInvRate)
 	if err != nil {
 		return err
@@ -118,8 +139,9 @@ func ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target fie
 	}
 	workers = max(workers, 1)
 	p := &whirProver{tr: tr, workers: workers, fK: c.Stack, b: b, claim: target}
-	p.fBuf = [2][]field.E{make([]field.E, n/2), make([]field.E, n/4)}
-	p.bBuf = [2][]field.E{make([]field.E, n/2), b[:n/4]}
+	s.f[0], s.f[1], s.b = grow(s.f[0], n/2), grow(s.f[1], n/4), grow(s.b, n/2)
+	p.fBuf = [2][]field.E{s.f[0], s.f[1]}
+	p.bBuf = [2][]field.E{s.b, b[:n/4]}
 
 	tr.Observe(target)
 	for _, h := range commit.RootHalves(c.Root()) {
@@ -197,8 +219,15 @@ func ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target fie
 
 // ProveStacked is the prover of VerifyStacked: it pools the ring-switched claim on
 // the column at place (ring.Weights over its 2^Variables words) and the point
-// claims into one weight over the stack, then runs ProveWHIR.
+// claims into one weight over the stack, then runs ProveWHIR. When the column is
+// the whole stack, ring.Weights becomes the working weight and is overwritten
+// (ownership passes to the prover); otherwise it is only read.
 func ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, ring RingClaim, points []PointClaim, workers int) error {
+	return new(Scratch).ProveStacked(tr, c, place, ring, points, workers)
+}
+
+// ProveStacked is the package function ProveStacked with s's buffers.
+func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, ring RingClaim, points []PointClaim, workers int) error {
 	if err := checkStacked(c.StackLog, place, points); err != nil {
 		return err
 	}
@@ -206,7 +235,16 @@ func ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, rin
 		return fmt.Errorf("%w: ring weights of %d entries for 2^%d", ErrClaim, len(ring.Weights), place.Variables)
 	}
 	ringScale, pointScales, target := stackedTarget(tr.Observe, tr.Sample, ring.Target, points)
-	b := make([]field.E, 1<<c.StackLog)
+	n := 1 << c.StackLog
+	var b []field.E
+	if place.Variables == c.StackLog {
+		b = ring.Weights
+	} else {
+		s.weight = grow(s.weight, n)
+		b = s.weight
+		clear(b[:place.Offset])
+		clear(b[place.Offset+len(ring.Weights):])
+	}
 	region := b[place.Offset : place.Offset+len(ring.Weights)]
 	parallelChunks(len(region), workers, func(_, lo, hi int) {
 		field.ScaleE(region[lo:hi], ring.Weights[lo:hi], ringScale)
@@ -214,7 +252,7 @@ func ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, rin
 	for i, pc := range points {
 		addPointWeight(b, pc.Point, pointScales[i], workers)
 	}
-	return ProveWHIR(tr, c, b, target, workers)
+	return s.ProveWHIR(tr, c, b, target, workers)
 }
 
 // addPointWeight adds scale·eq(point, ·) to b. High coordinates equal to 0 or 1

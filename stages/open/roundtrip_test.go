@@ -143,6 +143,47 @@ func TestWorkersIdentical(t *testing.T) {
 			t.Fatalf("workers %d: proof bytes differ from workers 1", w)
 		}
 	}
+	// A reused Scratch (buffers holding the previous proof's data) changes nothing,
+	// for a column filling the stack and for one that does not.
+	c, err := commit.Commit(in.stack, in.stackLog, in.rate, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Scratch
+	for _, full := range []bool{false, true, false} {
+		place, ring := in.place, in.ring(true)
+		want := ref
+		if full {
+			place = Placement{Variables: in.stackLog}
+			ring = RingClaim{Weights: make([]field.E, 1<<in.stackLog)}
+			full := randPoint(rng, in.stackLog)
+			field.EqTable(ring.Weights, full)
+			ring.Target = field.EvalMLEK(in.stack, full)
+			ring.WeightAt = func(x []field.E) field.E { return field.EqEval(full, x) }
+			tr := transcript.NewProver(testLabel, nil)
+			h := commit.RootHalves(c.Root())
+			tr.SendMany(h[:])
+			w2 := append([]field.E(nil), ring.Weights...)
+			if err := ProveStacked(tr, c, place, RingClaim{Target: ring.Target, Weights: w2}, in.points, 1); err != nil {
+				t.Fatal(err)
+			}
+			want = tr.Proof().MarshalWire()
+		}
+		tr := transcript.NewProver(testLabel, nil)
+		h := commit.RootHalves(c.Root())
+		tr.SendMany(h[:])
+		if err := s.ProveStacked(tr, c, place, ring, in.points, 2); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(tr.Proof().MarshalWire(), want) {
+			t.Fatalf("reused scratch (full column %v): proof bytes differ", full)
+		}
+		vtr := transcript.NewVerifier(tr.Proof(), testLabel, nil)
+		root, _ := ReceiveRoot(vtr)
+		if err := VerifyStacked(vtr, root, in.stackLog, in.rate, place, ring, in.points); err != nil || vtr.Finish() != nil {
+			t.Fatalf("reused scratch (full column %v): rejected: %v", full, err)
+		}
+	}
 }
 
 func TestEncodeMatchesNovelBasis(t *testing.T) {
