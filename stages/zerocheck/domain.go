@@ -60,6 +60,9 @@ type skipDomain struct {
 	// basis over S. First in the struct, so that each entry sits in one cache line.
 	extPlanes [8][256][8]uint64
 
+	// mediumPad is medium with rows padded to 32 bytes, for the vector kernel.
+	mediumPad [1 << nMedium][256][4]uint64
+
 	nodes [2 * skipSize]field.E
 	// invDen128[i] = 1/Π_{k≠i}(n_i + n_k) over the 128 nodes; invDen64 over the first 64.
 	invDen128 [2 * skipSize]field.E
@@ -191,6 +194,8 @@ func newSkipDomain() *skipDomain {
 		for v := 1; v < 256; v++ {
 			low := v & -v
 			d.medium[k][v] = d.medium[k][v^low].Add(eqMed[k].MulK(field.Phi8(byte(low))))
+			e := d.medium[k][v]
+			d.mediumPad[k][v] = [4]uint64{uint64(e.C0), uint64(e.C1), uint64(e.C2), 0}
 		}
 	}
 	return d

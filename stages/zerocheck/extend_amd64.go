@@ -75,3 +75,16 @@ func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uin
 	}
 	d.groupPlanesGeneric(a, b, c, planes)
 }
+
+// mediumAVX2 writes out_j = Σ_k tab[k][bytes[k][j]] for the 64 E elements at out.
+//
+//go:noescape
+func mediumAVX2(tab *[1 << nMedium][256][4]uint64, bytes *[1 << nMedium][skipSize]byte, out *field.E)
+
+func (d *skipDomain) mediumSum(bytes *[1 << nMedium][skipSize]byte, out *[skipSize]field.E) {
+	if useAVX2() {
+		mediumAVX2(&d.mediumPad, bytes, &out[0])
+		return
+	}
+	d.mediumSumGeneric(bytes, out)
+}

@@ -98,3 +98,28 @@ ploop:
 pdone:
 	VZEROUPPER
 	RET
+
+// func mediumAVX2(tab *[16][256][4]uint64, bytes *[16][64]byte, out *field.E)
+// out_j = Σ_k tab[k][bytes[k][j]] (first three words of each row) for j < 64; the
+// 64 E elements at out are overwritten. No alignment needed.
+#define MROW(k) \
+	MOVBQZX (k*64)(BX), DX; \
+	SHLQ $5, DX; \
+	VPXOR (k*8192)(SI)(DX*1), Y0, Y0
+
+TEXT ·mediumAVX2(SB), NOSPLIT, $0-24
+	MOVQ tab+0(FP), SI
+	MOVQ bytes+8(FP), BX
+	MOVQ out+16(FP), DI
+	MOVQ $64, CX
+mloop:
+	VPXOR Y0, Y0, Y0
+	MROW(0); MROW(1); MROW(2); MROW(3); MROW(4); MROW(5); MROW(6); MROW(7)
+	MROW(8); MROW(9); MROW(10); MROW(11); MROW(12); MROW(13); MROW(14); MROW(15)
+	STORE24
+	INCQ BX
+	ADDQ $24, DI
+	DECQ CX
+	JNE  mloop
+	VZEROUPPER
+	RET

@@ -19,3 +19,7 @@ func evalPairs(t0, t1 *byteTables, dst []field.E, src []field.K) {
 func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uint64) {
 	d.groupPlanesGeneric(a, b, c, planes)
 }
+
+func (d *skipDomain) mediumSum(bytes *[1 << nMedium][skipSize]byte, out *[skipSize]field.E) {
+	d.mediumSumGeneric(bytes, out)
+}

@@ -42,6 +42,19 @@ func TestKernelLevels(t *testing.T) {
 				restore()
 				t.Fatalf("level %v: groupPlanes differs from the generic kernel", l)
 			}
+			var bytes [1 << nMedium][skipSize]byte
+			for k := range bytes {
+				for j := range bytes[k] {
+					bytes[k][j] = byte(rng.Uint32())
+				}
+			}
+			var gotV, refV [skipSize]field.E
+			d.mediumSum(&bytes, &gotV)
+			d.mediumSumGeneric(&bytes, &refV)
+			if gotV != refV {
+				restore()
+				t.Fatalf("level %v: mediumSum differs from the generic kernel", l)
+			}
 		}
 		var basis, basis1 [skipSize]field.E
 		for i := range basis {

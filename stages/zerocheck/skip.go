@@ -141,24 +141,26 @@ func (d *skipDomain) groupPlanesGeneric(a, b, c []field.K, planes *[1 << nMedium
 	}
 }
 
-// groupValues adds to out[j] the sum over the 128 words of one group of
+// groupValues sets out[j] to the sum over the 128 words of one group of
 // eqNorm_small·eq_medium(x)·(â·b̂ + ĉ)(Λ_j, x) (see denormalize).
 func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
 	var planes [1 << nMedium][8]uint64
 	d.groupPlanes(a[:groupSize], b[:groupSize], c[:groupSize], &planes)
-	var bytes [skipSize]byte
+	var bytes [1 << nMedium][skipSize]byte
 	for k := range planes {
-		y := &planes[k]
-		if y[0]|y[1]|y[2]|y[3]|y[4]|y[5]|y[6]|y[7] == 0 {
-			continue
+		planesToBytes(&planes[k], &bytes[k])
+	}
+	d.mediumSum(&bytes, out)
+}
+
+// mediumSumGeneric sets out[j] = Σ_k medium[k][bytes[k][j]].
+func (d *skipDomain) mediumSumGeneric(bytes *[1 << nMedium][skipSize]byte, out *[skipSize]field.E) {
+	for j := range out {
+		var acc field.E
+		for k := range bytes {
+			acc = acc.Add(d.medium[k][bytes[k][j]])
 		}
-		planesToBytes(y, &bytes)
-		tab := &d.medium[k]
-		for j := 0; j < skipSize; j++ {
-			if bytes[j] != 0 {
-				out[j] = out[j].Add(tab[bytes[j]])
-			}
-		}
+		out[j] = acc
 	}
 }
 
@@ -175,7 +177,6 @@ func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers int) [s
 		acc := &parts[w]
 		var v [skipSize]field.E
 		for g := lo; g < hi; g++ {
-			v = [skipSize]field.E{}
 			s := g * groupSize
 			d.groupValues(a.head[s:], b.head[s:], c.head[s:], &v)
 			field.AddScaledE(acc[:], v[:], eqOuter[g])
@@ -199,7 +200,6 @@ func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers int) [s
 	mass := tailMass(rOuter[lg:], headGroups/padGroups)
 	var tail, v [skipSize]field.E
 	for g := 0; g < padGroups; g++ {
-		v = [skipSize]field.E{}
 		s := g * groupSize
 		d.groupValues(a.pad[s:], b.pad[s:], c.pad[s:], &v)
 		for j := range v {
