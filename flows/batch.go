@@ -60,14 +60,20 @@ func ProveBatch(blocks []witness.Compression, logInvRate, workers int) (*transcr
 		return nil, err
 	}
 	workers = max(workers, 1)
-	c := circuit.BLAKE2s()
 	words := witness.Words(sh.NLog)
 	stack := make([]field.K, 1<<sh.StackLog)
 	a, b := make([]field.K, words), make([]field.K, words)
-	w := stack[:words]
-	if err := witness.FillAB(w, a, b, blocks, sh.NLog, workers); err != nil {
+	if err := witness.FillAB(stack[:words], a, b, blocks, sh.NLog, workers); err != nil {
 		return nil, err
 	}
+	return proveFilled(sh, stack, a, b, workers)
+}
+
+// proveFilled runs the proof stages on a filled stack (q_flock at offset 0) and the
+// packed A·w, B·w.
+func proveFilled(sh Shape, stack, a, b []field.K, workers int) (*transcript.Proof, error) {
+	c := circuit.BLAKE2s()
+	w := stack[:witness.Words(sh.NLog)]
 	com, err := commit.Commit(stack, sh.StackLog, sh.LogInvRate, workers)
 	if err != nil {
 		return nil, err

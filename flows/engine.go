@@ -108,9 +108,9 @@ type (
 		*committed
 		claims zerocheck.Result
 	}
-	reduced struct {
+	linchecked struct {
 		*committed
-		ring reduce.RingClaim
+		claim reduce.LincheckClaim
 	}
 )
 
@@ -148,8 +148,8 @@ func (e *Engine) build() {
 	wit := graph.Then(g, graph.Stage[*planned, witnessed]{Name: "witness", Run: e.witness}, plan)
 	com := graph.Then(g, graph.Stage[witnessed, committed]{Name: "commit", Run: e.commit}, wit)
 	zc := graph.Then(g, graph.Stage[committed, zerochecked]{Name: "zerocheck", Run: e.zerocheck}, com)
-	red := graph.Then(g, graph.Stage[zerochecked, reduced]{Name: "reduce", Run: e.reduce}, zc)
-	out := graph.Then(g, graph.Stage[reduced, Proved]{Name: "open", Run: e.open}, red)
+	lc := graph.Then(g, graph.Stage[zerochecked, linchecked]{Name: "lincheck", Run: e.lincheck}, zc)
+	out := graph.Then(g, graph.Stage[linchecked, Proved]{Name: "open", Run: e.open}, lc)
 	e.g, e.in, e.out = g, in, out
 }
 
@@ -232,16 +232,19 @@ func (e *Engine) zerocheck(_ context.Context, w graph.Workers, c committed) (zer
 	return zerochecked{committed: &c, claims: res}, nil
 }
 
-func (e *Engine) reduce(_ context.Context, w graph.Workers, z zerochecked) (reduced, error) {
+func (e *Engine) lincheck(_ context.Context, w graph.Workers, z zerochecked) (linchecked, error) {
 	n := z.words()
-	_, ring := reduce.Prove(z.tr, circuit.BLAKE2s(), z.stack.Data()[:n], z.sh.N, reduce.ZerocheckClaims(z.claims), z.weights.Data(), w.N())
-	return reduced{committed: z.committed, ring: ring}, nil
+	claim := reduce.LincheckProve(z.tr, circuit.BLAKE2s(), z.stack.Data()[:n], z.sh.N, reduce.ZerocheckClaims(z.claims), w.N())
+	return linchecked{committed: z.committed, claim: claim}, nil
 }
 
-func (e *Engine) open(_ context.Context, w graph.Workers, r reduced) (Proved, error) {
-	defer r.release()
-	if err := open.ProveStacked(r.tr, r.com, open.Placement{Variables: r.sh.Mu, Offset: 0}, r.ring, nil, w.N()); err != nil {
+// open is the reference's "opening" stage: ring switching (Φ drawn, the dense weight
+// built) and the stacked WHIR opening.
+func (e *Engine) open(_ context.Context, w graph.Workers, l linchecked) (Proved, error) {
+	defer l.release()
+	ring := reduce.RingSwitchProve(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w.N())
+	if err := open.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w.N()); err != nil {
 		return Proved{}, err
 	}
-	return Proved{Shape: r.sh, Proof: r.tr.Proof()}, nil
+	return Proved{Shape: l.sh, Proof: l.tr.Proof()}, nil
 }
