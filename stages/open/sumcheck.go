@@ -1,8 +1,28 @@
 package open
 
 import (
+	"unsafe"
+
 	"github.com/leanpipe/leanpipe/field"
 )
+
+// words views an E slice as its 3·len words (E is three K words, no padding).
+func words(v []field.E) []uint64 {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), 3*len(v))
+}
+
+// xorE writes dst = a + b (word-wise XOR); the slices have equal lengths.
+func xorE(dst, a, b []field.E) {
+	d, x, y := words(dst), words(a), words(b)
+	y = y[:len(d)]
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = x[i] ^ y[i]
+	}
+}
 
 // Kernels of the opening's degree-2 sumcheck over f·b. A round pairs the entries
 // a and a+s for a = 2i·s + x (x < s): s = 1 folds the lowest variable, s = 2^k the
@@ -43,8 +63,8 @@ func roundMsg(f, b []field.E, s, workers int) (field.E, field.E) {
 			_, c, a := bounds(k, n, s)
 			flo, fhi, blo, bhi := f[a:a+c], f[a+s:a+s+c], b[a:a+c], b[a+s:a+s+c]
 			u0 = u0.Add(field.InnerProduct(flo, blo))
-			field.AddSlice(sf[:c], flo, fhi)
-			field.AddSlice(sb[:c], blo, bhi)
+			xorE(sf[:c], flo, fhi)
+			xorE(sb[:c], blo, bhi)
 			u2 = u2.Add(field.InnerProduct(sf[:c], sb[:c]))
 		}
 		parts[w] = [2]field.E{u0, u2}
@@ -85,7 +105,7 @@ func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
 			for j := range c {
 				sf[j] = flo[j] ^ fhi[j]
 			}
-			field.AddSlice(sb[:c], blo, bhi)
+			xorE(sb[:c], blo, bhi)
 			u2 = u2.Add(field.InnerProductKE(sf[:c], sb[:c]))
 		}
 		parts[w] = [2]field.E{u0, u2}
@@ -131,13 +151,14 @@ func foldPairs(dst, src []field.E, r field.E, s, workers int) {
 		parallelChunks(n, workers, func(_, lo, hi int) { field.FoldLow(dst[lo:hi], src[2*lo:2*hi], r) })
 		return
 	}
+	r1 := field.One.Add(r)
 	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			p0, c, a := bounds(k, n, s)
 			d := dst[p0 : p0+c]
-			field.AddSlice(d, src[a:a+c], src[a+s:a+s+c])
-			field.ScaleE(d, d, r)
-			field.AddSlice(d, d, src[a:a+c])
+			// lo + r·(lo + hi) = (1 + r)·lo + r·hi.
+			field.ScaleE(d, src[a:a+c], r1)
+			field.AddScaledE(d, src[a+s:a+s+c], r)
 		}
 	})
 }
