@@ -243,7 +243,7 @@ func TestEncodeEnginePaths(t *testing.T) {
 	rng := testrand.New(t)
 	saved := subTargetLog
 	defer func() { subTargetLog = saved }()
-	for _, sh := range []struct{ logRows, rate, n, w int }{{6, 1, 64, 64}, {7, 3, 9, 64}, {5, 4, 2, 2}, {8, 2, 64, 64}} {
+	for _, sh := range []struct{ logRows, rate, n, w int }{{6, 1, 64, 64}, {7, 3, 9, 64}, {5, 4, 2, 2}, {8, 2, 64, 64}, {7, 0, 64, 64}, {6, 0, 3, 5}} {
 		msg := randK(rng, sh.n<<sh.logRows)
 		want := encodeKOracle(msg, sh.logRows, sh.rate, sh.w)
 		emsg := randE(rng, 8<<sh.logRows)
