@@ -65,3 +65,25 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+func BenchmarkBitsFold(b *testing.B) {
+	rng := testrand.New(b)
+	n := 1 << 16
+	w := make([]field.K, n)
+	for i := range w {
+		w[i] = field.K(rng.Uint64())
+	}
+	var basis [skipSize]field.E
+	for i := range basis {
+		basis[i] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+	}
+	t0, t1 := new(byteTables), new(byteTables)
+	t0.fill(&basis)
+	t1.fill(&basis)
+	buf := make([]field.E, n/2)
+	t := cpuTime()
+	for b.Loop() {
+		bitsFold(t0, t1, words{head: w}, buf, 1)
+	}
+	b.ReportMetric(float64((cpuTime()-t).Nanoseconds())/float64(b.N*n/2), "cpu-ns/out")
+}
