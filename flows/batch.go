@@ -92,29 +92,40 @@ func proveFilled(sh Shape, stack, a, b []field.K, workers int) (*transcript.Proo
 	return tr.Proof(), nil
 }
 
-// VerifyBatch verifies a batch proof over 2^NLog slots (given by n, the compression
-// count, as the statement) at the given rate. It accepts raw and wire proofs.
+// VerifyBatch verifies a batch proof of n compressions (the statement: only the slot
+// count 2^NLog it implies enters the proof) at the given rate. It accepts raw and
+// wire proofs.
 func VerifyBatch(proof *transcript.Proof, n, logInvRate int) error {
+	_, err := VerifyBatchRaw(proof, n, logInvRate)
+	return err
+}
+
+// VerifyBatchRaw is VerifyBatch that also returns the raw form (one full Merkle path
+// per query) of the accepted proof, as the reference verifier does for wire proofs.
+func VerifyBatchRaw(proof *transcript.Proof, n, logInvRate int) (*transcript.Proof, error) {
 	sh, err := BatchShape(n, logInvRate)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c := circuit.BLAKE2s()
 	tr := transcript.NewVerifier(proof, []byte(Label), nil)
 	root, err := open.ReceiveRoot(tr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	zc, err := zerocheck.Verify(tr, sh.M())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, ring, err := reduce.Verify(tr, c, reduce.ZerocheckClaims(zc))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := open.VerifyStacked(tr, root, sh.StackLog, sh.LogInvRate, open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
-		return err
+		return nil, err
 	}
-	return tr.Finish()
+	if err := tr.Finish(); err != nil {
+		return nil, err
+	}
+	return tr.RawProof(), nil
 }

@@ -13,8 +13,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool { return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) }
+// terminal reports whether w is a terminal.
+func terminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
 
 // newLogger returns the command's structured logger on stderr: a human console on a
 // terminal, JSON lines otherwise, at the --log-level level.
@@ -23,9 +26,9 @@ func newLogger(cmd *cobra.Command) zerolog.Logger {
 	if err != nil || lvl == zerolog.NoLevel {
 		lvl = zerolog.InfoLevel
 	}
-	var w io.Writer = os.Stderr
-	if isTerminal(os.Stderr) {
-		w = zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly}
+	w := cmd.ErrOrStderr()
+	if terminal(w) {
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
 	}
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger()
 }

@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -39,12 +40,15 @@ func newRoot() *cobra.Command {
 }
 
 func main() {
-	os.Exit(execute(os.Args[1:]))
+	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func execute(args []string) int {
+// execute runs the command line and returns the exit status.
+func execute(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return 0
@@ -52,12 +56,12 @@ func execute(args []string) int {
 	var u usageError
 	switch {
 	case errors.As(err, &u):
-		fmt.Fprintln(os.Stderr, "leanpipe:", err)
+		fmt.Fprintln(stderr, "leanpipe:", err)
 		return 2
 	case errors.Is(err, errRejected):
 		return 1
 	default:
-		fmt.Fprintln(os.Stderr, "leanpipe:", err)
+		fmt.Fprintln(stderr, "leanpipe:", err)
 		return 1
 	}
 }

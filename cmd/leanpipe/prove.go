@@ -115,8 +115,8 @@ func proveCmd() *cobra.Command {
 
 func verifyCmd() *cobra.Command {
 	var (
-		n, rate int
-		format  string
+		n, rate        int
+		format, rawOut string
 	)
 	cmd := &cobra.Command{
 		Use:   "verify PROOF",
@@ -153,10 +153,15 @@ func verifyCmd() *cobra.Command {
 			if _, err := flows.BatchShape(meta.N, meta.LogInvRate); err != nil {
 				return usage("%v", err)
 			}
-			err = verifyBytes(data, meta)
+			raw, err := verifyProof(data, meta)
 			if err != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "rejected: %v\n", err)
 				return errRejected
+			}
+			if rawOut != "" {
+				if err := atomicfile.Write(rawOut, raw.MarshalRaw()); err != nil {
+					return err
+				}
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "accepted")
 			return nil
@@ -166,11 +171,18 @@ func verifyCmd() *cobra.Command {
 	f.IntVar(&n, "n", 0, "number of compressions (the statement) when there is no PROOF.json")
 	f.StringVar(&format, "format", "", "proof form: wire or raw (default: from PROOF.json, else detected)")
 	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate when there is no PROOF.json")
+	f.StringVar(&rawOut, "raw-out", "", "also write the accepted proof in raw form (one Merkle path per query) to this file")
 	return cmd
 }
 
 // verifyBytes decodes a proof in meta.Format (both forms when empty) and verifies it.
 func verifyBytes(data []byte, meta flows.Meta) error {
+	_, err := verifyProof(data, meta)
+	return err
+}
+
+// verifyProof is verifyBytes returning the raw form of the accepted proof.
+func verifyProof(data []byte, meta flows.Meta) (*transcript.Proof, error) {
 	forms := []string{meta.Format}
 	if meta.Format == "" {
 		forms = []string{"wire", "raw"}
@@ -184,15 +196,16 @@ func verifyBytes(data []byte, meta flows.Meta) error {
 		} else {
 			err = p.UnmarshalWire(data)
 		}
+		var raw *transcript.Proof
 		if err == nil {
-			err = flows.VerifyBatch(&p, meta.N, meta.LogInvRate)
+			raw, err = flows.VerifyBatchRaw(&p, meta.N, meta.LogInvRate)
 		}
 		if err == nil {
-			return nil
+			return raw, nil
 		}
 		if firstErr == nil {
 			firstErr = err
 		}
 	}
-	return firstErr
+	return nil, firstErr
 }

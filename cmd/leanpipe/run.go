@@ -98,8 +98,8 @@ func runCmd() *cobra.Command {
 				Int("cores", e.Scheduler().Cores()).Str("output", cfg.Output).Msg("run")
 
 			var bar *progressbar.ProgressBar
-			if isTerminal(os.Stderr) {
-				bar = progressbar.NewOptions(cfg.Leaves, progressbar.OptionSetWriter(os.Stderr),
+			if terminal(cmd.ErrOrStderr()) {
+				bar = progressbar.NewOptions(cfg.Leaves, progressbar.OptionSetWriter(cmd.ErrOrStderr()),
 					progressbar.OptionSetDescription("proving leaves"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 			}
 			sum := runSummary{Config: cfg}
