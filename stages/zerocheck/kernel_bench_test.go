@@ -1,6 +1,7 @@
 package zerocheck
 
 import (
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
@@ -67,8 +68,14 @@ func cpuTime() time.Duration {
 }
 
 func BenchmarkBitsFold(b *testing.B) {
+	for _, logN := range []int{16, 22} {
+		b.Run(fmt.Sprint(logN), func(b *testing.B) { benchBitsFold(b, logN) })
+	}
+}
+
+func benchBitsFold(b *testing.B, logN int) {
 	rng := testrand.New(b)
-	n := 1 << 16
+	n := 1 << logN
 	w := make([]field.K, n)
 	for i := range w {
 		w[i] = field.K(rng.Uint64())
