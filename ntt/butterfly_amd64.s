@@ -2,22 +2,27 @@
 
 #include "textflag.h"
 
-// MULRED multiplies the four K words in V by the broadcast twiddle in Y15 and leaves
-// the reduced products (mod x^64 + x^4 + x^3 + x + 1) in R. Clobbers T0..T3.
-// The even/odd carry-less products are regrouped into (lo, hi) qword vectors, then
-// hi is folded twice: over = hi>>63 ^ hi>>61 ^ hi>>60, h = hi ^ over,
-// R = lo ^ h ^ h<<1 ^ h<<3 ^ h<<4.
-#define MULRED(V, R, T0, T1, T2, T3) \
+// overflowTable[t] = t ^ t>>1 ^ t>>3 for a nibble t (bytes 0..15, repeated per lane):
+// the top nibble of hi, folded back through x^64 = x^4 + x^3 + x + 1.
+DATA overflowTable<>+0x00(SB)/8, $0x0405070602030100
+DATA overflowTable<>+0x08(SB)/8, $0x09080a0b0f0e0c0d
+DATA overflowTable<>+0x10(SB)/8, $0x0405070602030100
+DATA overflowTable<>+0x18(SB)/8, $0x09080a0b0f0e0c0d
+GLOBL overflowTable<>(SB), RODATA|NOPTR, $32
+
+// MULREDT multiplies the four K words in V by the broadcast twiddle in Y15 and leaves
+// the reduced products (mod x^64 + x^4 + x^3 + x + 1) in R; Y14 holds overflowTable.
+// Clobbers T0..T3. The even/odd carry-less products are regrouped into (lo, hi) qword
+// vectors, then hi is folded twice: over = table[hi>>60] (= hi>>63 ^ hi>>61 ^ hi>>60),
+// h = hi ^ over, R = lo ^ h ^ h<<1 ^ h<<3 ^ h<<4.
+#define MULREDT(V, R, T0, T1, T2, T3) \
 	VPCLMULQDQ  $0x00, Y15, V, T0 \
 	VPCLMULQDQ  $0x11, Y15, V, T1 \
 	VPUNPCKLQDQ T1, T0, R         \
 	VPUNPCKHQDQ T1, T0, T2        \
-	VPSRLQ      $63, T2, T0       \
-	VPSRLQ      $61, T2, T1       \
-	VPSRLQ      $60, T2, T3       \
-	VPXOR       T0, T1, T1        \
-	VPXOR       T3, T1, T1        \
-	VPXOR       T1, T2, T2        \
+	VPSRLQ      $60, T2, T0       \
+	VPSHUFB     T0, Y14, T0       \
+	VPXOR       T0, T2, T2        \
 	VPXOR       T2, R, R          \
 	VPSLLQ      $1, T2, T0        \
 	VPSLLQ      $3, T2, T1        \
@@ -33,14 +38,15 @@ TEXT ·fwdVPCL(SB), NOSPLIT, $0-32
 	MOVQ         v+8(FP), SI
 	MOVQ         n+16(FP), CX
 	VPBROADCASTQ lambda+24(FP), Y15
+	VMOVDQU      overflowTable<>(SB), Y14
 
 fwd8:
 	CMPQ CX, $8
 	JB   fwd4
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y8
-	MULRED(Y0, Y1, Y2, Y3, Y4, Y5)
-	MULRED(Y8, Y9, Y10, Y11, Y12, Y13)
+	MULREDT(Y0, Y1, Y2, Y3, Y4, Y5)
+	MULREDT(Y8, Y9, Y10, Y11, Y12, Y13)
 	VPXOR   (DI), Y1, Y1
 	VPXOR   32(DI), Y9, Y9
 	VMOVDQU Y1, (DI)
@@ -58,7 +64,7 @@ fwd4:
 	TESTQ   CX, CX
 	JZ      fwddone
 	VMOVDQU (SI), Y0
-	MULRED(Y0, Y1, Y2, Y3, Y4, Y5)
+	MULREDT(Y0, Y1, Y2, Y3, Y4, Y5)
 	VPXOR   (DI), Y1, Y1
 	VMOVDQU Y1, (DI)
 	VPXOR   Y0, Y1, Y1
@@ -75,20 +81,21 @@ TEXT ·invVPCL(SB), NOSPLIT, $0-32
 	MOVQ         v+8(FP), SI
 	MOVQ         n+16(FP), CX
 	VPBROADCASTQ lambda+24(FP), Y15
+	VMOVDQU      overflowTable<>(SB), Y14
 
 inv8:
 	CMPQ CX, $8
 	JB   inv4
 	VMOVDQU (DI), Y6
-	VMOVDQU 32(DI), Y14
+	VMOVDQU 32(DI), Y7
 	VPXOR   (SI), Y6, Y0
-	VPXOR   32(SI), Y14, Y8
+	VPXOR   32(SI), Y7, Y8
 	VMOVDQU Y0, (SI)
 	VMOVDQU Y8, 32(SI)
-	MULRED(Y0, Y1, Y2, Y3, Y4, Y5)
-	MULRED(Y8, Y9, Y10, Y11, Y12, Y13)
+	MULREDT(Y0, Y1, Y2, Y3, Y4, Y5)
+	MULREDT(Y8, Y9, Y10, Y11, Y12, Y13)
 	VPXOR   Y6, Y1, Y1
-	VPXOR   Y14, Y9, Y9
+	VPXOR   Y7, Y9, Y9
 	VMOVDQU Y1, (DI)
 	VMOVDQU Y9, 32(DI)
 	ADDQ    $64, DI
@@ -102,7 +109,7 @@ inv4:
 	VMOVDQU (DI), Y6
 	VPXOR   (SI), Y6, Y0
 	VMOVDQU Y0, (SI)
-	MULRED(Y0, Y1, Y2, Y3, Y4, Y5)
+	MULREDT(Y0, Y1, Y2, Y3, Y4, Y5)
 	VPXOR   Y6, Y1, Y1
 	VMOVDQU Y1, (DI)
 
@@ -110,7 +117,8 @@ invdone:
 	VZEROUPPER
 	RET
 
-// MULRED2 is MULRED for the two K words in V (SSE2 + PCLMULQDQ; twiddle in both
+// MULRED2 is the product-and-reduce of MULREDT for the two K words in V, with shifts
+// for the overflow (SSE2 + PCLMULQDQ; twiddle in both
 // qwords of X15). Clobbers T0..T3.
 #define MULRED2(V, R, T0, T1, T2, T3) \
 	MOVOU      V, T0         \
@@ -184,3 +192,4 @@ invpcl:
 	SUBQ  $2, CX
 	JNZ   invpcl
 	RET
+
