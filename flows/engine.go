@@ -10,6 +10,7 @@ import (
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/stages/reduce"
@@ -89,35 +90,37 @@ func (e *Engine) PoolStats() (k, ext buffers.Stats) { return e.kpool.Stats(), e.
 func (e *Engine) CacheStats() (hits, misses int64) { return e.cache.Stats() }
 
 // The typed edges of the batch graph. Each carries the proof's buffers forward;
-// ownership moves with the value, and the last stage returns them to the pools.
+// ownership moves with the value, and the last stage (or Release, after a failed run)
+// returns them to the pools. A custom stage inserted between two batch stages takes
+// and returns the same edge type, reading it through the accessors.
 type (
-	planned struct {
+	Planned struct {
 		sh      Shape
 		blocks  []witness.Compression
 		stack   *buffers.Buf[field.K] // q_flock at offset 0, zero padded
 		a, b    *buffers.Buf[field.K] // A·w and B·w, packed like w
 		weights *buffers.Buf[field.E] // the ring weight over the column
 	}
-	witnessed struct{ *planned }
-	committed struct {
-		*planned
+	Witnessed struct{ *Planned }
+	Committed struct {
+		*Planned
 		com *commit.Committed
 		tr  *transcript.Prover
 	}
-	zerochecked struct {
-		*committed
+	Zerochecked struct {
+		*Committed
 		claims zerocheck.Result
 	}
-	linchecked struct {
-		*committed
+	Linchecked struct {
+		*Committed
 		claim reduce.LincheckClaim
 	}
 )
 
-func (p *planned) words() int { return witness.Words(p.sh.NLog) }
+func (p *Planned) words() int { return witness.Words(p.sh.NLog) }
 
 // release returns every buffer still held (safe to call twice).
-func (p *planned) release() {
+func (p *Planned) release() {
 	for _, b := range []**buffers.Buf[field.K]{&p.stack, &p.a, &p.b} {
 		if *b != nil {
 			(*b).Release()
@@ -131,7 +134,7 @@ func (p *planned) release() {
 }
 
 // SizeBytes reports the buffers carried, for spans.
-func (p *planned) SizeBytes() int64 {
+func (p *Planned) SizeBytes() int64 {
 	var t int64
 	for _, b := range []*buffers.Buf[field.K]{p.stack, p.a, p.b} {
 		if b != nil {
@@ -141,15 +144,66 @@ func (p *planned) SizeBytes() int64 {
 	return t
 }
 
+// Shape is the batch's geometry.
+func (p *Planned) Shape() Shape { return p.sh }
+
+// Witness is the packed witness q_flock (2^Mu K words), valid until the edge's
+// buffers are released.
+func (p *Planned) Witness() []field.K { return p.stack.Data()[:p.words()] }
+
+// Root is the commitment root sent first on the transcript.
+func (c Committed) Root() merkle.Digest { return c.com.Root() }
+
+// Claims are the zerocheck's output claims.
+func (z Zerochecked) Claims() zerocheck.Result { return z.claims }
+
+// Claim is the lincheck's output: the point and the 64 slice values.
+func (l Linchecked) Claim() reduce.LincheckClaim { return l.claim }
+
+// BatchStages are the batch flow's stages bound to one Engine's pools and cache, in
+// protocol order. Wire them with graph.Then, optionally with stages of your own in
+// between, and run the graph with the Engine's Scheduler; after a failed run, call
+// Release on its Result.
+type BatchStages struct {
+	Plan      graph.Stage[Request, *Planned]
+	Witness   graph.Stage[*Planned, Witnessed]
+	Commit    graph.Stage[Witnessed, Committed]
+	Zerocheck graph.Stage[Committed, Zerochecked]
+	Lincheck  graph.Stage[Zerochecked, Linchecked]
+	Open      graph.Stage[Linchecked, Proved]
+}
+
+// Stages returns the engine's batch stages.
+func (e *Engine) Stages() BatchStages {
+	return BatchStages{
+		Plan:      graph.Stage[Request, *Planned]{Name: "plan", MaxWorkers: 1, Run: e.plan},
+		Witness:   graph.Stage[*Planned, Witnessed]{Name: "witness", Run: e.witness},
+		Commit:    graph.Stage[Witnessed, Committed]{Name: "commit", Run: e.commit},
+		Zerocheck: graph.Stage[Committed, Zerochecked]{Name: "zerocheck", Run: e.zerocheck},
+		Lincheck:  graph.Stage[Zerochecked, Linchecked]{Name: "lincheck", Run: e.lincheck},
+		Open:      graph.Stage[Linchecked, Proved]{Name: "open", Run: e.open},
+	}
+}
+
+// Release returns to the pools every buffer a failed or cancelled run left on its edges.
+func Release(res *graph.Result) {
+	for _, v := range res.Unconsumed() {
+		if h, ok := v.(interface{ release() }); ok {
+			h.release()
+		}
+	}
+}
+
 func (e *Engine) build() {
+	st := e.Stages()
 	g := graph.New()
 	in := graph.Input[Request](g, "request")
-	plan := graph.Then(g, graph.Stage[Request, *planned]{Name: "plan", MaxWorkers: 1, Run: e.plan}, in)
-	wit := graph.Then(g, graph.Stage[*planned, witnessed]{Name: "witness", Run: e.witness}, plan)
-	com := graph.Then(g, graph.Stage[witnessed, committed]{Name: "commit", Run: e.commit}, wit)
-	zc := graph.Then(g, graph.Stage[committed, zerochecked]{Name: "zerocheck", Run: e.zerocheck}, com)
-	lc := graph.Then(g, graph.Stage[zerochecked, linchecked]{Name: "lincheck", Run: e.lincheck}, zc)
-	out := graph.Then(g, graph.Stage[linchecked, Proved]{Name: "open", Run: e.open}, lc)
+	plan := graph.Then(g, st.Plan, in)
+	wit := graph.Then(g, st.Witness, plan)
+	com := graph.Then(g, st.Commit, wit)
+	zc := graph.Then(g, st.Zerocheck, com)
+	lc := graph.Then(g, st.Lincheck, zc)
+	out := graph.Then(g, st.Open, lc)
 	e.g, e.in, e.out = g, in, out
 }
 
@@ -159,12 +213,7 @@ func (e *Engine) Prove(ctx context.Context, req Request) (Proved, error) {
 	start := time.Now()
 	res, err := e.g.Run(ctx, e.sched, graph.Feed(e.in, req))
 	if err != nil {
-		// Return whatever the failed run still holds to the pools.
-		for _, v := range res.Unconsumed() {
-			if h, ok := v.(interface{ release() }); ok {
-				h.release()
-			}
-		}
+		Release(res)
 		return Proved{}, fmt.Errorf("flows: %w", err)
 	}
 	p, _ := graph.Value(res, e.out)
@@ -173,7 +222,7 @@ func (e *Engine) Prove(ctx context.Context, req Request) (Proved, error) {
 	return p, nil
 }
 
-func (e *Engine) plan(ctx context.Context, _ graph.Workers, req Request) (*planned, error) {
+func (e *Engine) plan(ctx context.Context, _ graph.Workers, req Request) (*Planned, error) {
 	sh, err := BatchShape(len(req.Blocks), req.LogInvRate)
 	if err != nil {
 		return nil, err
@@ -185,7 +234,7 @@ func (e *Engine) plan(ctx context.Context, _ graph.Workers, req Request) (*plann
 		return nil, err
 	}
 	words := witness.Words(sh.NLog)
-	p := &planned{sh: sh, blocks: req.Blocks}
+	p := &Planned{sh: sh, blocks: req.Blocks}
 	p.stack = e.kpool.Get(1 << sh.StackLog)
 	// Only the padding beyond the column needs zeros: the witness overwrites the rest.
 	clear(p.stack.Data()[words:])
@@ -194,28 +243,28 @@ func (e *Engine) plan(ctx context.Context, _ graph.Workers, req Request) (*plann
 	return p, nil
 }
 
-func (e *Engine) witness(_ context.Context, w graph.Workers, p *planned) (witnessed, error) {
+func (e *Engine) witness(_ context.Context, w graph.Workers, p *Planned) (Witnessed, error) {
 	n := p.words()
 	if err := witness.FillAB(p.stack.Data()[:n], p.a.Data(), p.b.Data(), p.blocks, p.sh.NLog, w.N()); err != nil {
 		p.release()
-		return witnessed{}, err
+		return Witnessed{}, err
 	}
-	return witnessed{p}, nil
+	return Witnessed{p}, nil
 }
 
-func (e *Engine) commit(_ context.Context, w graph.Workers, p witnessed) (committed, error) {
+func (e *Engine) commit(_ context.Context, w graph.Workers, p Witnessed) (Committed, error) {
 	com, err := commit.Commit(p.stack.Data(), p.sh.StackLog, p.sh.LogInvRate, w.N())
 	if err != nil {
 		p.release()
-		return committed{}, err
+		return Committed{}, err
 	}
 	tr := transcript.NewProver([]byte(Label), nil)
 	halves := commit.RootHalves(com.Root())
 	tr.SendMany(halves[:])
-	return committed{planned: p.planned, com: com, tr: tr}, nil
+	return Committed{Planned: p.Planned, com: com, tr: tr}, nil
 }
 
-func (e *Engine) zerocheck(_ context.Context, w graph.Workers, c committed) (zerochecked, error) {
+func (e *Engine) zerocheck(_ context.Context, w graph.Workers, c Committed) (Zerochecked, error) {
 	n := c.words()
 	res, err := zerocheck.Prove(c.tr, zerocheck.Input{
 		A: c.a.Data(), B: c.b.Data(), C: c.stack.Data()[:n],
@@ -227,20 +276,20 @@ func (e *Engine) zerocheck(_ context.Context, w graph.Workers, c committed) (zer
 	c.a, c.b = nil, nil
 	if err != nil {
 		c.release()
-		return zerochecked{}, err
+		return Zerochecked{}, err
 	}
-	return zerochecked{committed: &c, claims: res}, nil
+	return Zerochecked{Committed: &c, claims: res}, nil
 }
 
-func (e *Engine) lincheck(_ context.Context, w graph.Workers, z zerochecked) (linchecked, error) {
+func (e *Engine) lincheck(_ context.Context, w graph.Workers, z Zerochecked) (Linchecked, error) {
 	n := z.words()
 	claim := reduce.LincheckProve(z.tr, circuit.BLAKE2s(), z.stack.Data()[:n], z.sh.N, reduce.ZerocheckClaims(z.claims), w.N())
-	return linchecked{committed: z.committed, claim: claim}, nil
+	return Linchecked{Committed: z.Committed, claim: claim}, nil
 }
 
 // open is the reference's "opening" stage: ring switching (Φ drawn, the dense weight
 // built) and the stacked WHIR opening.
-func (e *Engine) open(_ context.Context, w graph.Workers, l linchecked) (Proved, error) {
+func (e *Engine) open(_ context.Context, w graph.Workers, l Linchecked) (Proved, error) {
 	defer l.release()
 	ring := reduce.RingSwitchProve(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w.N())
 	if err := open.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w.N()); err != nil {
