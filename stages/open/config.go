@@ -11,20 +11,18 @@ import (
 // later one; the ladder stops once at most 2^5 values remain, which are sent in the
 // clear; every level's queries are preceded by 17 bits of grinding.
 const (
-	InitialFold          = 6
-	SubsequentFold       = 3
-	initialDomainShrink  = 3
-	laterDomainShrink    = 1
-	ResidualMaxLog       = 5
-	QueryGrindingBits    = 17
-	MinStackLog          = 15
-	MaxStackLog          = 28
-	MinLogInvRate        = 1
-	MaxLogInvRate        = 4
-	level0LaneWords      = 1 << InitialFold
-	extWordsPerElement   = 3
-	bitsPerQuerySample   = 192
-	maxSupportedQueryLog = 64
+	InitialFold         = 6
+	SubsequentFold      = 3
+	initialDomainShrink = 3
+	laterDomainShrink   = 1
+	ResidualMaxLog      = 5
+	QueryGrindingBits   = 17
+	MinStackLog         = 15
+	MaxStackLog         = 28
+	MinLogInvRate       = 1
+	MaxLogInvRate       = 4
+	level0LaneWords     = 1 << InitialFold
+	extWordsPerElement  = 3
 )
 
 // ErrShape reports a stack size or rate outside the tabulated profile.

@@ -15,6 +15,7 @@ type ProverTranscript interface {
 	Observe(v field.E)
 	Send(v field.E)
 	Sample() field.E
+	SampleQueries(blockLen, count int) []int
 	SendRoundPoly(coeffs []field.E, eq bool)
 	GrindParallel(bits, workers int) uint64
 	Open(tree *merkle.Tree, queries []int) [][]uint64
@@ -195,7 +196,7 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		}
 
 		tr.GrindParallel(QueryGrindingBits, workers)
-		queries := SampleQueries(tr.Sample, cfg.BlockLog(l), cfg.Queries[l])
+		queries := tr.SampleQueries(1<<cfg.BlockLog(l), cfg.Queries[l])
 		lambda := tr.Sample()
 		weights := make([]field.E, len(queries))
 		field.Powers(weights, lambda)

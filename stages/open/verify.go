@@ -23,6 +23,7 @@ var (
 type VerifierTranscript interface {
 	Observe(v field.E)
 	Sample() field.E
+	SampleQueries(blockLen, count int) []int
 	Receive() (field.E, error)
 	RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error)
 	GrindCheck(bits int) error
@@ -61,36 +62,6 @@ func readQuad(tr VerifierTranscript, claim field.E) (quad, error) {
 		return quad{}, fmt.Errorf("open: round polynomial has %d coefficients", len(c))
 	}
 	return quad{c[0], c[1], c[2]}, nil
-}
-
-// SampleQueries draws count positions in [0, blockLen) (a power of two 2^d,
-// 0 < d ≤ 64): each sampled scalar, read as a 192-bit integer c0 + 2^64 c1 + 2^128 c2,
-// yields ⌊192/d⌋ positions as its consecutive d-bit chunks, low bits first.
-// Duplicates are kept, in draw order.
-func SampleQueries(sample func() field.E, blockLog, count int) []int {
-	if blockLog <= 0 || blockLog > maxSupportedQueryLog {
-		panic("open: SampleQueries domain")
-	}
-	per := bitsPerQuerySample / blockLog
-	mask := uint64(1)<<blockLog - 1
-	if blockLog == 64 {
-		mask = ^uint64(0)
-	}
-	out := make([]int, 0, count)
-	for len(out) < count {
-		v := sample()
-		limbs := [3]uint64{uint64(v.C0), uint64(v.C1), uint64(v.C2)}
-		for j := 0; j < per && len(out) < count; j++ {
-			off := j * blockLog
-			li, sh := off/64, off%64
-			chunk := limbs[li] >> sh
-			if sh+blockLog > 64 && li+1 < 3 {
-				chunk |= limbs[li+1] << (64 - sh)
-			}
-			out = append(out, int(chunk&mask))
-		}
-	}
-	return out
 }
 
 // glued is one claim folded into the running sumcheck and the weight it owes back
@@ -207,7 +178,7 @@ func VerifyWHIR(tr VerifierTranscript, logN, logInvRate int, target field.E, roo
 			return err
 		}
 		blockLog := messageLog + cfg.LogInvRates[level]
-		queries := SampleQueries(tr.Sample, blockLog, cfg.Queries[level])
+		queries := tr.SampleQueries(1<<blockLog, cfg.Queries[level])
 		lambda := tr.Sample()
 		weights := make([]field.E, len(queries))
 		field.Powers(weights, lambda)
