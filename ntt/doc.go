@@ -25,6 +25,11 @@
 // share the transform and are interleaved: one codeword row per evaluation point q, which
 // is exactly one Merkle leaf ([Plan.EncodeK], [Plan.EncodeE] give the row contracts).
 //
+// The WHIR prover's batched query weight over a level's message cube,
+// b ↦ Σ_i w_i·X_b(q_i), is the transpose of the encoder applied to the sparse vector of
+// query weights ([Plan.InducedTable], [Plan.TransposeE]); its multilinear extension is the
+// verifier's induced weight Π_k (1 + p_k·(1 + Ŵ_k(q))) summed over the queries.
+//
 // The E-valued transforms of the deeper WHIR levels use the same K twiddles: an E·K
 // product scales the three K coordinates independently, so an E row is transformed as
 // three times as many K words.
