@@ -23,3 +23,5 @@ func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uin
 func (d *skipDomain) mediumSum(bytes *[1 << nMedium][skipSize]byte, out *[skipSize]field.E) {
 	d.mediumSumGeneric(bytes, out)
 }
+
+func evalQuads(t *[4]*byteTables, dst []field.E, src []field.K) { evalQuadsGeneric(t, dst, src) }

@@ -58,7 +58,7 @@ func (in *Input) split() (a, b, c words, err error) {
 	return a, b, c, nil
 }
 
-// Buffers holds the prover's E tables (about 36·2^(m−6) bytes for the live part)
+// Buffers holds the prover's E tables (about 18·2^(m−6) bytes for the live part)
 // so that a long-running prover reuses them across proofs. The zero value is ready;
 // a Buffers must not be shared by concurrent proofs.
 type Buffers struct {
@@ -97,7 +97,8 @@ func ProveWith(tr ProverTranscript, in Input, workers int, buf *Buffers) (Result
 		running, chi[i] = sendRound(tr, running, r[i], g[0], g[1])
 	}
 
-	// Round 0 straight from the bits, then both folds (z and chi_0) in one table pass.
+	// Rounds 0 and 1 straight from the bits; then the folds at z, chi_0 and chi_1 in
+	// one table pass, so the first E tables have 2^(m-8) entries.
 	round(0, bitsRound(lz, a, b, c, r[1:], workers))
 	var b0, b1 [skipSize]field.E
 	for s := range lzBasis {
@@ -107,14 +108,32 @@ func ProveWith(tr ProverTranscript, in Input, workers int, buf *Buffers) (Result
 	t0, t1 := new(byteTables), new(byteTables)
 	t0.fill(&b0)
 	t1.fill(&b1)
-	ta, tb, tc := bitsFold(t0, t1, a, buf.t[0], workers), bitsFold(t0, t1, b, buf.t[1], workers), bitsFold(t0, t1, c, buf.t[2], workers)
+	round(1, bitsRound1(t0, t1, a, b, c, r[2:], workers))
+	var quad [4]*byteTables
+	for w := range quad {
+		var basis [skipSize]field.E
+		e := field.One
+		for v, x := range chi[:2] {
+			if w>>v&1 != 0 {
+				e = e.Mul(x)
+			} else {
+				e = e.Mul(field.One.Add(x))
+			}
+		}
+		for s := range lzBasis {
+			basis[s] = e.Mul(lzBasis[s])
+		}
+		quad[w] = new(byteTables)
+		quad[w].fill(&basis)
+	}
+	ta, tb, tc := bitsFold(&quad, a, buf.t[0], workers), bitsFold(&quad, b, buf.t[1], workers), bitsFold(&quad, c, buf.t[2], workers)
 	buf.t = [3][]field.E{ta.head, tb.head, tc.head}
 
 	// The remaining rounds on E tables, ping-ponging between two buffer sets.
 	half := headPairs(&ta)
 	sa, sb, sc := grow(buf.s[0], half), grow(buf.s[1], half), grow(buf.s[2], half)
 	buf.s = [3][]field.E{sa, sb, sc}
-	for i := 1; i < len(r); i++ {
+	for i := 2; i < len(r); i++ {
 		round(i, eRound(&ta, &tb, &tc, r[i+1:], workers))
 		na := eFold(&ta, chi[i], sa, workers)
 		nb := eFold(&tb, chi[i], sb, workers)

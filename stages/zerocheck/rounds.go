@@ -75,16 +75,53 @@ func bitsRound(lz *byteTables, a, b, c words, rr []field.E, workers int) [2]fiel
 	})
 }
 
-// bitsFold evaluates a word vector at z on the skip variable and at chi on the lowest
-// remaining one: out[j] = (1 + chi)·â_{2j} + chi·â_{2j+1}.
-func bitsFold(t0, t1 *byteTables, in words, buf []field.E, workers int) vec {
-	out := vec{head: grow(buf, len(in.head)/2)}
+func evalQuadsGeneric(t *[4]*byteTables, dst []field.E, src []field.K) {
+	for i := range dst {
+		v := t[0].eval(uint64(src[4*i]))
+		for w := 1; w < 4; w++ {
+			v = v.Add(t[w].eval(uint64(src[4*i+w])))
+		}
+		dst[i] = v
+	}
+}
+
+// bitsRound1 is the second multilinear round, also read from the bits: the table
+// folded at z and chi_0 is T_m = t0(w_{2m}) + t1(w_{2m+1}), evaluated row by row
+// and never stored; the round's pairs are (T_{2j}, T_{2j+1}).
+func bitsRound1(t0, t1 *byteTables, a, b, c words, rr []field.E, workers int) [2]field.E {
+	return pairSum(rr, len(a.head)/4, len(a.pad)/4, workers, func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
+		aw, bw, cw := a.head, b.head, c.head
+		if !head {
+			aw, bw, cw = a.pad, b.pad, c.pad
+		}
+		t := s.tmp[:2*n]
+		split := func(w []field.K, x1, xs []field.E) {
+			evalPairs(t0, t1, t, w[4*base:4*(base+n)])
+			for l := 0; l < n; l++ {
+				x1[l] = t[2*l+1]
+				if xs != nil {
+					xs[l] = t[2*l].Add(t[2*l+1])
+				}
+			}
+		}
+		split(aw, s.a1, s.as)
+		split(bw, s.b1, s.bs)
+		split(cw, s.c1, nil)
+		return s.message(n, eq)
+	})
+}
+
+// bitsFold evaluates a word vector at z on the skip variable and at (chi_0, chi_1) on
+// the two lowest remaining ones: out[j] = Σ_w t[w](in[4j+w]), t[w] holding
+// eq((chi_0, chi_1), w)·L_s(z).
+func bitsFold(t *[4]*byteTables, in words, buf []field.E, workers int) vec {
+	out := vec{head: grow(buf, len(in.head)/4)}
 	parallelRange(len(out.head), workers, func(_, lo, hi int) {
-		evalPairs(t0, t1, out.head[lo:hi], in.head[2*lo:2*hi])
+		evalQuads(t, out.head[lo:hi], in.head[4*lo:4*hi])
 	})
 	if in.pad != nil {
-		out.pad = make([]field.E, len(in.pad)/2)
-		evalPairs(t0, t1, out.pad, in.pad)
+		out.pad = make([]field.E, len(in.pad)/4)
+		evalQuads(t, out.pad, in.pad)
 	}
 	return out
 }
