@@ -50,8 +50,9 @@ func (s *source) gather(out []uint64, outStride, row0, c int) {
 	}
 }
 
-// transposeTileWords bounds a transpose tile (32 KiB) so it stays in L1 while it fills.
-const transposeTileWords = 1 << 12
+// transposeTileWords bounds a transpose tile (256 KiB): large enough that every lane
+// contributes a long contiguous burst per tile, small enough to stay in L2.
+const transposeTileWords = 1 << 15
 
 // transposeLanes writes n lane-major blocks of `rows` words (block b = msg[b·rows ..])
 // into the first `rows` rows of buf (rows of s words): column s−1−b takes block b and
