@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/leanpipe/leanpipe/buffers"
@@ -45,6 +46,31 @@ type Engine struct {
 	g     *graph.Graph
 	in    graph.Port[Request]
 	out   graph.Port[Proved]
+	// zcBufs are the zerocheck's tables, one set per proof in flight.
+	zcBufs freeList[zerocheck.Buffers]
+}
+
+// freeList keeps reusable scratch values for proofs in flight.
+type freeList[T any] struct {
+	mu   sync.Mutex
+	free []*T
+}
+
+func (f *freeList[T]) get() *T {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n := len(f.free); n > 0 {
+		v := f.free[n-1]
+		f.free = f.free[:n-1]
+		return v
+	}
+	return new(T)
+}
+
+func (f *freeList[T]) put(v *T) {
+	f.mu.Lock()
+	f.free = append(f.free, v)
+	f.mu.Unlock()
 }
 
 // EngineOptions configure an Engine.
@@ -266,10 +292,12 @@ func (e *Engine) commit(_ context.Context, w graph.Workers, p Witnessed) (Commit
 
 func (e *Engine) zerocheck(_ context.Context, w graph.Workers, c Committed) (Zerochecked, error) {
 	n := c.words()
-	res, err := zerocheck.Prove(c.tr, zerocheck.Input{
+	bufs := e.zcBufs.get()
+	res, err := zerocheck.ProveWith(c.tr, zerocheck.Input{
 		A: c.a.Data(), B: c.b.Data(), C: c.stack.Data()[:n],
 		M: c.sh.M(), LogInstance: circuit.BLAKE2s().LogSize(), Live: c.sh.N,
-	}, w.N())
+	}, w.N(), bufs)
+	e.zcBufs.put(bufs)
 	// A·w and B·w are read by the zerocheck only: hand them back now.
 	c.a.Release()
 	c.b.Release()
