@@ -25,6 +25,20 @@
 // share the transform and are interleaved: one codeword row per evaluation point q, which
 // is exactly one Merkle leaf ([Plan.EncodeK], [Plan.EncodeE] give the row contracts).
 //
+// # Codeword row contracts (checked against the reference proofs)
+//
+// Level 0 ([Plan.EncodeK]): the committed stack is n ≤ 2^6 contiguous lane blocks of
+// 2^{μ−6} K words; row q of the codeword is the Merkle leaf of position q, whose 2^6 words
+// list the lanes' codewords at q in DESCENDING block order (word i is block 63 − i), the
+// absent blocks of a short stack being a zero prefix. A verifier reverses the row to fold
+// it with the eq weights of the six fold challenges (block b ↔ bit pattern b, low
+// coordinate first). The encoder writes either whole 64-word leaves or only their last w
+// words (the committed tail).
+//
+// Deeper levels ([Plan.EncodeE]): the folded message is row-major over 2^k lanes (the
+// lane is the low k bits of its index); row q lists the lanes in ASCENDING order, each E
+// as its three words C0, C1, C2.
+//
 // The WHIR prover's batched query weight over a level's message cube,
 // b ↦ Σ_i w_i·X_b(q_i), is the transpose of the encoder applied to the sparse vector of
 // query weights ([Plan.InducedTable], [Plan.TransposeE]); its multilinear extension is the
