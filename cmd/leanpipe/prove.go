@@ -15,7 +15,7 @@ import (
 
 func addCommands(root *cobra.Command) {
 	root.PersistentFlags().String("log-level", "info", "log level: debug, info, warn, error")
-	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd())
+	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd(), serveCmd())
 }
 
 func checkFormat(f string) error {

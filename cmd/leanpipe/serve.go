@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/atomicfile"
+	"github.com/leanpipe/leanpipe/stream"
+	"github.com/reugn/go-streams"
+	"github.com/spf13/cobra"
+)
+
+// parseBytes reads a byte count: a plain integer or one with a KiB, MiB, GiB (or
+// KB, MB, GB) suffix.
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a byte count (e.g. 2GiB, 512MiB, 1000000)", s)
+	}
+	return v * mult, nil
+}
+
+func serveCmd() *cobra.Command {
+	var (
+		out, budget, metricsPath, watch string
+		workers, inFlight, maxN         int
+		grace, poll                     time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "serve --out DIR",
+		Short: "long-running: prove jobs read as JSON lines on stdin, write DIR/<id>.proof.bin, print one result line per job in job order",
+		Long: `serve reads jobs as JSON lines on stdin, one object a line:
+  {"id":"a","blocks":"x.blocks.bin"}      compressions of a blocks file (reference layout)
+  {"id":"b","n":300,"seed":7}             N generated pinned compressions
+with optional "format" (wire|raw), "log_inv_rate" (1..4) and "unordered" (true: the result
+may leave before earlier jobs'). It writes DIR/<id>.proof.bin and DIR/<id>.proof.bin.json
+atomically and prints one result line per job, in job order:
+  {"seq":0,"id":"a","ok":true,"proof":"DIR/a.proof.bin","n":…,"ms":…,…}
+  {"seq":1,"id":"b","ok":false,"error":"…"}
+A bad job never stops the stream. At the end of input it exits 0. On SIGINT/SIGTERM it stops
+reading and lets running proofs finish for --grace (a second signal abandons them at once);
+every job read gets its result line and no partial proof file is left. Exit status 1 when
+jobs were abandoned or results could not be written.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := newLogger(cmd)
+			if out == "" {
+				return usage("--out is required")
+			}
+			if inFlight < 1 || inFlight > 1024 {
+				return usage("--in-flight: %d is out of range [1, 1024]", inFlight)
+			}
+			if workers < 0 || workers > 1024 {
+				return usage("--workers: %d is out of range [0, 1024]", workers)
+			}
+			if maxN < 1 || maxN > flows.MaxBatch {
+				return usage("--max-n: %d is out of range [1, %d]", maxN, flows.MaxBatch)
+			}
+			mem, err := parseBytes(budget)
+			if err != nil {
+				return usage("--memory-budget: %v", err)
+			}
+			files, err := stream.NewProofFiles(out)
+			if err != nil {
+				return usage("--out: %v", err)
+			}
+			if watch != "" {
+				if st, err := os.Stat(watch); err != nil || !st.IsDir() {
+					return usage("--watch: %s is not a directory", watch)
+				}
+			}
+			e, err := flows.NewEngine(flows.EngineOptions{Cores: workers})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opts := stream.Options{InFlight: inFlight, MemoryBudget: mem, MaxBatch: maxN, Grace: grace, Cores: e.Scheduler().Cores()}
+			p := stream.NewProver(ctx, e, opts)
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			go func() {
+				s, ok := <-sigs
+				if !ok {
+					return
+				}
+				log.Warn().Str("signal", s.String()).Dur("grace", grace).Msg("shutting down: no new jobs; running proofs may finish (signal again to abandon them)")
+				cancel()
+				if s, ok = <-sigs; ok {
+					log.Warn().Str("signal", s.String()).Msg("abandoning running proofs")
+					p.Abort()
+				}
+			}()
+
+			var src streams.Source
+			var srcErr func() error
+			if watch != "" {
+				d := stream.NewDirSource(ctx, watch, poll, false)
+				src, srcErr = d, d.Err
+			} else {
+				l := stream.NewLineSource(ctx, cmd.InOrStdin(), "")
+				src, srcErr = l, l.Err
+			}
+			sink := stream.NewJSONLines(cmd.OutOrStdout())
+			log.Info().Str("out", out).Int("cores", e.Scheduler().Cores()).Int("in_flight", inFlight).Int64("memory_budget", mem).Msg("serving")
+			m := stream.Run(src, p, files, sink)
+			m.WriteText(cmd.ErrOrStderr())
+			if metricsPath != "" {
+				if err := atomicfile.Write(metricsPath, m.JSON()); err != nil {
+					return err
+				}
+			}
+			if err := srcErr(); err != nil {
+				return err
+			}
+			if err := sink.Err(); err != nil {
+				return err
+			}
+			if files.Failed() > 0 {
+				return fmt.Errorf("serve: %d proof files could not be written", files.Failed())
+			}
+			if m.Abandoned > 0 {
+				return fmt.Errorf("serve: %d accepted jobs abandoned at shutdown", m.Abandoned)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "directory for DIR/<id>.proof.bin and .proof.bin.json")
+	f.IntVar(&workers, "workers", 0, "cores the engine grants (0 = all)")
+	f.IntVar(&inFlight, "in-flight", 2, "jobs in flight at once (proving or waiting for their turn)")
+	f.StringVar(&budget, "memory-budget", "0", "bound on the estimated memory of running proofs, e.g. 2GiB (0 = none); a job needing more is refused")
+	f.StringVar(&metricsPath, "metrics", "", "write the stream's metrics as JSON to FILE at exit")
+	f.IntVar(&maxN, "max-n", flows.MaxBatch, "most compressions per job; larger jobs are refused")
+	f.DurationVar(&grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, how long running proofs may finish before they are abandoned")
+	f.StringVar(&watch, "watch", "", "read jobs from DIR/*.job files (polled) instead of stdin")
+	f.DurationVar(&poll, "poll", 200*time.Millisecond, "with --watch, the polling interval")
+	return cmd
+}

@@ -1,0 +1,31 @@
+// Package stream proves a stream of leaf jobs through one long-running Engine: the
+// third way of using leanpipe, after one proof per process (prove) and a fixed list
+// of leaves (run).
+//
+// A stream is a go-streams pipeline (github.com/reugn/go-streams):
+//
+//	source (JSON lines, a watched directory, a Go channel)
+//	  → Prover   (up to K proofs in flight on one Engine, a memory budget, results re-ordered)
+//	  → ProofFiles (DIR/<id>.proof.bin and its .json, written atomically)
+//	  → sink     (JSON lines of results, a Go channel, a function)
+//
+// go-streams' edges are untyped, unbuffered `chan any` without an error path, and an
+// operator with parallelism above one loses order. Every component here therefore
+// sends and receives one typed value per edge, an Envelope[T] (a job or a result
+// with its sequence number and, for a job that could not be read, its error), checks
+// the type at each receiving end (a wrong type is a programmer error and panics),
+// and restores job order in the Prover, which is the only place work overlaps. A job
+// that cannot be read, is over the size limits, or fails while proving becomes an
+// error Result for that job and the stream goes on; every job a source accepts gets
+// exactly one Result, also when the stream is shut down.
+//
+// Overlap: several Engine.Prove calls run at once and share the Engine's scheduler,
+// so one proof's serial steps (transcript-ordered rounds, the small levels of the
+// opening) run beside another proof's parallel kernels. Buffers and the shape cache
+// live in the Engine and persist across jobs.
+//
+// Backpressure: a job holds one of K in-flight slots from the moment the Prover
+// takes it until its result is handed downstream, and, while it is proving, its
+// estimated working set (Estimate) from a byte budget. A slow sink therefore stops
+// the Prover from taking more jobs, which stops the source from reading.
+package stream

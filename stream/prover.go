@@ -1,0 +1,319 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/stages/witness"
+	"github.com/reugn/go-streams"
+	"golang.org/x/sync/semaphore"
+)
+
+// Engine proves batches; *flows.Engine is one. Several Prove calls run at once.
+type Engine interface {
+	Prove(ctx context.Context, req flows.Request) (flows.Proved, error)
+}
+
+// Options configure a Prover.
+type Options struct {
+	// InFlight is K, the most jobs held between intake and hand-off downstream
+	// (proving, or done and waiting for their turn); 0 means 2.
+	InFlight int
+	// MemoryBudget bounds the summed Estimate of the proofs running at once, in
+	// bytes; a job whose estimate alone exceeds it is refused. 0 means no budget.
+	MemoryBudget int64
+	// MaxBatch is the most compressions a job may ask for (0 = flows.MaxBatch);
+	// MaxBlocksBytes the largest blocks file (0 = MaxBatch blocks).
+	MaxBatch       int
+	MaxBlocksBytes int64
+	// Grace is how long in-flight proofs may run on after the context ends before
+	// they are abandoned (0: abandon at once).
+	Grace time.Duration
+	// Cores is the number of cores of the Engine, for utilisation (0 = NumCPU).
+	Cores int
+}
+
+func (o Options) withDefaults() Options {
+	if o.InFlight <= 0 {
+		o.InFlight = 2
+	}
+	if o.MaxBatch <= 0 || o.MaxBatch > flows.MaxBatch {
+		o.MaxBatch = flows.MaxBatch
+	}
+	if o.MaxBlocksBytes <= 0 {
+		o.MaxBlocksBytes = int64(o.MaxBatch) * witness.BlockSize
+	}
+	if o.Cores <= 0 {
+		o.Cores = runtime.NumCPU()
+	}
+	return o
+}
+
+// Prover is the proving flow: Envelope[Job] in, Envelope[Result] out, one result
+// per job, in job order (a job with Unordered set leaves as soon as it is done).
+// Up to InFlight jobs overlap on the Engine. When ctx ends it stops taking work:
+// jobs still arriving get ErrAbandoned results, and running proofs get Grace to
+// finish before they are cancelled (or Abort is called).
+type Prover struct {
+	eng     Engine
+	opt     Options
+	in, out chan any
+	ctx     context.Context // intake
+	work    context.Context // proving
+	abort   context.CancelFunc
+	slots   *semaphore.Weighted
+	budget  *semaphore.Weighted
+	metrics *collector
+
+	mu     sync.Mutex
+	active map[string]bool // ids in flight
+}
+
+var _ streams.Flow = (*Prover)(nil)
+
+// NewProver starts a proving flow on eng.
+func NewProver(ctx context.Context, eng Engine, o Options) *Prover {
+	o = o.withDefaults()
+	work, abort := context.WithCancel(context.WithoutCancel(ctx))
+	p := &Prover{
+		eng: eng, opt: o, ctx: ctx, work: work, abort: abort,
+		in: make(chan any), out: make(chan any),
+		slots:   semaphore.NewWeighted(int64(o.InFlight)),
+		metrics: newCollector(eng, o),
+		active:  map[string]bool{},
+	}
+	if o.MemoryBudget > 0 {
+		p.budget = semaphore.NewWeighted(o.MemoryBudget)
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-work.Done():
+			return
+		}
+		if o.Grace > 0 {
+			t := time.NewTimer(o.Grace)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-work.Done():
+				return
+			}
+		}
+		abort()
+	}()
+	go p.run()
+	return p
+}
+
+// Abort cancels the running proofs now (their jobs get ErrAbandoned results).
+func (p *Prover) Abort() { p.abort() }
+
+// In is the flow's inlet (Envelope[Job] values).
+func (p *Prover) In() chan<- any { return p.in }
+
+// Out is the flow's outlet (Envelope[Result] values).
+func (p *Prover) Out() <-chan any { return p.out }
+
+// Via streams the results into the next flow.
+func (p *Prover) Via(f streams.Flow) streams.Flow {
+	go transmit(p, f)
+	return f
+}
+
+// To streams the results into a sink and waits for it to finish.
+func (p *Prover) To(s streams.Sink) {
+	transmit(p, s)
+	s.AwaitCompletion()
+}
+
+// Metrics returns the metrics so far (final once the outlet is closed).
+func (p *Prover) Metrics() Metrics { return p.metrics.snapshot() }
+
+type finished struct {
+	ord       uint64 // arrival order at the Prover
+	res       Result
+	unordered bool
+	slot      bool   // holds an in-flight slot
+	id        string // the job id reserved, if any
+}
+
+func (p *Prover) run() {
+	done := make(chan finished, p.opt.InFlight)
+	var wg sync.WaitGroup
+	emitted := make(chan struct{})
+	go p.emit(done, emitted)
+
+	var ord uint64
+	for {
+		env, ok := recv[Job](p.in)
+		if !ok {
+			break
+		}
+		p.metrics.accepted()
+		f := finished{ord: ord, unordered: env.Val.Unordered}
+		ord++
+		if p.ctx.Err() == nil && p.slots.Acquire(p.ctx, 1) == nil {
+			f.slot = true
+		}
+		job, seq := env.Val, env.Seq
+		switch {
+		case !f.slot:
+			f.res = failed(seq, job.ID, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, context.Cause(p.ctx)))
+		case env.Err != nil:
+			f.res = failed(seq, job.ID, env.Err)
+		default:
+			cost, reserved, err := p.admit(&job)
+			if reserved {
+				f.id = job.ID
+			}
+			if err != nil {
+				f.res = failed(seq, job.ID, err)
+				break
+			}
+			wg.Add(1)
+			go func(f finished) {
+				defer wg.Done()
+				f.res = p.prove(seq, job, cost)
+				done <- f
+			}(f)
+			continue
+		}
+		done <- f
+	}
+	wg.Wait()
+	close(done)
+	<-emitted
+	p.abort()
+}
+
+// admit checks the job's limits (without doing work), reserves its id and waits for
+// its memory budget. It returns the budgeted cost and whether the id was reserved
+// (it stays reserved until the job's result is handed on).
+func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
+	if err := job.check(p.opt.MaxBatch); err != nil {
+		return 0, false, err
+	}
+	n, err := job.size(p.opt.MaxBlocksBytes)
+	if err != nil {
+		return 0, false, err
+	}
+	if n > p.opt.MaxBatch {
+		return 0, false, fmt.Errorf("%w: job %s: %d compressions, at most %d", ErrLimit, job.ID, n, p.opt.MaxBatch)
+	}
+	sh, err := flows.BatchShape(n, job.LogInvRate)
+	if err != nil {
+		return 0, false, fmt.Errorf("%w: job %s: %v", ErrJob, job.ID, err)
+	}
+	cost = Estimate(sh)
+	if p.budget != nil && cost > p.opt.MemoryBudget {
+		return 0, false, fmt.Errorf("%w: job %s: %d compressions need an estimated %d bytes, over the memory budget of %d bytes",
+			ErrLimit, job.ID, n, cost, p.opt.MemoryBudget)
+	}
+	p.mu.Lock()
+	busy := p.active[job.ID]
+	if !busy {
+		p.active[job.ID] = true
+	}
+	p.mu.Unlock()
+	if busy {
+		return 0, false, fmt.Errorf("%w: job %s: another job with this id has not finished", ErrBusy, job.ID)
+	}
+	if p.budget != nil {
+		p.metrics.waiting(+1)
+		err := p.budget.Acquire(p.ctx, cost)
+		p.metrics.waiting(-1)
+		if err != nil {
+			return 0, true, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, context.Cause(p.ctx))
+		}
+	}
+	return cost, true, nil
+}
+
+func (p *Prover) release(id string) {
+	p.mu.Lock()
+	delete(p.active, id)
+	p.mu.Unlock()
+}
+
+// prove loads and proves one admitted job and encodes its proof.
+func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
+	start := time.Now()
+	p.metrics.running(+1, cost)
+	defer func() {
+		if p.budget != nil {
+			p.budget.Release(cost)
+		}
+		p.metrics.running(-1, -cost)
+	}()
+	if err := p.work.Err(); err != nil {
+		return failed(seq, job.ID, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err))
+	}
+	blocks, err := job.load(p.opt.MaxBlocksBytes)
+	if err != nil {
+		return failed(seq, job.ID, err)
+	}
+	proved, err := p.eng.Prove(p.work, flows.Request{Blocks: blocks, LogInvRate: job.LogInvRate})
+	if err != nil {
+		if p.work.Err() != nil {
+			err = fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err)
+		} else {
+			err = fmt.Errorf("stream: job %s: %w", job.ID, err)
+		}
+		return failed(seq, job.ID, err)
+	}
+	data := encode(proved.Proof, job.Format)
+	r := Result{
+		Seq: seq, ID: job.ID, OK: true, N: len(blocks), Bytes: len(data), Form: job.Format,
+		MS:   float64(time.Since(start).Microseconds()) / 1e3,
+		Meta: flows.NewMeta(len(blocks), job.LogInvRate, job.Format), Data: data, Proved: proved,
+	}
+	p.metrics.proved(proved, len(blocks))
+	return r
+}
+
+// emit restores job order and hands results downstream; a job's in-flight slot is
+// freed once its result has been taken.
+func (p *Prover) emit(done <-chan finished, emitted chan<- struct{}) {
+	defer close(emitted)
+	defer close(p.out)
+	var next uint64
+	held := map[uint64]finished{}
+	gone := map[uint64]bool{} // unordered results already sent
+	send := func(f finished) {
+		if f.id != "" {
+			p.release(f.id)
+		}
+		p.out <- Envelope[Result]{Seq: f.res.Seq, Val: f.res}
+		p.metrics.emitted(f.res)
+		if f.slot {
+			p.slots.Release(1)
+		}
+	}
+	for f := range done {
+		if f.unordered {
+			send(f)
+			gone[f.ord] = true
+		} else {
+			held[f.ord] = f
+		}
+		for {
+			if gone[next] {
+				delete(gone, next)
+				next++
+				continue
+			}
+			h, ok := held[next]
+			if !ok {
+				break
+			}
+			delete(held, next)
+			send(h)
+			next++
+		}
+	}
+}
