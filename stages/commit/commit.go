@@ -31,11 +31,17 @@ var (
 // must not change until the opening is done), its codeword in Merkle-row order and
 // the tree over the rows.
 type Committed struct {
+	// Stack is the committed words: Lanes whole lane blocks of 2^(StackLog-LaneLog)
+	// words, the leading part of a 2^StackLog-word stack whose other words are zero.
 	Stack      []field.K
 	StackLog   int
 	LogInvRate int
-	// Codeword holds 2^(StackLog-LaneLog+LogInvRate) rows of 2^LaneLog words; word t
-	// of row q is lane block 2^LaneLog-1-t of the stack encoded at evaluation point q.
+	// Lanes is the number of committed lane blocks (1..2^LaneLog).
+	Lanes int
+	// Codeword holds 2^(StackLog-LaneLog+LogInvRate) rows of Lanes words; word t of
+	// row q is lane block Lanes-1-t of the stack encoded at evaluation point q. A
+	// leaf hashes 2^LaneLog-Lanes zero words (the absent blocks' codewords), then the
+	// row.
 	Codeword []uint64
 	Tree     *merkle.Tree
 }
@@ -46,21 +52,27 @@ func (c *Committed) Root() merkle.Digest { return c.Tree.Root() }
 // BlockLog is log2 of the number of codeword rows.
 func (c *Committed) BlockLog() int { return c.StackLog - LaneLog + c.LogInvRate }
 
-// Commit encodes the stack (exactly 2^stackLog words) at log inverse rate logInvRate
-// and builds its Merkle tree with up to workers goroutines. The result does not
-// depend on workers. The caller sends Root as two scalars (RootHalves).
+// Commit encodes a stack of 2^stackLog words at log inverse rate logInvRate and
+// builds its Merkle tree with up to workers goroutines. stack holds the stack's
+// leading whole lane blocks (2^(stackLog-LaneLog) words each, 1 to 2^LaneLog of
+// them); the words after it are zero and are neither stored nor encoded (their
+// codewords are zero, the leaves' leading words). The result does not depend on
+// workers. The caller sends Root as two scalars (RootHalves).
 func Commit(stack []field.K, stackLog, logInvRate, workers int) (*Committed, error) {
 	if stackLog < MinStackLog || stackLog > MaxStackLog || logInvRate < MinLogInvRate || logInvRate > MaxLogInvRate {
 		return nil, fmt.Errorf("%w: stack log %d, log inverse rate %d", ErrShape, stackLog, logInvRate)
 	}
-	if len(stack) != 1<<stackLog {
-		return nil, fmt.Errorf("%w: stack of %d words, want 2^%d", ErrShape, len(stack), stackLog)
+	block := 1 << (stackLog - LaneLog)
+	lanes := len(stack) / block
+	if lanes*block != len(stack) || lanes < 1 || lanes > 1<<LaneLog {
+		return nil, fmt.Errorf("%w: stack of %d words is not 1..%d lane blocks of 2^%d", ErrShape, len(stack), 1<<LaneLog, stackLog-LaneLog)
 	}
 	workers = max(workers, 1)
-	codeword := make([]uint64, 1<<(stackLog+logInvRate))
-	EncodeK(codeword, stack, LaneLog, logInvRate, workers)
-	tree := merkle.New(codeword, 1<<LaneLog, workers)
-	return &Committed{Stack: stack, StackLog: stackLog, LogInvRate: logInvRate, Codeword: codeword, Tree: tree}, nil
+	logD := stackLog - LaneLog + logInvRate
+	codeword := make([]uint64, lanes<<logD)
+	planFor(logD).EncodeK(codeword, stack, LaneLog, logInvRate, workers)
+	tree := merkle.NewPadded(nil, codeword, lanes, 1<<LaneLog, workers)
+	return &Committed{Stack: stack, StackLog: stackLog, LogInvRate: logInvRate, Lanes: lanes, Codeword: codeword, Tree: tree}, nil
 }
 
 // RootHalves splits a 32-byte root into the two scalars it travels as: words 0,1

@@ -11,7 +11,8 @@ import (
 
 func TestCommitShapes(t *testing.T) {
 	for _, c := range []struct{ log, rate, words int }{
-		{14, 1, 1 << 14}, {29, 1, 0}, {15, 0, 1 << 15}, {15, 5, 1 << 15}, {15, 1, 1<<15 - 1}, {16, 1, 1 << 15},
+		{14, 1, 1 << 14}, {29, 1, 0}, {15, 0, 1 << 15}, {15, 5, 1 << 15}, {15, 1, 1<<15 - 1}, {16, 1, 1<<16 + 1<<10},
+		{15, 1, 0}, {15, 1, 1<<9 + 1}, {17, 2, 1 << 10},
 	} {
 		if _, err := Commit(make([]field.K, c.words), c.log, c.rate, 1); !errors.Is(err, ErrShape) {
 			t.Errorf("Commit(log %d, rate %d, %d words): err %v, want ErrShape", c.log, c.rate, c.words, err)
@@ -52,6 +53,43 @@ func TestCommitDeterministicAndConsistent(t *testing.T) {
 	other, _ := Commit(stack, 15, 1, 1)
 	if other.Root() == ref.Root() {
 		t.Fatal("changing a stack word kept the root")
+	}
+}
+
+// A stack of fewer lane blocks commits like the zero-padded full stack: same root,
+// rows that are the tails of the full leaves.
+func TestCommitPartialLanes(t *testing.T) {
+	rng := testrand.New(t)
+	for _, lanes := range []int{1, 2, 5, 37, 63} {
+		full := make([]field.K, 1<<15)
+		for i := range lanes << 9 {
+			full[i] = field.K(rng.Uint64())
+		}
+		want, err := Commit(full, 15, 2, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Commit(full[:lanes<<9], 15, 2, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Lanes != lanes || got.Root() != want.Root() {
+			t.Fatalf("lanes %d: root differs from the zero-padded stack", lanes)
+		}
+		for _, q := range []int{0, 999, 2047} {
+			row := got.Codeword[q*lanes : (q+1)*lanes]
+			image := want.Codeword[q*64 : (q+1)*64]
+			for i, w := range image[:64-lanes] {
+				if w != 0 {
+					t.Fatalf("lanes %d row %d: absent lane word %d is %#x", lanes, q, i, w)
+				}
+			}
+			for i := range row {
+				if row[i] != image[64-lanes+i] {
+					t.Fatalf("lanes %d row %d: word %d differs from the full leaf's tail", lanes, q, i)
+				}
+			}
+		}
 	}
 }
 

@@ -56,6 +56,10 @@ func (p *whirProver) send(u0, u2, claim field.E) quad {
 func (p *whirProver) fold(r field.E, s, next int, silent bool) {
 	p.claim = p.q.eval(r)
 	n := max(len(p.fK), len(p.f)) / 2
+	if s > 1 {
+		// A lane round halves the block count, rounding up.
+		n = (max(len(p.fK), len(p.f))/s + 1) / 2 * s
+	}
 	slot := p.round % 2
 	nf, nb := p.fBuf[slot][:n], p.bBuf[slot][:n]
 	if p.fK != nil {
@@ -122,8 +126,10 @@ func grow(s []field.E, n int) []field.E {
 }
 
 // ProveWHIR proves Σ_u q(u)·b(u) = target for the stack committed in c. b (the
-// weight over all 2^StackLog words) is consumed: the prover folds it in place of a
-// copy. The stream is exactly what VerifyWHIR reads; it does not depend on workers.
+// weight over the committed words c.Stack; it must vanish on the uncommitted rest
+// of the 2^StackLog cube) is consumed: the prover folds it in place of a copy. The
+// stream is exactly what VerifyWHIR (VerifyWHIRLanes with c.Lanes) reads; it does
+// not depend on workers.
 func ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers int) error {
 	return new(Scratch).ProveWHIR(tr, c, b, target, workers)
 }
@@ -135,20 +141,24 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		return err
 	}
 	n := 1 << c.StackLog
-	if len(c.Stack) != n || len(b) != n {
-		return fmt.Errorf("%w: stack %d and weight %d words for 2^%d", ErrShape, len(c.Stack), len(b), c.StackLog)
+	block := n >> InitialFold
+	if len(c.Stack) != c.Lanes*block || c.Lanes < 1 || c.Lanes > 1<<InitialFold || len(b) != len(c.Stack) {
+		return fmt.Errorf("%w: stack %d words in %d lanes and weight %d words for 2^%d", ErrShape,
+			len(c.Stack), c.Lanes, len(b), c.StackLog)
 	}
 	workers = max(workers, 1)
 	p := &whirProver{tr: tr, workers: workers, fK: c.Stack, b: b, claim: target}
-	s.f[0], s.f[1], s.b = grow(s.f[0], n/2), grow(s.f[1], n/4), grow(s.b, n/2)
+	// Round k writes buffer k%2; each holds what its first round writes, and every
+	// later round writes less. The weight's own buffer takes the odd rounds.
+	half := (c.Lanes + 1) / 2 * block
+	s.f[0], s.f[1], s.b = grow(s.f[0], half), grow(s.f[1], (c.Lanes+3)/4*block), grow(s.b, half)
 	p.fBuf = [2][]field.E{s.f[0], s.f[1]}
-	p.bBuf = [2][]field.E{s.b, b[:n/4]}
+	p.bBuf = [2][]field.E{s.b, b}
 
 	tr.Observe(target)
 	for _, h := range commit.RootHalves(c.Root()) {
 		tr.Observe(h)
 	}
-	block := n >> InitialFold
 	u0, u2 := roundMsgK(c.Stack, b, block, workers)
 	p.q = p.send(u0, u2, target)
 
@@ -218,11 +228,13 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 	return nil
 }
 
-// ProveStacked is the prover of VerifyStacked: it pools the ring-switched claim on
-// the column at place (ring.Weights over its 2^Variables words) and the point
-// claims into one weight over the stack, then runs ProveWHIR. When the column is
-// the whole stack, ring.Weights becomes the working weight and is overwritten
-// (ownership passes to the prover); otherwise it is only read.
+// ProveStacked is the prover of VerifyStacked (VerifyStackedLanes with c.Lanes): it
+// pools the ring-switched claim on the column at place (ring.Weights over its
+// 2^Variables words) and the point claims into one weight over the stack, then runs
+// ProveWHIR. The column and every point claim's region (the aligned block its
+// boolean high coordinates select) must lie inside the committed words c.Stack.
+// When the column is all of c.Stack, ring.Weights becomes the working weight and is
+// overwritten (ownership passes to the prover); otherwise it is only read.
 func ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, ring RingClaim, points []PointClaim, workers int) error {
 	return new(Scratch).ProveStacked(tr, c, place, ring, points, workers)
 }
@@ -235,10 +247,18 @@ func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place P
 	if len(ring.Weights) != 1<<place.Variables {
 		return fmt.Errorf("%w: ring weights of %d entries for 2^%d", ErrClaim, len(ring.Weights), place.Variables)
 	}
+	n := len(c.Stack)
+	if place.Offset+len(ring.Weights) > n {
+		return fmt.Errorf("%w: column %+v outside the %d committed words", ErrClaim, place, n)
+	}
+	for i, pc := range points {
+		if off, size := pointRegion(pc.Point); off+size > n {
+			return fmt.Errorf("%w: point claim %d covers words [%d, %d) outside the %d committed words", ErrClaim, i, off, off+size, n)
+		}
+	}
 	ringScale, pointScales, target := stackedTarget(tr.Observe, tr.Sample, ring.Target, points)
-	n := 1 << c.StackLog
 	var b []field.E
-	if place.Variables == c.StackLog {
+	if place.Offset == 0 && len(ring.Weights) == n {
 		b = ring.Weights
 	} else {
 		s.weight = grow(s.weight, n)
@@ -256,11 +276,10 @@ func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place P
 	return s.ProveWHIR(tr, c, b, target, workers)
 }
 
-// addPointWeight adds scale·eq(point, ·) to b. High coordinates equal to 0 or 1
-// confine the kernel to one aligned region, which is all it touches.
-func addPointWeight(b []field.E, point []field.E, scale field.E, workers int) {
+// pointRegion returns the aligned block of words on which eq(point, ·) is
+// supported: its high coordinates equal to 0 or 1 select it.
+func pointRegion(point []field.E) (offset, size int) {
 	low := len(point)
-	offset := 0
 	for low > 0 {
 		x := point[low-1]
 		if x == field.Zero {
@@ -272,9 +291,23 @@ func addPointWeight(b []field.E, point []field.E, scale field.E, workers int) {
 			break
 		}
 	}
+	return offset, 1 << low
+}
+
+// addPointWeight adds scale·eq(point, ·) to b, touching only its region.
+func addPointWeight(b []field.E, point []field.E, scale field.E, workers int) {
+	offset, size := pointRegion(point)
 	// The high boolean coordinates contribute factor 1 at the selected region.
-	region := b[offset : offset+1<<low]
-	eq := make([]field.E, 1<<low)
-	field.EqTable(eq, point[:low])
-	addScaledInto(region, eq, scale, workers)
+	eq := make([]field.E, size)
+	field.EqTable(eq, point[:bitsLen(size)])
+	addScaledInto(b[offset:offset+size], eq, scale, workers)
+}
+
+// bitsLen returns log2 of a power of two.
+func bitsLen(n int) int {
+	l := 0
+	for 1<<l < n {
+		l++
+	}
+	return l
 }

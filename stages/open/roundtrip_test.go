@@ -29,6 +29,34 @@ type instance struct {
 	ringPoint      []field.E
 	ringTarget     field.E
 	points         []PointClaim
+	lanes          int // committed lane blocks (the stack's words after them are zero)
+}
+
+// committed returns the committed part of the stack.
+func (in *instance) committed() []field.K { return in.stack[:in.lanes<<(in.stackLog-InitialFold)] }
+
+// newPartialInstance is an instance committed in its first lanes lane blocks: the
+// column and every point claim (boolean high coordinates selecting one block) lie
+// inside them.
+func newPartialInstance(rng *rand.Rand, stackLog, rate, lanes, colVars, nPoints int) *instance {
+	blockLog := stackLog - InitialFold
+	in := &instance{stackLog: stackLog, rate: rate, stack: make([]field.K, 1<<stackLog), lanes: lanes}
+	for i := range in.committed() {
+		in.stack[i] = field.K(rng.Uint64())
+	}
+	slots := (lanes << blockLog) >> colVars
+	in.place = Placement{Variables: colVars, Offset: rng.IntN(slots) << colVars}
+	in.ringPoint = randPoint(rng, colVars)
+	in.ringTarget = field.EvalMLEK(in.stack[in.place.Offset:in.place.Offset+1<<colVars], in.ringPoint)
+	for i := 0; i < nPoints; i++ {
+		pt := randPoint(rng, stackLog)
+		blk := rng.IntN(lanes)
+		for k := 0; k < InitialFold; k++ {
+			pt[blockLog+k] = field.FromK(field.K(blk >> k & 1))
+		}
+		in.points = append(in.points, PointClaim{Point: pt, Value: field.EvalMLEK(in.stack, pt)})
+	}
+	return in
 }
 
 func randPoint(rng *rand.Rand, n int) []field.E {
@@ -40,7 +68,7 @@ func randPoint(rng *rand.Rand, n int) []field.E {
 }
 
 func newInstance(rng *rand.Rand, stackLog, rate, colVars, nPoints int) *instance {
-	in := &instance{stackLog: stackLog, rate: rate, stack: make([]field.K, 1<<stackLog)}
+	in := &instance{stackLog: stackLog, rate: rate, stack: make([]field.K, 1<<stackLog), lanes: 1 << InitialFold}
 	for i := range in.stack {
 		in.stack[i] = field.K(rng.Uint64())
 	}
@@ -73,7 +101,7 @@ func (in *instance) ring(prover bool) RingClaim {
 
 func (in *instance) prove(t testing.TB, workers int) *transcript.Proof {
 	t.Helper()
-	c, err := commit.Commit(in.stack, in.stackLog, in.rate, workers)
+	c, err := commit.Commit(in.committed(), in.stackLog, in.rate, workers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +120,7 @@ func (in *instance) verify(proof *transcript.Proof) error {
 	if err != nil {
 		return err
 	}
-	if err := VerifyStacked(tr, root, in.stackLog, in.rate, in.place, in.ring(false), in.points); err != nil {
+	if err := VerifyStackedLanes(tr, root, in.stackLog, in.lanes, in.rate, in.place, in.ring(false), in.points); err != nil {
 		return err
 	}
 	return tr.Finish()
@@ -130,6 +158,51 @@ func TestRoundTrip(t *testing.T) {
 		bad.ringTarget = bad.ringTarget.Add(field.One)
 		if err := bad.verify(proof); err == nil {
 			t.Fatalf("shape %+v: wrong ring target accepted", s)
+		}
+	}
+}
+
+// A stack committed in fewer lanes: round trip in both forms, the same stream and
+// raw openings as committing the zero-padded full stack, and a wire form whose
+// level-0 rows carry only the committed lanes.
+func TestRoundTripPartialLanes(t *testing.T) {
+	rng := testrand.New(t)
+	for _, c := range []struct{ log, rate, lanes, col, points int }{
+		{15, 1, 1, 9, 1}, {15, 2, 5, 10, 2}, {16, 1, 37, 12, 1}, {15, 1, 63, 14, 0}, {17, 3, 2, 11, 3},
+	} {
+		in := newPartialInstance(rng, c.log, c.rate, c.lanes, c.col, c.points)
+		proof := in.prove(t, 2)
+		for _, form := range []struct {
+			wire bool
+			data []byte
+		}{{false, proof.MarshalRaw()}, {true, proof.MarshalWire()}} {
+			if in.rejects(form.data, form.wire) {
+				t.Fatalf("%+v wire=%v: honest proof rejected", c, form.wire)
+			}
+		}
+		full := *in
+		full.lanes = 1 << InitialFold
+		fullProof := full.prove(t, 2)
+		if !bytes.Equal(fullProof.MarshalRaw(), proof.MarshalRaw()) {
+			t.Fatalf("%+v: raw proof differs from the zero-padded full stack's", c)
+		}
+		if w, fw := len(proof.MarshalWire()), len(fullProof.MarshalWire()); w >= fw {
+			t.Fatalf("%+v: wire proof of %d bytes, full-lane one %d", c, w, fw)
+		}
+		// The lane count is part of the statement: the wire proof fails under another.
+		other := *in
+		other.lanes = 1 << InitialFold
+		if !other.rejects(proof.MarshalWire(), true) {
+			t.Fatalf("%+v: wire proof accepted with 64 lanes", c)
+		}
+		// A claim reaching outside the committed lanes is refused by the prover.
+		if c.lanes < 1<<InitialFold {
+			cm, _ := commit.Commit(in.committed(), in.stackLog, in.rate, 1)
+			bad := []PointClaim{{Point: randPoint(rng, in.stackLog)}}
+			tr := transcript.NewProver(testLabel, nil)
+			if err := ProveStacked(tr, cm, in.place, in.ring(true), bad, 1); !errors.Is(err, ErrClaim) {
+				t.Fatalf("%+v: claim over the absent lanes: err %v", c, err)
+			}
 		}
 	}
 }

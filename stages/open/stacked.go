@@ -58,8 +58,16 @@ func checkStacked(stackLog int, place Placement, points []PointClaim) error {
 
 // VerifyStacked checks the stacked opening: the ring-switched claim on the column at
 // place and every point claim, pooled with powers of one challenge (the ring claim
-// takes the first power), then one WHIR opening of the committed stack.
+// takes the first power), then one WHIR opening of the committed stack, committed in
+// all 2^6 lanes (VerifyStackedLanes otherwise).
 func VerifyStacked(tr VerifierTranscript, root merkle.Digest, stackLog, logInvRate int, place Placement,
+	ring RingClaim, points []PointClaim) error {
+	return VerifyStackedLanes(tr, root, stackLog, 1<<InitialFold, logInvRate, place, ring, points)
+}
+
+// VerifyStackedLanes is VerifyStacked for a stack committed in its first lanes lane
+// blocks of 2^(stackLog-6) words (commit.Committed.Lanes).
+func VerifyStackedLanes(tr VerifierTranscript, root merkle.Digest, stackLog, lanes, logInvRate int, place Placement,
 	ring RingClaim, points []PointClaim) error {
 	if stackLog < MinStackLog || stackLog > MaxStackLog {
 		return fmt.Errorf("%w: stack log %d", ErrShape, stackLog)
@@ -80,5 +88,5 @@ func VerifyStacked(tr VerifierTranscript, root merkle.Digest, stackLog, logInvRa
 		}
 		return v
 	}
-	return VerifyWHIR(tr, stackLog, logInvRate, target, root, basis)
+	return VerifyWHIRLanes(tr, stackLog, lanes, logInvRate, target, root, basis)
 }

@@ -34,7 +34,12 @@ func xorE(dst, a, b []field.E) {
 const segment = 1 << 11
 
 // segments returns the number of tasks for pairs of stride s > 1 over n pairs.
-func segments(n, s int) int { return n / min(segment, s, n) }
+func segments(n, s int) int {
+	if n == 0 {
+		return 0
+	}
+	return n / min(segment, s, n)
+}
 
 // bounds returns task k's pair range [p0, p0+c) and the index of its low entries.
 func bounds(k, n, s int) (p0, c, lo int) {
@@ -49,10 +54,10 @@ func pairIndex(p, s int) int { return p + (p/s)*s }
 // roundMsg returns (u0, u2) = (Σ f_a b_a, Σ (f_a+f_{a+s})(b_a+b_{a+s})): the round
 // polynomial's constant and quadratic coefficients.
 func roundMsg(f, b []field.E, s, workers int) (field.E, field.E) {
-	n := len(f) / 2
 	if s == 1 {
 		return roundMsgLow(f, b, workers)
 	}
+	n, lone := lanePairs(len(f), s)
 	tasks := segments(n, s)
 	parts := make([][2]field.E, max(workers, 1))
 	parallelTasks(tasks, workers, func(w, k0, k1 int) {
@@ -69,7 +74,34 @@ func roundMsg(f, b []field.E, s, workers int) (field.E, field.E) {
 		}
 		parts[w] = [2]field.E{u0, u2}
 	})
+	if lone >= 0 {
+		// The last block's partner is absent (zero): it adds f·b to both terms.
+		v := innerProduct(f[lone:lone+s], b[lone:lone+s], workers)
+		parts = append(parts, [2]field.E{v, v})
+	}
 	return sumParts(parts)
+}
+
+// lanePairs splits a lane round over length entries in blocks of s: the number of
+// full pairs (each pairing block 2i with 2i+1) and the start of the last block when
+// it has no partner (-1 otherwise).
+func lanePairs(length, s int) (pairs, lone int) {
+	blocks := length / s
+	if blocks%2 == 1 {
+		return blocks / 2 * s, (blocks - 1) * s
+	}
+	return blocks / 2 * s, -1
+}
+
+// innerProduct is Σ a·b over workers.
+func innerProduct(a, b []field.E, workers int) field.E {
+	parts := make([]field.E, max(workers, 1))
+	parallelChunks(len(a), workers, func(w, lo, hi int) { parts[w] = field.InnerProduct(a[lo:hi], b[lo:hi]) })
+	var v field.E
+	for _, p := range parts {
+		v = v.Add(p)
+	}
+	return v
 }
 
 func roundMsgLow(f, b []field.E, workers int) (field.E, field.E) {
@@ -88,10 +120,10 @@ func roundMsgLow(f, b []field.E, workers int) (field.E, field.E) {
 
 // roundMsgK is roundMsg for a K witness and a stride s > 1.
 func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
-	n := len(f) / 2
 	if s == 1 {
 		panic("open: roundMsgK needs a lane stride")
 	}
+	n, lone := lanePairs(len(f), s)
 	tasks := segments(n, s)
 	parts := make([][2]field.E, max(workers, 1))
 	parallelTasks(tasks, workers, func(w, k0, k1 int) {
@@ -110,6 +142,14 @@ func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
 		}
 		parts[w] = [2]field.E{u0, u2}
 	})
+	if lone >= 0 {
+		fl, bl := f[lone:lone+s], b[lone:lone+s]
+		lp := make([]field.E, max(workers, 1))
+		parallelChunks(s, workers, func(w, lo, hi int) { lp[w] = field.InnerProductKE(fl[lo:hi], bl[lo:hi]) })
+		for _, v := range lp {
+			parts = append(parts, [2]field.E{v, v})
+		}
+	}
 	return sumParts(parts)
 }
 
@@ -144,14 +184,20 @@ func roundMsgEval(f, b []field.E, workers int) (field.E, field.E, field.E) {
 }
 
 // foldPairs writes dst[p] = src[a] + r·(src[a] + src[a+s]) for every pair p (in the
-// output, pair p = (i, x) lands at i·s + x = p).
+// output, pair p = (i, x) lands at i·s + x = p). In a lane round (s > 1) over an odd
+// number of blocks, the last block pairs with an absent zero block: (1 + r)·src.
 func foldPairs(dst, src []field.E, r field.E, s, workers int) {
-	n := len(dst)
 	if s == 1 {
+		n := len(dst)
 		parallelChunks(n, workers, func(_, lo, hi int) { field.FoldLow(dst[lo:hi], src[2*lo:2*hi], r) })
 		return
 	}
 	r1 := field.One.Add(r)
+	n, lone := lanePairs(len(src), s)
+	if lone >= 0 {
+		d, x := dst[n:n+s], src[lone:lone+s]
+		parallelChunks(s, workers, func(_, lo, hi int) { field.ScaleE(d[lo:hi], x[lo:hi], r1) })
+	}
 	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			p0, c, a := bounds(k, n, s)
@@ -165,7 +211,14 @@ func foldPairs(dst, src []field.E, r field.E, s, workers int) {
 
 // foldPairsK is foldPairs for a K source and a stride s > 1.
 func foldPairsK(dst []field.E, src []field.K, r field.E, s, workers int) {
-	n := len(dst)
+	n, lone := lanePairs(len(src), s)
+	if lone >= 0 {
+		d, x, r1 := dst[n:n+s], src[lone:lone+s], field.One.Add(r)
+		parallelChunks(s, workers, func(_, lo, hi int) {
+			clear(d[lo:hi])
+			field.AddScaledKE(d[lo:hi], x[lo:hi], r1)
+		})
+	}
 	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
 		diff := make([]field.K, min(segment, s, n))
 		for k := k0; k < k1; k++ {

@@ -28,6 +28,7 @@ type VerifierTranscript interface {
 	RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error)
 	GrindCheck(bits int) error
 	Merkle(root merkle.Digest, blockLen int, queries []int, leafWords int) ([][]uint64, error)
+	MerklePadded(root merkle.Digest, blockLen int, queries []int, rowWords, leafWords int) ([][]uint64, error)
 }
 
 // ReceiveRoot reads a root sent as two scalars.
@@ -105,12 +106,24 @@ func extRow(words []uint64) []field.E {
 
 // VerifyWHIR checks that the stack committed under root satisfies
 // Σ_u q(u)·B(u) = target, where evaluateBasis returns the multilinear extension of
-// B at a point of LogN coordinates, low (stack-index) coordinate first.
+// B at a point of LogN coordinates, low (stack-index) coordinate first. The stack
+// is committed in all 2^6 lanes (VerifyWHIRLanes otherwise).
 func VerifyWHIR(tr VerifierTranscript, logN, logInvRate int, target field.E, root merkle.Digest,
+	evaluateBasis func([]field.E) field.E) error {
+	return VerifyWHIRLanes(tr, logN, 1<<InitialFold, logInvRate, target, root, evaluateBasis)
+}
+
+// VerifyWHIRLanes is VerifyWHIR for a stack committed in its first lanes lane
+// blocks (commit.Committed.Lanes): a wire proof's level-0 rows then carry only
+// those lanes, the leaf images' leading zeros being supplied here.
+func VerifyWHIRLanes(tr VerifierTranscript, logN, lanes, logInvRate int, target field.E, root merkle.Digest,
 	evaluateBasis func([]field.E) field.E) error {
 	cfg, err := DeriveConfig(logN, logInvRate)
 	if err != nil {
 		return err
+	}
+	if lanes < 1 || lanes > 1<<InitialFold {
+		return fmt.Errorf("%w: %d committed lanes", ErrShape, lanes)
 	}
 	levels := cfg.Levels()
 	tr.Observe(target)
@@ -182,12 +195,12 @@ func VerifyWHIR(tr VerifierTranscript, logN, logInvRate int, target field.E, roo
 		lambda := tr.Sample()
 		weights := make([]field.E, len(queries))
 		field.Powers(weights, lambda)
-		lanes := 1 << foldCount
-		leafWords := lanes
+		leafWords, rowWords := 1<<foldCount, lanes
 		if level > 0 {
-			leafWords = extWordsPerElement * lanes
+			leafWords = extWordsPerElement << foldCount
+			rowWords = leafWords
 		}
-		words, err := tr.Merkle(current, 1<<blockLog, queries, leafWords)
+		words, err := tr.MerklePadded(current, 1<<blockLog, queries, rowWords, leafWords)
 		if err != nil {
 			return fmt.Errorf("open: WHIR level %d: %w", level, err)
 		}
