@@ -270,3 +270,29 @@ func TestEncodeEnginePaths(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEncodeK holds the engine to the layer-by-layer oracle on arbitrary small shapes,
+// lane counts, row widths and worker counts.
+func FuzzEncodeK(f *testing.F) {
+	f.Add(uint8(5), uint8(1), uint8(64), uint8(0), uint8(2), uint64(1))
+	f.Add(uint8(8), uint8(3), uint8(7), uint8(9), uint8(3), uint64(2))
+	f.Fuzz(func(t *testing.T, logRows, rate, n, extra, workers uint8, seed uint64) {
+		lr, rt := int(logRows%10), int(rate%5)
+		nl := int(n%64) + 1
+		w := min(64, nl+int(extra%64))
+		msg := make([]field.K, nl<<lr)
+		x := seed | 1
+		for i := range msg {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			msg[i] = field.K(x)
+		}
+		want := encodeKOracle(msg, lr, rt, w)
+		dst := make([]uint64, w<<(lr+rt))
+		NewPlan(lr+rt).EncodeK(dst, msg, 6, rt, int(workers%5))
+		if !slices.Equal(dst, want) {
+			t.Fatalf("logRows=%d rate=%d lanes=%d width=%d workers=%d: codeword differs", lr, rt, nl, w, workers%5)
+		}
+	})
+}
