@@ -81,6 +81,18 @@ func TestTamperMerkle(t *testing.T) {
 			}
 		}
 	}
+	// A commitment in 3 of the 64 lanes: its wire rows are short.
+	part := newPartialInstance(rng, 15, 1, 3, 10, 1)
+	pp := part.prove(t, 2)
+	data, partEnd := pp.MarshalWire(), 8+24*len(pp.Stream)
+	for i := 0; i < n/4; i++ {
+		pos := partEnd + rng.IntN(len(data)-partEnd)
+		bad := append([]byte(nil), data...)
+		bad[pos] ^= byte(1 + rng.IntN(255))
+		if !part.rejects(bad, true) {
+			t.Fatalf("partial lanes: wire Merkle byte %d of %d mutated: accepted", pos, len(data))
+		}
+	}
 }
 
 // TestTamperTruncate cuts the proof short at sampled lengths.
