@@ -201,10 +201,10 @@ func foldPairs(dst, src []field.E, r field.E, s, workers int) {
 	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			p0, c, a := bounds(k, n, s)
-			d := dst[p0 : p0+c]
-			// lo + r·(lo + hi) = (1 + r)·lo + r·hi.
-			field.ScaleE(d, src[a:a+c], r1)
-			field.AddScaledE(d, src[a+s:a+s+c], r)
+			d, lo := dst[p0:p0+c], src[a:a+c]
+			xorE(d, lo, src[a+s:a+s+c])
+			field.ScaleE(d, d, r)
+			xorE(d, d, lo)
 		}
 	})
 }
