@@ -50,6 +50,29 @@ func invPCLMUL(u, v []uint64, lambda uint64) {
 	}
 }
 
+// transposeRev4 transposes four lanes (lane k at src + k·laneStride words) of nrows
+// words into nrows rows of s words at out, lanes in descending order within a row.
+// Requires AVX2; nrows a positive multiple of 4; no alignment.
+//
+//go:noescape
+func transposeRev4(out *uint64, s int, src *uint64, laneStride int, nrows int)
+
+// transposeTileAsm is transposeTile with the four-lane AVX2 kernel.
+func transposeTileAsm(out []uint64, s int, msg []uint64, n, rows, r0, tile int) {
+	if tile%4 != 0 {
+		transposeTileGeneric(out, s, msg, n, rows, r0, tile, 0)
+		return
+	}
+	b0 := 0
+	for ; b0+4 <= n; b0 += 4 {
+		// The last word written is lane b0's at row tile−1; the last read is lane b0+3's.
+		_ = out[(tile-1)*s+s-1-b0]
+		_ = msg[(b0+3)*rows+r0+tile-1]
+		transposeRev4(&out[s-4-b0], s, &msg[b0*rows+r0], rows, tile)
+	}
+	transposeTileGeneric(out, s, msg, n, rows, r0, tile, b0)
+}
+
 func fwdAsm(u, v []uint64, lambda uint64) {
 	v = v[:len(u)]
 	n := len(u) &^ 3

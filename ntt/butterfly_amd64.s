@@ -193,3 +193,47 @@ invpcl:
 	JNZ   invpcl
 	RET
 
+
+// func transposeRev4(out *uint64, s int, src *uint64, laneStride int, nrows int)
+// Transposes four lanes (lane k = src[k*laneStride ..]) of nrows words into nrows rows of
+// s words at out, each row taking the four lanes in DESCENDING order (lane 3 first).
+// Requires AVX2; nrows a positive multiple of 4; no alignment.
+TEXT ·transposeRev4(SB), NOSPLIT, $0-40
+	MOVQ out+0(FP), DI
+	MOVQ s+8(FP), BX
+	SHLQ $3, BX
+	MOVQ src+16(FP), SI
+	MOVQ laneStride+24(FP), DX
+	SHLQ $3, DX
+	MOVQ nrows+32(FP), CX
+	LEAQ (SI)(DX*2), R8
+
+trloop:
+	VMOVDQU     (SI), Y0
+	VMOVDQU     (SI)(DX*1), Y1
+	VMOVDQU     (R8), Y2
+	VMOVDQU     (R8)(DX*1), Y3
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VPERM2I128  $0x20, Y6, Y4, Y0
+	VPERM2I128  $0x20, Y7, Y5, Y1
+	VPERM2I128  $0x31, Y6, Y4, Y2
+	VPERM2I128  $0x31, Y7, Y5, Y3
+	VPERMQ      $0x1b, Y0, Y0
+	VPERMQ      $0x1b, Y1, Y1
+	VPERMQ      $0x1b, Y2, Y2
+	VPERMQ      $0x1b, Y3, Y3
+	VMOVDQU     Y0, (DI)
+	VMOVDQU     Y1, (DI)(BX*1)
+	LEAQ        (DI)(BX*2), R9
+	VMOVDQU     Y2, (R9)
+	VMOVDQU     Y3, (R9)(BX*1)
+	ADDQ        $32, SI
+	ADDQ        $32, R8
+	LEAQ        (DI)(BX*4), DI
+	SUBQ        $4, CX
+	JNZ         trloop
+	VZEROUPPER
+	RET

@@ -11,3 +11,7 @@ func invAsm(u, v []uint64, lambda uint64) { invGeneric(u, v, lambda) }
 func fwdPCLMUL(u, v []uint64, lambda uint64) { fwdGeneric(u, v, lambda) }
 
 func invPCLMUL(u, v []uint64, lambda uint64) { invGeneric(u, v, lambda) }
+
+func transposeTileAsm(out []uint64, s int, msg []uint64, n, rows, r0, tile int) {
+	transposeTileGeneric(out, s, msg, n, rows, r0, tile, 0)
+}

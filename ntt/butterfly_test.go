@@ -72,3 +72,34 @@ func TestEncodeAcrossLevels(t *testing.T) {
 		}
 	}
 }
+
+// The level-0 transpose gives the same rows at every dispatch level.
+func TestTransposeLevels(t *testing.T) {
+	rng := testrand.New(t)
+	saved := kernelLevel
+	defer func() { kernelLevel = saved }()
+	for _, sh := range []struct{ n, s, logRows int }{{64, 64, 9}, {37, 64, 8}, {3, 5, 4}, {4, 4, 1}, {7, 7, 0}, {64, 64, 2}} {
+		rows := 1 << sh.logRows
+		msg := make([]uint64, sh.n*rows)
+		for i := range msg {
+			msg[i] = rng.Uint64()
+		}
+		want := make([]uint64, sh.s*rows)
+		for r := range rows {
+			for b := range sh.n {
+				want[r*sh.s+sh.s-1-b] = msg[b*rows+r]
+			}
+		}
+		for lv := levelGeneric; lv <= detectLevel(); lv++ {
+			kernelLevel = lv
+			got := make([]uint64, sh.s*rows)
+			for i := range got {
+				got[i] = ^uint64(0)
+			}
+			transposeLanes(got, sh.s, msg, sh.n, rows, 2)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%+v level %d: transpose differs", sh, lv)
+			}
+		}
+	}
+}

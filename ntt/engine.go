@@ -68,14 +68,29 @@ func transposeLanes(buf []uint64, s int, msg []uint64, n, rows, workers int) {
 					clear(out[k*s : k*s+s-n])
 				}
 			}
-			for b := range n {
-				col := s - 1 - b
-				for k, x := range msg[b*rows+r0 : b*rows+r0+tile] {
-					out[k*s+col] = x
-				}
-			}
+			transposeTile(out, s, msg, n, rows, r0, tile)
 		}
 	})
+}
+
+// transposeTile writes rows r0..r0+tile−1 of the transpose into out (tile rows of s
+// words): column s−1−b takes msg[b·rows + r0 ..].
+func transposeTile(out []uint64, s int, msg []uint64, n, rows, r0, tile int) {
+	if kernelLevel == levelVPCLMUL {
+		transposeTileAsm(out, s, msg, n, rows, r0, tile)
+		return
+	}
+	transposeTileGeneric(out, s, msg, n, rows, r0, tile, 0)
+}
+
+// transposeTileGeneric is transposeTile for lanes fromLane..n−1.
+func transposeTileGeneric(out []uint64, s int, msg []uint64, n, rows, r0, tile, fromLane int) {
+	for b := fromLane; b < n; b++ {
+		col := s - 1 - b
+		for k, x := range msg[b*rows+r0 : b*rows+r0+tile] {
+			out[k*s+col] = x
+		}
+	}
 }
 
 // engine runs layers start..logD−1 of the forward transform over an interleaved buffer:
