@@ -115,3 +115,23 @@ func cpuTime() time.Duration {
 func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }
+
+// BenchmarkInducedTable is a level's batched query weight table: 224 queries over a
+// codeword of 2^17 points at rate 1/2.
+func BenchmarkInducedTable(b *testing.B) {
+	const logD, rate = 17, 1
+	p := NewPlan(logD)
+	queries := make([]int, 224)
+	weights := make([]field.E, len(queries))
+	for i := range queries {
+		queries[i] = (i * 0x9e3779b1) & (1<<logD - 1)
+		weights[i] = field.E{C0: field.K(i + 1), C1: field.K(i * 7), C2: 3}
+	}
+	dst := make([]field.E, 1<<(logD-rate))
+	scratch := make([]field.E, 1<<logD)
+	c0 := cpuTime()
+	for range b.N {
+		p.InducedTable(dst, queries, weights, rate, scratch)
+	}
+	reportCPU(b, c0)
+}

@@ -2,6 +2,8 @@ package ntt
 
 import (
 	"github.com/klauspost/cpuid/v2"
+
+	"github.com/leanpipe/leanpipe/simd"
 )
 
 // Kernel levels. The level in use is chosen once, in detectLevel; tests force each.
@@ -63,12 +65,20 @@ func inv(u, v []uint64, lambda uint64) {
 	}
 }
 
+// shortRun is the length below which the portable kernels multiply word by word
+// rather than build a product table for λ.
+const shortRun = 32
+
 func fwdGeneric(u, v []uint64, lambda uint64) {
 	v = v[:len(u)]
 	if lambda == 0 {
 		for i := range u {
 			v[i] ^= u[i]
 		}
+		return
+	}
+	if len(u) < shortRun {
+		fwdShort(u, v, lambda)
 		return
 	}
 	var m mulTable
@@ -89,12 +99,37 @@ func invGeneric(u, v []uint64, lambda uint64) {
 		}
 		return
 	}
+	if len(u) < shortRun {
+		invShort(u, v, lambda)
+		return
+	}
 	var m mulTable
 	m.init(lambda)
 	for i := range u {
 		y := v[i] ^ u[i]
 		v[i] = y
 		u[i] ^= m.mul(y)
+	}
+}
+
+// fwdShort is the forward butterfly with one scalar product per word (simd.MulK).
+func fwdShort(u, v []uint64, lambda uint64) {
+	v = v[:len(u)]
+	for i := range u {
+		y := v[i]
+		x := u[i] ^ simd.MulK(y, lambda)
+		u[i] = x
+		v[i] = y ^ x
+	}
+}
+
+// invShort is the inverse butterfly with one scalar product per word.
+func invShort(u, v []uint64, lambda uint64) {
+	v = v[:len(u)]
+	for i := range u {
+		y := v[i] ^ u[i]
+		v[i] = y
+		u[i] ^= simd.MulK(y, lambda)
 	}
 }
 

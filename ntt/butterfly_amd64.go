@@ -35,7 +35,7 @@ func fwdPCLMUL(u, v []uint64, lambda uint64) {
 		fwdPCL(&u[0], &v[0], n, lambda)
 	}
 	if n < len(u) {
-		fwdGeneric(u[n:], v[n:], lambda)
+		fwdShort(u[n:], v[n:], lambda)
 	}
 }
 
@@ -46,7 +46,7 @@ func invPCLMUL(u, v []uint64, lambda uint64) {
 		invPCL(&u[0], &v[0], n, lambda)
 	}
 	if n < len(u) {
-		invGeneric(u[n:], v[n:], lambda)
+		invShort(u[n:], v[n:], lambda)
 	}
 }
 
@@ -80,7 +80,7 @@ func fwdAsm(u, v []uint64, lambda uint64) {
 		fwdVPCL(&u[0], &v[0], n, lambda)
 	}
 	if n < len(u) {
-		fwdGeneric(u[n:], v[n:], lambda)
+		fwdShort(u[n:], v[n:], lambda)
 	}
 }
 
@@ -91,6 +91,6 @@ func invAsm(u, v []uint64, lambda uint64) {
 		invVPCL(&u[0], &v[0], n, lambda)
 	}
 	if n < len(u) {
-		invGeneric(u[n:], v[n:], lambda)
+		invShort(u[n:], v[n:], lambda)
 	}
 }
