@@ -27,13 +27,6 @@ func log2(n int) int {
 	return l
 }
 
-// EncodeK Reed–Solomon encodes msg (2^m K words, split into 2^laneLog lane blocks
-// of 2^(m-laneLog) consecutive words) at log inverse rate logInvRate into dst, row
-// by row: dst[q·2^laneLog + t] is lane 2^laneLog-1-t evaluated at point q.
-func EncodeK(dst []uint64, msg []field.K, laneLog, logInvRate, workers int) {
-	planFor(log2(len(msg))-laneLog+logInvRate).EncodeK(dst, msg, laneLog, logInvRate, workers)
-}
-
 // EncodeE encodes an E message whose lanes are its low laneLog index bits
 // (msg[col·2^laneLog + lane]) into rows of 3·2^laneLog words: lane l of row q is
 // words 3l, 3l+1, 3l+2 (c0, c1, c2) of the lane's codeword at point q.
