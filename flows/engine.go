@@ -48,6 +48,8 @@ type Engine struct {
 	out   graph.Port[Proved]
 	// zcBufs are the zerocheck's tables, one set per proof in flight.
 	zcBufs freeList[zerocheck.Buffers]
+	// whir is the opening's fold scratch, one per proof in flight.
+	whir freeList[open.Scratch]
 }
 
 // freeList keeps reusable scratch values for proofs in flight.
@@ -320,7 +322,10 @@ func (e *Engine) lincheck(_ context.Context, w graph.Workers, z Zerochecked) (Li
 func (e *Engine) open(_ context.Context, w graph.Workers, l Linchecked) (Proved, error) {
 	defer l.release()
 	ring := reduce.RingSwitchProve(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w.N())
-	if err := open.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w.N()); err != nil {
+	scratch := e.whir.get()
+	err := scratch.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w.N())
+	e.whir.put(scratch)
+	if err != nil {
 		return Proved{}, err
 	}
 	return Proved{Shape: l.sh, Proof: l.tr.Proof()}, nil
