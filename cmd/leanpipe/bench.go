@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -52,7 +54,7 @@ func benchCmd() *cobra.Command {
 	var (
 		logNs, workersList string
 		repeat, rate       int
-		asJSON             bool
+		asJSON, inProcess  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -73,11 +75,15 @@ func benchCmd() *cobra.Command {
 			var rows []benchRow
 			out := cmd.OutOrStdout()
 			for _, logN := range sizes {
-				blocks := flows.Generate(1<<logN, 1)
 				for _, w := range workers {
-					prev := runtime.GOMAXPROCS(w)
-					row, err := benchOne(blocks, logN, w, repeat, rate)
-					runtime.GOMAXPROCS(prev)
+					var row benchRow
+					if inProcess {
+						prev := runtime.GOMAXPROCS(w)
+						row, err = benchOne(flows.Generate(1<<logN, 1), logN, w, repeat, rate)
+						runtime.GOMAXPROCS(prev)
+					} else {
+						row, err = benchChild(logN, w, repeat, rate)
+					}
 					if err != nil {
 						return err
 					}
@@ -86,8 +92,9 @@ func benchCmd() *cobra.Command {
 						fmt.Fprintf(out, "2^%d compressions, %d worker(s): prove %.1f ms (median of %d), verify %.1f ms, %.0f compressions/s, proof %d B, peak RSS %.0f MiB\n",
 							logN, w, row.ProveMS, repeat, row.VerifyMS, row.CompressionsPerS, row.ProofBytes, float64(row.PeakRSSBytes)/(1<<20))
 						for _, name := range []string{"plan", "witness", "commit", "zerocheck", "lincheck", "open"} {
-							fmt.Fprintf(out, "    %-10s %9.2f ms\n", name, row.StageMS[name])
+							fmt.Fprintf(out, "    %-10s %9.2f ms %5.1f%%\n", name, row.StageMS[name], 100*row.StageMS[name]/row.ProveMS)
 						}
+						fmt.Fprintf(out, "    %-10s %9.2f ms\n    %-10s %9.2f ms\n", "total", row.ProveMS, "verify", row.VerifyMS)
 					}
 				}
 			}
@@ -104,7 +111,28 @@ func benchCmd() *cobra.Command {
 	f.IntVar(&repeat, "repeat", 3, "measured proofs per point, after one warm-up")
 	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.BoolVar(&inProcess, "in-process", false, "measure every point in this process (peak RSS is then cumulative) instead of one child process per point")
 	return cmd
+}
+
+// benchChild measures one point in a fresh child process, so that its peak RSS is its own.
+func benchChild(logN, workers, repeat, rate int) (benchRow, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return benchRow{}, err
+	}
+	c := exec.Command(exe, "bench", "--in-process", "--json", "--log-n", strconv.Itoa(logN),
+		"--workers", strconv.Itoa(workers), "--repeat", strconv.Itoa(repeat), "--log-inv-rate", strconv.Itoa(rate))
+	c.Stderr = os.Stderr
+	out, err := c.Output()
+	if err != nil {
+		return benchRow{}, fmt.Errorf("bench child 2^%d/%d workers: %w", logN, workers, err)
+	}
+	var rows []benchRow
+	if err := json.Unmarshal(out, &rows); err != nil || len(rows) != 1 {
+		return benchRow{}, fmt.Errorf("bench child 2^%d/%d workers: bad output: %v", logN, workers, err)
+	}
+	return rows[0], nil
 }
 
 func benchOne(blocks []witness.Compression, logN, workers, repeat, rate int) (benchRow, error) {
