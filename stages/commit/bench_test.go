@@ -8,7 +8,9 @@ import (
 	"github.com/leanpipe/leanpipe/internal/testrand"
 )
 
-// BenchmarkCommit measures the level-0 commitment (encode + Merkle) at rate 1/2.
+// BenchmarkCommit measures the level-0 commitment (encode + Merkle) at rate 1/2:
+// fresh buffers per call (Commit) and a reused Committed (CommitInto, the steady
+// state of a long-running prover).
 func BenchmarkCommit(b *testing.B) {
 	rng := testrand.New(b)
 	for _, log := range []int{20, 22} {
@@ -16,15 +18,36 @@ func BenchmarkCommit(b *testing.B) {
 		for i := range stack {
 			stack[i] = field.K(rng.Uint64())
 		}
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("log=%d/workers=%d", log, workers), func(b *testing.B) {
-				b.SetBytes(int64(8 << log))
-				for b.Loop() {
-					if _, err := Commit(stack, log, 1, workers); err != nil {
-						b.Fatal(err)
-					}
+		for _, reused := range []bool{false, true} {
+			for _, workers := range []int{1, 2} {
+				name := "fresh"
+				if reused {
+					name = "into"
 				}
-			})
+				b.Run(fmt.Sprintf("log=%d/%s/workers=%d", log, name, workers), func(b *testing.B) {
+					var dst Committed
+					if reused {
+						if err := CommitInto(&dst, stack, log, 1, workers); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.SetBytes(int64(8 << log))
+					b.ReportAllocs()
+					cpu := processCPU()
+					for b.Loop() {
+						var err error
+						if reused {
+							err = CommitInto(&dst, stack, log, 1, workers)
+						} else {
+							_, err = Commit(stack, log, 1, workers)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					reportCPU(b, cpu)
+				})
+			}
 		}
 	}
 }

@@ -57,22 +57,54 @@ func (c *Committed) BlockLog() int { return c.StackLog - LaneLog + c.LogInvRate 
 // leading whole lane blocks (2^(stackLog-LaneLog) words each, 1 to 2^LaneLog of
 // them); the words after it are zero and are neither stored nor encoded (their
 // codewords are zero, the leaves' leading words). The result does not depend on
-// workers. The caller sends Root as two scalars (RootHalves).
+// workers. The caller sends Root as two scalars (RootHalves). Commit allocates the
+// codeword and the tree; CommitInto reuses them.
 func Commit(stack []field.K, stackLog, logInvRate, workers int) (*Committed, error) {
+	c := new(Committed)
+	if err := CommitInto(c, stack, stackLog, logInvRate, workers); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// CommitInto is Commit writing its result into dst, whose codeword and Merkle
+// node buffers it reuses when their capacity suffices (the zero Committed is
+// ready; a Committed reused for one shape after another allocates only the small
+// Tree header). Every field of dst is overwritten, so views obtained from an
+// earlier commitment in dst (its Codeword, Tree, rows) are invalid afterwards; the
+// caller keeps dst, and the stack, unchanged until the opening that reads it is
+// done. On error dst is left unchanged. The bytes do not depend on what dst held.
+func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate, workers int) error {
 	if stackLog < MinStackLog || stackLog > MaxStackLog || logInvRate < MinLogInvRate || logInvRate > MaxLogInvRate {
-		return nil, fmt.Errorf("%w: stack log %d, log inverse rate %d", ErrShape, stackLog, logInvRate)
+		return fmt.Errorf("%w: stack log %d, log inverse rate %d", ErrShape, stackLog, logInvRate)
 	}
 	block := 1 << (stackLog - LaneLog)
 	lanes := len(stack) / block
 	if lanes*block != len(stack) || lanes < 1 || lanes > 1<<LaneLog {
-		return nil, fmt.Errorf("%w: stack of %d words is not 1..%d lane blocks of 2^%d", ErrShape, len(stack), 1<<LaneLog, stackLog-LaneLog)
+		return fmt.Errorf("%w: stack of %d words is not 1..%d lane blocks of 2^%d", ErrShape, len(stack), 1<<LaneLog, stackLog-LaneLog)
 	}
 	workers = max(workers, 1)
 	logD := stackLog - LaneLog + logInvRate
-	codeword := make([]uint64, lanes<<logD)
+	codeword := reuse(dst.Codeword, lanes<<logD)
+	var nodes []merkle.Digest
+	if dst.Tree != nil {
+		nodes = dst.Tree.Nodes()
+	}
+	if need := merkle.NodeCount(1 << logD); cap(nodes) < need {
+		nodes = make([]merkle.Digest, need)
+	}
 	planFor(logD).EncodeK(codeword, stack, LaneLog, logInvRate, workers)
-	tree := merkle.NewPadded(nil, codeword, lanes, 1<<LaneLog, workers)
-	return &Committed{Stack: stack, StackLog: stackLog, LogInvRate: logInvRate, Lanes: lanes, Codeword: codeword, Tree: tree}, nil
+	tree := merkle.NewPadded(nodes[:cap(nodes)], codeword, lanes, 1<<LaneLog, workers)
+	*dst = Committed{Stack: stack, StackLog: stackLog, LogInvRate: logInvRate, Lanes: lanes, Codeword: codeword, Tree: tree}
+	return nil
+}
+
+// reuse returns buf resliced to n words when its capacity allows, else a new slice.
+func reuse(buf []uint64, n int) []uint64 {
+	if cap(buf) < n {
+		return make([]uint64, n)
+	}
+	return buf[:n]
 }
 
 // RootHalves splits a 32-byte root into the two scalars it travels as: words 0,1

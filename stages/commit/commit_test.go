@@ -2,6 +2,7 @@ package commit
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -110,5 +111,73 @@ func TestRootHalves(t *testing.T) {
 	h[1].C2 = 1
 	if _, err := RootFromHalves(h[0], h[1]); !errors.Is(err, ErrRoot) {
 		t.Fatalf("c2 ≠ 0 accepted: %v", err)
+	}
+}
+
+// CommitInto over a reused Committed (buffers left dirty by other shapes and
+// stacks) gives the bytes of a fresh Commit, and a warm call allocates only the
+// tree header.
+func TestCommitIntoReuse(t *testing.T) {
+	rng := testrand.New(t)
+	random := func(n int) []field.K {
+		s := make([]field.K, n)
+		for i := range s {
+			s[i] = field.K(rng.Uint64())
+		}
+		return s
+	}
+	var dst Committed
+	for _, c := range []struct{ log, rate, words, workers int }{
+		{16, 2, 1 << 16, 2}, {15, 1, 1 << 15, 1}, {15, 1, 5 << 9, 2}, {17, 1, 1 << 17, 3}, {15, 3, 1 << 15, 1}, {15, 1, 1 << 15, 2},
+	} {
+		stack := random(c.words)
+		// Dirty whatever the previous shape left.
+		for i := range dst.Codeword[:cap(dst.Codeword)] {
+			dst.Codeword[:cap(dst.Codeword)][i] = rng.Uint64()
+		}
+		if dst.Tree != nil {
+			nodes := dst.Tree.Nodes()
+			for i := range nodes[:cap(nodes)] {
+				nodes[:cap(nodes)][i][0] ^= 0x5a
+			}
+		}
+		if err := CommitInto(&dst, stack, c.log, c.rate, c.workers); err != nil {
+			t.Fatal(err)
+		}
+		want, err := Commit(stack, c.log, c.rate, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dst.Root() != want.Root() || dst.Lanes != want.Lanes || len(dst.Codeword) != len(want.Codeword) {
+			t.Fatalf("%+v: reused commitment differs from a fresh one", c)
+		}
+		for i := range want.Codeword {
+			if dst.Codeword[i] != want.Codeword[i] {
+				t.Fatalf("%+v: codeword word %d differs", c, i)
+			}
+		}
+	}
+	if err := CommitInto(&dst, random(100), 15, 1, 1); !errors.Is(err, ErrShape) {
+		t.Fatalf("bad stack accepted: %v", err)
+	}
+	stack := random(1 << 16)
+	if err := CommitInto(&dst, stack, 16, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Warm calls allocate only small headers and closures (ntt, merkle): bound the
+	// bytes against the 2^17-word codeword and 2^12-node tree they reuse.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 4
+	for range runs {
+		if err := CommitInto(&dst, stack, 16, 1, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if perRun := (after.TotalAlloc - before.TotalAlloc) / runs; perRun > 16<<10 {
+		t.Fatalf("warm CommitInto allocates %d bytes per call, want at most 16 KiB", perRun)
+	} else {
+		t.Logf("warm CommitInto: %d bytes, %d objects per call", perRun, (after.Mallocs-before.Mallocs)/runs)
 	}
 }

@@ -3,6 +3,7 @@ package open
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
@@ -26,15 +27,19 @@ func BenchmarkProveStacked(b *testing.B) {
 			weights := append([]field.E(nil), ring.Weights...)
 			var s Scratch
 			b.Run(fmt.Sprintf("log=%d/workers=%d", log, workers), func(b *testing.B) {
+				var cpu time.Duration
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
 					copy(ring.Weights, weights) // the prover takes the full-stack column's weights over
 					b.StartTimer()
+					start := processCPU()
 					tr := transcript.NewProver(testLabel, nil)
 					if err := s.ProveStacked(tr, c, in.place, ring, nil, workers); err != nil {
 						b.Fatal(err)
 					}
+					cpu += processCPU() - start
 				}
+				b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
 			})
 		}
 	}
