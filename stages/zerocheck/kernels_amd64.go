@@ -76,6 +76,19 @@ func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uin
 	d.groupPlanesGeneric(a, b, c, planes)
 }
 
+// planesBytesAVX2 is planesToBytes on each of the 16 plane sets.
+//
+//go:noescape
+func planesBytesAVX2(planes *[1 << nMedium][8]uint64, out *[1 << nMedium][skipSize]byte)
+
+func planesBytes(planes *[1 << nMedium][8]uint64, out *[1 << nMedium][skipSize]byte) {
+	if useAVX2() {
+		planesBytesAVX2(planes, out)
+		return
+	}
+	planesBytesGeneric(planes, out)
+}
+
 // mediumAVX2 writes out_j = Σ_k tab[k][bytes[k][j]] for the 64 E elements at out.
 //
 //go:noescape

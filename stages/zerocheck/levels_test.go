@@ -42,6 +42,13 @@ func TestKernelLevels(t *testing.T) {
 				restore()
 				t.Fatalf("level %v: groupPlanes differs from the generic kernel", l)
 			}
+			var gotB, refB [1 << nMedium][skipSize]byte
+			planesBytes(&got, &gotB)
+			planesBytesGeneric(&got, &refB)
+			if gotB != refB {
+				restore()
+				t.Fatalf("level %v: planesBytes differs from the generic kernel", l)
+			}
 			var bytes [1 << nMedium][skipSize]byte
 			for k := range bytes {
 				for j := range bytes[k] {

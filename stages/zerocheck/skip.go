@@ -112,6 +112,13 @@ func planesToBytes(y *[8]uint64, out *[skipSize]byte) {
 	}
 }
 
+// planesBytesGeneric is planesToBytes on each of the 16 plane sets.
+func planesBytesGeneric(planes *[1 << nMedium][8]uint64, out *[1 << nMedium][skipSize]byte) {
+	for k := range planes {
+		planesToBytes(&planes[k], &out[k])
+	}
+}
+
 // groupPlanesGeneric writes, for each medium index k, the 8 planes of
 // Σ_i eqNorm_small(i)·(â·b̂ + ĉ)(Λ_j, x) over the 8 words x = 8k + i of the group.
 func (d *skipDomain) groupPlanesGeneric(a, b, c []field.K, planes *[1 << nMedium][8]uint64) {
@@ -147,9 +154,7 @@ func (d *skipDomain) groupValues(a, b, c []field.K, out *[skipSize]field.E) {
 	var planes [1 << nMedium][8]uint64
 	d.groupPlanes(a[:groupSize], b[:groupSize], c[:groupSize], &planes)
 	var bytes [1 << nMedium][skipSize]byte
-	for k := range planes {
-		planesToBytes(&planes[k], &bytes[k])
-	}
+	planesBytes(&planes, &bytes)
 	d.mediumSum(&bytes, out)
 }
 
