@@ -120,3 +120,42 @@ func TestBadRequests(t *testing.T) {
 		t.Fatalf("cancelled run: got %v", err)
 	}
 }
+
+// TestEngineConcurrentProofs runs several proofs through one engine at once (their
+// stages share the cores); each equals its direct proof.
+func TestEngineConcurrentProofs(t *testing.T) {
+	e, err := NewEngine(EngineOptions{Cores: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	sizes := []int{20, 70, 20, 9}
+	want := make([][]byte, len(sizes))
+	reqs := make([]Request, len(sizes))
+	for i, n := range sizes {
+		reqs[i] = Request{Blocks: Generate(n, uint64(i)), LogInvRate: 1}
+		p, err := ProveBatch(reqs[i].Blocks, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = p.MarshalWire()
+	}
+	errs := make(chan error, len(sizes))
+	for i := range sizes {
+		go func(i int) {
+			p, err := e.Prove(context.Background(), reqs[i])
+			if err == nil && !bytes.Equal(p.Proof.MarshalWire(), want[i]) {
+				err = errors.New("concurrent proof differs from the direct one")
+			}
+			errs <- err
+		}(i)
+	}
+	for range sizes {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.Scheduler().Peak() > 2 {
+		t.Fatalf("%d cores granted at once on a 2-core engine", e.Scheduler().Peak())
+	}
+}
