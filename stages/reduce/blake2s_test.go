@@ -138,6 +138,7 @@ func benchReduce(b *testing.B, nLog, workers int, ring bool) {
 	zc := ZerocheckClaims{ZSkip: randE(rng), Chi: randEs(rng, rounds+nLog)}
 	weights := make([]field.E, len(q))
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		if ring {
 			Prove(&fakeTranscript{}, c, q, 0, zc, weights, workers)
@@ -145,6 +146,7 @@ func benchReduce(b *testing.B, nLog, workers int, ring bool) {
 			LincheckProve(&fakeTranscript{}, c, q, 0, zc, workers)
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(b.N)*float64(int(1)<<nLog)/b.Elapsed().Seconds(), "slots/s")
 }
 

@@ -3,6 +3,7 @@ package reduce
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"testing"
 
@@ -200,7 +201,11 @@ func TestRingWeightsWorkerIndependent(t *testing.T) {
 }
 
 func BenchmarkRingWeights(b *testing.B) {
-	for _, mu := range []int{16, 20} {
+	sizes := []int{16, 20}
+	if os.Getenv("LEANPIPE_HEAVY") != "" {
+		sizes = append(sizes, 22)
+	}
+	for _, mu := range sizes {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("mu=%d/workers=%d", mu, workers), func(b *testing.B) {
 				rng := testrand.New(b)
@@ -210,9 +215,11 @@ func BenchmarkRingWeights(b *testing.B) {
 				dst := make([]field.E, 1<<mu)
 				b.SetBytes(int64(len(dst)) * 24)
 				b.ResetTimer()
+				cpu := processCPU()
 				for i := 0; i < b.N; i++ {
 					RingWeights(dst, point, &m, workers)
 				}
+				reportCPU(b, cpu)
 			})
 		}
 	}

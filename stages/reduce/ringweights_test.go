@@ -1,0 +1,109 @@
+package reduce
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/simd"
+)
+
+func TestRingBasisImages(t *testing.T) {
+	rng := testrand.New(t)
+	for range 3 {
+		var m RingMap
+		copy(m.Challenges[:], randEs(rng, 6))
+		img := ringBasisImages(&m)
+		for w := range img {
+			if want := m.Apply(ringBasis(w)); img[w] != want {
+				t.Fatalf("Φ(b_%d) = %v, staged map %v", w, img[w], want)
+			}
+		}
+	}
+}
+
+// The pair-table kernel at every level gives the portable twin's output, and
+// the twin gives Φ(lo_a·h) by the staged map.
+func TestRingPairsLevels(t *testing.T) {
+	rng := testrand.New(t)
+	var m RingMap
+	copy(m.Challenges[:], randEs(rng, 6))
+	lo := randEs(rng, 2)
+	tab := newRingPairTable(newRingFoldTable(&m), [2]field.E{lo[0], lo[1]})
+	src := randEs(rng, 300)
+	src[7], src[8] = field.Zero, field.E{C0: ^field.K(0), C1: ^field.K(0), C2: ^field.K(0)}
+	ref := make([]field.E, 2*len(src))
+	ringPairsGeneric(tab, ref, src)
+	for i, h := range src {
+		for a := range 2 {
+			if want := m.Apply(lo[a].Mul(h)); ref[2*i+a] != want {
+				t.Fatalf("twin: entry %d/%d = %v, Φ(lo·h) = %v", i, a, ref[2*i+a], want)
+			}
+		}
+	}
+	for _, l := range simd.Levels() {
+		restore := simd.SetLevel(l)
+		for _, n := range []int{0, 1, 2, 5, 128, 300} {
+			got := make([]field.E, 2*n)
+			ringPairs(tab, got, src[:n])
+			if !equalEs(got, ref[:2*n]) {
+				restore()
+				t.Fatalf("level %v, n=%d: ringPairs differs from the portable twin", l, n)
+			}
+		}
+		restore()
+	}
+}
+
+// RingWeights (pair tables) equals the direct form at every level, size and
+// worker count.
+func TestRingWeightsMatchesSimple(t *testing.T) {
+	rng := testrand.New(t)
+	for _, mu := range []int{0, 1, 2, 3, 4, 7, 8, 9, 12, 15} {
+		var m RingMap
+		copy(m.Challenges[:], randEs(rng, 6))
+		point := randEs(rng, mu)
+		want := make([]field.E, 1<<mu)
+		ringWeightsSimple(want, point, &m, 1)
+		if mu <= 9 {
+			eq := make([]field.E, 1<<mu)
+			field.EqTable(eq, point)
+			for u := range eq {
+				if w := m.Apply(eq[u]); w != want[u] {
+					t.Fatalf("mu=%d: simple W(%d) = %v, Φ(eq) = %v", mu, u, want[u], w)
+				}
+			}
+		}
+		for _, l := range simd.Levels() {
+			restore := simd.SetLevel(l)
+			for _, workers := range []int{1, 2, 3} {
+				got := make([]field.E, 1<<mu)
+				RingWeights(got, point, &m, workers)
+				if !equalEs(got, want) {
+					restore()
+					t.Fatalf("mu=%d level %v workers=%d: RingWeights differs from the direct form", mu, l, workers)
+				}
+			}
+			restore()
+		}
+	}
+}
+
+func BenchmarkRingWeightsSimple(b *testing.B) {
+	for _, mu := range []int{16, 20} {
+		b.Run(fmt.Sprintf("mu=%d", mu), func(b *testing.B) {
+			rng := testrand.New(b)
+			var m RingMap
+			copy(m.Challenges[:], randEs(rng, 6))
+			point := randEs(rng, mu)
+			dst := make([]field.E, 1<<mu)
+			b.ResetTimer()
+			cpu := processCPU()
+			for i := 0; i < b.N; i++ {
+				ringWeightsSimple(dst, point, &m, 1)
+			}
+			reportCPU(b, cpu)
+		})
+	}
+}
