@@ -82,6 +82,17 @@ func InducedWeight(messageLog int, queries []int, weights []field.E, point []fie
 // InducedWeight. The work is split over workers by table range; the result does not
 // depend on workers.
 func InducedTable(dst []field.E, messageLog int, queries []int, weights []field.E, workers int) {
+	new(induceScratch).table(dst, messageLog, queries, weights, workers)
+}
+
+// induceScratch holds InducedTable's working tables for reuse across proofs.
+type induceScratch struct {
+	low  []field.K
+	high []field.E
+	v    []field.K
+}
+
+func (s *induceScratch) table(dst []field.E, messageLog int, queries []int, weights []field.E, workers int) {
 	n := 1 << messageLog
 	if len(dst) != n || len(queries) != len(weights) {
 		panic("open: InducedTable dimensions")
@@ -93,9 +104,15 @@ func InducedTable(dst []field.E, messageLog int, queries []int, weights []field.
 	h := messageLog / 2
 	lo := 1 << h
 	hiN := n >> h
-	low := make([]field.K, len(queries)*lo)
-	high := make([]field.E, len(queries)*hiN)
-	v := make([]field.K, messageLog)
+	if cap(s.low) < len(queries)*lo {
+		s.low = make([]field.K, len(queries)*lo)
+	}
+	if cap(s.v) < messageLog {
+		s.v = make([]field.K, messageLog)
+	}
+	low, v := s.low[:len(queries)*lo], s.v[:messageLog]
+	s.high = grow(s.high, len(queries)*hiN)
+	high := s.high
 	for i, q := range queries {
 		basisFactors(v, uint64(q), roots, inv)
 		kTensor(low[i*lo:(i+1)*lo], v[:h])

@@ -41,40 +41,61 @@ type whirProver struct {
 	claim   field.E
 	q       quad
 	pending []intro
+	poly    quad // the round polynomial being sent (kept off the heap per round)
 }
 
 // send transmits the round polynomial (u0, claim+u2, u2) answering claim and
 // returns it.
 func (p *whirProver) send(u0, u2, claim field.E) quad {
-	q := quad{u0, claim.Add(u2), u2}
-	p.tr.SendRoundPoly(q[:], false)
-	return q
+	p.poly = quad{u0, claim.Add(u2), u2}
+	p.tr.SendRoundPoly(p.poly[:], false)
+	return p.poly
 }
 
 // fold binds the pair variable of stride s to r, then sends the next round's
-// polynomial over pairs of stride next (unless silent).
+// polynomial over pairs of stride next (unless silent). Where the shapes allow, the
+// fold and the next round's message run as one pass (fused.go).
 func (p *whirProver) fold(r field.E, s, next int, silent bool) {
 	p.claim = p.q.eval(r)
-	n := max(len(p.fK), len(p.f)) / 2
+	length := max(len(p.fK), len(p.f))
+	n := length / 2
 	if s > 1 {
 		// A lane round halves the block count, rounding up.
-		n = (max(len(p.fK), len(p.f))/s + 1) / 2 * s
+		n = (length/s + 1) / 2 * s
 	}
 	slot := p.round % 2
 	nf, nb := p.fBuf[slot][:n], p.bBuf[slot][:n]
-	if p.fK != nil {
-		foldPairsK(nf, p.fK, r, s, p.workers)
-		p.fK = nil
-	} else {
-		foldPairs(nf, p.f, r, s, p.workers)
-	}
-	foldPairs(nb, p.b, r, s, p.workers)
-	p.f, p.b = nf, nb
+	fK, f, b := p.fK, p.f, p.b
+	p.fK, p.f, p.b = nil, nf, nb
 	p.round++
+	if !silent && n >= 2 {
+		fused := true
+		var u0, u2 field.E
+		switch {
+		case s > 1 && next == s && canFuseLanes(length, s):
+			u0, u2 = foldLanesNext(nf, nb, fK, f, b, r, s, p.workers)
+		case s > 1 && next == 1 && length == 2*s:
+			u0, u2 = foldLanesLow(nf, nb, fK, f, b, r, s, p.workers)
+		case s == 1 && next == 1 && fK == nil && n%2 == 0:
+			u0, u2 = foldLowNext(nf, nb, f, b, r, p.workers)
+		default:
+			fused = false
+		}
+		if fused {
+			p.q = p.send(u0, u2, p.claim)
+			return
+		}
+	}
+	if fK != nil {
+		foldPairsK(nf, fK, r, s, p.workers)
+	} else {
+		foldPairs(nf, f, r, s, p.workers)
+	}
+	foldPairs(nb, b, r, s, p.workers)
 	if silent || n < 2 {
 		return
 	}
-	u0, u2 := roundMsg(p.f, p.b, next, p.workers)
+	u0, u2 := roundMsg(nf, nb, next, p.workers)
 	p.q = p.send(u0, u2, p.claim)
 }
 
@@ -96,26 +117,68 @@ type level struct {
 	ext  bool // rows are E values (three words each) rather than level-0 K words
 }
 
-// decode turns opened rows into lane-ascending E values.
-func (l level) decode(words [][]uint64) [][]field.E {
-	out := make([][]field.E, len(words))
-	for i, w := range words {
+// decode turns opened rows into lane-ascending E values, stored in s's buffers.
+func (l level) decode(words [][]uint64, s *Scratch) [][]field.E {
+	size := func(w []uint64) int {
 		if l.ext {
-			out[i] = extRow(w)
-		} else {
-			out[i] = level0Row(w)
+			return len(w) / extWordsPerElement
 		}
+		return len(w)
+	}
+	n := 0
+	for _, w := range words {
+		n += size(w)
+	}
+	s.rowData = grow(s.rowData, n)
+	if cap(s.rows) < len(words) {
+		s.rows = make([][]field.E, len(words))
+	}
+	out := s.rows[:len(words)]
+	at := 0
+	for i, w := range words {
+		row := s.rowData[at : at+size(w)]
+		if l.ext {
+			extRowInto(row, w)
+		} else {
+			level0RowInto(row, w)
+		}
+		at += len(row)
+		out[i] = row
 	}
 	return out
 }
 
-// Scratch holds the prover's large working buffers (the folded witness and weight)
-// so that a process proving one shape after another reuses them. The zero value is
-// ready; a Scratch serves one proof at a time.
+// Scratch holds the prover's working buffers so that a process proving one shape
+// after another reuses them: the folded witness and weight, the pooled weight of a
+// stacked claim, each deeper level's codeword and Merkle nodes, the level's eq and
+// query-weight tables and the small per-level vectors. The zero value is ready. A
+// Scratch serves one proof at a time; once a proof over it has returned, a warm
+// Scratch of the same shape makes the prover allocate only the proof's own stream
+// and Merkle openings (and small per-call headers). Nothing the proof returns
+// aliases the Scratch.
 type Scratch struct {
 	weight []field.E
 	f      [2][]field.E
 	b      []field.E
+	// eq is the out-of-domain claim's table, table the queries' weight table, point
+	// a point claim's eq table.
+	eq, table, point []field.E
+	// levels[l] holds the codeword and tree nodes of the level-l commitment (l ≥ 1).
+	levels []levelBuf
+	induce induceScratch
+	// Per-level vectors: fold challenges, out-of-domain point, query weights, the
+	// opened rows as E values.
+	folds, z, qWeights, lane []field.E
+	rowData                  []field.E
+	rows                     [][]field.E
+	pending                  []intro
+	prover                   whirProver
+}
+
+// levelBuf is the storage of one deeper level's commitment.
+type levelBuf struct {
+	words []uint64
+	nodes []merkle.Digest
 }
 
 func grow(s []field.E, n int) []field.E {
@@ -123,6 +186,35 @@ func grow(s []field.E, n int) []field.E {
 		return make([]field.E, n)
 	}
 	return s[:n]
+}
+
+func growWords(s []uint64, n int) []uint64 {
+	if cap(s) < n {
+		return make([]uint64, n)
+	}
+	return s[:n]
+}
+
+func growDigests(s []merkle.Digest, n int) []merkle.Digest {
+	if cap(s) < n {
+		return make([]merkle.Digest, n)
+	}
+	return s[:n]
+}
+
+// commitLevel encodes the folded message f of a non-final level into level l's
+// codeword (lanes = its low laneLog variables, rows of E values) and builds its tree,
+// both in s's buffers.
+func (s *Scratch) commitLevel(l int, f []field.E, laneLog, rate, workers int) *merkle.Tree {
+	for len(s.levels) <= l {
+		s.levels = append(s.levels, levelBuf{})
+	}
+	lb := &s.levels[l]
+	rowWords := extWordsPerElement << laneLog
+	lb.words = growWords(lb.words, len(f)*extWordsPerElement<<rate)
+	commit.EncodeE(lb.words, f, laneLog, rate, workers)
+	lb.nodes = growDigests(lb.nodes, merkle.NodeCount(len(lb.words)/rowWords))
+	return merkle.NewInto(lb.nodes, lb.words, rowWords, workers)
 }
 
 // ProveWHIR proves Σ_u q(u)·b(u) = target for the stack committed in c. b (the
@@ -147,7 +239,13 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 			len(c.Stack), c.Lanes, len(b), c.StackLog)
 	}
 	workers = max(workers, 1)
-	p := &whirProver{tr: tr, workers: workers, fK: c.Stack, b: b, claim: target}
+	s.prover = whirProver{tr: tr, workers: workers, fK: c.Stack, b: b, claim: target, pending: s.pending[:0]}
+	p := &s.prover
+	defer func() {
+		// Keep the buffers, drop the references to the caller's data.
+		s.pending = p.pending[:0]
+		*p = whirProver{}
+	}()
 	// Round k writes buffer k%2; each holds what its first round writes, and every
 	// later round writes less. The weight's own buffer takes the odd rounds.
 	half := (c.Lanes + 1) / 2 * block
@@ -169,7 +267,8 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		if l == 0 {
 			stride = block
 		}
-		levelFolds := make([]field.E, cfg.Folds[l])
+		s.folds = grow(s.folds, cfg.Folds[l])
+		levelFolds := s.folds
 		for j := range levelFolds {
 			r := tr.Sample()
 			levelFolds[j] = r
@@ -187,34 +286,32 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 				tr.Send(v)
 			}
 		} else {
-			laneLog, rate := cfg.Folds[l+1], cfg.LogInvRates[l+1]
-			words := make([]uint64, 3<<(messageLog+rate))
-			commit.EncodeE(words, p.f, laneLog, rate, workers)
-			committed = level{tree: merkle.New(words, 3<<laneLog, workers), ext: true}
+			committed = level{tree: s.commitLevel(l+1, p.f, cfg.Folds[l+1], cfg.LogInvRates[l+1], workers), ext: true}
 			for _, h := range commit.RootHalves(committed.tree.Root()) {
 				tr.Send(h)
 			}
-			z := make([]field.E, messageLog)
-			for i := range z {
-				z[i] = tr.Sample()
+			s.z = grow(s.z, messageLog)
+			for i := range s.z {
+				s.z[i] = tr.Sample()
 			}
-			eq := make([]field.E, 1<<messageLog)
-			field.EqTable(eq, z)
-			u0, u2, y := roundMsgEval(p.f, eq, workers)
+			s.eq = grow(s.eq, 1<<messageLog)
+			field.EqTable(s.eq, s.z)
+			u0, u2, y := roundMsgPairs(p.f, s.eq, workers)
 			tr.Send(y)
-			p.pending = append(p.pending, intro{eq, y, p.send(u0, u2, y)})
+			p.pending = append(p.pending, intro{s.eq, y, p.send(u0, u2, y)})
 		}
 
 		tr.GrindParallel(QueryGrindingBits, workers)
 		queries := tr.SampleQueries(1<<cfg.BlockLog(l), cfg.Queries[l])
 		lambda := tr.Sample()
-		weights := make([]field.E, len(queries))
-		field.Powers(weights, lambda)
-		enforced := enforcedSum(prev.decode(tr.Open(prev.tree, queries)), levelFolds, weights)
-		table := make([]field.E, 1<<messageLog)
-		InducedTable(table, messageLog, queries, weights, workers)
-		u0, u2 := roundMsg(p.f, table, 1, workers)
-		p.pending = append(p.pending, intro{table, enforced, p.send(u0, u2, enforced)})
+		s.qWeights = grow(s.qWeights, len(queries))
+		field.Powers(s.qWeights, lambda)
+		s.lane = grow(s.lane, 1<<len(levelFolds))
+		enforced := enforcedSumInto(s.lane, prev.decode(tr.Open(prev.tree, queries), s), levelFolds, s.qWeights)
+		s.table = grow(s.table, 1<<messageLog)
+		s.induce.table(s.table, messageLog, queries, s.qWeights, workers)
+		u0, u2 := roundMsg(p.f, s.table, 1, workers)
+		p.pending = append(p.pending, intro{s.table, enforced, p.send(u0, u2, enforced)})
 		p.glue(lambda)
 
 		if final {
@@ -267,11 +364,17 @@ func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place P
 		clear(b[place.Offset+len(ring.Weights):])
 	}
 	region := b[place.Offset : place.Offset+len(ring.Weights)]
-	parallelChunks(len(region), workers, func(_, lo, hi int) {
-		field.ScaleE(region[lo:hi], ring.Weights[lo:hi], ringScale)
-	})
+	switch {
+	case ringScale != field.One:
+		parallelChunks(len(region), workers, func(_, lo, hi int) {
+			field.ScaleE(region[lo:hi], ring.Weights[lo:hi], ringScale)
+		})
+	case &region[0] != &ring.Weights[0]:
+		// The ring claim takes the first power of the batching challenge, one.
+		copy(region, ring.Weights)
+	}
 	for i, pc := range points {
-		addPointWeight(b, pc.Point, pointScales[i], workers)
+		s.addPointWeight(b, pc.Point, pointScales[i], workers)
 	}
 	return s.ProveWHIR(tr, c, b, target, workers)
 }
@@ -295,12 +398,12 @@ func pointRegion(point []field.E) (offset, size int) {
 }
 
 // addPointWeight adds scale·eq(point, ·) to b, touching only its region.
-func addPointWeight(b []field.E, point []field.E, scale field.E, workers int) {
+func (s *Scratch) addPointWeight(b []field.E, point []field.E, scale field.E, workers int) {
 	offset, size := pointRegion(point)
 	// The high boolean coordinates contribute factor 1 at the selected region.
-	eq := make([]field.E, size)
-	field.EqTable(eq, point[:bitsLen(size)])
-	addScaledInto(b[offset:offset+size], eq, scale, workers)
+	s.point = grow(s.point, size)
+	field.EqTable(s.point, point[:bitsLen(size)])
+	addScaledInto(b[offset:offset+size], s.point, scale, workers)
 }
 
 // bitsLen returns log2 of a power of two.

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/simd"
 )
 
 // words views an E slice as its 3·len words (E is three K words, no padding).
@@ -55,22 +56,26 @@ func pairIndex(p, s int) int { return p + (p/s)*s }
 // polynomial's constant and quadratic coefficients.
 func roundMsg(f, b []field.E, s, workers int) (field.E, field.E) {
 	if s == 1 {
-		return roundMsgLow(f, b, workers)
+		u0, u2, _ := roundMsgPairs(f, b, workers)
+		return u0, u2
 	}
 	n, lone := lanePairs(len(f), s)
 	tasks := segments(n, s)
 	parts := make([][2]field.E, max(workers, 1))
 	parallelTasks(tasks, workers, func(w, k0, k1 int) {
 		var u0, u2 field.E
-		sf := make([]field.E, min(segment, s, n))
-		sb := make([]field.E, len(sf))
+		var sf, sb [chunk]field.E
 		for k := k0; k < k1; k++ {
 			_, c, a := bounds(k, n, s)
-			flo, fhi, blo, bhi := f[a:a+c], f[a+s:a+s+c], b[a:a+c], b[a+s:a+s+c]
-			u0 = u0.Add(field.InnerProduct(flo, blo))
-			xorE(sf[:c], flo, fhi)
-			xorE(sb[:c], blo, bhi)
-			u2 = u2.Add(field.InnerProduct(sf[:c], sb[:c]))
+			for x := 0; x < c; x += chunk {
+				m := min(chunk, c-x)
+				lo, hi := a+x, a+s+x
+				flo, blo := f[lo:lo+m], b[lo:lo+m]
+				addWords(&u0, simd.DotEE(words(flo), words(blo)))
+				xorE(sf[:m], flo, f[hi:hi+m])
+				xorE(sb[:m], blo, b[hi:hi+m])
+				addWords(&u2, simd.DotEE(words(sf[:m]), words(sb[:m])))
+			}
 		}
 		parts[w] = [2]field.E{u0, u2}
 	})
@@ -104,20 +109,6 @@ func innerProduct(a, b []field.E, workers int) field.E {
 	return v
 }
 
-func roundMsgLow(f, b []field.E, workers int) (field.E, field.E) {
-	parts := make([][2]field.E, max(workers, 1))
-	parallelChunks(len(f)/2, workers, func(w, lo, hi int) {
-		var u0, u2 field.E
-		for p := lo; p < hi; p++ {
-			f0, f1, b0, b1 := f[2*p], f[2*p+1], b[2*p], b[2*p+1]
-			u0 = u0.Add(f0.Mul(b0))
-			u2 = u2.Add(f0.Add(f1).Mul(b0.Add(b1)))
-		}
-		parts[w] = [2]field.E{u0, u2}
-	})
-	return sumParts(parts)
-}
-
 // roundMsgK is roundMsg for a K witness and a stride s > 1.
 func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
 	if s == 1 {
@@ -128,17 +119,21 @@ func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
 	parts := make([][2]field.E, max(workers, 1))
 	parallelTasks(tasks, workers, func(w, k0, k1 int) {
 		var u0, u2 field.E
-		sf := make([]field.K, min(segment, s, n))
-		sb := make([]field.E, len(sf))
+		var sf [chunk]field.K
+		var sb [chunk]field.E
 		for k := k0; k < k1; k++ {
 			_, c, a := bounds(k, n, s)
-			flo, fhi, blo, bhi := f[a:a+c], f[a+s:a+s+c], b[a:a+c], b[a+s:a+s+c]
-			u0 = u0.Add(field.InnerProductKE(flo, blo))
-			for j := range c {
-				sf[j] = flo[j] ^ fhi[j]
+			for x := 0; x < c; x += chunk {
+				m := min(chunk, c-x)
+				lo, hi := a+x, a+s+x
+				flo, fhi, blo := f[lo:lo+m], f[hi:hi+m], b[lo:lo+m]
+				addWords(&u0, simd.DotKE(kWordsOf(flo), words(blo)))
+				for j := range m {
+					sf[j] = flo[j] ^ fhi[j]
+				}
+				xorE(sb[:m], blo, b[hi:hi+m])
+				addWords(&u2, simd.DotKE(kWordsOf(sf[:m]), words(sb[:m])))
 			}
-			xorE(sb[:c], blo, bhi)
-			u2 = u2.Add(field.InnerProductKE(sf[:c], sb[:c]))
 		}
 		parts[w] = [2]field.E{u0, u2}
 	})
@@ -161,28 +156,6 @@ func sumParts(parts [][2]field.E) (field.E, field.E) {
 	return u0, u2
 }
 
-// roundMsgEval is roundMsg with stride 1 that also returns Σ f·b.
-func roundMsgEval(f, b []field.E, workers int) (field.E, field.E, field.E) {
-	pairs := len(f) / 2
-	parts := make([][3]field.E, max(workers, 1))
-	parallelChunks(pairs, workers, func(w, lo, hi int) {
-		var u0, u2, y field.E
-		for p := lo; p < hi; p++ {
-			f0, f1, b0, b1 := f[2*p], f[2*p+1], b[2*p], b[2*p+1]
-			e0 := f0.Mul(b0)
-			u0 = u0.Add(e0)
-			u2 = u2.Add(f0.Add(f1).Mul(b0.Add(b1)))
-			y = y.Add(e0).Add(f1.Mul(b1))
-		}
-		parts[w] = [3]field.E{u0, u2, y}
-	})
-	var u0, u2, y field.E
-	for _, p := range parts {
-		u0, u2, y = u0.Add(p[0]), u2.Add(p[1]), y.Add(p[2])
-	}
-	return u0, u2, y
-}
-
 // foldPairs writes dst[p] = src[a] + r·(src[a] + src[a+s]) for every pair p (in the
 // output, pair p = (i, x) lands at i·s + x = p). In a lane round (s > 1) over an odd
 // number of blocks, the last block pairs with an absent zero block: (1 + r)·src.
@@ -198,13 +171,11 @@ func foldPairs(dst, src []field.E, r field.E, s, workers int) {
 		d, x := dst[n:n+s], src[lone:lone+s]
 		parallelChunks(s, workers, func(_, lo, hi int) { field.ScaleE(d[lo:hi], x[lo:hi], r1) })
 	}
+	rw := scalarWords(&r)
 	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			p0, c, a := bounds(k, n, s)
-			d, lo := dst[p0:p0+c], src[a:a+c]
-			xorE(d, lo, src[a+s:a+s+c])
-			field.ScaleE(d, d, r)
-			xorE(d, d, lo)
+			simd.FoldE(words(dst[p0:p0+c]), words(src[a:a+c]), words(src[a+s:a+s+c]), rw)
 		}
 	})
 }
@@ -219,17 +190,11 @@ func foldPairsK(dst []field.E, src []field.K, r field.E, s, workers int) {
 			field.AddScaledKE(d[lo:hi], x[lo:hi], r1)
 		})
 	}
+	rw := scalarWords(&r)
 	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
-		diff := make([]field.K, min(segment, s, n))
 		for k := k0; k < k1; k++ {
 			p0, c, a := bounds(k, n, s)
-			d := dst[p0 : p0+c]
-			lo, hi := src[a:a+c], src[a+s:a+s+c]
-			for j := range c {
-				d[j] = field.FromK(lo[j])
-				diff[j] = lo[j] ^ hi[j]
-			}
-			field.AddScaledKE(d, diff[:c], r)
+			simd.FoldK(words(dst[p0:p0+c]), kWordsOf(src[a:a+c]), kWordsOf(src[a+s:a+s+c]), rw)
 		}
 	})
 }

@@ -76,7 +76,11 @@ type glued struct {
 // enforcedSum is Σ_i w_i·⟨row_i, eq(folds)⟩, the value the level's queries claim
 // for the folded polynomial.
 func enforcedSum(rows [][]field.E, folds []field.E, weights []field.E) field.E {
-	lane := make([]field.E, 1<<len(folds))
+	return enforcedSumInto(make([]field.E, 1<<len(folds)), rows, folds, weights)
+}
+
+// enforcedSumInto is enforcedSum with the caller's buffer for eq(folds, ·).
+func enforcedSumInto(lane []field.E, rows [][]field.E, folds []field.E, weights []field.E) field.E {
 	field.EqTable(lane, folds)
 	total := field.Zero
 	for i, row := range rows {
@@ -89,15 +93,25 @@ func enforcedSum(rows [][]field.E, folds []field.E, weights []field.E) field.E {
 // into lane-ascending E values.
 func level0Row(words []uint64) []field.E {
 	row := make([]field.E, len(words))
+	level0RowInto(row, words)
+	return row
+}
+
+// level0RowInto is level0Row into row (len(words) values).
+func level0RowInto(row []field.E, words []uint64) {
 	for i, w := range words {
 		row[len(words)-1-i] = field.FromK(field.K(w))
 	}
-	return row
 }
 
 // extRow regroups a deeper level's row words into E values, three words each.
 func extRow(words []uint64) []field.E {
-	row := make([]field.E, len(words)/extWordsPerElement)
+	return extRowInto(make([]field.E, len(words)/extWordsPerElement), words)
+}
+
+// extRowInto is extRow into the front of row; it returns the len(words)/3 values.
+func extRowInto(row []field.E, words []uint64) []field.E {
+	row = row[:len(words)/extWordsPerElement]
 	for i := range row {
 		row[i] = field.E{C0: field.K(words[3*i]), C1: field.K(words[3*i+1]), C2: field.K(words[3*i+2])}
 	}

@@ -1,0 +1,99 @@
+package open
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/stages/commit"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// proveWith runs the stacked prover over s (nil: a fresh Scratch) and commitment c.
+func (in *instance) proveWith(t testing.TB, s *Scratch, c *commit.Committed, ring RingClaim, workers int) *transcript.Proof {
+	t.Helper()
+	tr := transcript.NewProver(testLabel, nil)
+	h := commit.RootHalves(c.Root())
+	tr.SendMany(h[:])
+	if s == nil {
+		s = new(Scratch)
+	}
+	if err := s.ProveStacked(tr, c, in.place, ring, in.points, workers); err != nil {
+		t.Fatal(err)
+	}
+	return tr.Proof()
+}
+
+// One Scratch and one Committed carried through shapes of several sizes, rates,
+// lane counts and claims give the bytes of fresh ones.
+func TestScratchReuseAcrossShapes(t *testing.T) {
+	rng := testrand.New(t)
+	var s Scratch
+	var c commit.Committed
+	for _, sh := range []struct{ log, rate, lanes, colVars, points, workers int }{
+		{17, 1, 64, 17, 0, 2}, {15, 2, 64, 13, 2, 1}, {16, 1, 37, 12, 1, 2}, {17, 1, 64, 15, 3, 1}, {16, 3, 64, 16, 0, 2},
+	} {
+		var in *instance
+		if sh.lanes == 64 {
+			in = newInstance(rng, sh.log, sh.rate, sh.colVars, sh.points)
+		} else {
+			in = newPartialInstance(rng, sh.log, sh.rate, sh.lanes, sh.colVars, sh.points)
+		}
+		fresh, err := commit.Commit(in.committed(), in.stackLog, in.rate, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := in.proveWith(t, nil, fresh, in.ring(true), 1).MarshalWire()
+		if err := commit.CommitInto(&c, in.committed(), in.stackLog, in.rate, sh.workers); err != nil {
+			t.Fatal(err)
+		}
+		if got := in.proveWith(t, &s, &c, in.ring(true), sh.workers).MarshalWire(); !bytes.Equal(got, want) {
+			t.Fatalf("%+v: proof over reused buffers differs from a fresh one", sh)
+		}
+	}
+}
+
+// A warm Scratch and Committed make a proof of a known shape allocate little beyond
+// the proof itself (its scalar stream and Merkle openings).
+func TestScratchWarmAllocations(t *testing.T) {
+	rng := testrand.New(t)
+	const log = 18
+	in := newInstance(rng, log, 1, log, 1)
+	ring := in.ring(true)
+	weights := append([]field.E(nil), ring.Weights...)
+	var s Scratch
+	var c commit.Committed
+	prove := func() *transcript.Proof {
+		copy(ring.Weights, weights) // the full-stack column's weights are consumed
+		if err := commit.CommitInto(&c, in.stack, log, 1, 2); err != nil {
+			t.Fatal(err)
+		}
+		return in.proveWith(t, &s, &c, ring, 2)
+	}
+	cold := allocated(func() { prove() })
+	var proof *transcript.Proof
+	const runs = 3
+	warm := allocated(func() {
+		for range runs {
+			proof = prove()
+		}
+	}) / runs
+	own := uint64(len(proof.MarshalRaw()) + len(proof.MarshalWire()))
+	t.Logf("cold proof %d KiB, warm proof %d KiB, proof bytes (raw + wire) %d KiB", cold>>10, warm>>10, own>>10)
+	// What the prover itself keeps beyond the proof's stream and openings is a few
+	// KiB of headers; the smallest reused table at this shape is 96 KiB.
+	if warm > own*5/4+32<<10 {
+		t.Fatalf("warm proof allocates %d bytes; the proof itself is about %d", warm, own)
+	}
+}
+
+// allocated returns the bytes fn allocates on the heap.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
