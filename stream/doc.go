@@ -5,7 +5,7 @@
 // A stream is a go-streams pipeline (github.com/reugn/go-streams):
 //
 //	source (JSON lines, a watched directory, a Go channel)
-//	  → Prover   (up to K proofs in flight on one Engine, a memory budget, results re-ordered)
+//	  → Prover   (up to K proofs running on one Engine, a memory budget, results re-ordered)
 //	  → ProofFiles (DIR/<id>.proof.bin and its .json, written atomically)
 //	  → sink     (JSON lines of results, a Go channel, a function)
 //
@@ -24,8 +24,9 @@
 // opening) run beside another proof's parallel kernels. Buffers and the shape cache
 // live in the Engine and persist across jobs.
 //
-// Backpressure: a job holds one of K in-flight slots from the moment the Prover
-// takes it until its result is handed downstream, and, while it is proving, its
-// estimated working set (Estimate) from a byte budget. A slow sink therefore stops
-// the Prover from taking more jobs, which stops the source from reading.
+// Backpressure: at most K = Options.InFlight proofs run at once, each holding its
+// estimated working set (Estimate) from a byte budget while it runs, and at most
+// Options.Pending jobs are held between intake and hand-off downstream. A slow sink
+// therefore stops the Prover from taking more jobs, which stops the source from
+// reading, and memory stays bounded whatever the input rate.
 package stream

@@ -92,11 +92,22 @@ func ParseJob(data []byte, base, defaultID string) (Job, error) {
 	var j Job
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
-		return Job{}, fmt.Errorf("%w: %v", ErrJob, err)
+	err := dec.Decode(&j)
+	if err == nil {
+		if _, end := dec.Token(); end != io.EOF {
+			err = errors.New("data after the job object")
+		}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Job{}, fmt.Errorf("%w: data after the job object", ErrJob)
+	if err != nil {
+		// Name the job in its error result when its id can still be read.
+		var named struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(data, &named)
+		if named.ID == "" || !idPattern.MatchString(named.ID) {
+			named.ID = defaultID
+		}
+		return Job{ID: named.ID}, fmt.Errorf("%w: %v", ErrJob, err)
 	}
 	if j.ID == "" {
 		j.ID = defaultID

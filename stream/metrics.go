@@ -31,6 +31,7 @@ type Metrics struct {
 	WallMS   float64 `json:"wall_ms"`
 	Cores    int     `json:"cores"`
 	InFlight int     `json:"in_flight_limit"`
+	Pending  int     `json:"pending_limit"`
 
 	Accepted  int `json:"accepted"`  // jobs taken from the source
 	Results   int `json:"results"`   // results handed downstream
@@ -50,9 +51,10 @@ type Metrics struct {
 	QueueDepth     int     `json:"queue_depth"`
 	QueueDepthMax  int     `json:"queue_depth_max"`
 	QueueDepthMean float64 `json:"queue_depth_mean"`
-	// Proofs running at once, and jobs waiting for memory budget.
-	RunningMax    int `json:"running_max"`
-	WaitingBudget int `json:"waiting_budget_max"`
+	// Proofs running at once, and jobs admitted and waiting for a proving slot
+	// or memory budget.
+	RunningMax int `json:"running_max"`
+	WaitingMax int `json:"waiting_max"`
 	// Budgeted bytes of the proofs running at once (Estimate) and the budget.
 	BudgetPeakBytes int64 `json:"budget_peak_bytes"`
 	BudgetBytes     int64 `json:"budget_bytes"`
@@ -85,7 +87,7 @@ func (m Metrics) WriteText(w io.Writer) {
 		m.Accepted, m.WallMS/1e3, m.OK, m.Malformed, m.Refused, m.Abandoned, m.Failed)
 	fmt.Fprintf(w, "  %.2f proofs/s, %.0f compressions/s, job mean %.1f ms (max %.1f ms)\n",
 		m.ProofsPerS, m.CompressionsPerS, m.JobMeanMS, m.JobMaxMS)
-	fmt.Fprintf(w, "  queue depth max %d (mean %.2f), running at once max %d of %d in flight, budget peak %s of %s\n",
+	fmt.Fprintf(w, "  queue depth max %d (mean %.2f), running at once max %d of %d, budget peak %s of %s\n",
 		m.QueueDepthMax, m.QueueDepthMean, m.RunningMax, m.InFlight, mib(m.BudgetPeakBytes), budgetText(m.BudgetBytes))
 	fmt.Fprintf(w, "  cores %d, utilisation %.1f%%; shape cache %d/%d hits (%.1f%%); buffers %d allocated, %d reused\n",
 		m.Cores, 100*m.Utilisation, m.CacheHits, m.CacheHits+m.CacheMisses, 100*m.CacheHitRate, m.BufferAllocs, m.BufferReuses)
@@ -130,7 +132,7 @@ func newCollector(eng Engine, o Options) *collector {
 	c := &collector{eng: eng, opt: o, start: time.Now(), stages: map[string]*StageMetrics{}}
 	c.depthSince = c.start
 	runtime.ReadMemStats(&c.mem0)
-	c.m.Cores, c.m.InFlight, c.m.BudgetBytes = o.Cores, o.InFlight, o.MemoryBudget
+	c.m.Cores, c.m.InFlight, c.m.Pending, c.m.BudgetBytes = o.Cores, o.InFlight, o.Pending, o.MemoryBudget
 	return c
 }
 
@@ -151,7 +153,7 @@ func (c *collector) accepted() {
 func (c *collector) waiting(d int) {
 	c.mu.Lock()
 	c.nWaiting += d
-	c.m.WaitingBudget = max(c.m.WaitingBudget, c.nWaiting)
+	c.m.WaitingMax = max(c.m.WaitingMax, c.nWaiting)
 	c.mu.Unlock()
 }
 

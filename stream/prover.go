@@ -20,9 +20,12 @@ type Engine interface {
 
 // Options configure a Prover.
 type Options struct {
-	// InFlight is K, the most jobs held between intake and hand-off downstream
-	// (proving, or done and waiting for their turn); 0 means 2.
+	// InFlight is K, the most proofs running at once on the Engine; 0 means 2.
 	InFlight int
+	// Pending bounds the jobs taken from the source and not yet handed downstream
+	// (waiting, proving, or done and waiting for their turn); 0 means 4·InFlight.
+	// When it is reached the Prover stops reading its inlet.
+	Pending int
 	// MemoryBudget bounds the summed Estimate of the proofs running at once, in
 	// bytes; a job whose estimate alone exceeds it is refused. 0 means no budget.
 	MemoryBudget int64
@@ -41,6 +44,10 @@ func (o Options) withDefaults() Options {
 	if o.InFlight <= 0 {
 		o.InFlight = 2
 	}
+	if o.Pending <= 0 {
+		o.Pending = 4 * o.InFlight
+	}
+	o.Pending = max(o.Pending, o.InFlight)
 	if o.MaxBatch <= 0 || o.MaxBatch > flows.MaxBatch {
 		o.MaxBatch = flows.MaxBatch
 	}
@@ -65,8 +72,9 @@ type Prover struct {
 	ctx     context.Context // intake
 	work    context.Context // proving
 	abort   context.CancelFunc
-	slots   *semaphore.Weighted
-	budget  *semaphore.Weighted
+	pending *semaphore.Weighted // jobs between intake and hand-off
+	slots   *semaphore.Weighted // proofs running
+	budget  *semaphore.Weighted // estimated bytes of the proofs running
 	metrics *collector
 
 	mu     sync.Mutex
@@ -82,6 +90,7 @@ func NewProver(ctx context.Context, eng Engine, o Options) *Prover {
 	p := &Prover{
 		eng: eng, opt: o, ctx: ctx, work: work, abort: abort,
 		in: make(chan any), out: make(chan any),
+		pending: semaphore.NewWeighted(int64(o.Pending)),
 		slots:   semaphore.NewWeighted(int64(o.InFlight)),
 		metrics: newCollector(eng, o),
 		active:  map[string]bool{},
@@ -138,7 +147,7 @@ type finished struct {
 	ord       uint64 // arrival order at the Prover
 	res       Result
 	unordered bool
-	slot      bool   // holds an in-flight slot
+	held      bool   // holds a pending place
 	id        string // the job id reserved, if any
 }
 
@@ -154,15 +163,15 @@ func (p *Prover) run() {
 		if !ok {
 			break
 		}
-		p.metrics.accepted()
 		f := finished{ord: ord, unordered: env.Val.Unordered}
 		ord++
-		if p.ctx.Err() == nil && p.slots.Acquire(p.ctx, 1) == nil {
-			f.slot = true
+		if p.ctx.Err() == nil && p.pending.Acquire(p.ctx, 1) == nil {
+			f.held = true
 		}
+		p.metrics.accepted()
 		job, seq := env.Val, env.Seq
 		switch {
-		case !f.slot:
+		case !f.held:
 			f.res = failed(seq, job.ID, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, context.Cause(p.ctx)))
 		case env.Err != nil:
 			f.res = failed(seq, job.ID, env.Err)
@@ -192,7 +201,7 @@ func (p *Prover) run() {
 }
 
 // admit checks the job's limits (without doing work), reserves its id and waits for
-// its memory budget. It returns the budgeted cost and whether the id was reserved
+// a proving slot and its memory budget. It returns the budgeted cost and whether the id was reserved
 // (it stays reserved until the job's result is handed on).
 func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 	if err := job.check(p.opt.MaxBatch); err != nil {
@@ -223,11 +232,14 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 	if busy {
 		return 0, false, fmt.Errorf("%w: job %s: another job with this id has not finished", ErrBusy, job.ID)
 	}
+	p.metrics.waiting(+1)
+	defer p.metrics.waiting(-1)
+	if err := p.slots.Acquire(p.ctx, 1); err != nil {
+		return 0, true, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, context.Cause(p.ctx))
+	}
 	if p.budget != nil {
-		p.metrics.waiting(+1)
-		err := p.budget.Acquire(p.ctx, cost)
-		p.metrics.waiting(-1)
-		if err != nil {
+		if err := p.budget.Acquire(p.ctx, cost); err != nil {
+			p.slots.Release(1)
 			return 0, true, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, context.Cause(p.ctx))
 		}
 	}
@@ -248,6 +260,7 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 		if p.budget != nil {
 			p.budget.Release(cost)
 		}
+		p.slots.Release(1)
 		p.metrics.running(-1, -cost)
 	}()
 	if err := p.work.Err(); err != nil {
@@ -276,7 +289,7 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	return r
 }
 
-// emit restores job order and hands results downstream; a job's in-flight slot is
+// emit restores job order and hands results downstream; a job's pending place is
 // freed once its result has been taken.
 func (p *Prover) emit(done <-chan finished, emitted chan<- struct{}) {
 	defer close(emitted)
@@ -290,8 +303,8 @@ func (p *Prover) emit(done <-chan finished, emitted chan<- struct{}) {
 		}
 		p.out <- Envelope[Result]{Seq: f.res.Seq, Val: f.res}
 		p.metrics.emitted(f.res)
-		if f.slot {
-			p.slots.Release(1)
+		if f.held {
+			p.pending.Release(1)
 		}
 	}
 	for f := range done {
