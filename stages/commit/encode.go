@@ -11,6 +11,10 @@ import (
 // constants, built once and shared by every proof).
 var plans sync.Map // int → *ntt.Plan
 
+// Plan returns the NTT plan of dimension logD, built once per process and shared
+// (plans are read-only after construction).
+func Plan(logD int) *ntt.Plan { return planFor(logD) }
+
 func planFor(logD int) *ntt.Plan {
 	if p, ok := plans.Load(logD); ok {
 		return p.(*ntt.Plan)

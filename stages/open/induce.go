@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/stages/commit"
 )
 
 // SubspaceRoots returns the n+1 normalisation constants of the novel polynomial
@@ -87,9 +88,25 @@ func InducedTable(dst []field.E, messageLog int, queries []int, weights []field.
 
 // induceScratch holds InducedTable's working tables for reuse across proofs.
 type induceScratch struct {
-	low  []field.K
-	high []field.E
-	v    []field.K
+	low      []field.K
+	high     []field.E
+	v        []field.K
+	codeword []field.E
+}
+
+// levelTable writes a level's query weight table (InducedTable) for queries into
+// its codeword of 2^(messageLog+rate) positions. With many queries against a
+// short codeword it runs the encoder's transpose on the sparse vector of weights
+// (about messageLog·2^(messageLog+rate) products on one goroutine), otherwise the
+// per-query tensors (about queries·2^messageLog products over workers); both
+// give the same table.
+func (s *induceScratch) levelTable(dst []field.E, messageLog, rate int, queries []int, weights []field.E, workers int) {
+	if len(queries) > max(workers, 1)*messageLog<<rate {
+		s.codeword = grow(s.codeword, 1<<(messageLog+rate))
+		commit.Plan(messageLog+rate).InducedTable(dst, queries, weights, rate, s.codeword)
+		return
+	}
+	s.table(dst, messageLog, queries, weights, workers)
 }
 
 func (s *induceScratch) table(dst []field.E, messageLog int, queries []int, weights []field.E, workers int) {

@@ -181,3 +181,29 @@ func TestSelectorEq(t *testing.T) {
 		}
 	}
 }
+
+// The level's table is the same through the encoder's transpose and through the
+// per-query tensors, on both sides of the cost switch.
+func TestLevelTableMethodsAgree(t *testing.T) {
+	rng := testrand.New(t)
+	var s induceScratch
+	for _, sh := range []struct{ ml, rate, queries int }{{9, 1, 40}, {6, 4, 20}, {3, 6, 30}, {12, 1, 224}, {8, 2, 1}} {
+		q := make([]int, sh.queries)
+		w := make([]field.E, len(q))
+		for i := range q {
+			q[i] = rng.IntN(1 << (sh.ml + sh.rate))
+			w[i] = randE(rng)
+		}
+		want := make([]field.E, 1<<sh.ml)
+		InducedTable(want, sh.ml, q, w, 1)
+		for _, workers := range []int{1, 2, 64} {
+			got := make([]field.E, 1<<sh.ml)
+			s.levelTable(got, sh.ml, sh.rate, q, w, workers)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%+v workers %d: entry %d differs", sh, workers, i)
+				}
+			}
+		}
+	}
+}

@@ -309,7 +309,7 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		s.lane = grow(s.lane, 1<<len(levelFolds))
 		enforced := enforcedSumInto(s.lane, prev.decode(tr.Open(prev.tree, queries), s), levelFolds, s.qWeights)
 		s.table = grow(s.table, 1<<messageLog)
-		s.induce.table(s.table, messageLog, queries, s.qWeights, workers)
+		s.induce.levelTable(s.table, messageLog, cfg.LogInvRates[l], queries, s.qWeights, workers)
 		u0, u2 := roundMsg(p.f, s.table, 1, workers)
 		p.pending = append(p.pending, intro{s.table, enforced, p.send(u0, u2, enforced)})
 		p.glue(lambda)
