@@ -8,6 +8,9 @@ const Size = 32
 // BlockSize is the compression block length in bytes.
 const BlockSize = 64
 
+// final is the f0 flag of a last block.
+const final = 0xFFFFFFFF
+
 // Digest is a 32-byte BLAKE2s-256 output.
 type Digest = [Size]byte
 
@@ -51,18 +54,73 @@ func SumMany(dst []Digest, src []byte, msgLen int) {
 	if msgLen < 0 || len(src) != len(dst)*msgLen {
 		panic(fmt.Sprintf("blake2s: SumMany: len(src) = %d, want %d digests × %d bytes", len(src), len(dst), msgLen))
 	}
+	sumMany(dst, src, msgLen, nil, 0)
+}
+
+// SumManyZeroPrefix sets dst[i] = Sum256(Z ‖ src[i*msgLen : (i+1)*msgLen]) for every i, where
+// Z is zeroBlocks·64 zero bytes: the leaf hash of zero-padded rows without hashing the common
+// all-zero blocks once per message (their chaining value is computed once per call).
+// It panics unless msgLen >= 0, zeroBlocks >= 0 and len(src) == len(dst)*msgLen.
+func SumManyZeroPrefix(dst []Digest, src []byte, msgLen, zeroBlocks int) {
+	if msgLen < 0 || zeroBlocks < 0 || len(src) != len(dst)*msgLen {
+		panic(fmt.Sprintf("blake2s: SumManyZeroPrefix: len(src) = %d, want %d digests × %d bytes (zero blocks %d)", len(src), len(dst), msgLen, zeroBlocks))
+	}
+	if zeroBlocks == 0 || len(dst) == 0 {
+		sumMany(dst, src, msgLen, nil, 0)
+		return
+	}
+	// The prefix's chaining value; when the messages are empty, the last zero block is the
+	// final block and every digest is the same.
+	h := initState()
+	var zero [16]uint32
+	absorb := zeroBlocks
+	if msgLen == 0 {
+		absorb--
+	}
+	for b := 0; b < absorb; b++ {
+		Compress(&h, &zero, uint64(BlockSize*(b+1)), 0, 0)
+	}
+	if msgLen == 0 {
+		Compress(&h, &zero, uint64(BlockSize*zeroBlocks), final, 0)
+		var d Digest
+		storeDigest(&d, &h)
+		for i := range dst {
+			dst[i] = d
+		}
+		return
+	}
+	sumMany(dst, src, msgLen, &h, uint64(BlockSize*zeroBlocks))
+}
+
+// sumMany is SumMany continuing every message from the chaining value h0 after t0 bytes
+// (h0 = nil: the initial value, t0 = 0). With h0 ≠ nil, msgLen must be positive.
+func sumMany(dst []Digest, src []byte, msgLen int, h0 *[8]uint32, t0 uint64) {
 	n := len(dst)
 	i := 0
 	if level >= levelAVX2 {
+		var h8 *[8][8]uint32
+		var hb [8][8]uint32
+		if h0 != nil {
+			for j := range hb {
+				for k := range hb[j] {
+					hb[j][k] = h0[j]
+				}
+			}
+			h8 = &hb
+		}
 		for ; i+8 <= n; i += 8 {
-			sum8AVX2((*[8]Digest)(dst[i:i+8]), src[i*msgLen:(i+8)*msgLen], msgLen)
+			sum8AVX2((*[8]Digest)(dst[i:i+8]), h8, t0, src[i*msgLen:(i+8)*msgLen], msgLen)
 		}
 	}
 	for ; i < n; i++ {
+		h := initState()
+		if h0 != nil {
+			h = *h0
+		}
 		if level >= levelAVX2 {
-			sum256AVX(&dst[i], src[i*msgLen:(i+1)*msgLen])
+			sumFromAVX(&dst[i], &h, t0, src[i*msgLen:(i+1)*msgLen])
 		} else {
-			sum256Generic(&dst[i], src[i*msgLen:(i+1)*msgLen])
+			sumFromGeneric(&dst[i], &h, t0, src[i*msgLen:(i+1)*msgLen])
 		}
 	}
 }

@@ -271,6 +271,37 @@ func TestSumManyEveryLength(t *testing.T) {
 	}
 }
 
+// SumManyZeroPrefix against x/crypto on the explicitly zero-prefixed messages, at every level:
+// empty and partial messages, counts around the 8-lane groups, a sentinel past dst.
+func TestSumManyZeroPrefixAllLevels(t *testing.T) {
+	r := testrand.New(t)
+	for _, l := range supportedLevels() {
+		t.Run(levelNames[l], func(t *testing.T) {
+			defer setLevel(l)()
+			for _, zb := range []int{0, 1, 2, 7} {
+				for _, msgLen := range []int{0, 1, 8, 63, 64, 65, 96, 128, 192, 200, 512} {
+					for _, count := range []int{0, 1, 7, 8, 9, 16, 19} {
+						src := randBytes(r, count*msgLen)
+						dst := make([]Digest, count+1)
+						sentinel := Digest{0xAA, 0x55}
+						dst[count] = sentinel
+						SumManyZeroPrefix(dst[:count], src, msgLen, zb)
+						for i := 0; i < count; i++ {
+							msg := append(make([]byte, BlockSize*zb), src[i*msgLen:(i+1)*msgLen]...)
+							if want := xb.Sum256(msg); dst[i] != want {
+								t.Fatalf("zero blocks %d len %d count %d: lane %d = %x, want %x", zb, msgLen, count, i, dst[i], want)
+							}
+						}
+						if dst[count] != sentinel {
+							t.Fatalf("zero blocks %d len %d count %d: wrote past dst", zb, msgLen, count)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
 func TestNodeManyAllLevels(t *testing.T) {
 	r := testrand.New(t)
 	for _, l := range supportedLevels() {
@@ -326,6 +357,8 @@ func TestPanics(t *testing.T) {
 		{"SumMany short src", func() { SumMany(make([]Digest, 2), make([]byte, 127), 64) }},
 		{"SumMany negative len", func() { SumMany(nil, nil, -1) }},
 		{"NodeMany odd children", func() { NodeMany(make([]Digest, 2), make([]Digest, 3)) }},
+		{"SumManyZeroPrefix short src", func() { SumManyZeroPrefix(make([]Digest, 2), make([]byte, 127), 64, 1) }},
+		{"SumManyZeroPrefix negative blocks", func() { SumManyZeroPrefix(nil, nil, 0, -1) }},
 	} {
 		func() {
 			defer func() {
@@ -349,13 +382,15 @@ func TestZeroAllocs(t *testing.T) {
 	for _, lv := range supportedLevels() {
 		restore := setLevel(lv)
 		for name, f := range map[string]func(){
-			"Sum256":      func() { dst[0] = Sum256(data[:600]) },
-			"Node":        func() { dst[0] = Node(&l, &rr) },
-			"Compress":    func() { Compress(&h, &m, 64, 0, 0) },
-			"SumMany/192": func() { SumMany(dst[:13], data[:13*192], 192) },
-			"SumMany/512": func() { SumMany(dst, data, 512) },
-			"SumMany/100": func() { SumMany(dst[:11], data[:1100], 100) },
-			"NodeMany":    func() { NodeMany(dst, children) },
+			"Sum256":                func() { dst[0] = Sum256(data[:600]) },
+			"Node":                  func() { dst[0] = Node(&l, &rr) },
+			"Compress":              func() { Compress(&h, &m, 64, 0, 0) },
+			"SumMany/192":           func() { SumMany(dst[:13], data[:13*192], 192) },
+			"SumMany/512":           func() { SumMany(dst, data, 512) },
+			"SumMany/100":           func() { SumMany(dst[:11], data[:1100], 100) },
+			"NodeMany":              func() { NodeMany(dst, children) },
+			"SumManyZeroPrefix/64":  func() { SumManyZeroPrefix(dst, data[:16*64], 64, 7) },
+			"SumManyZeroPrefix/100": func() { SumManyZeroPrefix(dst[:11], data[:1100], 100, 3) },
 		} {
 			if a := testing.AllocsPerRun(20, f); a != 0 {
 				t.Errorf("level %s: %s allocates %v times per call", levelNames[lv], name, a)

@@ -5,7 +5,9 @@ package blake2s
 func detectLevel() impl { return levelGeneric }
 
 // The AVX2-level kernels are never called in this build: detectLevel never selects levelAVX2.
-func sum8AVX2(dst *[8]Digest, src []byte, msgLen int) { panic("blake2s: no AVX2 in this build") }
+func sum8AVX2(dst *[8]Digest, h0 *[8][8]uint32, t0 uint64, src []byte, msgLen int) {
+	panic("blake2s: no AVX2 in this build")
+}
 
 func node8AVX2(dst *[8]Digest, children *[16]Digest) { panic("blake2s: no AVX2 in this build") }
 
@@ -14,5 +16,9 @@ func compressAVX(h *[8]uint32, m *[16]uint32, t uint64, f0, f1 uint32) {
 }
 
 func sum256AVX(d *Digest, data []byte) { panic("blake2s: no AVX in this build") }
+
+func sumFromAVX(d *Digest, h *[8]uint32, t uint64, data []byte) {
+	panic("blake2s: no AVX in this build")
+}
 
 func nodeAVX(d *Digest, left, right *Digest) { panic("blake2s: no AVX in this build") }

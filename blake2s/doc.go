@@ -15,6 +15,9 @@
 //     go through an 8-lane kernel that keeps the state transposed (one ymm register holds
 //     one state word of 8 lanes, message words are transposed in from the 8 inputs); the
 //     remaining 0..7 messages take the single-message path.
+//   - SumManyZeroPrefix: SumMany of messages that all start with the same whole zero blocks
+//     (zero-padded Merkle leaf images); the prefix's chaining value is computed once and
+//     every lane continues from it.
 //   - Compress: the raw compression function F, for circuits and witnesses that need the
 //     intermediate chaining values.
 //

@@ -56,22 +56,27 @@ func storeDigest(d *Digest, h *[8]uint32) {
 // sum256Generic writes the BLAKE2s-256 digest of data to d on the portable path.
 func sum256Generic(d *Digest, data []byte) {
 	h := initState()
+	sumFromGeneric(d, &h, 0, data)
+}
+
+// sumFromGeneric finishes a message on the portable path: h is the chaining value after the
+// first t bytes (a multiple of 64), data the rest (non-empty when t > 0). h is clobbered.
+func sumFromGeneric(d *Digest, h *[8]uint32, t uint64, data []byte) {
 	var m [16]uint32
-	var t uint64
 	// Every block but the last is compressed without the final flag; the last block
 	// (possibly partial, zero-padded, or an all-zero block when data is empty) with it.
 	for len(data) > BlockSize {
 		loadBlock(&m, (*[BlockSize]byte)(data[:BlockSize]))
 		t += BlockSize
-		compressGeneric(&h, &m, t, 0, 0)
+		compressGeneric(h, &m, t, 0, 0)
 		data = data[BlockSize:]
 	}
 	var last [BlockSize]byte
 	copy(last[:], data)
 	t += uint64(len(data))
 	loadBlock(&m, &last)
-	compressGeneric(&h, &m, t, 0xFFFFFFFF, 0)
-	storeDigest(d, &h)
+	compressGeneric(h, &m, t, 0xFFFFFFFF, 0)
+	storeDigest(d, h)
 }
 
 // nodeGeneric writes BLAKE2s-256(left ‖ right) to d on the portable path.

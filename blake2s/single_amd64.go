@@ -16,18 +16,23 @@ func compressAVX(h *[8]uint32, m *[16]uint32, t uint64, f0, f1 uint32) {
 
 func sum256AVX(d *Digest, data []byte) {
 	h := initState()
+	sumFromAVX(d, &h, 0, data)
+}
+
+// sumFromAVX is sumFromGeneric with the single-message kernel.
+func sumFromAVX(d *Digest, h *[8]uint32, t uint64, data []byte) {
 	full := len(data) / BlockSize
 	if len(data)%BlockSize == 0 && full > 0 {
-		compress1(&h, &data[0], uintptr(full), BlockSize, final, 0)
+		compress1(h, &data[0], uintptr(full), t+BlockSize, final, 0)
 	} else {
 		if full > 0 {
-			compress1(&h, &data[0], uintptr(full), BlockSize, 0, 0)
+			compress1(h, &data[0], uintptr(full), t+BlockSize, 0, 0)
 		}
 		var last [BlockSize]byte
 		copy(last[:], data[full*BlockSize:])
-		compress1(&h, &last[0], 1, uint64(len(data)), final, 0)
+		compress1(h, &last[0], 1, t+uint64(len(data)), final, 0)
 	}
-	storeDigest(d, &h)
+	storeDigest(d, h)
 }
 
 func nodeAVX(d *Digest, left, right *Digest) {
