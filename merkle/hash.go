@@ -57,8 +57,11 @@ func HashPaddedRow(row []uint64, leafWords int) Digest {
 	return HashRow(img)
 }
 
-// sumMany sets dst[i] = BLAKE2s-256(src[i·msgLen : (i+1)·msgLen]).
-func sumMany(dst []Digest, src []byte, msgLen int) { blake2s.SumMany(dst, src, msgLen) }
+// sumMany sets dst[i] = BLAKE2s-256(Z ‖ src[i·msgLen : (i+1)·msgLen]), Z being zeroBlocks
+// 64-byte zero blocks.
+func sumMany(dst []Digest, src []byte, msgLen, zeroBlocks int) {
+	blake2s.SumManyZeroPrefix(dst, src, msgLen, zeroBlocks)
+}
 
 // nodeMany sets dst[i] = Node(children[2i], children[2i+1]).
 func nodeMany(dst []Digest, children []Digest) { blake2s.NodeMany(dst, children) }
@@ -66,11 +69,11 @@ func nodeMany(dst []Digest, children []Digest) { blake2s.NodeMany(dst, children)
 // nodeOf returns Node(left, right).
 func nodeOf(left, right *Digest) Digest { return blake2s.Node(left, right) }
 
-// hashRows sets dst[i] to the leaf hash of row i of rows (rowWords words per row).
-// scratch is only used on big-endian machines.
-func hashRows(dst []Digest, rows []uint64, rowWords int) {
+// hashRows sets dst[i] to the hash of zeroBlocks 64-byte zero blocks followed by row i of
+// rows (rowWords words per row).
+func hashRows(dst []Digest, rows []uint64, rowWords, zeroBlocks int) {
 	if littleEndian {
-		sumMany(dst, wordBytes(rows), 8*rowWords)
+		sumMany(dst, wordBytes(rows), 8*rowWords, zeroBlocks)
 		return
 	}
 	const batch = 64
@@ -79,23 +82,31 @@ func hashRows(dst []Digest, rows []uint64, rowWords int) {
 		hi := min(lo+batch, len(dst))
 		chunk := buf[:8*rowWords*(hi-lo)]
 		putWords(chunk, rows[lo*rowWords:hi*rowWords])
-		sumMany(dst[lo:hi], chunk, 8*rowWords)
+		sumMany(dst[lo:hi], chunk, 8*rowWords, zeroBlocks)
 	}
 }
 
 // hashPaddedRows sets dst[i] to the hash of row i's image: leafWords - rowWords zero
-// words, then the row. Images are staged a batch at a time in one buffer whose zero
-// prefixes are written once.
+// words, then the row. The whole zero blocks of the prefix are common to every image and
+// hashed once (blake2s.SumManyZeroPrefix); when a zero remainder of less than a block is
+// left, the images' tails (remainder, then row) are staged a batch at a time in one
+// buffer whose zero prefixes are written once.
 func hashPaddedRows(dst []Digest, rows []uint64, rowWords, leafWords int) {
-	batch := max(1, min(len(dst), (1<<14)/leafWords))
-	buf := make([]uint64, batch*leafWords)
 	pad := leafWords - rowWords
+	zeroBlocks, rest := pad/8, pad%8
+	if rest == 0 {
+		hashRows(dst, rows, rowWords, zeroBlocks)
+		return
+	}
+	tailWords := rest + rowWords
+	batch := max(1, min(len(dst), (1<<14)/tailWords))
+	buf := make([]uint64, batch*tailWords)
 	for lo := 0; lo < len(dst); lo += batch {
 		hi := min(lo+batch, len(dst))
 		for i := lo; i < hi; i++ {
-			copy(buf[(i-lo)*leafWords+pad:(i-lo+1)*leafWords], rows[i*rowWords:(i+1)*rowWords])
+			copy(buf[(i-lo)*tailWords+rest:(i-lo+1)*tailWords], rows[i*rowWords:(i+1)*rowWords])
 		}
-		hashRows(dst[lo:hi], buf[:(hi-lo)*leafWords], leafWords)
+		hashRows(dst[lo:hi], buf[:(hi-lo)*tailWords], tailWords, zeroBlocks)
 	}
 }
 

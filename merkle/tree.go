@@ -63,7 +63,7 @@ func NewPadded(nodes []Digest, rows []uint64, rowWords, leafWords, workers int) 
 
 	parallelRange(n, workers, minLeavesPerWorker, func(lo, hi int) {
 		if leafWords == rowWords {
-			hashRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords)
+			hashRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, 0)
 		} else {
 			hashPaddedRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, leafWords)
 		}
