@@ -39,14 +39,18 @@ func PartialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 		if dense%8 == 0 {
 			// Tiles of foldTile groups: their tables stay in L1 while each word's
 			// 64 accumulators are visited once per tile.
-			var tables [foldTile][256]field.E
+			var tables foldTables
 			for g0 := 0; g0 < dense; g0 += 8 * foldTile {
 				n := min(foldTile, (dense-g0)/8)
 				for k := 0; k < n; k++ {
 					g := g0 + 8*k
-					subsetSums8(&tables[k], eqOut[g:g+8])
+					subsetSums8(&tables.t[k], eqOut[g:g+8])
 				}
-				foldTile8(out, q, words, g0, n, jlo, jhi, &tables)
+				if n == foldTile && jhi > jlo {
+					foldTileFull(out, q, words, g0, jlo, jhi, &tables)
+				} else {
+					foldTile8(out, q, words, g0, n, jlo, jhi, &tables.t)
+				}
 			}
 		} else {
 			for s := 0; s < dense; s++ {
@@ -84,6 +88,13 @@ func subsetSums8(t *[256]field.E, w []field.E) {
 
 // foldTile is the number of 8-slot groups folded per pass over the words.
 const foldTile = 4
+
+// foldTables are the subset-sum tables of a tile's groups; the padding lets the
+// AVX2 kernel read every 24-byte entry with a 32-byte load.
+type foldTables struct {
+	t [foldTile][256]field.E
+	_ [8]byte
+}
 
 // foldTile8 adds, for the n ≤ foldTile groups of 8 slots starting at slot g0 and
 // words j in [jlo, jhi), the table entry of each group's 8 slot bits of column

@@ -13,3 +13,9 @@ func ringPairs(tab *ringPairTable, dst, src []field.E) {
 	}
 	ringPairsGeneric(tab, dst, src)
 }
+
+// foldTileFull adds a full tile (foldTile groups at slot g0) over words
+// [jlo, jhi) into out.
+func foldTileFull(out []field.E, q []field.K, words, g0, jlo, jhi int, tables *foldTables) {
+	foldTile8(out, q, words, g0, foldTile, jlo, jhi, &tables.t)
+}

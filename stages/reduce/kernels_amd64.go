@@ -30,3 +30,24 @@ func ringPairs(tab *ringPairTable, dst, src []field.E) {
 	}
 	ringPairsGeneric(tab, dst, src)
 }
+
+// foldTileAVX2 is foldTile8 for a full tile of foldTile groups (fold_amd64.s):
+// for count words from q (slot rows stride bytes apart) it adds the tables'
+// entries into out, 64 elements per word; buf is scratch.
+//
+//go:noescape
+func foldTileAVX2(out *field.E, q *field.K, stride, count int, tab *foldTables, buf *[256]byte)
+
+// foldTileFull adds a full tile (n = foldTile groups at slot g0) over words
+// [jlo, jhi) into out, as foldTile8 does.
+func foldTileFull(out []field.E, q []field.K, words, g0, jlo, jhi int, tables *foldTables) {
+	if !useAVX2() {
+		foldTile8(out, q, words, g0, foldTile, jlo, jhi, &tables.t)
+		return
+	}
+	if len(out) < (jhi-jlo)*KBits || len(q) < (g0+8*foldTile-1)*words+jhi {
+		panic("reduce: foldTileFull: short buffers")
+	}
+	var buf [256]byte
+	foldTileAVX2(&out[0], &q[g0*words+jlo], words*8, jhi-jlo, tables, &buf)
+}
