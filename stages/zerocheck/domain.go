@@ -77,6 +77,8 @@ type skipDomain struct {
 	// that makes the normalized weights cheapest to multiply by (fewest set bits).
 	smallNorm  [1 << nSmall]byte
 	smallScale byte
+	// normPowers reports smallNorm[i] = t^i, the shape the AVX2 group kernel needs.
+	normPowers bool
 
 	// medium[k][v] = eq_medium(k)·PHI(v).
 	medium [1 << nMedium][256]field.E
@@ -185,6 +187,11 @@ func newSkipDomain() *skipDomain {
 		if best < 0 || cost < best {
 			best, d.smallNorm, d.smallScale = cost, norm, d.byteOf(scale)
 		}
+	}
+
+	d.normPowers = true
+	for i, e := range d.smallNorm {
+		d.normPowers = d.normPowers && e == 1<<i
 	}
 
 	// Medium eq tables.

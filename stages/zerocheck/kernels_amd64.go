@@ -61,16 +61,17 @@ func evalPairs(t0, t1 *byteTables, dst []field.E, src []field.K) {
 }
 
 // groupPlanesAVX2 is groupPlanesGeneric on four medium indices at a time (one per
-// 64-bit lane): a, b, c point at the group's 128 words, scratch is working space.
+// 64-bit lane), for small eq weights smallNorm[i] = t^i: a, b, c point at the group's
+// 128 words, scratch is working space.
 //
 //go:noescape
-func groupPlanesAVX2(tab *[8][256][8]uint64, a, b, c *field.K, norm *[1 << nSmall]byte, out *[1 << nMedium][8]uint64, scratch *[32][4]uint64)
+func groupPlanesAVX2(tab *[8][256][8]uint64, a, b, c *field.K, out *[1 << nMedium][8]uint64, scratch *[47][4]uint64)
 
 func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uint64) {
-	if useAVX2() {
-		var scratch [32][4]uint64
+	if useAVX2() && d.normPowers {
+		var scratch [47][4]uint64
 		a, b, c = a[:groupSize], b[:groupSize], c[:groupSize]
-		groupPlanesAVX2(&d.extPlanes, &a[0], &b[0], &c[0], &d.smallNorm, planes, &scratch)
+		groupPlanesAVX2(&d.extPlanes, &a[0], &b[0], &c[0], planes, &scratch)
 		return
 	}
 	d.groupPlanesGeneric(a, b, c, planes)

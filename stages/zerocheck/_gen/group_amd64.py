@@ -10,24 +10,29 @@ e("//go:build !purego")
 e()
 e('#include "textflag.h"')
 e()
-e("// Scratch layout (bytes): A planes [0, 256), B [256, 512), C [512, 768), Y [768, 1024);")
-e("// plane p of a set at 32p, lane l of a plane belongs to medium index k0 + l.")
+e("// Scratch layout (bytes): A planes [0, 256), B [256, 512), C [512, 768), then the 22")
+e("// unreduced accumulator planes Y [768, 1472); plane p of a set at 32p, lane l of a plane")
+e("// belongs to medium index k0 + l. The small eq weight of word i is t^i (checked by the")
+e("// caller), so word i's product planes are accumulated i planes up and reduced once.")
 e()
-e("// ROW: XOR table row tab[i][byte of AX] (64 bytes) into L, H; consume a byte of AX.")
-e("#define ROW(i, L, H) \\")
-e("\tMOVBQZX AX, DX; \\")
-e("\tSHLQ $6, DX; \\")
-e("\tVPXOR (i*16384)(SI)(DX*1), L, L; \\")
-e("\tVPXOR (i*16384+32)(SI)(DX*1), H, H; \\")
-e("\tSHRQ $8, AX")
+e("// ROW: XOR table row tab[i][byte i of W] (64 bytes) into L, H; the row offset is taken")
+e("// from W on its own (no shift chain through W).")
+for i in range(8):
+    sh = "SHLQ $6, DX" if i == 0 else f"SHRQ ${8*i-6}, DX"
+    e(f"#define ROW{i}(W, L, H) \\")
+    e(f"\tMOVQ W, DX; {sh}; ANDL $0x3FC0, DX; \\")
+    if i == 0:
+        e(f"\tVMOVDQU (SI)(DX*1), L; \\")
+        e(f"\tVMOVDQU 32(SI)(DX*1), H")
+    else:
+        e(f"\tVPXOR ({i}*16384)(SI)(DX*1), L, L; \\")
+        e(f"\tVPXOR ({i}*16384+32)(SI)(DX*1), H, H")
 e()
 e("// EXT1: the 8 coset planes of the word at (off)(SRC)(R12*1) into L (planes 0-3), H (4-7).")
 e("#define EXT1(SRC, off, L, H) \\")
 e("\tMOVQ off(SRC)(R12*1), AX; \\")
-e("\tVPXOR L, L, L; \\")
-e("\tVPXOR H, H, H; \\")
-e("\tROW(0, L, H); ROW(1, L, H); ROW(2, L, H); ROW(3, L, H); \\")
-e("\tROW(4, L, H); ROW(5, L, H); ROW(6, L, H); ROW(7, L, H)")
+e("\tROW0(AX, L, H); ROW1(AX, L, H); ROW2(AX, L, H); ROW3(AX, L, H); \\")
+e("\tROW4(AX, L, H); ROW5(AX, L, H); ROW6(AX, L, H); ROW7(AX, L, H)")
 e()
 e("// T4: 4x4 transpose of 64-bit lanes of R0..R3 (row l lane p -> row p lane l), temps Y8..Y11.")
 e("#define T4(R0, R1, R2, R3) \\")
@@ -47,68 +52,62 @@ e("\tT4(Y0, Y2, Y4, Y6); T4(Y1, Y3, Y5, Y7); \\")
 e("\tVMOVDQU Y0, (DST+0)(CX); VMOVDQU Y2, (DST+32)(CX); VMOVDQU Y4, (DST+64)(CX); VMOVDQU Y6, (DST+96)(CX); \\")
 e("\tVMOVDQU Y1, (DST+128)(CX); VMOVDQU Y3, (DST+160)(CX); VMOVDQU Y5, (DST+192)(CX); VMOVDQU Y7, (DST+224)(CX)")
 e()
-e("// func groupPlanesAVX2(tab *[8][256][8]uint64, a, b, c *field.K, norm *[8]byte, out *[16][8]uint64, scratch *[32][4]uint64)")
-e("TEXT ·groupPlanesAVX2(SB), NOSPLIT, $0-56")
+e("// func groupPlanesAVX2(tab *[8][256][8]uint64, a, b, c *field.K, out *[16][8]uint64, scratch *[47][4]uint64)")
+e("// scratch is rounded up to 32 bytes inside (hence its extra row), so that the plane")
+e("// stores and the loads that read them back never straddle a cache line.")
+e("TEXT ·groupPlanesAVX2(SB), NOSPLIT, $0-48")
 e("\tMOVQ tab+0(FP), SI")
 e("\tMOVQ a+8(FP), R8")
 e("\tMOVQ b+16(FP), R9")
 e("\tMOVQ c+24(FP), R10")
-e("\tMOVQ norm+32(FP), R11")
-e("\tMOVQ out+40(FP), DI")
-e("\tMOVQ scratch+48(FP), CX")
+e("\tMOVQ out+32(FP), DI")
+e("\tMOVQ scratch+40(FP), CX")
+e("\tADDQ $31, CX")
+e("\tANDQ $~31, CX")
 e("\tXORQ R13, R13") # kb*256
 e("kloop:")
 e("\tVPXOR Y0, Y0, Y0")
-for p in range(8):
+for p in range(22):
     e(f"\tVMOVDQU Y0, {768+32*p}(CX)")
 e("\tXORQ R14, R14") # i
+e("\tXORQ BX, BX") # 32 i
 e("iloop:")
 e("\tLEAQ (R13)(R14*8), R12")
 e("\tEXT4(R8, 0)")
 e("\tEXT4(R9, 256)")
 e("\tEXT4(R10, 512)")
-# product
-for k in range(15):
-    e(f"\tVPXOR Y{k}, Y{k}, Y{k}")
+# unreduced product t0..t14 in Y0..Y14
 for p in range(8):
     for q in range(8):
         e(f"\tVMOVDQU {32*p}(CX), Y15")
-        e(f"\tVPAND {256+32*q}(CX), Y15, Y15")
-        e(f"\tVPXOR Y15, Y{p+q}, Y{p+q}")
-# reduction t^8 = t^4+t^3+t+1
-for k in range(14, 7, -1):
-    for q in (0, 1, 3, 4):
-        d = k - 8 + q
-        e(f"\tVPXOR Y{k}, Y{d}, Y{d}")
+        if p == 0 or q == 7:
+            e(f"\tVPAND {256+32*q}(CX), Y15, Y{p+q}")
+        else:
+            e(f"\tVPAND {256+32*q}(CX), Y15, Y15")
+            e(f"\tVPXOR Y15, Y{p+q}, Y{p+q}")
 for p in range(8):
     e(f"\tVPXOR {512+32*p}(CX), Y{p}, Y{p}")
-# Horner: acc_j in Y(8 + (j - s) mod 8)
-e("\tMOVBQZX (R11)(R14*1), BX")
-for k in range(8, 16):
-    e(f"\tVPXOR Y{k}, Y{k}, Y{k}")
-for s in range(8):
-    u = 7 - s
-    reg = lambda j, st: 8 + ((j - st) % 8)
-    # shift: roles move; new acc_0 = old acc_7 (same register); xor it into new acc_1, acc_3, acc_4
-    st = s + 1
-    a0 = reg(0, st)
-    for j in (1, 3, 4):
-        e(f"\tVPXOR Y{a0}, Y{reg(j, st)}, Y{reg(j, st)}")
-    e(f"\tBTQ ${u}, BX")
-    e(f"\tJCC h{s}")
-    for j in range(8):
-        e(f"\tVPXOR Y{j}, Y{reg(j, st)}, Y{reg(j, st)}")
-    e(f"h{s}:")
-# after 8 steps acc_j in Y(8+j)
-for j in range(8):
-    e(f"\tVPXOR {768+32*j}(CX), Y{8+j}, Y{8+j}")
-    e(f"\tVMOVDQU Y{8+j}, {768+32*j}(CX)")
+# accumulate i planes up: Y[p + i] ^= t_p
+for p in range(15):
+    e(f"\tVPXOR {768+32*p}(CX)(BX*1), Y{p}, Y{p}")
+    e(f"\tVMOVDQU Y{p}, {768+32*p}(CX)(BX*1)")
+e("\tADDQ $32, BX")
 e("\tINCQ R14")
 e("\tCMPQ R14, $8")
 e("\tJNE iloop")
-# transpose Y to out
-for p in range(8):
+# reduce the 22 planes: t^k = t^(k-8)(t^4 + t^3 + t + 1), top down; planes 16.. in memory
+for k in range(21, 15, -1):
+    e(f"\tVMOVDQU {768+32*k}(CX), Y15")
+    for q in (0, 1, 3, 4):
+        d = k - 8 + q
+        e(f"\tVPXOR {768+32*d}(CX), Y15, Y14")
+        e(f"\tVMOVDQU Y14, {768+32*d}(CX)")
+for p in range(16):
     e(f"\tVMOVDQU {768+32*p}(CX), Y{p}")
+for k in range(15, 7, -1):
+    for q in (0, 1, 3, 4):
+        d = k - 8 + q
+        e(f"\tVPXOR Y{k}, Y{d}, Y{d}")
 e("\tT4(Y0, Y1, Y2, Y3)")
 e("\tT4(Y4, Y5, Y6, Y7)")
 for l in range(4):
