@@ -33,20 +33,28 @@ TEXT ·extend3AVX2(SB), NOSPLIT, $0-40
 	VZEROUPPER
 	RET
 
-// XOR the 32-byte row tab[i][byte i of W] into Y0 (tables of 8·256 rows of 32 bytes,
-// base in R), consuming W.
-#define EROW(R, W, i) \
-	MOVBQZX W, DX; \
-	SHLQ $5, DX; \
-	VPXOR (i*8192)(R)(DX*1), Y0, Y0; \
-	SHRQ $8, W
-
+// XOR the 32-byte rows tab[i][byte i of W] (tables of 8·256 rows of 32 bytes, base in R)
+// into Y0 (even i) and Y1 (odd i). Each byte offset is taken from W on its own (no
+// shift chain through W), DX is scratch.
 #define EWORD(R, W) \
-	EROW(R, W, 0); EROW(R, W, 1); EROW(R, W, 2); EROW(R, W, 3); \
-	EROW(R, W, 4); EROW(R, W, 5); EROW(R, W, 6); EROW(R, W, 7)
+	MOVQ W, DX; SHLQ $5, DX; ANDL $0x1FE0, DX; VPXOR (0*8192)(R)(DX*1), Y0, Y0; \
+	MOVQ W, DX; SHRQ $3, DX; ANDL $0x1FE0, DX; VPXOR (1*8192)(R)(DX*1), Y1, Y1; \
+	MOVQ W, DX; SHRQ $11, DX; ANDL $0x1FE0, DX; VPXOR (2*8192)(R)(DX*1), Y0, Y0; \
+	MOVQ W, DX; SHRQ $19, DX; ANDL $0x1FE0, DX; VPXOR (3*8192)(R)(DX*1), Y1, Y1; \
+	MOVQ W, DX; SHRQ $27, DX; ANDL $0x1FE0, DX; VPXOR (4*8192)(R)(DX*1), Y0, Y0; \
+	MOVQ W, DX; SHRQ $35, DX; ANDL $0x1FE0, DX; VPXOR (5*8192)(R)(DX*1), Y1, Y1; \
+	MOVQ W, DX; SHRQ $43, DX; ANDL $0x1FE0, DX; VPXOR (6*8192)(R)(DX*1), Y0, Y0; \
+	MOVQ W, DX; SHRQ $51, DX; ANDL $0x1FE0, DX; VPXOR (7*8192)(R)(DX*1), Y1, Y1
+
+// Store the low 24 bytes of Y0 + Y1 at (DI).
+#define STORE24 \
+	VPXOR Y1, Y0, Y0; \
+	VMOVDQU X0, (DI); \
+	VEXTRACTI128 $1, Y0, X1; \
+	MOVQ X1, 16(DI)
 
 // Store the low 24 bytes of Y0 at (DI).
-#define STORE24 \
+#define STORE24Y0 \
 	VMOVDQU X0, (DI); \
 	VEXTRACTI128 $1, Y0, X1; \
 	MOVQ X1, 16(DI)
@@ -64,6 +72,7 @@ TEXT ·evalWordsAVX2(SB), NOSPLIT, $0-32
 loop:
 	MOVQ (BX), AX
 	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
 	EWORD(SI, AX)
 	STORE24
 	ADDQ $8, BX
@@ -88,6 +97,7 @@ ploop:
 	MOVQ (BX), AX
 	MOVQ 8(BX), R9
 	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
 	EWORD(SI, AX)
 	EWORD(R8, R9)
 	STORE24
@@ -116,7 +126,7 @@ mloop:
 	VPXOR Y0, Y0, Y0
 	MROW(0); MROW(1); MROW(2); MROW(3); MROW(4); MROW(5); MROW(6); MROW(7)
 	MROW(8); MROW(9); MROW(10); MROW(11); MROW(12); MROW(13); MROW(14); MROW(15)
-	STORE24
+	STORE24Y0
 	INCQ BX
 	ADDQ $24, DI
 	DECQ CX
@@ -138,6 +148,7 @@ TEXT ·evalQuadsAVX2(SB), NOSPLIT, $0-56
 	JEQ  qdone
 qloop:
 	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
 	MOVQ (BX), AX
 	EWORD(SI, AX)
 	MOVQ 8(BX), AX
