@@ -79,7 +79,7 @@ func parallelRange(n, workers int, fn func(w, lo, hi int)) {
 }
 
 // splitLog is the number of low coordinates of a split eq table.
-const splitLog = 10
+const splitLog = 7
 
 // pairSum computes Σ_j eq(rr, j)·f(j) for a pair function f with a periodic tail:
 // pairs j < nHead come from row(head=true, …), pairs from nHead on repeat the padPairs
