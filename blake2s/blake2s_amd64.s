@@ -117,7 +117,10 @@ GLOBL hinit<>(SB), (NOPTR+RODATA), $32
 //
 // Compresses nblocks ≥ 1 consecutive 64-byte blocks of each of 8 independent messages.
 // Lane i's first block starts at src + i*stride; all 8·nblocks blocks must be readable (no
-// alignment needed). Block b is compressed with counter t + 64·b, and f0 is the final flag of
+// alignment needed). While compressing block b it prefetches block b of lanes 16..23 (at
+// src + (16+i)*stride + 64·b), the group two calls ahead in a SumMany or NodeMany sweep, so
+// rows streaming from memory arrive in time; prefetches never fault, so they may point past
+// the end of the data. Block b is compressed with counter t + 64·b, and f0 is the final flag of
 // the last block (0 on the others). The chaining values start from the unkeyed BLAKE2s-256
 // initial value when fresh ≠ 0, else from h (transposed: h[j][i] = word j of lane i). At the
 // end they go to dst as 8 little-endian digests when dst ≠ nil, else back to h. nblocks = 0
@@ -136,6 +139,14 @@ TEXT ·hash8(SB), 0, $832-56
 	ADDQ DX, R10
 	LEAQ 31(SP), R11
 	ANDQ $~31, R11
+
+	// Prefetch pointers: R12 = R8 + 16·DX, R13 = R12 + 3·DX, SI = R12 + 6·DX.
+	LEAQ (R8)(DX*8), R12
+	LEAQ (R12)(DX*8), R12
+	LEAQ (R12)(DX*2), R13
+	ADDQ DX, R13
+	LEAQ (R13)(DX*2), SI
+	ADDQ DX, SI
 
 	MOVL fresh+52(FP), DI
 	TESTL DI, DI
@@ -171,6 +182,14 @@ saveh:
 	VMOVDQU Y7, H7
 
 loop:
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R12)(DX*1)
+	PREFETCHT0 (R12)(DX*2)
+	PREFETCHT0 (R13)
+	PREFETCHT0 (R13)(DX*1)
+	PREFETCHT0 (R13)(DX*2)
+	PREFETCHT0 (SI)
+	PREFETCHT0 (SI)(DX*1)
 	LOADT(0, M0, M1, M2, M3, M4, M5, M6, M7)
 	LOADT(32, M8, M9, M10, M11, M12, M13, M14, M15)
 
@@ -251,6 +270,9 @@ notlast:
 	ADDQ $64, R8
 	ADDQ $64, R9
 	ADDQ $64, R10
+	ADDQ $64, R12
+	ADDQ $64, R13
+	ADDQ $64, SI
 	DECQ CX
 	JNZ loop
 
