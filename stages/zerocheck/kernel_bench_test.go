@@ -1,7 +1,6 @@
 package zerocheck
 
 import (
-	"fmt"
 	"syscall"
 	"testing"
 	"time"
@@ -67,30 +66,17 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func BenchmarkBitsFold(b *testing.B) {
-	for _, logN := range []int{16, 22} {
-		b.Run(fmt.Sprint(logN), func(b *testing.B) { benchBitsFold(b, logN) })
-	}
-}
-
-func benchBitsFold(b *testing.B, logN int) {
+func BenchmarkFoldHalves(b *testing.B) {
 	rng := testrand.New(b)
-	n := 1 << logN
-	w := make([]field.K, n)
-	for i := range w {
-		w[i] = field.K(rng.Uint64())
+	n := 1 << 20
+	h := halves{head: make([]field.E, 2*n)}
+	for i := range h.head {
+		h.head[i] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
 	}
-	var basis [skipSize]field.E
-	for i := range basis {
-		basis[i] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
-	}
-	t0 := new(byteTables)
-	t0.fill(&basis)
-	quad := [4]*byteTables{t0, t0, t0, t0}
-	buf := make([]field.E, n/4)
+	chi := field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
 	t := cpuTime()
 	for b.Loop() {
-		bitsFold(&quad, words{head: w}, buf, 1)
+		foldHalves(&h, chi, 1)
 	}
-	b.ReportMetric(float64((cpuTime()-t).Nanoseconds())/float64(b.N*n/4), "cpu-ns/out")
+	b.ReportMetric(float64((cpuTime()-t).Nanoseconds())/float64(b.N*n), "cpu-ns/out")
 }

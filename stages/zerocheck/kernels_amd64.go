@@ -102,20 +102,3 @@ func (d *skipDomain) mediumSum(bytes *[1 << nMedium][skipSize]byte, out *[skipSi
 	}
 	d.mediumSumGeneric(bytes, out)
 }
-
-// evalQuadsAVX2 writes dst_i = Σ_w tw(src[4i+w]) for n E elements at dst.
-//
-//go:noescape
-func evalQuadsAVX2(t0, t1, t2, t3 *byteTables, src *field.K, dst *field.E, n int)
-
-// evalQuads writes dst[i] = Σ_w t[w](src[4i+w]).
-func evalQuads(t *[4]*byteTables, dst []field.E, src []field.K) {
-	if 4*len(dst) != len(src) {
-		panic("zerocheck: evalQuads length mismatch")
-	}
-	if useAVX2() && len(dst) > 0 {
-		evalQuadsAVX2(t[0], t[1], t[2], t[3], &src[0], &dst[0], len(dst))
-		return
-	}
-	evalQuadsGeneric(t, dst, src)
-}

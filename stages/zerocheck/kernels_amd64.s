@@ -133,35 +133,3 @@ mloop:
 	JNE  mloop
 	VZEROUPPER
 	RET
-
-// func evalQuadsAVX2(t0, t1, t2, t3 *[8][256][4]uint64, src *uint64, dst *uint64, n int)
-// dst_i = Σ_w Σ_k tw[k][byte k of src[4i+w]], n E elements.
-TEXT ·evalQuadsAVX2(SB), NOSPLIT, $0-56
-	MOVQ t0+0(FP), SI
-	MOVQ t1+8(FP), R8
-	MOVQ t2+16(FP), R10
-	MOVQ t3+24(FP), R11
-	MOVQ src+32(FP), BX
-	MOVQ dst+40(FP), DI
-	MOVQ n+48(FP), CX
-	TESTQ CX, CX
-	JEQ  qdone
-qloop:
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	MOVQ (BX), AX
-	EWORD(SI, AX)
-	MOVQ 8(BX), AX
-	EWORD(R8, AX)
-	MOVQ 16(BX), AX
-	EWORD(R10, AX)
-	MOVQ 24(BX), AX
-	EWORD(R11, AX)
-	STORE24
-	ADDQ $32, BX
-	ADDQ $24, DI
-	DECQ CX
-	JNE  qloop
-qdone:
-	VZEROUPPER
-	RET

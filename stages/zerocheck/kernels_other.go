@@ -24,8 +24,6 @@ func (d *skipDomain) mediumSum(bytes *[1 << nMedium][skipSize]byte, out *[skipSi
 	d.mediumSumGeneric(bytes, out)
 }
 
-func evalQuads(t *[4]*byteTables, dst []field.E, src []field.K) { evalQuadsGeneric(t, dst, src) }
-
 func planesBytes(planes *[1 << nMedium][8]uint64, out *[1 << nMedium][skipSize]byte) {
 	planesBytesGeneric(planes, out)
 }

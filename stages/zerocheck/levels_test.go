@@ -83,15 +83,6 @@ func TestKernelLevels(t *testing.T) {
 				restore()
 				t.Fatalf("level %v: evalWords(n=%d) differs from the generic kernel", l, 2*n)
 			}
-			if n%2 == 0 {
-				quad := [4]*byteTables{t0, t1, t1, t0}
-				evalQuads(&quad, got[:n/2], src)
-				evalQuadsGeneric(&quad, ref[:n/2], src)
-				if fmt.Sprint(got[:n/2]) != fmt.Sprint(ref[:n/2]) {
-					restore()
-					t.Fatalf("level %v: evalQuads(n=%d) differs from the generic kernel", l, n/2)
-				}
-			}
 			evalPairs(t0, t1, got[:n], src)
 			evalPairsGeneric(t0, t1, ref[:n], src)
 			if fmt.Sprint(got[:n]) != fmt.Sprint(ref[:n]) {

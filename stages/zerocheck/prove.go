@@ -58,11 +58,11 @@ func (in *Input) split() (a, b, c words, err error) {
 	return a, b, c, nil
 }
 
-// Buffers holds the prover's E tables (about 18·2^(m−6) bytes for the live part)
+// Buffers holds the prover's E tables (36·2^(m−6) bytes for the live part)
 // so that a long-running prover reuses them across proofs. The zero value is ready;
 // a Buffers must not be shared by concurrent proofs.
 type Buffers struct {
-	t, s [3][]field.E
+	t [3][]field.E
 }
 
 // ProveWith runs the zerocheck prover on any prover transcript; workers bounds the
@@ -97,8 +97,8 @@ func ProveWith(tr ProverTranscript, in Input, workers int, buf *Buffers) (Result
 		running, chi[i] = sendRound(tr, running, r[i], g[0], g[1])
 	}
 
-	// Rounds 0 and 1 straight from the bits; then the folds at z, chi_0 and chi_1 in
-	// one table pass, so the first E tables have 2^(m-8) entries.
+	// Rounds 0 and 1 straight from the bits (round 1 reads them through tables folded
+	// at z and chi_0).
 	round(0, bitsRound(lz, a, b, c, r[1:], workers))
 	var b0, b1 [skipSize]field.E
 	for s := range lzBasis {
@@ -108,31 +108,21 @@ func ProveWith(tr ProverTranscript, in Input, workers int, buf *Buffers) (Result
 	t0, t1 := new(byteTables), new(byteTables)
 	t0.fill(&b0)
 	t1.fill(&b1)
-	round(1, bitsRound1(t0, t1, a, b, c, r[2:], workers))
-	var quad [4]*byteTables
-	for w := range quad {
-		var basis [skipSize]field.E
-		e := field.One
-		for v, x := range chi[:2] {
-			if w>>v&1 != 0 {
-				e = e.Mul(x)
-			} else {
-				e = e.Mul(field.One.Add(x))
-			}
-		}
-		for s := range lzBasis {
-			basis[s] = e.Mul(lzBasis[s])
-		}
-		quad[w] = new(byteTables)
-		quad[w].fill(&basis)
+	// Round 1 keeps its table at (z, chi_0), 2^(m-7) entries per vector, in buf.t; the
+	// fold at chi_1 then halves it in place and the upper halves serve as the other
+	// side of the ping-pong.
+	nq := len(a.head) / 4
+	var st [3]halves
+	for v := range st {
+		buf.t[v] = grow(buf.t[v], 2*nq)
+		st[v].head = buf.t[v]
 	}
-	ta, tb, tc := bitsFold(&quad, a, buf.t[0], workers), bitsFold(&quad, b, buf.t[1], workers), bitsFold(&quad, c, buf.t[2], workers)
-	buf.t = [3][]field.E{ta.head, tb.head, tc.head}
+	round(1, bitsRound1(t0, t1, a, b, c, r[2:], &st, workers))
+	ta, tb, tc := foldHalves(&st[0], chi[1], workers), foldHalves(&st[1], chi[1], workers), foldHalves(&st[2], chi[1], workers)
 
-	// The remaining rounds on E tables, ping-ponging between two buffer sets.
+	// The remaining rounds on E tables, ping-ponging between the two halves.
 	half := headPairs(&ta)
-	sa, sb, sc := grow(buf.s[0], half), grow(buf.s[1], half), grow(buf.s[2], half)
-	buf.s = [3][]field.E{sa, sb, sc}
+	sa, sb, sc := buf.t[0][nq:nq+half], buf.t[1][nq:nq+half], buf.t[2][nq:nq+half]
 	for i := 2; i < len(r); i++ {
 		round(i, eRound(&ta, &tb, &tc, r[i+1:], workers))
 		na := eFold(&ta, chi[i], sa, workers)

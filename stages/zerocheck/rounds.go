@@ -1,7 +1,10 @@
 package zerocheck
 
 import (
+	"unsafe"
+
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/simd"
 )
 
 // byteTables is a GF(2)-linear map from a 64-bit word to E, as 8 byte tables:
@@ -75,55 +78,77 @@ func bitsRound(lz *byteTables, a, b, c words, rr []field.E, workers int) [2]fiel
 	})
 }
 
-func evalQuadsGeneric(t *[4]*byteTables, dst []field.E, src []field.K) {
-	for i := range dst {
-		v := t[0].eval(uint64(src[4*i]))
-		for w := 1; w < 4; w++ {
-			v = v.Add(t[w].eval(uint64(src[4*i+w])))
-		}
-		dst[i] = v
-	}
-}
+// halves holds a table folded at z and chi_0, T_m = t0(w_{2m}) + t1(w_{2m+1}), split
+// by the parity of m: head = [T_0, T_2, … | T_1, T_3, …] (two halves of len(words)/4),
+// pad the same for the periodic tail (nil without one).
+type halves struct{ head, pad []field.E }
 
 // bitsRound1 is the second multilinear round, also read from the bits: the table
-// folded at z and chi_0 is T_m = t0(w_{2m}) + t1(w_{2m+1}), evaluated row by row
-// and never stored; the round's pairs are (T_{2j}, T_{2j+1}).
-func bitsRound1(t0, t1 *byteTables, a, b, c words, rr []field.E, workers int) [2]field.E {
-	return pairSum(rr, len(a.head)/4, len(a.pad)/4, workers, func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
+// folded at z and chi_0 is T_m = t0(w_{2m}) + t1(w_{2m+1}), evaluated row by row and
+// kept in st (head buffers preallocated by the caller) for the fold at chi_1; the
+// round's pairs are (T_{2j}, T_{2j+1}).
+func bitsRound1(t0, t1 *byteTables, a, b, c words, rr []field.E, st *[3]halves, workers int) [2]field.E {
+	nq, pq := len(a.head)/4, len(a.pad)/4
+	if a.pad != nil {
+		for v := range st {
+			st[v].pad = make([]field.E, 2*pq)
+		}
+	}
+	return pairSum(rr, nq, pq, workers, func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
 		aw, bw, cw := a.head, b.head, c.head
+		half := nq
 		if !head {
 			aw, bw, cw = a.pad, b.pad, c.pad
+			half = pq
 		}
 		t := s.tmp[:2*n]
-		split := func(w []field.K, x1, xs []field.E) {
+		split := func(v int, w []field.K, x1, xs []field.E) {
 			evalPairs(t0, t1, t, w[4*base:4*(base+n)])
-			for l := 0; l < n; l++ {
-				x1[l] = t[2*l+1]
+			dst := st[v].head
+			if !head {
+				dst = st[v].pad
+			}
+			even, odd := dst[base:base+n], dst[half+base:half+base+n]
+			for l := range even {
+				e, o := t[2*l], t[2*l+1]
+				even[l], odd[l], x1[l] = e, o, o
 				if xs != nil {
-					xs[l] = t[2*l].Add(t[2*l+1])
+					xs[l] = e.Add(o)
 				}
 			}
 		}
-		split(aw, s.a1, s.as)
-		split(bw, s.b1, s.bs)
-		split(cw, s.c1, nil)
+		split(0, aw, s.a1, s.as)
+		split(1, bw, s.b1, s.bs)
+		split(2, cw, s.c1, nil)
 		return s.message(n, eq)
 	})
 }
 
-// bitsFold evaluates a word vector at z on the skip variable and at (chi_0, chi_1) on
-// the two lowest remaining ones: out[j] = Σ_w t[w](in[4j+w]), t[w] holding
-// eq((chi_0, chi_1), w)·L_s(z).
-func bitsFold(t *[4]*byteTables, in words, buf []field.E, workers int) vec {
-	out := vec{head: grow(buf, len(in.head)/4)}
-	parallelRange(len(out.head), workers, func(_, lo, hi int) {
-		evalQuads(t, out.head[lo:hi], in.head[4*lo:4*hi])
-	})
-	if in.pad != nil {
-		out.pad = make([]field.E, len(in.pad)/4)
-		evalQuads(t, out.pad, in.pad)
+// foldHalves fixes chi_1 in a table kept by bitsRound1: out_j = T_{2j} + chi·(T_{2j} +
+// T_{2j+1}), written in place over the even half of h.head (and h.pad).
+func foldHalves(h *halves, chi field.E, workers int) vec {
+	r := [3]uint64{uint64(chi.C0), uint64(chi.C1), uint64(chi.C2)}
+	fold := func(t []field.E, workers int) []field.E {
+		n := len(t) / 2
+		parallelRange(n, workers, func(_, lo, hi int) {
+			x := eWords(t[lo:hi])
+			simd.FoldE(x, x, eWords(t[n+lo:n+hi]), &r)
+		})
+		return t[:n]
+	}
+	out := vec{head: fold(h.head, workers)}
+	if h.pad != nil {
+		out.pad = fold(h.pad, 1)
 	}
 	return out
+}
+
+// eWords views an E slice as its 3·len(v) words (c0, c1, c2 of each element).
+func eWords(v []field.E) []uint64 {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), 3*len(v))
 }
 
 // headPairs is the number of pairs that touch the head; the last one may take its
