@@ -303,7 +303,7 @@ func BenchmarkNew(b *testing.B) {
 func TestPadded(t *testing.T) {
 	rng := testrand.New(t)
 	for _, c := range []struct{ leaves, rowWords, leafWords int }{
-		{8, 1, 64}, {64, 5, 8}, {256, 32, 64}, {512, 27, 64}, {16, 3, 5}, {4, 64, 64}, {64, 8, 64}, {32, 1, 9},
+		{8, 1, 64}, {64, 5, 8}, {256, 32, 64}, {512, 27, 64}, {16, 3, 5}, {4, 64, 64}, {64, 8, 64}, {32, 1, 9}, {4096, 1, 64}, {2048, 60, 64},
 	} {
 		rows := randRows(rng, c.leaves, c.rowWords)
 		full := make([]uint64, c.leaves*c.leafWords)

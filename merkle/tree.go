@@ -65,7 +65,7 @@ func NewPadded(nodes []Digest, rows []uint64, rowWords, leafWords, workers int) 
 		if leafWords == rowWords {
 			hashRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, 0)
 		} else {
-			hashPaddedRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, leafWords)
+			hashPaddedRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, leafWords, nil)
 		}
 	})
 	start, width := 0, n
