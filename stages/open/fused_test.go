@@ -132,3 +132,61 @@ func TestFusedMatchesNaive(t *testing.T) {
 		}
 	}
 }
+
+// The two-rounds-per-pass lane rounds give the round-by-round messages and folds.
+func TestLookaheadMatchesNaive(t *testing.T) {
+	rng := testrand.New(t)
+	for _, s := range []int{laneChunk, 4 * laneChunk} {
+		n := 64 * s
+		fK := make([]field.K, n)
+		fE := make([]field.E, n)
+		b := make([]field.E, n)
+		for i := range fK {
+			fK[i] = field.K(rng.Uint64())
+			fE[i] = field.FromK(fK[i])
+			b[i] = randE(rng)
+		}
+		for _, workers := range []int{1, 2, 3} {
+			sums := lookaheadK(fK, b, s, workers)
+			f, bb := fE, b
+			src := fK
+			for j := 0; j < 6; j += 2 {
+				name := fmt.Sprintf("s=%d/workers=%d/round=%d", s, workers, j)
+				if j == 0 {
+					u0, u2 := sums.msg()
+					if w0, w2 := naiveRound(f, bb, s); u0 != w0 || u2 != w2 {
+						t.Fatalf("%s: first message differs", name)
+					}
+				}
+				r0, r1 := randE(rng), randE(rng)
+				f1, b1 := naiveFold(f, r0, s), naiveFold(bb, r0, s)
+				u0, u2 := sums.next(r0)
+				if w0, w2 := naiveRound(f1, b1, s); u0 != w0 || u2 != w2 {
+					t.Fatalf("%s: lookahead message differs", name)
+				}
+				f2, b2 := naiveFold(f1, r1, s), naiveFold(b1, r1, s)
+				nf, nb := make([]field.E, len(f2)), make([]field.E, len(b2))
+				var fIn []field.E
+				if src == nil {
+					fIn = f
+				}
+				final := j == 4
+				sums = foldTwice(nf, nb, src, fIn, bb, r0, r1, s, final, workers)
+				for i := range f2 {
+					if nf[i] != f2[i] || nb[i] != b2[i] {
+						t.Fatalf("%s: folded entry %d differs", name, i)
+					}
+				}
+				next := s
+				if final {
+					next = 1
+				}
+				u0, u2 = sums.msg()
+				if w0, w2 := naiveRound(f2, b2, next); u0 != w0 || u2 != w2 {
+					t.Fatalf("%s: message after the double fold differs", name)
+				}
+				f, bb, src = f2, b2, nil
+			}
+		}
+	}
+}

@@ -37,11 +37,12 @@ type whirProver struct {
 	f, b    []field.E
 	fBuf    [2][]field.E
 	bBuf    [2][]field.E
-	round   int
-	claim   field.E
-	q       quad
-	pending []intro
-	poly    quad // the round polynomial being sent (kept off the heap per round)
+	// fSlot and bSlot name the buffers holding f and b; a fold writes the other.
+	fSlot, bSlot int
+	claim        field.E
+	q            quad
+	pending      []intro
+	poly         quad // the round polynomial being sent (kept off the heap per round)
 }
 
 // send transmits the round polynomial (u0, claim+u2, u2) answering claim and
@@ -63,11 +64,9 @@ func (p *whirProver) fold(r field.E, s, next int, silent bool) {
 		// A lane round halves the block count, rounding up.
 		n = (length/s + 1) / 2 * s
 	}
-	slot := p.round % 2
-	nf, nb := p.fBuf[slot][:n], p.bBuf[slot][:n]
+	nf, nb := p.advance(n)
 	fK, f, b := p.fK, p.f, p.b
 	p.fK, p.f, p.b = nil, nf, nb
-	p.round++
 	if !silent && n >= 2 {
 		fused := true
 		var u0, u2 field.E
@@ -97,6 +96,34 @@ func (p *whirProver) fold(r field.E, s, next int, silent bool) {
 	}
 	u0, u2 := roundMsg(nf, nb, next, p.workers)
 	p.q = p.send(u0, u2, p.claim)
+}
+
+// advance switches f and b to their other buffers, n entries long, and returns them.
+func (p *whirProver) advance(n int) ([]field.E, []field.E) {
+	p.fSlot, p.bSlot = 1-p.fSlot, 1-p.bSlot
+	return p.fBuf[p.fSlot][:n], p.bBuf[p.bSlot][:n]
+}
+
+// laneRoundsTwice runs level 0's six lane rounds two per pass (lookahead.go), the
+// first round's message already sent from sums. It draws the challenges into
+// folds and leaves the last round's stride-1 message sent.
+func (p *whirProver) laneRoundsTwice(sums laneSums, folds []field.E, s int) {
+	for j := 0; j < len(folds); j += 2 {
+		r0 := p.tr.Sample()
+		folds[j] = r0
+		p.claim = p.q.eval(r0)
+		u0, u2 := sums.next(r0)
+		p.q = p.send(u0, u2, p.claim)
+		r1 := p.tr.Sample()
+		folds[j+1] = r1
+		p.claim = p.q.eval(r1)
+		length := max(len(p.fK), len(p.f))
+		nf, nb := p.advance(length / 4)
+		sums = foldTwice(nf, nb, p.fK, p.f, p.b, r0, r1, s, j+2 == len(folds), p.workers)
+		p.fK, p.f, p.b = nil, nf, nb
+		u0, u2 = sums.msg()
+		p.q = p.send(u0, u2, p.claim)
+	}
 }
 
 // glue batches the pending claims into the running one with λ, λ², …
@@ -246,18 +273,28 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		s.pending = p.pending[:0]
 		*p = whirProver{}
 	}()
-	// Round k writes buffer k%2; each holds what its first round writes, and every
-	// later round writes less. The weight's own buffer takes the odd rounds.
+	// Folds alternate between two buffers, the first written in round 0 (half the
+	// stack), the second in round 1 (a quarter); every later round writes less.
+	// The weight's own buffer is the second one of b.
 	half := (c.Lanes + 1) / 2 * block
 	s.f[0], s.f[1], s.b = grow(s.f[0], half), grow(s.f[1], (c.Lanes+3)/4*block), grow(s.b, half)
 	p.fBuf = [2][]field.E{s.f[0], s.f[1]}
 	p.bBuf = [2][]field.E{s.b, b}
+	p.fSlot, p.bSlot = 1, 1
 
 	tr.Observe(target)
 	for _, h := range commit.RootHalves(c.Root()) {
 		tr.Observe(h)
 	}
-	u0, u2 := roundMsgK(c.Stack, b, block, workers)
+	twice := canLookahead(c.Lanes, block) && cfg.Folds[0] == InitialFold
+	var sums laneSums
+	var u0, u2 field.E
+	if twice {
+		sums = lookaheadK(c.Stack, b, block, workers)
+		u0, u2 = sums.msg()
+	} else {
+		u0, u2 = roundMsgK(c.Stack, b, block, workers)
+	}
 	p.q = p.send(u0, u2, target)
 
 	prev := level{tree: c.Tree}
@@ -269,14 +306,18 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		}
 		s.folds = grow(s.folds, cfg.Folds[l])
 		levelFolds := s.folds
-		for j := range levelFolds {
-			r := tr.Sample()
-			levelFolds[j] = r
-			next := stride
-			if j+1 == len(levelFolds) {
-				next = 1
+		if l == 0 && twice {
+			p.laneRoundsTwice(sums, levelFolds, block)
+		} else {
+			for j := range levelFolds {
+				r := tr.Sample()
+				levelFolds[j] = r
+				next := stride
+				if j+1 == len(levelFolds) {
+					next = 1
+				}
+				p.fold(r, stride, next, false)
 			}
-			p.fold(r, stride, next, false)
 		}
 		messageLog := cfg.MessageLog(l)
 		final := l == levels-1

@@ -1,0 +1,216 @@
+package open
+
+import (
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/simd"
+)
+
+// Two lane rounds per pass. The lane rounds of level 0 stream the whole stack and
+// weight from memory; they are memory bound. A lane round's message and the next
+// round's message are sums over groups of four blocks: with F_a, B_a the blocks
+// 4g+a of the witness and weight (at one offset x),
+//
+//	round j:    u0 = Σ F0B0 + F2B2,  u2 = Σ (F0+F1)(B0+B1) + (F2+F3)(B2+B3);
+//	round j+1:  the folded blocks are F0 + r(F0+F1) and F2 + r(F2+F3), so with
+//	            G_a = F_a + F_{a+2} (H_a likewise)
+//	            u0(r) = Σ F0B0 + r·(Σ (F0+F1)(B0+B1) + F0B0 + F1B1) + r²·Σ (F0+F1)(B0+B1),
+//	            u2(r) = Σ G0H0 + r·(Σ (G0+G1)(H0+H1) + G0H0 + G1H1) + r²·Σ (G0+G1)(H0+H1).
+//
+// One pass over the tables therefore yields round j's message and round j+1's as a
+// quadratic in r_j; after both challenges the next pass folds four blocks into one
+// (three folds per entry, as before) and, on the folded quarter while it is in
+// cache, computes the same eight sums for the following two rounds. The stack is
+// read twice and each table written at a quarter of its size instead of being
+// re-read and re-written every round. The values are those of the round-by-round
+// prover (field arithmetic is exact; sums are XORs, split in any way).
+
+// laneChunk is the number of offsets x a two-round task handles at a time: its
+// sixteen input chunks stream from memory, its four folded chunks and pair sums
+// stay in L1/L2.
+const laneChunk = 128
+
+// laneSums holds the eight sums of a two-round pass: F0B0, F2B2, (F0+F1)(B0+B1),
+// (F2+F3)(B2+B3), F1B1, G0H0, G1H1, (G0+G1)(H0+H1). A final pass (folding to the
+// last block) keeps the stride-1 message in [0] (u0) and [2] (u2).
+type laneSums [8]field.E
+
+// msg returns the message (u0, u2) of the round the sums start at.
+func (s *laneSums) msg() (field.E, field.E) { return s[0].Add(s[1]), s[2].Add(s[3]) }
+
+// next returns the following round's message once the first round's challenge is r.
+func (s *laneSums) next(r field.E) (field.E, field.E) {
+	quadratic := func(a, d, e field.E) field.E {
+		// a + r·(e + a + d) + r²·e
+		return e.Mul(r).Add(e).Add(a).Add(d).Mul(r).Add(a)
+	}
+	return quadratic(s[0], s[4], s[2]), quadratic(s[5], s[6], s[7])
+}
+
+func (s *laneSums) add(o *laneSums) {
+	for i := range s {
+		s[i] = s[i].Add(o[i])
+	}
+}
+
+// groupTemps is a task's scratch for the pair sums of one group chunk.
+type groupTemps struct {
+	tf, tb, gf, gb [laneChunk]field.E
+	kf, kg         [laneChunk]field.K
+}
+
+// xorWords writes dst = a ^ b word-wise (equal lengths).
+func xorWords(dst, a, b []uint64) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		dst[i] = a[i] ^ b[i]
+		dst[i+1] = a[i+1] ^ b[i+1]
+		dst[i+2] = a[i+2] ^ b[i+2]
+		dst[i+3] = a[i+3] ^ b[i+3]
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = a[i] ^ b[i]
+	}
+}
+
+// addGroupE adds the eight sums of four E witness chunks f and weight chunks b
+// (equal lengths ≤ laneChunk).
+func (s *laneSums) addGroupE(f, b *[4][]uint64, t *groupTemps) {
+	n := len(f[0])
+	tf, tb, gf, gb := words(t.tf[:n/3]), words(t.tb[:n/3]), words(t.gf[:n/3]), words(t.gb[:n/3])
+	addWords(&s[0], simd.DotEE(f[0], b[0]))
+	addWords(&s[1], simd.DotEE(f[2], b[2]))
+	addWords(&s[4], simd.DotEE(f[1], b[1]))
+	xorWords(tf, f[0], f[1])
+	xorWords(tb, b[0], b[1])
+	addWords(&s[2], simd.DotEE(tf, tb))
+	xorWords(tf, f[2], f[3])
+	xorWords(tb, b[2], b[3])
+	addWords(&s[3], simd.DotEE(tf, tb))
+	xorWords(gf, f[0], f[2])
+	xorWords(gb, b[0], b[2])
+	addWords(&s[5], simd.DotEE(gf, gb))
+	xorWords(tf, f[1], f[3])
+	xorWords(tb, b[1], b[3])
+	addWords(&s[6], simd.DotEE(tf, tb))
+	xorWords(gf, gf, tf)
+	xorWords(gb, gb, tb)
+	addWords(&s[7], simd.DotEE(gf, gb))
+}
+
+// addGroupK is addGroupE for K witness chunks f.
+func (s *laneSums) addGroupK(f *[4][]uint64, b *[4][]uint64, t *groupTemps) {
+	n := len(f[0])
+	kf, kg := kWordsOf(t.kf[:n]), kWordsOf(t.kg[:n])
+	tb, gb := words(t.tb[:n]), words(t.gb[:n])
+	addWords(&s[0], simd.DotKE(f[0], b[0]))
+	addWords(&s[1], simd.DotKE(f[2], b[2]))
+	addWords(&s[4], simd.DotKE(f[1], b[1]))
+	xorWords(kf, f[0], f[1])
+	xorWords(tb, b[0], b[1])
+	addWords(&s[2], simd.DotKE(kf, tb))
+	xorWords(kf, f[2], f[3])
+	xorWords(tb, b[2], b[3])
+	addWords(&s[3], simd.DotKE(kf, tb))
+	xorWords(kg, f[0], f[2])
+	xorWords(gb, b[0], b[2])
+	addWords(&s[5], simd.DotKE(kg, gb))
+	xorWords(kf, f[1], f[3])
+	xorWords(tb, b[1], b[3])
+	addWords(&s[6], simd.DotKE(kf, tb))
+	xorWords(kg, kg, kf)
+	xorWords(gb, gb, tb)
+	addWords(&s[7], simd.DotKE(kg, gb))
+}
+
+// canLookahead reports whether the level-0 lane rounds over blocks blocks of s
+// entries can run two rounds per pass: 64 blocks (three passes of 64 → 16 → 4 → 1).
+func canLookahead(blocks, s int) bool { return blocks == 1<<InitialFold && s%laneChunk == 0 }
+
+// lookaheadK returns the sums of the first lane round over the K witness f and the
+// weight b (blocks of s entries, a multiple of four of them): its message and the
+// second round's as a quadratic in the first challenge.
+func lookaheadK(f []field.K, b []field.E, s, workers int) laneSums {
+	perBlock := s / laneChunk
+	tasks := len(f) / s / 4 * perBlock
+	parts := make([]laneSums, max(workers, 1))
+	parallelTasks(tasks, workers, func(w, k0, k1 int) {
+		var acc laneSums
+		var t groupTemps
+		var fc, bc [4][]uint64
+		for k := k0; k < k1; k++ {
+			g, x := k/perBlock, k%perBlock*laneChunk
+			for a := range 4 {
+				at := (4*g+a)*s + x
+				fc[a] = kWordsOf(f[at : at+laneChunk])
+				bc[a] = words(b[at : at+laneChunk])
+			}
+			acc.addGroupK(&fc, &bc, &t)
+		}
+		parts[w] = acc
+	})
+	var out laneSums
+	for i := range parts {
+		out.add(&parts[i])
+	}
+	return out
+}
+
+// foldTwice folds two lane variables at once — four blocks 4i..4i+3 of f (or the K
+// witness fK when f is nil) and b into block i of nf and nb: the first fold at r0,
+// the second at r1 — and returns the sums of the next two rounds over the folded
+// tables. With final the folded tables are one block and the sums carry the
+// stride-1 round's message. The input has a multiple of sixteen blocks, or four
+// when final.
+func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s int, final bool, workers int) laneSums {
+	perBlock := s / laneChunk
+	outBlocks := len(b) / s / 4
+	groups := outBlocks / 4
+	if final {
+		groups = 1
+	}
+	tasks := groups * perBlock
+	parts := make([]laneSums, max(workers, 1))
+	w0, w1 := scalarWords(&r0), scalarWords(&r1)
+	parallelTasks(tasks, workers, func(w, k0, k1 int) {
+		var acc laneSums
+		var t groupTemps
+		var lo, hi [laneChunk]field.E
+		lw, hw := words(lo[:]), words(hi[:])
+		var fc, bc [4][]uint64
+		for k := k0; k < k1; k++ {
+			g, x := k/perBlock, k%perBlock*laneChunk
+			for a := range min(4, outBlocks) {
+				ob := 4*g + a
+				in := func(i int) int { return (4*ob+i)*s + x }
+				out := ob*s + x
+				if f == nil {
+					simd.FoldK(lw, kWordsOf(fK[in(0):in(0)+laneChunk]), kWordsOf(fK[in(1):in(1)+laneChunk]), w0)
+					simd.FoldK(hw, kWordsOf(fK[in(2):in(2)+laneChunk]), kWordsOf(fK[in(3):in(3)+laneChunk]), w0)
+				} else {
+					simd.FoldE(lw, words(f[in(0):in(0)+laneChunk]), words(f[in(1):in(1)+laneChunk]), w0)
+					simd.FoldE(hw, words(f[in(2):in(2)+laneChunk]), words(f[in(3):in(3)+laneChunk]), w0)
+				}
+				fc[a] = words(nf[out : out+laneChunk])
+				simd.FoldE(fc[a], lw, hw, w1)
+				simd.FoldE(lw, words(b[in(0):in(0)+laneChunk]), words(b[in(1):in(1)+laneChunk]), w0)
+				simd.FoldE(hw, words(b[in(2):in(2)+laneChunk]), words(b[in(3):in(3)+laneChunk]), w0)
+				bc[a] = words(nb[out : out+laneChunk])
+				simd.FoldE(bc[a], lw, hw, w1)
+			}
+			if final {
+				q0, _, qInf := simd.DotPairsEE(fc[0], bc[0])
+				addWords(&acc[0], q0)
+				addWords(&acc[2], qInf)
+				continue
+			}
+			acc.addGroupE(&fc, &bc, &t)
+		}
+		parts[w] = acc
+	})
+	var out laneSums
+	for i := range parts {
+		out.add(&parts[i])
+	}
+	return out
+}
