@@ -59,9 +59,12 @@ type Metrics struct {
 	BudgetPeakBytes int64 `json:"budget_peak_bytes"`
 	BudgetBytes     int64 `json:"budget_bytes"`
 
-	// Utilisation is all stages' worker time over wall time × cores.
-	Utilisation float64        `json:"utilisation"`
-	Stages      []StageMetrics `json:"stages"`
+	// Utilisation is all stages' worker time (the cores granted to them) over
+	// wall time × cores; CPUUtilisation the process's CPU time (user + system,
+	// every goroutine) over wall time × cores.
+	Utilisation    float64        `json:"utilisation"`
+	CPUUtilisation float64        `json:"cpu_utilisation"`
+	Stages         []StageMetrics `json:"stages"`
 
 	CacheHits    int64   `json:"cache_hits"`
 	CacheMisses  int64   `json:"cache_misses"`
@@ -89,8 +92,8 @@ func (m Metrics) WriteText(w io.Writer) {
 		m.ProofsPerS, m.CompressionsPerS, m.JobMeanMS, m.JobMaxMS)
 	fmt.Fprintf(w, "  queue depth max %d (mean %.2f), running at once max %d of %d, budget peak %s of %s\n",
 		m.QueueDepthMax, m.QueueDepthMean, m.RunningMax, m.InFlight, mib(m.BudgetPeakBytes), budgetText(m.BudgetBytes))
-	fmt.Fprintf(w, "  cores %d, utilisation %.1f%%; shape cache %d/%d hits (%.1f%%); buffers %d allocated, %d reused\n",
-		m.Cores, 100*m.Utilisation, m.CacheHits, m.CacheHits+m.CacheMisses, 100*m.CacheHitRate, m.BufferAllocs, m.BufferReuses)
+	fmt.Fprintf(w, "  cores %d, granted to stages %.1f%%, CPU busy %.1f%%; shape cache %d/%d hits (%.1f%%); buffers %d allocated, %d reused\n",
+		m.Cores, 100*m.Utilisation, 100*m.CPUUtilisation, m.CacheHits, m.CacheHits+m.CacheMisses, 100*m.CacheHitRate, m.BufferAllocs, m.BufferReuses)
 	fmt.Fprintf(w, "  heap per proof %s in %.0f allocations; peak RSS %s\n", mib(int64(m.AllocBytesPerProof)), m.AllocsPerProof, mib(m.PeakRSSBytes))
 	fmt.Fprintf(w, "  %-10s %6s %11s %11s %7s\n", "stage", "runs", "busy", "worker", "util")
 	for _, s := range m.Stages {
@@ -112,6 +115,7 @@ type collector struct {
 	eng   Engine
 	opt   Options
 	start time.Time
+	cpu0  time.Duration
 	mem0  runtime.MemStats
 
 	mu           sync.Mutex
@@ -132,6 +136,7 @@ func newCollector(eng Engine, o Options) *collector {
 	c := &collector{eng: eng, opt: o, start: time.Now(), stages: map[string]*StageMetrics{}}
 	c.depthSince = c.start
 	runtime.ReadMemStats(&c.mem0)
+	c.cpu0 = cpuTime()
 	c.m.Cores, c.m.InFlight, c.m.Pending, c.m.BudgetBytes = o.Cores, o.InFlight, o.Pending, o.MemoryBudget
 	return c
 }
@@ -237,6 +242,7 @@ func (c *collector) snapshot() Metrics {
 	c.mu.Unlock()
 	if capacity > 0 {
 		m.Utilisation = worker / capacity
+		m.CPUUtilisation = float64((cpuTime() - c.cpu0).Microseconds()) / 1e3 / capacity
 	}
 	if cs, ok := c.eng.(interface{ CacheStats() (int64, int64) }); ok {
 		m.CacheHits, m.CacheMisses = cs.CacheStats()

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -118,6 +117,7 @@ func TestStreamFailingJobInMiddle(t *testing.T) {
 		err  error
 	}{
 		{`{"id":"a","n":12,"seed":3}`, true, nil},
+		{`{"id":"a","n":2}`, false, ErrBusy},                           // job a is still proving
 		{`{"id":"b","n":`, false, ErrJob},                              // cut short
 		{`{"id":"c","n":4,"color":"red"}`, false, ErrJob},              // unknown key
 		{`{"id":"d","n":17,"seed":1}`, false, ErrLimit},                // over --max-n
@@ -135,15 +135,15 @@ func TestStreamFailingJobInMiddle(t *testing.T) {
 		{`{"id":"o","n":0}`, false, ErrJob},
 		{`{"id":"p","n":7,"seed":2}`, true, nil},
 	}
-	var text strings.Builder
+	var input strings.Builder
 	for i, l := range lines {
-		text.WriteString(l.line + "\n")
-		if i == 5 {
-			text.WriteString("\n   \n") // blank lines are not jobs
+		input.WriteString(l.line + "\n")
+		if i == 6 {
+			input.WriteString("\n   \n") // blank lines are not jobs
 		}
 	}
 	ctx := context.Background()
-	src := NewLineSource(ctx, strings.NewReader(text.String()), in)
+	src := NewLineSource(ctx, strings.NewReader(input.String()), in)
 	p := NewProver(ctx, pr, Options{InFlight: 2, MaxBatch: 16, MaxBlocksBytes: 10 * witness.BlockSize})
 	files, err := NewProofFiles(dir)
 	if err != nil {
@@ -178,17 +178,34 @@ func TestStreamFailingJobInMiddle(t *testing.T) {
 			t.Fatalf("line %d (%s): error %q, want one containing %q", i, l.line, r.Error, errText(l.err))
 		}
 	}
-	if got[3].ID != "d" || got[1].ID != "" && got[1].ID != "b" {
-		t.Fatalf("error results do not name their jobs: %q, %q", got[3].ID, got[1].ID)
+	if got[4].ID != "d" || got[3].ID != "c" {
+		t.Fatalf("error results do not name their jobs: %q, %q", got[4].ID, got[3].ID)
 	}
 	// Only the good jobs and the failing one reached the engine.
 	if calls, _ := pr.stats(); calls != 4 {
 		t.Fatalf("engine called %d times, want 4 (3 good jobs and the failing one)", calls)
 	}
-	if m.OK != 3 || m.Failed != 1 || m.Refused != 2 || m.Malformed != len(lines)-6 {
+	if m.OK != 3 || m.Failed != 1 || m.Refused != 3 || m.Malformed != len(lines)-7 {
 		t.Fatalf("metrics %+v", m)
 	}
-	got[12].Proof = filepath.Join(dir, "l"+ProofSuffix)
+	// The metrics are available as JSON and as text.
+	var asJSON map[string]any
+	if err := json.Unmarshal(m.JSON(), &asJSON); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"proofs_per_s", "stages", "utilisation", "cpu_utilisation", "queue_depth_max", "cache_hit_rate", "peak_rss_bytes", "running_max"} {
+		if _, ok := asJSON[key]; !ok {
+			t.Fatalf("metrics JSON lacks %q", key)
+		}
+	}
+	if st, _ := asJSON["stages"].([]any); len(st) == 0 || m.ProofsPerS <= 0 || m.PeakRSSBytes <= 0 && runtime.GOOS == "linux" {
+		t.Fatalf("metrics without stages, rate or peak memory: %s", m.JSON())
+	}
+	var text strings.Builder
+	m.WriteText(&text)
+	if !strings.Contains(text.String(), "proofs/s") || !strings.Contains(text.String(), "zerocheck") {
+		t.Fatalf("metrics text:\n%s", text.String())
+	}
 	var full []Result
 	for _, r := range got {
 		r.Err = nil
@@ -203,12 +220,7 @@ func TestStreamFailingJobInMiddle(t *testing.T) {
 	}
 }
 
-func errText(err error) string {
-	if err == ErrJob || err == ErrLimit {
-		return err.Error()
-	}
-	return err.Error()
-}
+func errText(err error) string { return err.Error() }
 
 // TestStreamShutdown cancels a stream mid-way with proofs running. Without grace
 // the running proofs are abandoned; with grace they finish. Either way every
@@ -543,5 +555,3 @@ func TestStreamEdgeType(t *testing.T) {
 	}()
 	recv[Job](ch)
 }
-
-var _ = sync.Mutex{}
