@@ -114,9 +114,7 @@ func expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 	m := len(rows)
 	idx := slices.Clone(rows)
 	hash := make([]Digest, m)
-	for k, row := range images {
-		hash[k] = HashRow(row)
-	}
+	hashLeaves(hash, images)
 	sib := make([]Digest, m)
 	parentOf := make([]int, m)
 	at := make([]int, m) // at[k]: position of distinct leaf k's ancestor among the active nodes
@@ -124,16 +122,17 @@ func expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 		at[k] = k
 	}
 	paths := make([]Digest, m*depth)
+	// pairs[2j], pairs[2j+1]: the children of the level's j-th parent, hashed all at once.
+	pairs := make([]Digest, 2*m)
 	next := 0
 	for level := 0; level < depth; level++ {
 		out := 0
 		for i := 0; i < len(idx); {
 			p := idx[i]
-			var left, right Digest
 			switch {
 			case p&1 == 0 && i+1 < len(idx) && idx[i+1] == p|1:
-				left, right = hash[i], hash[i+1]
-				sib[i], sib[i+1] = right, left
+				pairs[2*out], pairs[2*out+1] = hash[i], hash[i+1]
+				sib[i], sib[i+1] = hash[i+1], hash[i]
 				parentOf[i], parentOf[i+1] = out, out
 				i += 2
 			default:
@@ -143,9 +142,9 @@ func expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 				s := siblings[next]
 				next++
 				if p&1 == 0 {
-					left, right = hash[i], s
+					pairs[2*out], pairs[2*out+1] = hash[i], s
 				} else {
-					left, right = s, hash[i]
+					pairs[2*out], pairs[2*out+1] = s, hash[i]
 				}
 				sib[i] = s
 				parentOf[i] = out
@@ -153,9 +152,9 @@ func expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 			}
 			// out <= the first index just read, so the in-place compaction is safe.
 			idx[out] = p >> 1
-			hash[out] = nodeOf(&left, &right)
 			out++
 		}
+		nodeMany(hash[:out], pairs[:2*out])
 		for k := range at {
 			paths[k*depth+level] = sib[at[k]]
 			at[k] = parentOf[at[k]]
@@ -174,6 +173,30 @@ func expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 		openings[j] = RawOpening{Leaf: images[k], Path: paths[k*depth : (k+1)*depth : (k+1)*depth]}
 	}
 	return openings, nil
+}
+
+// hashLeaves sets dst[k] to the leaf hash of images[k]: all at once through the many-lane
+// hasher when the images share one width, else one by one.
+func hashLeaves(dst []Digest, images [][]uint64) {
+	w := -1
+	for _, img := range images {
+		if w >= 0 && len(img) != w {
+			w = -1
+			break
+		}
+		w = len(img)
+	}
+	if w <= 0 {
+		for k, img := range images {
+			dst[k] = HashRow(img)
+		}
+		return
+	}
+	flat := make([]uint64, 0, len(images)*w)
+	for _, img := range images {
+		flat = append(flat, img...)
+	}
+	hashRows(dst, flat, w, 0)
 }
 
 // OpenPhase returns the pruned opening of queries (any order, duplicates allowed): copies

@@ -357,3 +357,22 @@ func TestPadded(t *testing.T) {
 		}
 	}
 }
+
+// hashLeaves batches equal-width images and falls back to one at a time otherwise; both
+// must agree with HashRow.
+func TestHashLeaves(t *testing.T) {
+	rng := testrand.New(t)
+	for _, widths := range [][]int{{64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64}, {3, 3, 3}, {8, 5, 8}, {0, 0}, {}} {
+		images := make([][]uint64, len(widths))
+		for k, w := range widths {
+			images[k] = randRows(rng, 1, w)
+		}
+		got := make([]Digest, len(images))
+		hashLeaves(got, images)
+		for k, img := range images {
+			if got[k] != HashRow(img) {
+				t.Fatalf("widths %v: leaf %d differs from HashRow", widths, k)
+			}
+		}
+	}
+}
