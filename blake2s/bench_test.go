@@ -99,3 +99,16 @@ func BenchmarkXCrypto(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSumManyStream hashes 64 MiB of 512-byte messages (2^17 leaves of 64 words), more
+// than the last-level cache, so the rows stream from memory as in a commitment.
+func BenchmarkSumManyStream(b *testing.B) {
+	const msgLen, count = 512, 1 << 17
+	src := make([]byte, msgLen*count)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	dst := make([]Digest, count)
+	b.SetBytes(int64(len(src)))
+	loop(b, count*compressions(msgLen), func() { SumMany(dst, src, msgLen) })
+}
