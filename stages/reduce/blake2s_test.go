@@ -127,6 +127,36 @@ func TestLincheckBlake2s(t *testing.T) {
 	}
 }
 
+// BenchmarkLincheckScratch times (*LincheckScratch).Prove on a warm scratch.
+func BenchmarkLincheckScratch(b *testing.B) {
+	sizes := []int{12}
+	if os.Getenv("LEANPIPE_HEAVY") != "" {
+		sizes = append(sizes, 14)
+	}
+	for _, nLog := range sizes {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("nlog=%d/workers=%d", nLog, workers), func(b *testing.B) {
+				rng := testrand.New(b)
+				c := circuit.BLAKE2s()
+				q := make([]field.K, (c.Size()/64)<<nLog)
+				for i := range q {
+					q[i] = field.K(rng.Uint64())
+				}
+				zc := ZerocheckClaims{ZSkip: randE(rng), Chi: randEs(rng, c.LogSize()-KSkip+nLog)}
+				var sc LincheckScratch
+				sc.Prove(&fakeTranscript{}, c, q, 0, zc, workers)
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu := processCPU()
+				for i := 0; i < b.N; i++ {
+					sc.Prove(&fakeTranscript{}, c, q, 0, zc, workers)
+				}
+				reportCPU(b, cpu)
+			})
+		}
+	}
+}
+
 func benchReduce(b *testing.B, nLog, workers int, ring bool) {
 	rng := testrand.New(b)
 	c := circuit.BLAKE2s()

@@ -18,6 +18,11 @@ import (
 // 8x8-transposed bytes of the 8 words. Workers split the words; the output does
 // not depend on their number.
 func PartialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers int) {
+	partialFold(dst, q, words, eqOut, live, workers, make([]foldTables, max(workers, 1)))
+}
+
+// partialFold is PartialFold with one set of tile tables per worker.
+func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers int, tables []foldTables) {
 	slots := len(eqOut)
 	if len(dst) != words*KBits || len(q) != words*slots {
 		panic(fmt.Sprintf("reduce: PartialFold: %d outputs, %d words for %d×%d", len(dst), len(q), slots, words))
@@ -33,35 +38,54 @@ func PartialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 	for _, w := range eqOut[dense:] {
 		tail = tail.Add(w)
 	}
-	parallelRange(words, workers, 1, func(jlo, jhi int) {
-		out := dst[jlo*KBits : jhi*KBits]
-		clear(out)
-		if dense%8 == 0 {
-			// Tiles of foldTile groups: their tables stay in L1 while each word's
-			// 64 accumulators are visited once per tile.
-			var tables foldTables
-			for g0 := 0; g0 < dense; g0 += 8 * foldTile {
-				n := min(foldTile, (dense-g0)/8)
-				for k := 0; k < n; k++ {
-					g := g0 + 8*k
-					subsetSums8(&tables.t[k], eqOut[g:g+8])
-				}
-				if n == foldTile && jhi > jlo {
-					foldTileFull(out, q, words, g0, jlo, jhi, &tables)
-				} else {
-					foldTile8(out, q, words, g0, n, jlo, jhi, &tables.t)
-				}
+	f := foldJob{dst: dst, q: q, words: words, eqOut: eqOut, dense: dense, tail: tail}
+	if workers <= 1 || words <= 1 {
+		f.run(&tables[0], 0, words)
+		return
+	}
+	fw := f // only the parallel path moves a copy to the heap
+	parallelRangeW(words, workers, 1, func(w, jlo, jhi int) { fw.run(&tables[w], jlo, jhi) })
+}
+
+// foldJob is one PartialFold: run folds words [jlo, jhi).
+type foldJob struct {
+	dst   []field.E
+	q     []field.K
+	words int
+	eqOut []field.E
+	dense int
+	tail  field.E
+}
+
+func (f *foldJob) run(tables *foldTables, jlo, jhi int) {
+	q, words, eqOut, dense := f.q, f.words, f.eqOut, f.dense
+	slots := len(eqOut)
+	out := f.dst[jlo*KBits : jhi*KBits]
+	clear(out)
+	if dense%8 == 0 {
+		// Tiles of foldTile groups: their tables stay in L1 while each word's
+		// 64 accumulators are visited once per tile.
+		for g0 := 0; g0 < dense; g0 += 8 * foldTile {
+			n := min(foldTile, (dense-g0)/8)
+			for k := 0; k < n; k++ {
+				g := g0 + 8*k
+				subsetSums8(&tables.t[k], eqOut[g:g+8])
 			}
-		} else {
-			for s := 0; s < dense; s++ {
-				foldSlot(out, q[s*words+jlo:s*words+jhi], eqOut[s])
+			if n == foldTile {
+				foldTileFull(out, q, words, g0, jlo, jhi, tables)
+			} else {
+				foldTile8(out, q, words, g0, n, jlo, jhi, &tables.t)
 			}
 		}
-		if dense < slots {
-			s := slots - 1
-			foldSlot(out, q[s*words+jlo:s*words+jhi], tail)
+	} else {
+		for s := 0; s < dense; s++ {
+			foldSlot(out, q[s*words+jlo:s*words+jhi], eqOut[s])
 		}
-	})
+	}
+	if dense < slots {
+		s := slots - 1
+		foldSlot(out, q[s*words+jlo:s*words+jhi], f.tail)
+	}
 }
 
 // foldSlot adds w·bit_i(row[j]) into out[64·j + i].

@@ -32,7 +32,7 @@ func ringPairs(tab *ringPairTable, dst, src []field.E) {
 }
 
 // foldTileAVX2 is foldTile8 for a full tile of foldTile groups (fold_amd64.s):
-// for count words from q (slot rows stride bytes apart) it adds the tables'
+// for count > 0 words from q (slot rows stride bytes apart) it adds the tables'
 // entries into out, 64 elements per word; buf is scratch.
 //
 //go:noescape
@@ -41,7 +41,7 @@ func foldTileAVX2(out *field.E, q *field.K, stride, count int, tab *foldTables, 
 // foldTileFull adds a full tile (n = foldTile groups at slot g0) over words
 // [jlo, jhi) into out, as foldTile8 does.
 func foldTileFull(out []field.E, q []field.K, words, g0, jlo, jhi int, tables *foldTables) {
-	if !useAVX2() {
+	if !useAVX2() || jhi <= jlo {
 		foldTile8(out, q, words, g0, foldTile, jlo, jhi, &tables.t)
 		return
 	}

@@ -6,9 +6,31 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 )
 
+// LincheckScratch is the lincheck prover's working memory (about 4·2^LogSize +
+// 2^nLog E elements plus per-worker fold tables), reused across proofs of any
+// shape: buffers grow to the largest shape seen. The zero value is ready to
+// use. A scratch serves one proof at a time.
+type LincheckScratch struct {
+	eRow, comb, zv, eqOut, eqIn []field.E
+	skip                        [1 << KSkip]field.E
+	coeffs                      [3]field.E
+	point, challenges           []field.E
+	s                           [KBits]field.E
+	parts                       []field.E    // 3 partial sums per worker
+	tables                      []foldTables // one per worker
+}
+
+// grow returns buf resliced to n entries, reallocating only when it is short.
+func grow(buf []field.E, n int) []field.E {
+	if cap(buf) < n {
+		return make([]field.E, n)
+	}
+	return buf[:n]
+}
+
 // LincheckProve runs the prover side of the lincheck and sends exactly what
 // LincheckVerify reads: LogSize-KSkip plain quadratic round polynomials, then
-// the 64 slice values.
+// the 64 slice values. It is (*LincheckScratch).Prove on a fresh scratch.
 //
 // q is the packed witness: block s (slot s) occupies the 2^(LogSize-KSkip)
 // words [s·W, (s+1)·W), bit i of word j being column 64·j + i of the block;
@@ -16,6 +38,15 @@ import (
 // block (the padding tail); they are folded once with their summed weight.
 // live ≤ 0 means every slot is live. Output bytes do not depend on workers.
 func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers int) LincheckClaim {
+	return new(LincheckScratch).Prove(tr, c, q, live, zc, workers)
+}
+
+// Prove is LincheckProve with the scratch's buffers: once the scratch has seen
+// the shape, it allocates nothing at workers ≤ 1 (beyond what c.Transpose and
+// the transcript do) and only the goroutines' closures at more workers. The
+// returned claim's Point and S alias the scratch: they stay valid until the
+// next Prove on it (copy them to keep them longer).
+func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers int) LincheckClaim {
 	rounds := lincheckRounds(c)
 	if rounds < 0 || len(zc.Chi) < rounds {
 		panic(fmt.Sprintf("reduce: LincheckProve: %d coordinates for %d rounds", len(zc.Chi), rounds))
@@ -26,43 +57,59 @@ func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc Zer
 	if nLog >= 40 || len(q) != words<<nLog {
 		panic(fmt.Sprintf("reduce: LincheckProve: witness of %d words, want %d", len(q), words<<nLog))
 	}
+	workers = max(workers, 1)
 
 	alpha := tr.Sample()
 	chiIn, chiOut := zc.Chi[:rounds], zc.Chi[rounds:]
 
 	// comb = (A0 + α·B0)ᵀ·e_row + α²·e_row + α³·[constant column].
-	eRow := make([]field.E, size)
-	rowWeights(eRow, zc.ZSkip, chiIn)
-	comb := make([]field.E, size)
+	sc.eRow = grow(sc.eRow, size)
+	sc.eqIn = grow(sc.eqIn, 1<<rounds)
+	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn)
+	sc.comb = grow(sc.comb, size)
+	comb, eRow := sc.comb, sc.eRow
 	c.Transpose(comb, eRow, alpha)
 	a2 := alpha.Square()
-	parallelRange(size, workers, 1, func(lo, hi int) {
-		field.AddScaledE(comb[lo:hi], eRow[lo:hi], a2)
-	})
+	if workers == 1 {
+		field.AddScaledE(comb, eRow, a2)
+	} else {
+		cw, ew := comb, eRow // only the parallel path moves copies to the heap
+		parallelRange(size, workers, 1, func(lo, hi int) {
+			field.AddScaledE(cw[lo:hi], ew[lo:hi], a2)
+		})
+	}
 	comb[c.ConstCol()] = comb[c.ConstCol()].Add(a2.Mul(alpha))
 
 	// zv[col] = ẑ(col, chi_out): the witness folded over the slots.
-	eqOut := make([]field.E, 1<<nLog)
-	field.EqTable(eqOut, chiOut)
-	zv := make([]field.E, size)
-	PartialFold(zv, q, words, eqOut, live, workers)
+	sc.eqOut = grow(sc.eqOut, 1<<nLog)
+	field.EqTable(sc.eqOut, chiOut)
+	sc.zv = grow(sc.zv, size)
+	if len(sc.tables) < workers {
+		sc.tables = make([]foldTables, workers)
+	}
+	partialFold(sc.zv, q, words, sc.eqOut, live, workers, sc.tables)
 
 	// The product sumcheck Σ_col comb(col)·zv(col), top column bit first. Round
 	// t's polynomial is q(X) = Σ_i (lo_i + X·(lo_i + hi_i)) products over the
 	// top-bit split; q(0) comes from the running claim after round 0.
-	challenges := make([]field.E, rounds)
+	zv := sc.zv
+	if cap(sc.challenges) < rounds {
+		sc.challenges = make([]field.E, rounds)
+	}
+	challenges := sc.challenges[:rounds]
+	sc.parts = grow(sc.parts, 3*workers)
 	var running field.E
 	for t := range challenges {
 		half := len(zv) / 2
-		e0, e1, eInf := roundEvals(comb, zv, half, t == 0, workers)
+		e0, e1, eInf := roundEvals(comb, zv, half, t == 0, workers, sc.parts)
 		if t > 0 {
 			e0 = running.Add(e1)
 		}
-		coeffs := []field.E{e0, e0.Add(e1).Add(eInf), eInf}
-		tr.SendRoundPoly(coeffs, false)
+		sc.coeffs = [3]field.E{e0, e0.Add(e1).Add(eInf), eInf}
+		tr.SendRoundPoly(sc.coeffs[:], false)
 		r := tr.Sample()
 		challenges[t] = r
-		running = field.PolyEval(coeffs, r)
+		running = field.PolyEval(sc.coeffs[:], r)
 		foldTop(zv, half, r, workers)
 		zv = zv[:half]
 		if t+1 < rounds {
@@ -70,51 +117,66 @@ func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc Zer
 			comb = comb[:half]
 		}
 	}
-	s := make([]field.E, KBits)
-	copy(s, zv)
-	for _, v := range s {
+	copy(sc.s[:], zv)
+	for _, v := range sc.s {
 		tr.Send(v)
 	}
-	point := append(reversed(challenges), chiOut...)
-	return LincheckClaim{Point: point, S: s}
+	sc.point = grow(sc.point, rounds+len(chiOut))
+	for i, x := range challenges {
+		sc.point[rounds-1-i] = x
+	}
+	copy(sc.point[rounds:], chiOut)
+	return LincheckClaim{Point: sc.point, S: sc.s[:]}
 }
 
 // roundEvals returns, over the top-bit split at half, the round polynomial's
 // q(1) = Σ comb_hi·z_hi, its leading coefficient Σ (comb_lo+comb_hi)·(z_lo+z_hi)
-// and, when withE0, q(0) = Σ comb_lo·z_lo.
-func roundEvals(comb, zv []field.E, half int, withE0 bool, workers int) (e0, e1, eInf field.E) {
-	n := max(workers, 1)
-	p0 := make([]field.E, n)
-	p1 := make([]field.E, n)
-	pInf := make([]field.E, n)
+// and, when withE0, q(0) = Σ comb_lo·z_lo. parts holds 3 partial sums per worker.
+func roundEvals(comb, zv []field.E, half int, withE0 bool, workers int, parts []field.E) (e0, e1, eInf field.E) {
+	if workers <= 1 {
+		return roundEvalsRange(comb, zv, half, withE0, 0, half)
+	}
 	parallelChunks(half, workers, func(w, lo, hi int) {
-		var a0, a1, aInf field.E
-		for i := lo; i < hi; i++ {
-			cl, ch := comb[i], comb[i+half]
-			zl, zh := zv[i], zv[i+half]
-			if withE0 {
-				a0 = a0.Add(cl.Mul(zl))
-			}
-			a1 = a1.Add(ch.Mul(zh))
-			aInf = aInf.Add(cl.Add(ch).Mul(zl.Add(zh)))
-		}
-		p0[w], p1[w], pInf[w] = a0, a1, aInf
+		parts[3*w], parts[3*w+1], parts[3*w+2] = roundEvalsRange(comb, zv, half, withE0, lo, hi)
 	})
-	for w := range p1 {
-		e0, e1, eInf = e0.Add(p0[w]), e1.Add(p1[w]), eInf.Add(pInf[w])
+	// Chunks are fixed by (half, workers); XOR sums are order-free anyway.
+	for w := 0; w < workers; w++ {
+		lo, hi := half*w/workers, half*(w+1)/workers
+		if lo < hi {
+			e0, e1, eInf = e0.Add(parts[3*w]), e1.Add(parts[3*w+1]), eInf.Add(parts[3*w+2])
+		}
 	}
 	return e0, e1, eInf
+}
+
+func roundEvalsRange(comb, zv []field.E, half int, withE0 bool, lo, hi int) (a0, a1, aInf field.E) {
+	for i := lo; i < hi; i++ {
+		cl, ch := comb[i], comb[i+half]
+		zl, zh := zv[i], zv[i+half]
+		if withE0 {
+			a0 = a0.Add(cl.Mul(zl))
+		}
+		a1 = a1.Add(ch.Mul(zh))
+		aInf = aInf.Add(cl.Add(ch).Mul(zl.Add(zh)))
+	}
+	return a0, a1, aInf
 }
 
 // foldTop binds the top variable of v (2·half entries) to r in place:
 // v[i] ← v[i] + r·(v[i] + v[i+half]) for i < half.
 func foldTop(v []field.E, half int, r field.E, workers int) {
-	parallelRange(half, workers, 1, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			a := v[i]
-			v[i] = a.Add(r.Mul(a.Add(v[i+half])))
-		}
-	})
+	if workers <= 1 {
+		foldTopRange(v, half, r, 0, half)
+		return
+	}
+	parallelRange(half, workers, 1, func(lo, hi int) { foldTopRange(v, half, r, lo, hi) })
+}
+
+func foldTopRange(v []field.E, half int, r field.E, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		a := v[i]
+		v[i] = a.Add(r.Mul(a.Add(v[i+half])))
+	}
 }
 
 // parallelChunks is parallelRange with the chunk's index w < workers.

@@ -7,6 +7,11 @@ import "sync"
 // Chunk boundaries are multiples of align (a power of two or 1). Every caller
 // writes disjoint outputs per chunk, so results never depend on workers.
 func parallelRange(n, workers, align int, fn func(lo, hi int)) {
+	parallelRangeW(n, workers, align, func(_, lo, hi int) { fn(lo, hi) })
+}
+
+// parallelRangeW is parallelRange passing each chunk its index w < workers.
+func parallelRangeW(n, workers, align int, fn func(w, lo, hi int)) {
 	if align < 1 {
 		align = 1
 	}
@@ -16,7 +21,7 @@ func parallelRange(n, workers, align int, fn func(lo, hi int)) {
 	}
 	if workers <= 1 {
 		if n > 0 {
-			fn(0, n)
+			fn(0, 0, n)
 		}
 		return
 	}
@@ -31,10 +36,10 @@ func parallelRange(n, workers, align int, fn func(lo, hi int)) {
 			continue
 		}
 		wg.Add(1)
-		go func(lo, hi int) {
+		go func(w, lo, hi int) {
 			defer wg.Done()
-			fn(lo, hi)
-		}(lo, hi)
+			fn(w, lo, hi)
+		}(w, lo, hi)
 	}
 	wg.Wait()
 }
