@@ -30,12 +30,6 @@ func (d *skipDomain) extend3(a, b, c uint64, out *[3][8]uint64) {
 //go:noescape
 func evalWordsAVX2(tab *byteTables, src *field.K, dst *field.E, n int)
 
-// evalPairsAVX2 writes dst_i = Σ_k tab0[k][byte k of src[2i]] + tab1[k][byte k of
-// src[2i+1]] for n E elements at dst.
-//
-//go:noescape
-func evalPairsAVX2(tab0, tab1 *byteTables, src *field.K, dst *field.E, n int)
-
 // evalWords writes dst[i] = t(src[i]).
 func (t *byteTables) evalWords(dst []field.E, src []field.K) {
 	if len(dst) != len(src) {
@@ -46,18 +40,6 @@ func (t *byteTables) evalWords(dst []field.E, src []field.K) {
 		return
 	}
 	t.evalWordsGeneric(dst, src)
-}
-
-// evalPairs writes dst[i] = t0(src[2i]) + t1(src[2i+1]).
-func evalPairs(t0, t1 *byteTables, dst []field.E, src []field.K) {
-	if 2*len(dst) != len(src) {
-		panic("zerocheck: evalPairs length mismatch")
-	}
-	if useAVX2() && len(dst) > 0 {
-		evalPairsAVX2(t0, t1, &src[0], &dst[0], len(dst))
-		return
-	}
-	evalPairsGeneric(t0, t1, dst, src)
 }
 
 // groupPlanesAVX2 is groupPlanesGeneric on four medium indices at a time (one per
@@ -101,4 +83,28 @@ func (d *skipDomain) mediumSum(bytes *[1 << nMedium][skipSize]byte, out *[skipSi
 		return
 	}
 	d.mediumSumGeneric(bytes, out)
+}
+
+// evalHalvesAVX2 writes, for n E elements, even_l = T_{2l}, odd_l = T_{2l+1} and (sum
+// not nil) sum_l = T_{2l} + T_{2l+1}, T_m = tab0(src[2m]) + tab1(src[2m+1]).
+//
+//go:noescape
+func evalHalvesAVX2(tab0, tab1 *byteTables, src *field.K, even, odd, sum *field.E, n int)
+
+// evalHalves writes even[l] = T_{2l}, odd[l] = T_{2l+1} and, when sum is not nil,
+// sum[l] = T_{2l} + T_{2l+1}, for T_m = t0(src[2m]) + t1(src[2m+1]).
+func evalHalves(t0, t1 *byteTables, even, odd, sum []field.E, src []field.K) {
+	n := len(even)
+	if len(odd) != n || 4*n != len(src) || (sum != nil && len(sum) != n) {
+		panic("zerocheck: evalHalves length mismatch")
+	}
+	if useAVX2() && n > 0 {
+		var sp *field.E
+		if sum != nil {
+			sp = &sum[0]
+		}
+		evalHalvesAVX2(t0, t1, &src[0], &even[0], &odd[0], sp, n)
+		return
+	}
+	evalHalvesGeneric(t0, t1, even, odd, sum, src)
 }

@@ -83,32 +83,6 @@ done:
 	VZEROUPPER
 	RET
 
-// func evalPairsAVX2(tab0, tab1 *[8][256][4]uint64, src *uint64, dst *uint64, n int)
-// dst_i = Σ_k tab0[k][byte k of src[2i]] + tab1[k][byte k of src[2i+1]], n E elements.
-TEXT ·evalPairsAVX2(SB), NOSPLIT, $0-40
-	MOVQ tab0+0(FP), SI
-	MOVQ tab1+8(FP), R8
-	MOVQ src+16(FP), BX
-	MOVQ dst+24(FP), DI
-	MOVQ n+32(FP), CX
-	TESTQ CX, CX
-	JEQ  pdone
-ploop:
-	MOVQ (BX), AX
-	MOVQ 8(BX), R9
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	EWORD(SI, AX)
-	EWORD(R8, R9)
-	STORE24
-	ADDQ $16, BX
-	ADDQ $24, DI
-	DECQ CX
-	JNE  ploop
-pdone:
-	VZEROUPPER
-	RET
-
 // func mediumAVX2(tab *[16][256][4]uint64, bytes *[16][64]byte, out *field.E)
 // out_j = Σ_k tab[k][bytes[k][j]] (first three words of each row) for j < 64; the
 // 64 E elements at out are overwritten. No alignment needed.
@@ -131,5 +105,68 @@ mloop:
 	ADDQ $24, DI
 	DECQ CX
 	JNE  mloop
+	VZEROUPPER
+	RET
+
+// EWORDA is EWORD into the accumulators A (even bytes) and B (odd bytes).
+#define EWORDA(R, W, A, B) \
+	MOVQ W, DX; SHLQ $5, DX; ANDL $0x1FE0, DX; VPXOR (0*8192)(R)(DX*1), A, A; \
+	MOVQ W, DX; SHRQ $3, DX; ANDL $0x1FE0, DX; VPXOR (1*8192)(R)(DX*1), B, B; \
+	MOVQ W, DX; SHRQ $11, DX; ANDL $0x1FE0, DX; VPXOR (2*8192)(R)(DX*1), A, A; \
+	MOVQ W, DX; SHRQ $19, DX; ANDL $0x1FE0, DX; VPXOR (3*8192)(R)(DX*1), B, B; \
+	MOVQ W, DX; SHRQ $27, DX; ANDL $0x1FE0, DX; VPXOR (4*8192)(R)(DX*1), A, A; \
+	MOVQ W, DX; SHRQ $35, DX; ANDL $0x1FE0, DX; VPXOR (5*8192)(R)(DX*1), B, B; \
+	MOVQ W, DX; SHRQ $43, DX; ANDL $0x1FE0, DX; VPXOR (6*8192)(R)(DX*1), A, A; \
+	MOVQ W, DX; SHRQ $51, DX; ANDL $0x1FE0, DX; VPXOR (7*8192)(R)(DX*1), B, B
+
+// ST24 stores the low 24 bytes of Y (low half XY) at P, with XT as a temporary.
+#define ST24(Y, XY, XT, P) \
+	VMOVDQU XY, (P); \
+	VEXTRACTI128 $1, Y, XT; \
+	MOVQ XT, 16(P)
+
+// func evalHalvesAVX2(tab0, tab1 *[8][256][4]uint64, src *uint64, even, odd, sum *uint64, n int)
+// For l < n, with T_m = Σ_k tab0[k][byte k of src[2m]] + tab1[k][byte k of src[2m+1]]:
+// even_l = T_{2l}, odd_l = T_{2l+1}, and sum_l = T_{2l} + T_{2l+1} unless sum is nil
+// (E elements of 24 bytes). n ≥ 0; no alignment needed.
+TEXT ·evalHalvesAVX2(SB), NOSPLIT, $0-56
+	MOVQ tab0+0(FP), SI
+	MOVQ tab1+8(FP), R8
+	MOVQ src+16(FP), BX
+	MOVQ even+24(FP), DI
+	MOVQ odd+32(FP), R10
+	MOVQ sum+40(FP), R11
+	MOVQ n+48(FP), CX
+	TESTQ CX, CX
+	JEQ  hdone
+hloop:
+	MOVQ (BX), AX
+	MOVQ 8(BX), R9
+	MOVQ 16(BX), R12
+	MOVQ 24(BX), R13
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	EWORDA(SI, AX, Y0, Y1)
+	EWORDA(R8, R9, Y0, Y1)
+	EWORDA(SI, R12, Y2, Y3)
+	EWORDA(R8, R13, Y2, Y3)
+	VPXOR Y1, Y0, Y0
+	VPXOR Y3, Y2, Y2
+	ST24(Y0, X0, X4, DI)
+	ST24(Y2, X2, X5, R10)
+	TESTQ R11, R11
+	JEQ  hnosum
+	VPXOR Y2, Y0, Y0
+	ST24(Y0, X0, X4, R11)
+	ADDQ $24, R11
+hnosum:
+	ADDQ $32, BX
+	ADDQ $24, DI
+	ADDQ $24, R10
+	DECQ CX
+	JNE  hloop
+hdone:
 	VZEROUPPER
 	RET

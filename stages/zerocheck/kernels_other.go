@@ -12,10 +12,6 @@ func (d *skipDomain) extend3(a, b, c uint64, out *[3][8]uint64) {
 
 func (t *byteTables) evalWords(dst []field.E, src []field.K) { t.evalWordsGeneric(dst, src) }
 
-func evalPairs(t0, t1 *byteTables, dst []field.E, src []field.K) {
-	evalPairsGeneric(t0, t1, dst, src)
-}
-
 func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uint64) {
 	d.groupPlanesGeneric(a, b, c, planes)
 }
@@ -26,4 +22,8 @@ func (d *skipDomain) mediumSum(bytes *[1 << nMedium][skipSize]byte, out *[skipSi
 
 func planesBytes(planes *[1 << nMedium][8]uint64, out *[1 << nMedium][skipSize]byte) {
 	planesBytesGeneric(planes, out)
+}
+
+func evalHalves(t0, t1 *byteTables, even, odd, sum []field.E, src []field.K) {
+	evalHalvesGeneric(t0, t1, even, odd, sum, src)
 }

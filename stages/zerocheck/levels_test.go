@@ -83,11 +83,18 @@ func TestKernelLevels(t *testing.T) {
 				restore()
 				t.Fatalf("level %v: evalWords(n=%d) differs from the generic kernel", l, 2*n)
 			}
-			evalPairs(t0, t1, got[:n], src)
-			evalPairsGeneric(t0, t1, ref[:n], src)
-			if fmt.Sprint(got[:n]) != fmt.Sprint(ref[:n]) {
-				restore()
-				t.Fatalf("level %v: evalPairs(n=%d) differs from the generic kernel", l, n)
+			for _, withSum := range []bool{false, true} {
+				var sg, sr []field.E
+				if withSum {
+					sg, sr = make([]field.E, n/2), make([]field.E, n/2)
+				}
+				eg, og, er, or := make([]field.E, n/2), make([]field.E, n/2), make([]field.E, n/2), make([]field.E, n/2)
+				evalHalves(t0, t1, eg, og, sg, src[:4*(n/2)])
+				evalHalvesGeneric(t0, t1, er, or, sr, src[:4*(n/2)])
+				if fmt.Sprint(eg, og, sg) != fmt.Sprint(er, or, sr) {
+					restore()
+					t.Fatalf("level %v: evalHalves(n=%d, sum=%v) differs from the generic kernel", l, n/2, withSum)
+				}
 			}
 		}
 		stream, _ := proveStream(t, in, 2)

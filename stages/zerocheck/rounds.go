@@ -46,12 +46,6 @@ func (t *byteTables) evalWordsGeneric(dst []field.E, src []field.K) {
 	}
 }
 
-func evalPairsGeneric(t0, t1 *byteTables, dst []field.E, src []field.K) {
-	for i := range dst {
-		dst[i] = t0.eval(uint64(src[2*i])).Add(t1.eval(uint64(src[2*i+1])))
-	}
-}
-
 // bitsRound is the first multilinear round, read straight from the bits: with
 // â_x = â(z, x), G(1) = Σ_j eq(rr, j)·(â·b̂ + ĉ)_{2j+1} and
 // G(∞) = Σ_j eq(rr, j)·(â_{2j} + â_{2j+1})·(b̂_{2j} + b̂_{2j+1}). The sums of two
@@ -101,27 +95,36 @@ func bitsRound1(t0, t1 *byteTables, a, b, c words, rr []field.E, st *[3]halves, 
 			aw, bw, cw = a.pad, b.pad, c.pad
 			half = pq
 		}
-		t := s.tmp[:2*n]
-		split := func(v int, w []field.K, x1, xs []field.E) {
-			evalPairs(t0, t1, t, w[4*base:4*(base+n)])
+		var odd [3][]field.E
+		for v, w := range [3][]field.K{aw, bw, cw} {
 			dst := st[v].head
 			if !head {
 				dst = st[v].pad
 			}
-			even, odd := dst[base:base+n], dst[half+base:half+base+n]
-			for l := range even {
-				e, o := t[2*l], t[2*l+1]
-				even[l], odd[l], x1[l] = e, o, o
-				if xs != nil {
-					xs[l] = e.Add(o)
-				}
+			var sum []field.E
+			switch v {
+			case 0:
+				sum = s.as[:n]
+			case 1:
+				sum = s.bs[:n]
 			}
+			odd[v] = dst[half+base : half+base+n]
+			evalHalves(t0, t1, dst[base:base+n], odd[v], sum, w[4*base:4*(base+n)])
 		}
-		split(0, aw, s.a1, s.as)
-		split(1, bw, s.b1, s.bs)
-		split(2, cw, s.c1, nil)
-		return s.message(n, eq)
+		return s.messageOf(eq[:n], odd[0], s.as[:n], odd[1], s.bs[:n], odd[2])
 	})
+}
+
+// evalHalvesGeneric is the portable evalHalves.
+func evalHalvesGeneric(t0, t1 *byteTables, even, odd, sum []field.E, src []field.K) {
+	for l := range even {
+		e := t0.eval(uint64(src[4*l])).Add(t1.eval(uint64(src[4*l+1])))
+		o := t0.eval(uint64(src[4*l+2])).Add(t1.eval(uint64(src[4*l+3])))
+		even[l], odd[l] = e, o
+		if sum != nil {
+			sum[l] = e.Add(o)
+		}
+	}
 }
 
 // foldHalves fixes chi_1 in a table kept by bitsRound1: out_j = T_{2j} + chi·(T_{2j} +

@@ -139,10 +139,15 @@ func newScratch(n int) *scratch {
 
 // message returns (Σ eq·(a1·b1 + c1), Σ eq·as·bs) over the first n entries.
 func (s *scratch) message(n int, eq []field.E) [2]field.E {
-	p := s.p[:n]
-	field.MulESlice(p, s.a1[:n], s.b1[:n])
-	field.AddSlice(p, p, s.c1[:n])
-	g1 := field.InnerProduct(eq[:n], p)
-	field.MulESlice(p, s.as[:n], s.bs[:n])
-	return [2]field.E{g1, field.InnerProduct(eq[:n], p)}
+	return s.messageOf(eq[:n], s.a1[:n], s.as[:n], s.b1[:n], s.bs[:n], s.c1[:n])
+}
+
+// messageOf is message on given vectors of len(eq) entries (s.p is the workspace).
+func (s *scratch) messageOf(eq, a1, as, b1, bs, c1 []field.E) [2]field.E {
+	p := s.p[:len(eq)]
+	field.MulESlice(p, a1, b1)
+	field.AddSlice(p, p, c1)
+	g1 := field.InnerProduct(eq, p)
+	field.MulESlice(p, as, bs)
+	return [2]field.E{g1, field.InnerProduct(eq, p)}
 }
