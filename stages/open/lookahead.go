@@ -29,6 +29,12 @@ import (
 // stay in L1/L2.
 const laneChunk = 128
 
+// laneSpan is the run of offsets a folding task streams per output block before
+// summing the group: long runs keep the hardware prefetchers on eight input
+// streams at a time, and the group's folded runs (4·2 tables·laneSpan values)
+// stay in L2.
+const laneSpan = 1024
+
 // laneSums holds the eight sums of a two-round pass: F0B0, F2B2, (F0+F1)(B0+B1),
 // (F2+F3)(B2+B3), F1B1, G0H0, G1H1, (G0+G1)(H0+H1). A final pass (folding to the
 // last block) keeps the stride-1 message in [0] (u0) and [2] (u2).
@@ -163,7 +169,8 @@ func lookaheadK(f []field.K, b []field.E, s, workers int) laneSums {
 // stride-1 round's message. The input has a multiple of sixteen blocks, or four
 // when final.
 func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s int, final bool, workers int) laneSums {
-	perBlock := s / laneChunk
+	span := min(laneSpan, s)
+	perBlock := s / span
 	outBlocks := len(b) / s / 4
 	groups := outBlocks / 4
 	if final {
@@ -179,32 +186,40 @@ func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s
 		lw, hw := words(lo[:]), words(hi[:])
 		var fc, bc [4][]uint64
 		for k := k0; k < k1; k++ {
-			g, x := k/perBlock, k%perBlock*laneChunk
+			g, x0 := k/perBlock, k%perBlock*span
+			// Fold each output block's run of span offsets (eight input streams at a
+			// time), then sum the group's folded runs while they are in cache.
 			for a := range min(4, outBlocks) {
 				ob := 4*g + a
-				in := func(i int) int { return (4*ob+i)*s + x }
-				out := ob*s + x
-				if f == nil {
-					simd.FoldK(lw, kWordsOf(fK[in(0):in(0)+laneChunk]), kWordsOf(fK[in(1):in(1)+laneChunk]), w0)
-					simd.FoldK(hw, kWordsOf(fK[in(2):in(2)+laneChunk]), kWordsOf(fK[in(3):in(3)+laneChunk]), w0)
-				} else {
-					simd.FoldE(lw, words(f[in(0):in(0)+laneChunk]), words(f[in(1):in(1)+laneChunk]), w0)
-					simd.FoldE(hw, words(f[in(2):in(2)+laneChunk]), words(f[in(3):in(3)+laneChunk]), w0)
+				for x := x0; x < x0+span; x += laneChunk {
+					in := func(i int) int { return (4*ob+i)*s + x }
+					out := ob*s + x
+					if f == nil {
+						simd.FoldK(lw, kWordsOf(fK[in(0):in(0)+laneChunk]), kWordsOf(fK[in(1):in(1)+laneChunk]), w0)
+						simd.FoldK(hw, kWordsOf(fK[in(2):in(2)+laneChunk]), kWordsOf(fK[in(3):in(3)+laneChunk]), w0)
+					} else {
+						simd.FoldE(lw, words(f[in(0):in(0)+laneChunk]), words(f[in(1):in(1)+laneChunk]), w0)
+						simd.FoldE(hw, words(f[in(2):in(2)+laneChunk]), words(f[in(3):in(3)+laneChunk]), w0)
+					}
+					simd.FoldE(words(nf[out:out+laneChunk]), lw, hw, w1)
+					simd.FoldE(lw, words(b[in(0):in(0)+laneChunk]), words(b[in(1):in(1)+laneChunk]), w0)
+					simd.FoldE(hw, words(b[in(2):in(2)+laneChunk]), words(b[in(3):in(3)+laneChunk]), w0)
+					simd.FoldE(words(nb[out:out+laneChunk]), lw, hw, w1)
 				}
-				fc[a] = words(nf[out : out+laneChunk])
-				simd.FoldE(fc[a], lw, hw, w1)
-				simd.FoldE(lw, words(b[in(0):in(0)+laneChunk]), words(b[in(1):in(1)+laneChunk]), w0)
-				simd.FoldE(hw, words(b[in(2):in(2)+laneChunk]), words(b[in(3):in(3)+laneChunk]), w0)
-				bc[a] = words(nb[out : out+laneChunk])
-				simd.FoldE(bc[a], lw, hw, w1)
 			}
-			if final {
-				q0, _, qInf := simd.DotPairsEE(fc[0], bc[0])
-				addWords(&acc[0], q0)
-				addWords(&acc[2], qInf)
-				continue
+			for x := x0; x < x0+span; x += laneChunk {
+				if final {
+					q0, _, qInf := simd.DotPairsEE(words(nf[x:x+laneChunk]), words(nb[x:x+laneChunk]))
+					addWords(&acc[0], q0)
+					addWords(&acc[2], qInf)
+					continue
+				}
+				for a := range 4 {
+					out := (4*g+a)*s + x
+					fc[a], bc[a] = words(nf[out:out+laneChunk]), words(nb[out:out+laneChunk])
+				}
+				acc.addGroupE(&fc, &bc, &t)
 			}
-			acc.addGroupE(&fc, &bc, &t)
 		}
 		parts[w] = acc
 	})
