@@ -40,9 +40,9 @@ func parseBytes(s string) (int64, error) {
 
 func serveCmd() *cobra.Command {
 	var (
-		out, budget, metricsPath, watch string
-		workers, inFlight, maxN         int
-		grace, poll                     time.Duration
+		out, budget, metricsPath, watch  string
+		workers, inFlight, pending, maxN int
+		grace, poll                      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve --out DIR",
@@ -61,12 +61,14 @@ every job read gets its result line and no partial proof file is left. Exit stat
 jobs were abandoned or results could not be written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log := newLogger(cmd)
 			if out == "" {
 				return usage("--out is required")
 			}
 			if inFlight < 1 || inFlight > 1024 {
 				return usage("--in-flight: %d is out of range [1, 1024]", inFlight)
+			}
+			if pending < 0 || pending > 1<<16 {
+				return usage("--pending: %d is out of range [0, %d]", pending, 1<<16)
 			}
 			if workers < 0 || workers > 1024 {
 				return usage("--workers: %d is out of range [0, 1024]", workers)
@@ -78,78 +80,22 @@ jobs were abandoned or results could not be written.`,
 			if err != nil {
 				return usage("--memory-budget: %v", err)
 			}
-			files, err := stream.NewProofFiles(out)
-			if err != nil {
-				return usage("--out: %v", err)
-			}
 			if watch != "" {
 				if st, err := os.Stat(watch); err != nil || !st.IsDir() {
 					return usage("--watch: %s is not a directory", watch)
 				}
 			}
-			e, err := flows.NewEngine(flows.EngineOptions{Cores: workers})
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			opts := stream.Options{InFlight: inFlight, MemoryBudget: mem, MaxBatch: maxN, Grace: grace, Cores: e.Scheduler().Cores()}
-			p := stream.NewProver(ctx, e, opts)
-			sigs := make(chan os.Signal, 2)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-			defer signal.Stop(sigs)
-			go func() {
-				s, ok := <-sigs
-				if !ok {
-					return
-				}
-				log.Warn().Str("signal", s.String()).Dur("grace", grace).Msg("shutting down: no new jobs; running proofs may finish (signal again to abandon them)")
-				cancel()
-				if s, ok = <-sigs; ok {
-					log.Warn().Str("signal", s.String()).Msg("abandoning running proofs")
-					p.Abort()
-				}
-			}()
-
-			var src streams.Source
-			var srcErr func() error
-			if watch != "" {
-				d := stream.NewDirSource(ctx, watch, poll, false)
-				src, srcErr = d, d.Err
-			} else {
-				l := stream.NewLineSource(ctx, cmd.InOrStdin(), "")
-				src, srcErr = l, l.Err
-			}
-			sink := stream.NewJSONLines(cmd.OutOrStdout())
-			log.Info().Str("out", out).Int("cores", e.Scheduler().Cores()).Int("in_flight", inFlight).Int64("memory_budget", mem).Msg("serving")
-			m := stream.Run(src, p, files, sink)
-			m.WriteText(cmd.ErrOrStderr())
-			if metricsPath != "" {
-				if err := atomicfile.Write(metricsPath, m.JSON()); err != nil {
-					return err
-				}
-			}
-			if err := srcErr(); err != nil {
-				return err
-			}
-			if err := sink.Err(); err != nil {
-				return err
-			}
-			if files.Failed() > 0 {
-				return fmt.Errorf("serve: %d proof files could not be written", files.Failed())
-			}
-			if m.Abandoned > 0 {
-				return fmt.Errorf("serve: %d accepted jobs abandoned at shutdown", m.Abandoned)
-			}
-			return nil
+			return streamJobs(cmd, streamConfig{
+				Out: out, Watch: watch, Poll: poll, Metrics: metricsPath, Workers: workers,
+				Options: stream.Options{InFlight: inFlight, Pending: pending, MemoryBudget: mem, MaxBatch: maxN, Grace: grace},
+			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "directory for DIR/<id>.proof.bin and .proof.bin.json")
 	f.IntVar(&workers, "workers", 0, "cores the engine grants (0 = all)")
-	f.IntVar(&inFlight, "in-flight", 2, "jobs in flight at once (proving or waiting for their turn)")
+	f.IntVar(&inFlight, "in-flight", 2, "proofs running at once on the engine")
+	f.IntVar(&pending, "pending", 0, "jobs held between reading and printing their result (0 = 4 × --in-flight); reading stops when reached")
 	f.StringVar(&budget, "memory-budget", "0", "bound on the estimated memory of running proofs, e.g. 2GiB (0 = none); a job needing more is refused")
 	f.StringVar(&metricsPath, "metrics", "", "write the stream's metrics as JSON to FILE at exit")
 	f.IntVar(&maxN, "max-n", flows.MaxBatch, "most compressions per job; larger jobs are refused")
@@ -157,4 +103,84 @@ jobs were abandoned or results could not be written.`,
 	f.StringVar(&watch, "watch", "", "read jobs from DIR/*.job files (polled) instead of stdin")
 	f.DurationVar(&poll, "poll", 200*time.Millisecond, "with --watch, the polling interval")
 	return cmd
+}
+
+// streamConfig is one streaming run: jobs from stdin (or a watched directory),
+// proofs into Out, one result line per job on stdout, metrics on stderr and in
+// Metrics (a JSON file) when set. `serve` builds it from flags; a stream source in
+// a `run` config can build it from YAML.
+type streamConfig struct {
+	Out, Watch, Metrics string
+	Poll                time.Duration
+	Workers             int
+	Options             stream.Options
+}
+
+// streamJobs runs a stream until its input ends or a signal stops it (SIGINT or
+// SIGTERM: stop reading and give running proofs Options.Grace; a second signal
+// abandons them).
+func streamJobs(cmd *cobra.Command, sc streamConfig) error {
+	log := newLogger(cmd)
+	files, err := stream.NewProofFiles(sc.Out)
+	if err != nil {
+		return usage("--out: %v", err)
+	}
+	e, err := flows.NewEngine(flows.EngineOptions{Cores: sc.Workers})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := sc.Options
+	opts.Cores = e.Scheduler().Cores()
+	p := stream.NewProver(ctx, e, opts)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		log.Warn().Str("signal", s.String()).Dur("grace", opts.Grace).Msg("shutting down: no new jobs; running proofs may finish (signal again to abandon them)")
+		cancel()
+		if s, ok = <-sigs; ok {
+			log.Warn().Str("signal", s.String()).Msg("abandoning running proofs")
+			p.Abort()
+		}
+	}()
+
+	var src streams.Source
+	var srcErr func() error
+	if sc.Watch != "" {
+		d := stream.NewDirSource(ctx, sc.Watch, sc.Poll, false)
+		src, srcErr = d, d.Err
+	} else {
+		l := stream.NewLineSource(ctx, cmd.InOrStdin(), "")
+		src, srcErr = l, l.Err
+	}
+	sink := stream.NewJSONLines(cmd.OutOrStdout())
+	log.Info().Str("out", sc.Out).Int("cores", opts.Cores).Int("in_flight", opts.InFlight).Int64("memory_budget", opts.MemoryBudget).Msg("serving")
+	m := stream.Run(src, p, files, sink)
+	m.WriteText(cmd.ErrOrStderr())
+	if sc.Metrics != "" {
+		if err := atomicfile.Write(sc.Metrics, m.JSON()); err != nil {
+			return err
+		}
+	}
+	if err := srcErr(); err != nil {
+		return err
+	}
+	if err := sink.Err(); err != nil {
+		return err
+	}
+	if files.Failed() > 0 {
+		return fmt.Errorf("serve: %d proof files could not be written", files.Failed())
+	}
+	if m.Abandoned > 0 {
+		return fmt.Errorf("serve: %d accepted jobs abandoned at shutdown", m.Abandoned)
+	}
+	return nil
 }
