@@ -25,21 +25,28 @@ func (d *skipDomain) extend3(a, b, c uint64, out *[3][8]uint64) {
 	d.extend3Generic(a, b, c, out)
 }
 
-// evalWordsAVX2 writes dst_i = Σ_k tab[k][byte k of src[i]] for n E elements at dst.
+// evalSplitAVX2 writes odd_l = tab(src[2l+1]) and, unless sum is nil, sum_l =
+// tab(src[2l] ^ src[2l+1]) for n E elements.
 //
 //go:noescape
-func evalWordsAVX2(tab *byteTables, src *field.K, dst *field.E, n int)
+func evalSplitAVX2(tab *byteTables, src *field.K, odd, sum *field.E, n int)
 
-// evalWords writes dst[i] = t(src[i]).
-func (t *byteTables) evalWords(dst []field.E, src []field.K) {
-	if len(dst) != len(src) {
-		panic("zerocheck: evalWords length mismatch")
+// evalSplit writes odd[l] = t(src[2l+1]) and, when sum is not nil, sum[l] =
+// t(src[2l] ^ src[2l+1]) = t(src[2l]) + t(src[2l+1]).
+func (t *byteTables) evalSplit(odd, sum []field.E, src []field.K) {
+	n := len(odd)
+	if 2*n != len(src) || (sum != nil && len(sum) != n) {
+		panic("zerocheck: evalSplit length mismatch")
 	}
-	if useAVX2() && len(src) > 0 {
-		evalWordsAVX2(t, &src[0], &dst[0], len(src))
+	if useAVX2() && n > 0 {
+		var sp *field.E
+		if sum != nil {
+			sp = &sum[0]
+		}
+		evalSplitAVX2(t, &src[0], &odd[0], sp, n)
 		return
 	}
-	t.evalWordsGeneric(dst, src)
+	t.evalSplitGeneric(odd, sum, src)
 }
 
 // groupPlanesAVX2 is groupPlanesGeneric on four medium indices at a time (one per

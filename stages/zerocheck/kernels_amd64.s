@@ -33,53 +33,77 @@ TEXT ·extend3AVX2(SB), NOSPLIT, $0-40
 	VZEROUPPER
 	RET
 
-// XOR the 32-byte rows tab[i][byte i of W] (tables of 8·256 rows of 32 bytes, base in R)
-// into Y0 (even i) and Y1 (odd i). Each byte offset is taken from W on its own (no
-// shift chain through W), DX is scratch.
-#define EWORD(R, W) \
-	MOVQ W, DX; SHLQ $5, DX; ANDL $0x1FE0, DX; VPXOR (0*8192)(R)(DX*1), Y0, Y0; \
-	MOVQ W, DX; SHRQ $3, DX; ANDL $0x1FE0, DX; VPXOR (1*8192)(R)(DX*1), Y1, Y1; \
-	MOVQ W, DX; SHRQ $11, DX; ANDL $0x1FE0, DX; VPXOR (2*8192)(R)(DX*1), Y0, Y0; \
-	MOVQ W, DX; SHRQ $19, DX; ANDL $0x1FE0, DX; VPXOR (3*8192)(R)(DX*1), Y1, Y1; \
-	MOVQ W, DX; SHRQ $27, DX; ANDL $0x1FE0, DX; VPXOR (4*8192)(R)(DX*1), Y0, Y0; \
-	MOVQ W, DX; SHRQ $35, DX; ANDL $0x1FE0, DX; VPXOR (5*8192)(R)(DX*1), Y1, Y1; \
-	MOVQ W, DX; SHRQ $43, DX; ANDL $0x1FE0, DX; VPXOR (6*8192)(R)(DX*1), Y0, Y0; \
-	MOVQ W, DX; SHRQ $51, DX; ANDL $0x1FE0, DX; VPXOR (7*8192)(R)(DX*1), Y1, Y1
-
-// Store the low 24 bytes of Y0 + Y1 at (DI).
-#define STORE24 \
-	VPXOR Y1, Y0, Y0; \
-	VMOVDQU X0, (DI); \
-	VEXTRACTI128 $1, Y0, X1; \
-	MOVQ X1, 16(DI)
-
 // Store the low 24 bytes of Y0 at (DI).
 #define STORE24Y0 \
 	VMOVDQU X0, (DI); \
 	VEXTRACTI128 $1, Y0, X1; \
 	MOVQ X1, 16(DI)
 
-// func evalWordsAVX2(tab *[8][256][4]uint64, src *uint64, dst *uint64, n int)
-// dst receives n E elements (3n words): dst_i = Σ_k tab[k][byte k of src[i]] (first
-// three words of each row). n ≥ 0; no alignment needed.
-TEXT ·evalWordsAVX2(SB), NOSPLIT, $0-32
+// EWORDA: XOR the 32-byte rows tab[i][byte i of W] (tables of 8·256 rows of 32 bytes,
+// base in R) into A (even i) and B (odd i). Each byte offset is taken from W on its own
+// (no shift chain through W); DX is scratch.
+#define EWORDA(R, W, A, B) \
+	MOVQ W, DX; SHLQ $5, DX; ANDL $0x1FE0, DX; VPXOR (0*8192)(R)(DX*1), A, A; \
+	MOVQ W, DX; SHRQ $3, DX; ANDL $0x1FE0, DX; VPXOR (1*8192)(R)(DX*1), B, B; \
+	MOVQ W, DX; SHRQ $11, DX; ANDL $0x1FE0, DX; VPXOR (2*8192)(R)(DX*1), A, A; \
+	MOVQ W, DX; SHRQ $19, DX; ANDL $0x1FE0, DX; VPXOR (3*8192)(R)(DX*1), B, B; \
+	MOVQ W, DX; SHRQ $27, DX; ANDL $0x1FE0, DX; VPXOR (4*8192)(R)(DX*1), A, A; \
+	MOVQ W, DX; SHRQ $35, DX; ANDL $0x1FE0, DX; VPXOR (5*8192)(R)(DX*1), B, B; \
+	MOVQ W, DX; SHRQ $43, DX; ANDL $0x1FE0, DX; VPXOR (6*8192)(R)(DX*1), A, A; \
+	MOVQ W, DX; SHRQ $51, DX; ANDL $0x1FE0, DX; VPXOR (7*8192)(R)(DX*1), B, B
+
+// ST24 stores the low 24 bytes of Y (low half XY) at P, with XT as a temporary.
+#define ST24(Y, XY, XT, P) \
+	VMOVDQU XY, (P); \
+	VEXTRACTI128 $1, Y, XT; \
+	MOVQ XT, 16(P)
+
+// func evalSplitAVX2(tab *[8][256][4]uint64, src *uint64, odd, sum *uint64, n int)
+// For l < n, with t(w) = Σ_k tab[k][byte k of w]: odd_l = t(src[2l+1]) and, unless sum
+// is nil, sum_l = t(src[2l] ^ src[2l+1]) (E elements of 24 bytes). n ≥ 0; no alignment
+// needed.
+TEXT ·evalSplitAVX2(SB), NOSPLIT, $0-40
 	MOVQ tab+0(FP), SI
 	MOVQ src+8(FP), BX
-	MOVQ dst+16(FP), DI
-	MOVQ n+24(FP), CX
+	MOVQ odd+16(FP), DI
+	MOVQ sum+24(FP), R11
+	MOVQ n+32(FP), CX
 	TESTQ CX, CX
-	JEQ  done
-loop:
-	MOVQ (BX), AX
+	JEQ  sdone
+	TESTQ R11, R11
+	JEQ  oloop
+sloop:
+	MOVQ 8(BX), AX
+	MOVQ (BX), R9
+	XORQ AX, R9
 	VPXOR Y0, Y0, Y0
 	VPXOR Y1, Y1, Y1
-	EWORD(SI, AX)
-	STORE24
-	ADDQ $8, BX
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	EWORDA(SI, AX, Y0, Y1)
+	EWORDA(SI, R9, Y2, Y3)
+	VPXOR Y1, Y0, Y0
+	VPXOR Y3, Y2, Y2
+	ST24(Y0, X0, X4, DI)
+	ST24(Y2, X2, X5, R11)
+	ADDQ $16, BX
+	ADDQ $24, DI
+	ADDQ $24, R11
+	DECQ CX
+	JNE  sloop
+	JMP  sdone
+oloop:
+	MOVQ 8(BX), AX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	EWORDA(SI, AX, Y0, Y1)
+	VPXOR Y1, Y0, Y0
+	ST24(Y0, X0, X4, DI)
+	ADDQ $16, BX
 	ADDQ $24, DI
 	DECQ CX
-	JNE  loop
-done:
+	JNE  oloop
+sdone:
 	VZEROUPPER
 	RET
 
@@ -107,23 +131,6 @@ mloop:
 	JNE  mloop
 	VZEROUPPER
 	RET
-
-// EWORDA is EWORD into the accumulators A (even bytes) and B (odd bytes).
-#define EWORDA(R, W, A, B) \
-	MOVQ W, DX; SHLQ $5, DX; ANDL $0x1FE0, DX; VPXOR (0*8192)(R)(DX*1), A, A; \
-	MOVQ W, DX; SHRQ $3, DX; ANDL $0x1FE0, DX; VPXOR (1*8192)(R)(DX*1), B, B; \
-	MOVQ W, DX; SHRQ $11, DX; ANDL $0x1FE0, DX; VPXOR (2*8192)(R)(DX*1), A, A; \
-	MOVQ W, DX; SHRQ $19, DX; ANDL $0x1FE0, DX; VPXOR (3*8192)(R)(DX*1), B, B; \
-	MOVQ W, DX; SHRQ $27, DX; ANDL $0x1FE0, DX; VPXOR (4*8192)(R)(DX*1), A, A; \
-	MOVQ W, DX; SHRQ $35, DX; ANDL $0x1FE0, DX; VPXOR (5*8192)(R)(DX*1), B, B; \
-	MOVQ W, DX; SHRQ $43, DX; ANDL $0x1FE0, DX; VPXOR (6*8192)(R)(DX*1), A, A; \
-	MOVQ W, DX; SHRQ $51, DX; ANDL $0x1FE0, DX; VPXOR (7*8192)(R)(DX*1), B, B
-
-// ST24 stores the low 24 bytes of Y (low half XY) at P, with XT as a temporary.
-#define ST24(Y, XY, XT, P) \
-	VMOVDQU XY, (P); \
-	VEXTRACTI128 $1, Y, XT; \
-	MOVQ XT, 16(P)
 
 // func evalHalvesAVX2(tab0, tab1 *[8][256][4]uint64, src *uint64, even, odd, sum *uint64, n int)
 // For l < n, with T_m = Σ_k tab0[k][byte k of src[2m]] + tab1[k][byte k of src[2m+1]]:

@@ -10,7 +10,9 @@ func (d *skipDomain) extend3(a, b, c uint64, out *[3][8]uint64) {
 	d.extend3Generic(a, b, c, out)
 }
 
-func (t *byteTables) evalWords(dst []field.E, src []field.K) { t.evalWordsGeneric(dst, src) }
+func (t *byteTables) evalSplit(odd, sum []field.E, src []field.K) {
+	t.evalSplitGeneric(odd, sum, src)
+}
 
 func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uint64) {
 	d.groupPlanesGeneric(a, b, c, planes)

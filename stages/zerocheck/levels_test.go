@@ -76,12 +76,18 @@ func TestKernelLevels(t *testing.T) {
 			for i := range src {
 				src[i] = field.K(rng.Uint64())
 			}
-			got, ref := make([]field.E, 2*n), make([]field.E, 2*n)
-			t0.evalWords(got, src)
-			t0.evalWordsGeneric(ref, src)
-			if fmt.Sprint(got) != fmt.Sprint(ref) {
-				restore()
-				t.Fatalf("level %v: evalWords(n=%d) differs from the generic kernel", l, 2*n)
+			for _, withSum := range []bool{false, true} {
+				var sg, sr []field.E
+				if withSum {
+					sg, sr = make([]field.E, n), make([]field.E, n)
+				}
+				og, or := make([]field.E, n), make([]field.E, n)
+				t0.evalSplit(og, sg, src)
+				t0.evalSplitGeneric(or, sr, src)
+				if fmt.Sprint(og, sg) != fmt.Sprint(or, sr) {
+					restore()
+					t.Fatalf("level %v: evalSplit(n=%d, sum=%v) differs from the generic kernel", l, n, withSum)
+				}
 			}
 			for _, withSum := range []bool{false, true} {
 				var sg, sr []field.E

@@ -40,9 +40,14 @@ func (t *byteTables) eval(w uint64) field.E {
 	return field.E{C0: field.K(c0), C1: field.K(c1), C2: field.K(c2)}
 }
 
-func (t *byteTables) evalWordsGeneric(dst []field.E, src []field.K) {
-	for i, w := range src {
-		dst[i] = t.eval(uint64(w))
+// evalSplitGeneric is the portable evalSplit.
+func (t *byteTables) evalSplitGeneric(odd, sum []field.E, src []field.K) {
+	for l := range odd {
+		w0, w1 := uint64(src[2*l]), uint64(src[2*l+1])
+		odd[l] = t.eval(w1)
+		if sum != nil {
+			sum[l] = t.eval(w0 ^ w1)
+		}
 	}
 }
 
@@ -57,17 +62,10 @@ func bitsRound(lz *byteTables, a, b, c words, rr []field.E, workers int) [2]fiel
 		if !head {
 			aw, bw, cw = a.pad, b.pad, c.pad
 		}
-		w := s.words[:5*n]
-		for l := 0; l < n; l++ {
-			x := 2 * (base + l)
-			a0, a1, b0, b1 := aw[x], aw[x+1], bw[x], bw[x+1]
-			w[l], w[n+l], w[2*n+l], w[3*n+l], w[4*n+l] = a1, a0^a1, b1, b0^b1, cw[x+1]
-		}
-		lz.evalWords(s.a1[:n], w[:n])
-		lz.evalWords(s.as[:n], w[n:2*n])
-		lz.evalWords(s.b1[:n], w[2*n:3*n])
-		lz.evalWords(s.bs[:n], w[3*n:4*n])
-		lz.evalWords(s.c1[:n], w[4*n:])
+		lo, hi := 2*base, 2*(base+n)
+		lz.evalSplit(s.a1[:n], s.as[:n], aw[lo:hi])
+		lz.evalSplit(s.b1[:n], s.bs[:n], bw[lo:hi])
+		lz.evalSplit(s.c1[:n], nil, cw[lo:hi])
 		return s.message(n, eq)
 	})
 }

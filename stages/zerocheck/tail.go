@@ -127,14 +127,12 @@ func pairSum(rr []field.E, nHead, padPairs, workers int, row func(head bool, bas
 // scratch holds one row of de-interleaved pair values for the vector kernels:
 // x1 = f(2j+1) and xs = f(2j) + f(2j+1) for a and b, c1 = c(2j+1), and products.
 type scratch struct {
-	a1, as, b1, bs, c1, p, tmp []field.E
-	words                      []field.K
+	a1, as, b1, bs, c1, p []field.E
 }
 
 func newScratch(n int) *scratch {
-	buf := make([]field.E, 8*n)
-	return &scratch{a1: buf[:n], as: buf[n : 2*n], b1: buf[2*n : 3*n], bs: buf[3*n : 4*n], c1: buf[4*n : 5*n], p: buf[5*n : 6*n],
-		tmp: buf[6*n:], words: make([]field.K, 5*n)}
+	buf := make([]field.E, 6*n)
+	return &scratch{a1: buf[:n], as: buf[n : 2*n], b1: buf[2*n : 3*n], bs: buf[3*n : 4*n], c1: buf[4*n : 5*n], p: buf[5*n:]}
 }
 
 // message returns (Σ eq·(a1·b1 + c1), Σ eq·as·bs) over the first n entries.
