@@ -119,14 +119,21 @@ func newRingClaim(point, s []field.E, m *RingMap) RingClaim {
 // RingSwitchProve runs the prover side of ring switching for the slice claims
 // s_i = z(i, point) already bound on the transcript: it samples Φ (nothing is
 // sent) and returns the claim with its dense weight table written into weights,
-// which must hold 2^len(point) entries (nil allocates).
+// which must hold 2^len(point) entries (nil allocates). It is
+// (*RingScratch).Prove on a fresh scratch.
 func RingSwitchProve(tr ProverTranscript, point, s []field.E, weights []field.E, workers int) RingClaim {
+	return new(RingScratch).Prove(tr, point, s, weights, workers)
+}
+
+// Prove is RingSwitchProve with the scratch's table buffers. The claim keeps
+// its own copy of point; Weights is weights (or a new table when nil).
+func (rs *RingScratch) Prove(tr ProverTranscript, point, s []field.E, weights []field.E, workers int) RingClaim {
 	m := sampleRingMap(tr.Sample)
 	c := newRingClaim(point, s, m)
 	if weights == nil {
 		weights = make([]field.E, 1<<len(point))
 	}
-	RingWeights(weights, point, m, workers)
+	rs.Weights(weights, point, m, workers)
 	c.Weights = weights
 	return c
 }

@@ -41,16 +41,20 @@ func ringBasis(w int) field.E {
 	return e
 }
 
-// ringBasisImages returns Φ(b_w) for the 192 basis elements from Φ's Frobenius
+// ringBasisImages returns Φ(b_w) for the 192 basis elements b_w of E.
+func ringBasisImages(m *RingMap) [192]field.E { return ringImages(m, field.One) }
+
+// ringImages returns Φ(v·b_w) for the 192 basis elements from Φ's Frobenius
 // expansion: with b_w = x^i·y^j (i = w mod 64, j = w/64),
-// Φ(b_w) = Σ_k c_k·(x^(2^k))^i·(y^(2^k))^j, x^(2^k) in K.
-func ringBasisImages(m *RingMap) *[192]field.E {
+// Φ(v·b_w) = Σ_k c_k·v^(2^k)·(x^(2^k))^i·(y^(2^k))^j, x^(2^k) in K.
+func ringImages(m *RingMap, v field.E) [192]field.E {
 	coeffs := m.Coefficients()
-	img := new([192]field.E)
+	var img [192]field.E
 	xk := field.K(2)
 	yk := field.E{C1: 1}
 	for k := range coeffs {
-		d := [3]field.E{coeffs[k], coeffs[k].Mul(yk), coeffs[k].Mul(yk.Square())}
+		ck := coeffs[k].Mul(v)
+		d := [3]field.E{ck, ck.Mul(yk), ck.Mul(yk.Square())}
 		p := field.K(1)
 		for i := 0; i < 64; i++ {
 			for j := range d {
@@ -58,7 +62,7 @@ func ringBasisImages(m *RingMap) *[192]field.E {
 			}
 			p = p.Mul(xk)
 		}
-		xk, yk = xk.Square(), yk.Square()
+		xk, yk, v = xk.Square(), yk.Square(), v.Square()
 	}
 	return img
 }
@@ -78,15 +82,15 @@ func newRingFoldTable(m *RingMap) *ringFoldTable {
 	return t
 }
 
-// newRingPairTable builds the rows for the scalars lo_0, lo_1 from Φ's byte
-// tables: the images Φ(lo_a·b_w) of the basis, then subset sums per byte.
-func newRingPairTable(t *ringFoldTable, lo [2]field.E) *ringPairTable {
-	p := new(ringPairTable)
+// fill writes the rows for the scalars lo_0, lo_1: the images Φ(lo_a·b_w) of
+// the basis, then subset sums per byte.
+func (p *ringPairTable) fill(m *RingMap, lo [2]field.E) {
+	i0, i1 := ringImages(m, lo[0]), ringImages(m, lo[1])
 	for g := 0; g < 24; g++ {
+		p[g][0] = [8]uint64{}
 		for bit := 0; bit < 8; bit++ {
-			b := ringBasis(8*g + bit)
-			i0, i1 := t.apply(lo[0].Mul(b)), t.apply(lo[1].Mul(b))
-			img := [6]uint64{uint64(i0.C0), uint64(i0.C1), uint64(i0.C2), uint64(i1.C0), uint64(i1.C1), uint64(i1.C2)}
+			a, b := i0[8*g+bit], i1[8*g+bit]
+			img := [6]uint64{uint64(a.C0), uint64(a.C1), uint64(a.C2), uint64(b.C0), uint64(b.C1), uint64(b.C2)}
 			half := 1 << bit
 			for v := 0; v < half; v++ {
 				src, dst := &p[g][v], &p[g][half+v]
@@ -96,7 +100,6 @@ func newRingPairTable(t *ringFoldTable, lo [2]field.E) *ringPairTable {
 			}
 		}
 	}
-	return p
 }
 
 // ringPairsGeneric is the portable ringPairs.
@@ -125,8 +128,24 @@ func ringPairsGeneric(tab *ringPairTable, dst, src []field.E) {
 // RingWeights writes the dense weight table dst[u] = Φ(eq(point, u)) for u over
 // the 2^len(point) entries of the committed column (low coordinate first), by
 // the pair tables described above. Output does not depend on workers. It
-// panics unless len(dst) = 2^len(point).
+// panics unless len(dst) = 2^len(point). It is (*RingScratch).Weights on a
+// fresh scratch.
 func RingWeights(dst []field.E, point []field.E, m *RingMap, workers int) {
+	new(RingScratch).Weights(dst, point, m, workers)
+}
+
+// RingScratch holds RingWeights' working memory: Φ's pair table (384 KiB) and
+// the two eq factor tables (about 2·2^(mu/2) elements), reused across proofs
+// of any shape. The zero value is ready to use; a scratch serves one proof at
+// a time.
+type RingScratch struct {
+	pairs  *ringPairTable
+	hA, hB []field.E
+}
+
+// Weights is RingWeights with the scratch's buffers; once the scratch has seen
+// the shape it allocates only the goroutines' closures.
+func (rs *RingScratch) Weights(dst []field.E, point []field.E, m *RingMap, workers int) {
 	mu := len(point)
 	if mu >= 40 || len(dst) != 1<<mu {
 		panic("reduce: RingWeights needs len(dst) = 2^len(point)")
@@ -137,23 +156,43 @@ func RingWeights(dst []field.E, point []field.E, m *RingMap, workers int) {
 	}
 	var lo [2]field.E
 	field.EqTable(lo[:], point[:1])
-	pairs := newRingPairTable(newRingFoldTable(m), lo)
+	if rs.pairs == nil {
+		rs.pairs = new(ringPairTable)
+	}
+	rs.pairs.fill(m, lo)
 	// h_b = hA[b mod 2^nA]·hB[b >> nA] over the upper mu-1 coordinates.
 	rest := point[1:]
 	nA := len(rest) / 2
-	hA := make([]field.E, 1<<nA)
-	hB := make([]field.E, 1<<(len(rest)-nA))
-	field.EqTable(hA, rest[:nA])
-	field.EqTable(hB, rest[nA:])
-	blk := min(len(hA), ringBlock)
-	parallelRange(len(dst)/2, workers, len(hA), func(b0, b1 int) {
-		var h [ringBlock]field.E
-		for b := b0; b < b1; b += blk {
-			a := b & (len(hA) - 1)
-			field.ScaleE(h[:blk], hA[a:a+blk], hB[b>>nA])
-			ringPairs(pairs, dst[2*b:2*(b+blk)], h[:blk])
-		}
-	})
+	rs.hA = grow(rs.hA, 1<<nA)
+	rs.hB = grow(rs.hB, 1<<(len(rest)-nA))
+	field.EqTable(rs.hA, rest[:nA])
+	field.EqTable(rs.hB, rest[nA:])
+	job := ringJob{pairs: rs.pairs, hA: rs.hA, hB: rs.hB, nA: nA, dst: dst}
+	if workers <= 1 {
+		job.run(0, len(dst)/2)
+		return
+	}
+	jw := job // only the parallel path moves a copy to the heap
+	parallelRange(len(dst)/2, workers, len(rs.hA), jw.run)
+}
+
+// ringJob is one Weights call: run writes dst[2b], dst[2b+1] for b in [b0, b1),
+// whole blocks of hA.
+type ringJob struct {
+	pairs  *ringPairTable
+	hA, hB []field.E
+	nA     int
+	dst    []field.E
+}
+
+func (j *ringJob) run(b0, b1 int) {
+	var h [ringBlock]field.E
+	blk := min(len(j.hA), ringBlock)
+	for b := b0; b < b1; b += blk {
+		a := b & (len(j.hA) - 1)
+		field.ScaleE(h[:blk], j.hA[a:a+blk], j.hB[b>>j.nA])
+		ringPairs(j.pairs, j.dst[2*b:2*(b+blk)], h[:blk])
+	}
 }
 
 // ringWeightsSimple is the direct RingWeights: the equality kernel factored in

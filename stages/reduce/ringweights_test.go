@@ -15,9 +15,14 @@ func TestRingBasisImages(t *testing.T) {
 		var m RingMap
 		copy(m.Challenges[:], randEs(rng, 6))
 		img := ringBasisImages(&m)
+		v := randE(rng)
+		scaled := ringImages(&m, v)
 		for w := range img {
 			if want := m.Apply(ringBasis(w)); img[w] != want {
 				t.Fatalf("Φ(b_%d) = %v, staged map %v", w, img[w], want)
+			}
+			if want := m.Apply(v.Mul(ringBasis(w))); scaled[w] != want {
+				t.Fatalf("Φ(v·b_%d) = %v, staged map %v", w, scaled[w], want)
 			}
 		}
 	}
@@ -30,7 +35,8 @@ func TestRingPairsLevels(t *testing.T) {
 	var m RingMap
 	copy(m.Challenges[:], randEs(rng, 6))
 	lo := randEs(rng, 2)
-	tab := newRingPairTable(newRingFoldTable(&m), [2]field.E{lo[0], lo[1]})
+	tab := new(ringPairTable)
+	tab.fill(&m, [2]field.E{lo[0], lo[1]})
 	src := randEs(rng, 300)
 	src[7], src[8] = field.Zero, field.E{C0: ^field.K(0), C1: ^field.K(0), C2: ^field.K(0)}
 	ref := make([]field.E, 2*len(src))
@@ -60,7 +66,8 @@ func TestRingPairsLevels(t *testing.T) {
 // worker count.
 func TestRingWeightsMatchesSimple(t *testing.T) {
 	rng := testrand.New(t)
-	for _, mu := range []int{0, 1, 2, 3, 4, 7, 8, 9, 12, 15} {
+	var rs RingScratch // reused over shrinking and growing shapes
+	for _, mu := range []int{0, 1, 2, 3, 4, 7, 12, 8, 9, 15, 5} {
 		var m RingMap
 		copy(m.Challenges[:], randEs(rng, 6))
 		point := randEs(rng, mu)
@@ -83,6 +90,12 @@ func TestRingWeightsMatchesSimple(t *testing.T) {
 				if !equalEs(got, want) {
 					restore()
 					t.Fatalf("mu=%d level %v workers=%d: RingWeights differs from the direct form", mu, l, workers)
+				}
+				clear(got)
+				rs.Weights(got, point, &m, workers)
+				if !equalEs(got, want) {
+					restore()
+					t.Fatalf("mu=%d level %v workers=%d: RingScratch.Weights differs from the direct form", mu, l, workers)
 				}
 			}
 			restore()
