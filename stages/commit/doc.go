@@ -8,4 +8,7 @@
 //
 // The package exists so the witness buffer is encoded in place of a copy and the
 // result (codeword, tree) is handed as one value to the opening (package open).
+// Commit allocates the codeword and tree; CommitInto writes into a caller-owned
+// Committed and reuses its buffers, so a prover committing one shape after another
+// allocates almost nothing here.
 package commit
