@@ -26,6 +26,16 @@
 // opening discharges; its verifier evaluates W's multilinear extension from the
 // c_k, the prover builds W densely.
 //
+// Prover kernels. The lincheck folds the packed witness over its slots with
+// 256-entry subset-sum tables of eight slot weights, indexed by 8x8-transposed
+// witness bytes (PartialFold). The ring weight is built without the 2^mu eq
+// table: the lowest coordinate's two eq factors are folded into Φ's byte
+// tables, so one 64-byte row per byte of eq(point[1:], b) yields W(2b) and
+// W(2b+1) (RingWeights). Both have AVX2 kernels (kernels_amd64.go, *.s) with
+// portable twins, chosen by simd's level. LincheckScratch and RingScratch carry
+// the provers' buffers across proofs; LincheckProve, RingSwitchProve and
+// RingWeights are their one-shot forms.
+//
 // The package exists so that both reductions, prover and verifier side by side,
 // sit between the zerocheck and the opening with the circuit as a parameter.
 package reduce
