@@ -16,8 +16,9 @@
 //     determine.
 //
 // Tree.Prune produces the pruned siblings; Expand authenticates a pruned phase against a
-// root and rebuilds the raw form, one opening per query in query order. Expand and
-// VerifyPath are verifier code: they return errors (never panic) on any input.
+// root and rebuilds the raw form, one opening per query in query order, hashing the opened
+// leaves and each level's parents through the many-lane hasher. Expand and VerifyPath are
+// verifier code: they return errors (never panic) on any input.
 //
 // This package exists so the commitment (prover) and the transcript's opening channel
 // (verifier) share one definition of the leaf image, the node hash and the pruning order.
