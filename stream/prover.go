@@ -28,6 +28,8 @@ type Options struct {
 	Pending int
 	// MemoryBudget bounds the summed Estimate of the proofs running at once, in
 	// bytes; a job whose estimate alone exceeds it is refused. 0 means no budget.
+	// Jobs are admitted in order, so a large job waiting for budget also holds
+	// back the smaller jobs behind it.
 	MemoryBudget int64
 	// MaxBatch is the most compressions a job may ask for (0 = flows.MaxBatch);
 	// MaxBlocksBytes the largest blocks file (0 = MaxBatch blocks).

@@ -152,8 +152,12 @@ func (s *LineSource) Via(f streams.Flow) streams.Flow {
 	return f
 }
 
-// JobSuffix names job files in a watched directory.
-const JobSuffix = ".job"
+// JobSuffix names job files in a watched directory; a claimed file gets
+// takenSuffix appended.
+const (
+	JobSuffix   = ".job"
+	takenSuffix = ".taken"
+)
 
 // DirSource watches a directory for job files: DIR/NAME.job holding one JSON job
 // (the id defaults to NAME; relative blocks paths are relative to DIR). Writers
@@ -200,6 +204,8 @@ func NewDirSource(ctx context.Context, dir string, poll time.Duration, once bool
 				case s.out <- env:
 					seq++
 				case <-ctx.Done():
+					// Not accepted: put the file back for the next server.
+					_ = os.Rename(filepath.Join(dir, name)+takenSuffix, filepath.Join(dir, name))
 					return
 				}
 			}
@@ -236,7 +242,7 @@ func jobFiles(dir string) ([]string, error) {
 // claimed it first.
 func takeJob(dir, name string) (env Envelope[Job], taken bool) {
 	path := filepath.Join(dir, name)
-	claimed := path + ".taken"
+	claimed := path + takenSuffix
 	if err := os.Rename(path, claimed); err != nil {
 		return env, false
 	}
