@@ -81,7 +81,7 @@ func foldLanesNext(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s,
 			}
 			addWords(&u2, simd.DotEE(tf, tb))
 		}
-		parts[w] = [2]field.E{u0, u2}
+		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
 	})
 	return sumParts(parts)
 }
@@ -108,7 +108,7 @@ func foldLanesLow(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s, 
 			addWords(&u0, q0)
 			addWords(&u2, qInf)
 		}
-		parts[w] = [2]field.E{u0, u2}
+		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
 	})
 	return sumParts(parts)
 }
@@ -130,7 +130,7 @@ func foldLowNext(nf, nb, f, b []field.E, r field.E, workers int) (field.E, field
 			addWords(&u0, q0)
 			addWords(&u2, qInf)
 		}
-		parts[w] = [2]field.E{u0, u2}
+		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
 	})
 	return sumParts(parts)
 }
@@ -141,12 +141,11 @@ func roundMsgPairs(f, b []field.E, workers int) (u0, u2, y field.E) {
 	parts := make([][3]field.E, max(workers, 1))
 	parallelChunks(len(f)/2, workers, func(w, lo, hi int) {
 		q0, q1, qInf := simd.DotPairsEE(words(f[2*lo:2*hi]), words(b[2*lo:2*hi]))
-		var p [3]field.E
+		p := &parts[w]
 		addWords(&p[0], q0)
 		addWords(&p[1], qInf)
 		addWords(&p[2], q0)
 		addWords(&p[2], q1)
-		parts[w] = p
 	})
 	for _, p := range parts {
 		u0, u2, y = u0.Add(p[0]), u2.Add(p[1]), y.Add(p[2])

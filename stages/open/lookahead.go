@@ -153,7 +153,7 @@ func lookaheadK(f []field.K, b []field.E, s, workers int) laneSums {
 			}
 			acc.addGroupK(&fc, &bc, &t)
 		}
-		parts[w] = acc
+		parts[w].add(&acc)
 	})
 	var out laneSums
 	for i := range parts {
@@ -221,7 +221,7 @@ func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s
 				acc.addGroupE(&fc, &bc, &t)
 			}
 		}
-		parts[w] = acc
+		parts[w].add(&acc)
 	})
 	var out laneSums
 	for i := range parts {

@@ -1,6 +1,7 @@
 package open
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -77,7 +78,7 @@ func roundMsg(f, b []field.E, s, workers int) (field.E, field.E) {
 				addWords(&u2, simd.DotEE(words(sf[:m]), words(sb[:m])))
 			}
 		}
-		parts[w] = [2]field.E{u0, u2}
+		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
 	})
 	if lone >= 0 {
 		// The last block's partner is absent (zero): it adds f·b to both terms.
@@ -101,7 +102,7 @@ func lanePairs(length, s int) (pairs, lone int) {
 // innerProduct is Σ a·b over workers.
 func innerProduct(a, b []field.E, workers int) field.E {
 	parts := make([]field.E, max(workers, 1))
-	parallelChunks(len(a), workers, func(w, lo, hi int) { parts[w] = field.InnerProduct(a[lo:hi], b[lo:hi]) })
+	parallelChunks(len(a), workers, func(w, lo, hi int) { parts[w] = parts[w].Add(field.InnerProduct(a[lo:hi], b[lo:hi])) })
 	var v field.E
 	for _, p := range parts {
 		v = v.Add(p)
@@ -135,12 +136,12 @@ func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
 				addWords(&u2, simd.DotKE(kWordsOf(sf[:m]), words(sb[:m])))
 			}
 		}
-		parts[w] = [2]field.E{u0, u2}
+		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
 	})
 	if lone >= 0 {
 		fl, bl := f[lone:lone+s], b[lone:lone+s]
 		lp := make([]field.E, max(workers, 1))
-		parallelChunks(s, workers, func(w, lo, hi int) { lp[w] = field.InnerProductKE(fl[lo:hi], bl[lo:hi]) })
+		parallelChunks(s, workers, func(w, lo, hi int) { lp[w] = lp[w].Add(field.InnerProductKE(fl[lo:hi], bl[lo:hi])) })
 		for _, v := range lp {
 			parts = append(parts, [2]field.E{v, v})
 		}
@@ -207,26 +208,42 @@ func addScaledInto(dst, src []field.E, c field.E, workers int) {
 // minPerWorker keeps tiny rounds on one goroutine.
 const minPerWorker = 1 << 12
 
-// parallelChunks runs fn(w, lo, hi) over at most workers contiguous ranges of [0, n).
+// parallelChunks runs fn(w, lo, hi) over ranges of [0, n) on at most workers
+// goroutines (see parallelTasks), each range at least minPerWorker/8 long.
 func parallelChunks(n, workers int, fn func(w, lo, hi int)) {
 	workers = max(1, min(workers, n/minPerWorker))
 	parallelTasks(n, workers, fn)
 }
 
-// parallelTasks runs fn(w, lo, hi) over at most workers contiguous ranges of [0, n)
-// of tasks, worker w taking the w-th range.
+// parallelTasks runs fn(w, lo, hi) over disjoint ranges covering [0, n) on at most
+// workers goroutines, w naming the goroutine (the caller's is 0). Ranges are handed
+// out on demand, about eight per worker, so a worker that is descheduled on a busy
+// machine does not hold up the others; fn may run several times for one w and must
+// accumulate into w's slot. Which worker takes which range never changes a result:
+// every use sums by XOR or writes disjoint outputs.
 func parallelTasks(n, workers int, fn func(w, lo, hi int)) {
 	workers = max(1, min(workers, n))
 	if workers == 1 {
 		fn(0, 0, n)
 		return
 	}
-	done := make(chan struct{}, workers)
-	for w := 0; w < workers; w++ {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		go func() { fn(w, lo, hi); done <- struct{}{} }()
+	grain := max(1, n/(8*workers))
+	var next atomic.Int64
+	run := func(w int) {
+		for {
+			lo := int(next.Add(int64(grain))) - grain
+			if lo >= n {
+				return
+			}
+			fn(w, lo, min(lo+grain, n))
+		}
 	}
-	for range workers {
+	done := make(chan struct{}, workers-1)
+	for w := 1; w < workers; w++ {
+		go func() { run(w); done <- struct{}{} }()
+	}
+	run(0)
+	for range workers - 1 {
 		<-done
 	}
 }
