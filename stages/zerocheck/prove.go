@@ -118,23 +118,20 @@ func ProveWith(tr ProverTranscript, in Input, workers int, buf *Buffers) (Result
 		st[v].head = buf.t[v]
 	}
 	round(1, bitsRound1(t0, t1, a, b, c, r[2:], &st, workers))
-	ta, tb, tc := foldHalves(&st[0], chi[1], workers), foldHalves(&st[1], chi[1], workers), foldHalves(&st[2], chi[1], workers)
 
-	// The remaining rounds on E tables, ping-ponging between the two halves.
-	half := headPairs(&ta)
-	sa, sb, sc := buf.t[0][nq:nq+half], buf.t[1][nq:nq+half], buf.t[2][nq:nq+half]
-	for i := 2; i < len(r); i++ {
-		round(i, eRound(&ta, &tb, &tc, r[i+1:], workers))
-		na := eFold(&ta, chi[i], sa, workers)
-		nb := eFold(&tb, chi[i], sb, workers)
-		sa, sb = ta.head, tb.head
-		ta, tb = na, nb
-		if i+1 < len(r) {
-			nc := eFold(&tc, chi[i], sc, workers)
-			sc = tc.head
-			tc = nc
-		}
+	// The remaining rounds on E tables, each fold sharing its pass with the next
+	// round's message, ping-ponging between the two halves of buf.t.
+	t, g := foldHalvesRound(&st, chi[1], r[3:], workers)
+	round(2, g)
+	spare := [3][]field.E{buf.t[0][nq:], buf.t[1][nq:], buf.t[2][nq:]}
+	for i := 3; i < len(r); i++ {
+		next, g := eFoldRound(&t, chi[i-1], spare, r[i+1:], workers)
+		spare = [3][]field.E{t[0].head, t[1].head, t[2].head}
+		t = next
+		round(i, g)
 	}
+	last := chi[len(r)-1]
+	ta, tb := eFold(&t[0], last, spare[0], workers), eFold(&t[1], last, spare[1], workers)
 	va, vb := ta.at(0), tb.at(0)
 	tr.Send(va)
 	tr.Send(vb)

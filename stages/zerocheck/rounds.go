@@ -125,23 +125,26 @@ func evalHalvesGeneric(t0, t1 *byteTables, even, odd, sum []field.E, src []field
 	}
 }
 
-// foldHalves fixes chi_1 in a table kept by bitsRound1: out_j = T_{2j} + chi·(T_{2j} +
-// T_{2j+1}), written in place over the even half of h.head (and h.pad).
-func foldHalves(h *halves, chi field.E, workers int) vec {
+// foldHalvesRound fixes chi_1 in the tables kept by bitsRound1, out_j = T_{2j} +
+// chi·(T_{2j} + T_{2j+1}) written in place over the even halves, and returns them with
+// the next round's message (rr) computed in the same pass.
+func foldHalvesRound(st *[3]halves, chi field.E, rr []field.E, workers int) ([3]vec, [2]field.E) {
 	r := [3]uint64{uint64(chi.C0), uint64(chi.C1), uint64(chi.C2)}
-	fold := func(t []field.E, workers int) []field.E {
-		n := len(t) / 2
-		parallelRange(n, workers, func(_, lo, hi int) {
-			x := eWords(t[lo:hi])
-			simd.FoldE(x, x, eWords(t[n+lo:n+hi]), &r)
-		})
-		return t[:n]
+	foldE := func(t []field.E, n, k0, k1 int) {
+		x := eWords(t[k0:k1])
+		simd.FoldE(x, x, eWords(t[n+k0:n+k1]), &r)
 	}
-	out := vec{head: fold(h.head, workers)}
-	if h.pad != nil {
-		out.pad = fold(h.pad, 1)
+	var out [3]vec
+	nq := len(st[0].head) / 2
+	for v := range st {
+		out[v].head = st[v].head[:nq]
+		if p := st[v].pad; p != nil {
+			foldE(p, len(p)/2, 0, len(p)/2)
+			out[v].pad = p[:len(p)/2]
+		}
 	}
-	return out
+	g := foldRound(&out, nq, func(v, k0, k1 int) { foldE(st[v].head, nq, k0, k1) }, rr, workers)
+	return out, g
 }
 
 // eWords views an E slice as its 3·len(v) words (c0, c1, c2 of each element).
@@ -164,35 +167,89 @@ func padPairs(v *vec) int {
 	return max(len(v.pad)/2, 1)
 }
 
-// eRound is a multilinear round on E tables: G(1) = Σ_j eq(rr, j)·(a·b + c)_{2j+1},
-// G(∞) = Σ_j eq(rr, j)·(a_{2j} + a_{2j+1})·(b_{2j} + b_{2j+1}).
-func eRound(a, b, c *vec, rr []field.E, workers int) [2]field.E {
-	return pairSum(rr, headPairs(a), padPairs(a), workers, func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
-		if head && 2*(base+n) <= len(a.head) {
-			ah, bh, ch := a.head[2*base:2*(base+n)], b.head[2*base:2*(base+n)], c.head[2*base:2*(base+n)]
-			for l := 0; l < n; l++ {
-				a0, a1, b0, b1 := ah[2*l], ah[2*l+1], bh[2*l], bh[2*l+1]
-				s.a1[l], s.as[l] = a1, a0.Add(a1)
-				s.b1[l], s.bs[l] = b1, b0.Add(b1)
-				s.c1[l] = ch[2*l+1]
-			}
-			return s.message(n, eq)
-		}
+// eRow is a multilinear round on E tables, G(1) = Σ_j eq(rr, j)·(a·b + c)_{2j+1} and
+// G(∞) = Σ_j eq(rr, j)·(a_{2j} + a_{2j+1})·(b_{2j} + b_{2j+1}), summed over the pairs
+// [base, base+n) of the head (or of the pad) with eq the matching eq(rr, ·) weights.
+func eRow(a, b, c *vec, head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
+	if head && 2*(base+n) <= len(a.head) {
+		ah, bh, ch := a.head[2*base:2*(base+n)], b.head[2*base:2*(base+n)], c.head[2*base:2*(base+n)]
 		for l := 0; l < n; l++ {
-			x := 2 * (base + l)
-			var a0, a1, b0, b1, c1 field.E
-			if head {
-				a0, a1, b0, b1, c1 = a.at(x), a.at(x+1), b.at(x), b.at(x+1), c.at(x+1)
-			} else {
-				p := len(a.pad) - 1
-				a0, a1, b0, b1, c1 = a.pad[x&p], a.pad[(x+1)&p], b.pad[x&p], b.pad[(x+1)&p], c.pad[(x+1)&p]
-			}
+			a0, a1, b0, b1 := ah[2*l], ah[2*l+1], bh[2*l], bh[2*l+1]
 			s.a1[l], s.as[l] = a1, a0.Add(a1)
 			s.b1[l], s.bs[l] = b1, b0.Add(b1)
-			s.c1[l] = c1
+			s.c1[l] = ch[2*l+1]
 		}
 		return s.message(n, eq)
+	}
+	for l := 0; l < n; l++ {
+		x := 2 * (base + l)
+		var a0, a1, b0, b1, c1 field.E
+		if head {
+			a0, a1, b0, b1, c1 = a.at(x), a.at(x+1), b.at(x), b.at(x+1), c.at(x+1)
+		} else {
+			p := len(a.pad) - 1
+			a0, a1, b0, b1, c1 = a.pad[x&p], a.pad[(x+1)&p], b.pad[x&p], b.pad[(x+1)&p], c.pad[(x+1)&p]
+		}
+		s.a1[l], s.as[l] = a1, a0.Add(a1)
+		s.b1[l], s.bs[l] = b1, b0.Add(b1)
+		s.c1[l] = c1
+	}
+	return s.message(n, eq)
+}
+
+// foldRound is the round of eRow on tables t whose head entries below done are not
+// written yet: each row first calls fold(v, k0, k1) to write entries [k0, k1) of
+// t[v].head, so the fold and the round share one pass and the new entries are read
+// back from cache. The entries from done on and the pads must be in place first.
+func foldRound(t *[3]vec, done int, fold func(v, k0, k1 int), rr []field.E, workers int) [2]field.E {
+	return pairSum(rr, headPairs(&t[0]), padPairs(&t[0]), workers, func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
+		if head {
+			if k0, k1 := 2*base, min(2*(base+n), done); k0 < k1 {
+				for v := range t {
+					fold(v, k0, k1)
+				}
+			}
+		}
+		return eRow(&t[0], &t[1], &t[2], head, base, n, eq, s)
 	})
+}
+
+// eFoldRound fixes the lowest variable of the tables in to chi (as eFold, the heads
+// into bufs) and returns the folded tables with the next round's message on them, in
+// one pass.
+func eFoldRound(in *[3]vec, chi field.E, bufs [3][]field.E, rr []field.E, workers int) ([3]vec, [2]field.E) {
+	var out [3]vec
+	for v := range in {
+		out[v] = foldEdges(&in[v], chi, bufs[v])
+	}
+	g := foldRound(&out, len(in[0].head)/2, func(v, k0, k1 int) {
+		field.FoldLow(out[v].head[k0:k1], in[v].head[2*k0:2*k1], chi)
+	}, rr, workers)
+	return out, g
+}
+
+// foldEdges prepares the fold of v at chi into buf: it sizes the head and folds the
+// entry that takes its odd partner from the pad (if any) and the pad; the head
+// entries below len(v.head)/2 are left to the caller.
+func foldEdges(v *vec, chi field.E, buf []field.E) vec {
+	n := headPairs(v)
+	if cap(buf) < n {
+		buf = make([]field.E, n)
+	}
+	out := vec{head: buf[:n]}
+	if full := len(v.head) / 2; n > full {
+		a0, a1 := v.at(2*full), v.at(2*full+1)
+		out.head[full] = a0.Add(chi.Mul(a0.Add(a1)))
+	}
+	if v.pad != nil {
+		if len(v.pad) == 1 {
+			out.pad = v.pad // fold(p, p) = p
+		} else {
+			out.pad = make([]field.E, len(v.pad)/2)
+			field.FoldLow(out.pad, v.pad, chi)
+		}
+	}
+	return out
 }
 
 // eFold fixes the lowest variable of v to chi, writing the head into buf (reused
