@@ -75,10 +75,8 @@ func foldLanesNext(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s,
 			o1 := o0 + s
 			f0, f1, b0, b1 := words(nf[o0:o0+c]), words(nf[o1:o1+c]), words(nb[o0:o0+c]), words(nb[o1:o1+c])
 			addWords(&u0, simd.DotEE(f0, b0))
-			for j := range tf {
-				tf[j] = f0[j] ^ f1[j]
-				tb[j] = b0[j] ^ b1[j]
-			}
+			xorWords(tf, f0, f1)
+			xorWords(tb, b0, b1)
 			addWords(&u2, simd.DotEE(tf, tb))
 		}
 		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}

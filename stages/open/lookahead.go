@@ -64,21 +64,6 @@ type groupTemps struct {
 	kf, kg         [laneChunk]field.K
 }
 
-// xorWords writes dst = a ^ b word-wise (equal lengths).
-func xorWords(dst, a, b []uint64) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		dst[i] = a[i] ^ b[i]
-		dst[i+1] = a[i+1] ^ b[i+1]
-		dst[i+2] = a[i+2] ^ b[i+2]
-		dst[i+3] = a[i+3] ^ b[i+3]
-	}
-	for ; i < len(dst); i++ {
-		dst[i] = a[i] ^ b[i]
-	}
-}
-
 // addGroupE adds the eight sums of four E witness chunks f and weight chunks b
 // (equal lengths ≤ laneChunk).
 func (s *laneSums) addGroupE(f, b *[4][]uint64, t *groupTemps) {

@@ -17,14 +17,7 @@ func words(v []field.E) []uint64 {
 }
 
 // xorE writes dst = a + b (word-wise XOR); the slices have equal lengths.
-func xorE(dst, a, b []field.E) {
-	d, x, y := words(dst), words(a), words(b)
-	y = y[:len(d)]
-	x = x[:len(d)]
-	for i := range d {
-		d[i] = x[i] ^ y[i]
-	}
-}
+func xorE(dst, a, b []field.E) { xorWords(words(dst), words(a), words(b)) }
 
 // Kernels of the opening's degree-2 sumcheck over f·b. A round pairs the entries
 // a and a+s for a = 2i·s + x (x < s): s = 1 folds the lowest variable, s = 2^k the
@@ -129,9 +122,7 @@ func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
 				lo, hi := a+x, a+s+x
 				flo, fhi, blo := f[lo:lo+m], f[hi:hi+m], b[lo:lo+m]
 				addWords(&u0, simd.DotKE(kWordsOf(flo), words(blo)))
-				for j := range m {
-					sf[j] = flo[j] ^ fhi[j]
-				}
+				xorWords(kWordsOf(sf[:m]), kWordsOf(flo), kWordsOf(fhi))
 				xorE(sb[:m], blo, b[hi:hi+m])
 				addWords(&u2, simd.DotKE(kWordsOf(sf[:m]), words(sb[:m])))
 			}
