@@ -259,11 +259,12 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	start := time.Now()
 	p.metrics.running(+1, cost)
 	defer func() {
+		// Count the proof out before its slot and budget can admit the next one.
+		p.metrics.running(-1, -cost)
 		if p.budget != nil {
 			p.budget.Release(cost)
 		}
 		p.slots.Release(1)
-		p.metrics.running(-1, -cost)
 	}()
 	if err := p.work.Err(); err != nil {
 		return failed(seq, job.ID, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err))
