@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -110,10 +111,13 @@ jobs were abandoned or results could not be written.`,
 // Metrics (a JSON file) when set. `serve` builds it from flags; a stream source in
 // a `run` config can build it from YAML.
 type streamConfig struct {
-	Out, Watch, Metrics string
-	Poll                time.Duration
-	Workers             int
-	Options             stream.Options
+	// Out is the proof directory; Watch, when set, a directory of job files read
+	// instead of lines; Input, when set, a JSON-lines file read instead of stdin
+	// (its relative blocks paths are relative to the file); Metrics a JSON file.
+	Out, Watch, Input, Metrics string
+	Poll                       time.Duration
+	Workers                    int
+	Options                    stream.Options
 }
 
 // streamJobs runs a stream until its input ends or a signal stops it (SIGINT or
@@ -158,7 +162,16 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 		d := stream.NewDirSource(ctx, sc.Watch, sc.Poll, false)
 		src, srcErr = d, d.Err
 	} else {
-		l := stream.NewLineSource(ctx, cmd.InOrStdin(), "")
+		in, base := cmd.InOrStdin(), ""
+		if sc.Input != "" {
+			f, err := os.Open(sc.Input)
+			if err != nil {
+				return usage("jobs: %v", err)
+			}
+			defer f.Close()
+			in, base = f, filepath.Dir(sc.Input)
+		}
+		l := stream.NewLineSource(ctx, in, base)
 		src, srcErr = l, l.Err
 	}
 	sink := stream.NewJSONLines(cmd.OutOrStdout())
