@@ -50,6 +50,8 @@ type Engine struct {
 	zcBufs freeList[zerocheck.Buffers]
 	// whir is the opening's fold scratch, one per proof in flight.
 	whir freeList[open.Scratch]
+	// coms are level-0 commitments (codeword and Merkle nodes), one per proof in flight.
+	coms freeList[commit.Committed]
 }
 
 // freeList keeps reusable scratch values for proofs in flight.
@@ -281,8 +283,10 @@ func (e *Engine) witness(_ context.Context, w graph.Workers, p *Planned) (Witnes
 }
 
 func (e *Engine) commit(_ context.Context, w graph.Workers, p Witnessed) (Committed, error) {
-	com, err := commit.Commit(p.stack.Data(), p.sh.StackLog, p.sh.LogInvRate, w.N())
+	com := e.coms.get()
+	err := commit.CommitInto(com, p.stack.Data(), p.sh.StackLog, p.sh.LogInvRate, w.N())
 	if err != nil {
+		e.coms.put(com)
 		p.release()
 		return Committed{}, err
 	}
@@ -325,6 +329,7 @@ func (e *Engine) open(_ context.Context, w graph.Workers, l Linchecked) (Proved,
 	scratch := e.whir.get()
 	err := scratch.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w.N())
 	e.whir.put(scratch)
+	e.coms.put(l.com) // the proof keeps copies of the opened rows, never the codeword
 	if err != nil {
 		return Proved{}, err
 	}
