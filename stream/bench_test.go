@@ -19,7 +19,9 @@ import (
 //   - cold: a fresh Engine per leaf (cold pools and shape cache: the in-process
 //     stand-in for 16 separate processes; it does not pay process start-up).
 //
-// Each encodes the wire proof. Reported: leaves/s, compressions/s, and Go heap
+// Each encodes the wire proof. Reported: leaves/s, compressions/s, process CPU
+// time per leaf (user + system, all goroutines: less sensitive than wall time to
+// other load on the machine), and Go heap
 // allocations and bytes per leaf over the measured ops (after a one-leaf warm-up of
 // the shared Engine).
 func BenchmarkStream16(b *testing.B) {
@@ -80,16 +82,19 @@ func BenchmarkStream16(b *testing.B) {
 				runtime.GC()
 				runtime.ReadMemStats(&m0)
 				b.ResetTimer()
+				cpu0 := cpuTime()
 				start := time.Now()
 				for i := 0; i < b.N; i++ {
 					mode.run(b, eng)
 				}
 				wall := time.Since(start)
+				cpu := cpuTime() - cpu0
 				b.StopTimer()
 				runtime.ReadMemStats(&m1)
 				n := float64(b.N * leaves)
 				b.ReportMetric(n/wall.Seconds(), "leaves/s")
 				b.ReportMetric(n*float64(int(1)<<logN)/wall.Seconds(), "compressions/s")
+				b.ReportMetric(float64(cpu.Microseconds())/1e3/n, "cpu-ms/leaf")
 				b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/n, "allocs/leaf")
 				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/n, "B/leaf")
 			})
