@@ -12,6 +12,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/ntt"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/stages/reduce"
@@ -81,7 +82,7 @@ func (f *freeList[T]) put(v *T) {
 type EngineOptions struct {
 	// Cores is the number of cores the scheduler grants (0 = runtime.NumCPU()).
 	Cores int
-	// CacheBytes bounds the shape cache (0 = 64 MiB).
+	// CacheBytes bounds the shape cache (0 = 256 MiB).
 	CacheBytes int64
 }
 
@@ -91,7 +92,7 @@ func NewEngine(o EngineOptions) (*Engine, error) {
 		o.Cores = runtime.NumCPU()
 	}
 	if o.CacheBytes <= 0 {
-		o.CacheBytes = 64 << 20
+		o.CacheBytes = 256 << 20
 	}
 	cache, err := graph.NewShapeCache(o.CacheBytes)
 	if err != nil {
@@ -282,8 +283,20 @@ func (e *Engine) witness(_ context.Context, w graph.Workers, p *Planned) (Witnes
 	return Witnessed{p}, nil
 }
 
-func (e *Engine) commit(_ context.Context, w graph.Workers, p Witnessed) (Committed, error) {
+// plans returns the NTT plans from the engine's shape cache, recording hits and
+// misses on the span of the stage running under ctx.
+func (e *Engine) plans(ctx context.Context) commit.PlanSource {
+	return func(logD int) *ntt.Plan {
+		p, _ := graph.Shape(ctx, e.cache, fmt.Sprintf("ntt/%d", logD), 16<<logD, func() (*ntt.Plan, error) {
+			return ntt.NewPlan(logD), nil
+		})
+		return p
+	}
+}
+
+func (e *Engine) commit(ctx context.Context, w graph.Workers, p Witnessed) (Committed, error) {
 	com := e.coms.get()
+	com.Plans = e.plans(ctx)
 	err := commit.CommitInto(com, p.stack.Data(), p.sh.StackLog, p.sh.LogInvRate, w.N())
 	if err != nil {
 		e.coms.put(com)
@@ -323,10 +336,11 @@ func (e *Engine) lincheck(_ context.Context, w graph.Workers, z Zerochecked) (Li
 
 // open is the reference's "opening" stage: ring switching (Φ drawn, the dense weight
 // built) and the stacked WHIR opening.
-func (e *Engine) open(_ context.Context, w graph.Workers, l Linchecked) (Proved, error) {
+func (e *Engine) open(ctx context.Context, w graph.Workers, l Linchecked) (Proved, error) {
 	defer l.release()
 	ring := reduce.RingSwitchProve(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w.N())
 	scratch := e.whir.get()
+	scratch.Plans = e.plans(ctx)
 	err := scratch.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w.N())
 	e.whir.put(scratch)
 	e.coms.put(l.com) // the proof keeps copies of the opened rows, never the codeword

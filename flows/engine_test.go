@@ -43,7 +43,11 @@ func TestEngineMatchesDirectAtEveryWorkerCount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var firstMisses int64
 		for round := 0; round < 2; round++ {
+			if round == 1 {
+				_, firstMisses = e.CacheStats()
+			}
 			got, err := e.Prove(context.Background(), Request{Blocks: blocks, LogInvRate: 1})
 			if err != nil {
 				t.Fatal(err)
@@ -61,8 +65,9 @@ func TestEngineMatchesDirectAtEveryWorkerCount(t *testing.T) {
 		if k.Allocated != 3 || ext.Allocated != 1 || k.Reused != 3 || ext.Reused != 1 {
 			t.Fatalf("cores=%d: pools did not reuse buffers: K %+v, E %+v", cores, k, ext)
 		}
-		if hits, misses := e.CacheStats(); hits != 1 || misses != 1 {
-			t.Fatalf("cache hits %d misses %d", hits, misses)
+		// The second proof of the shape finds every table (WHIR config, NTT plans) cached.
+		if hits, misses := e.CacheStats(); misses != firstMisses || firstMisses < 2 || hits < firstMisses {
+			t.Fatalf("cache hits %d misses %d (first proof: %d misses)", hits, misses, firstMisses)
 		}
 		e.Close()
 	}

@@ -44,6 +44,9 @@ type Committed struct {
 	// row.
 	Codeword []uint64
 	Tree     *merkle.Tree
+	// Plans supplies the NTT plans (nil: the process-wide cache). CommitInto keeps
+	// the Plans of its dst, so an engine sets it once per reused Committed.
+	Plans PlanSource
 }
 
 // Root returns the commitment root.
@@ -93,9 +96,9 @@ func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate, workers i
 	if need := merkle.NodeCount(1 << logD); cap(nodes) < need {
 		nodes = make([]merkle.Digest, need)
 	}
-	planFor(logD).EncodeK(codeword, stack, LaneLog, logInvRate, workers)
+	dst.Plans.Plan(logD).EncodeK(codeword, stack, LaneLog, logInvRate, workers)
 	tree := merkle.NewPadded(nodes[:cap(nodes)], codeword, lanes, 1<<LaneLog, workers)
-	*dst = Committed{Stack: stack, StackLog: stackLog, LogInvRate: logInvRate, Lanes: lanes, Codeword: codeword, Tree: tree}
+	*dst = Committed{Stack: stack, StackLog: stackLog, LogInvRate: logInvRate, Lanes: lanes, Codeword: codeword, Tree: tree, Plans: dst.Plans}
 	return nil
 }
 

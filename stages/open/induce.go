@@ -88,6 +88,7 @@ func InducedTable(dst []field.E, messageLog int, queries []int, weights []field.
 
 // induceScratch holds InducedTable's working tables for reuse across proofs.
 type induceScratch struct {
+	plans    commit.PlanSource
 	low      []field.K
 	high     []field.E
 	v        []field.K
@@ -103,7 +104,7 @@ type induceScratch struct {
 func (s *induceScratch) levelTable(dst []field.E, messageLog, rate int, queries []int, weights []field.E, workers int) {
 	if len(queries) > max(workers, 1)*messageLog<<rate {
 		s.codeword = grow(s.codeword, 1<<(messageLog+rate))
-		commit.Plan(messageLog+rate).InducedTable(dst, queries, weights, rate, s.codeword)
+		s.plans.Plan(messageLog+rate).InducedTable(dst, queries, weights, rate, s.codeword)
 		return
 	}
 	s.table(dst, messageLog, queries, weights, workers)

@@ -184,6 +184,9 @@ func (l level) decode(words [][]uint64, s *Scratch) [][]field.E {
 // and Merkle openings (and small per-call headers). Nothing the proof returns
 // aliases the Scratch.
 type Scratch struct {
+	// Plans supplies the NTT plans of the deeper levels and the query tables
+	// (nil: the process-wide cache, commit.Plan).
+	Plans  commit.PlanSource
 	weight []field.E
 	f      [2][]field.E
 	b      []field.E
@@ -239,7 +242,7 @@ func (s *Scratch) commitLevel(l int, f []field.E, laneLog, rate, workers int) *m
 	lb := &s.levels[l]
 	rowWords := extWordsPerElement << laneLog
 	lb.words = growWords(lb.words, len(f)*extWordsPerElement<<rate)
-	commit.EncodeE(lb.words, f, laneLog, rate, workers)
+	s.Plans.EncodeE(lb.words, f, laneLog, rate, workers)
 	lb.nodes = growDigests(lb.nodes, merkle.NodeCount(len(lb.words)/rowWords))
 	return merkle.NewInto(lb.nodes, lb.words, rowWords, workers)
 }
@@ -350,6 +353,7 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		s.lane = grow(s.lane, 1<<len(levelFolds))
 		enforced := enforcedSumInto(s.lane, prev.decode(tr.Open(prev.tree, queries), s), levelFolds, s.qWeights)
 		s.table = grow(s.table, 1<<messageLog)
+		s.induce.plans = s.Plans
 		s.induce.levelTable(s.table, messageLog, cfg.LogInvRates[l], queries, s.qWeights, workers)
 		u0, u2 := roundMsg(p.f, s.table, 1, workers)
 		p.pending = append(p.pending, intro{s.table, enforced, p.send(u0, u2, enforced)})
