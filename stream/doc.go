@@ -7,7 +7,7 @@
 //	source (JSON lines, a watched directory, a Go channel)
 //	  → Prover   (up to K proofs running on one Engine, a memory budget, results re-ordered)
 //	  → ProofFiles (DIR/<id>.proof.bin and its .json, written atomically)
-//	  → sink     (JSON lines of results, a Go channel, a function)
+//	  → sink     (JSON lines of results, or a function for library users)
 //
 // go-streams' edges are untyped, unbuffered `chan any` without an error path, and an
 // operator with parallelism above one loses order. Every component here therefore
