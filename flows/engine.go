@@ -287,7 +287,7 @@ func (e *Engine) witness(_ context.Context, w graph.Workers, p *Planned) (Witnes
 // misses on the span of the stage running under ctx.
 func (e *Engine) plans(ctx context.Context) commit.PlanSource {
 	return func(logD int) *ntt.Plan {
-		p, _ := graph.Shape(ctx, e.cache, fmt.Sprintf("ntt/%d", logD), 16<<logD, func() (*ntt.Plan, error) {
+		p, _ := graph.Shape(ctx, e.cache, fmt.Sprintf("ntt/%d", logD), int64(8*(logD*logD+2<<(logD/2))), func() (*ntt.Plan, error) {
 			return ntt.NewPlan(logD), nil
 		})
 		return p

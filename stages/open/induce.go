@@ -4,38 +4,13 @@ import (
 	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/ntt"
 	"github.com/leanpipe/leanpipe/stages/commit"
 )
 
-// SubspaceRoots returns the n+1 normalisation constants of the novel polynomial
-// basis over the subspaces spanned by 1, x, …, x^(k-1) (as integers 1, 2, 4, …):
-// roots[k] = Ŵ_k(2^k), the unnormalised k-th subspace polynomial at the next basis
-// element, with roots[0] = 1. They lie in K.
-func SubspaceRoots(n int) []field.K {
-	roots := make([]field.K, n+1)
-	roots[0] = 1
-	layer := make([]field.K, n)
-	for i := range layer {
-		layer[i] = field.K(1) << (i + 1)
-	}
-	for level := 0; level < n; level++ {
-		// Ŵ_{level+1}(x) = Ŵ_level(x)^2 + Ŵ_level(2^level)·Ŵ_level(x), applied to the
-		// basis elements not yet annihilated.
-		for i := 0; i < n-level; i++ {
-			v := layer[i].Square().Add(roots[level].Mul(layer[i]))
-			if i == 0 {
-				roots[level+1] = v
-			} else {
-				layer[i-1] = v
-			}
-		}
-	}
-	return roots
-}
-
 // inverseRoots returns 1/roots[k] (0 for a zero root) for k < n.
 func inverseRoots(n int) []field.K {
-	roots := SubspaceRoots(n)
+	roots := ntt.SubspaceRootsK(n)
 	inv := make([]field.K, n)
 	for k := range inv {
 		if roots[k] != 0 {
@@ -63,7 +38,7 @@ func InducedWeight(messageLog int, queries []int, weights []field.E, point []fie
 	if len(point) != messageLog || len(queries) != len(weights) {
 		panic("open: InducedWeight dimensions")
 	}
-	roots := SubspaceRoots(messageLog)
+	roots := ntt.SubspaceRootsK(messageLog)
 	inv := inverseRoots(messageLog)
 	v := make([]field.K, messageLog)
 	total := field.Zero
@@ -115,7 +90,7 @@ func (s *induceScratch) table(dst []field.E, messageLog int, queries []int, weig
 	if len(dst) != n || len(queries) != len(weights) {
 		panic("open: InducedTable dimensions")
 	}
-	roots := SubspaceRoots(messageLog)
+	roots := ntt.SubspaceRootsK(messageLog)
 	inv := inverseRoots(messageLog)
 	// Split x = hi·2^h + lo: the tensor of query i is L_i[lo]·H_i[hi], so each
 	// worker owns a range of hi and builds only the low tensors it needs once.

@@ -58,26 +58,6 @@ func TestKATWhirConfig(t *testing.T) {
 	}
 }
 
-func TestKATSubspaceRoots(t *testing.T) {
-	var kat map[string][][3]string
-	vectors.KAT(t, "subspace_roots", &kat)
-	if len(kat) == 0 {
-		t.Fatal("empty KAT")
-	}
-	for key, want := range kat {
-		n, _ := strconv.Atoi(key)
-		got := SubspaceRoots(n)
-		if len(got) != len(want) {
-			t.Fatalf("n=%d: %d roots, want %d", n, len(got), len(want))
-		}
-		for i := range want {
-			if field.FromK(got[i]) != hexE(t, want[i]) {
-				t.Errorf("n=%d root %d: got %x want %v", n, i, got[i], want[i])
-			}
-		}
-	}
-}
-
 func TestKATInducedWeight(t *testing.T) {
 	var kat []struct {
 		MessageLog    int         `json:"message_log"`
