@@ -51,6 +51,9 @@ type Engine struct {
 	zcBufs freeList[zerocheck.Buffers]
 	// whir is the opening's fold scratch, one per proof in flight.
 	whir freeList[open.Scratch]
+	// lin and ring are the lincheck's and the ring switch's scratch.
+	lin  freeList[reduce.LincheckScratch]
+	ring freeList[reduce.RingScratch]
 	// coms are level-0 commitments (codeword and Merkle nodes), one per proof in flight.
 	coms freeList[commit.Committed]
 }
@@ -145,6 +148,7 @@ type (
 	Linchecked struct {
 		*Committed
 		claim reduce.LincheckClaim
+		lin   *reduce.LincheckScratch // holds claim's point and slices until the ring switch
 	}
 )
 
@@ -188,7 +192,8 @@ func (c Committed) Root() merkle.Digest { return c.com.Root() }
 // Claims are the zerocheck's output claims.
 func (z Zerochecked) Claims() zerocheck.Result { return z.claims }
 
-// Claim is the lincheck's output: the point and the 64 slice values.
+// Claim is the lincheck's output: the point and the 64 slice values (views into the
+// lincheck's scratch, valid until the Open stage has run).
 func (l Linchecked) Claim() reduce.LincheckClaim { return l.claim }
 
 // BatchStages are the batch flow's stages bound to one Engine's pools and cache, in
@@ -330,15 +335,20 @@ func (e *Engine) zerocheck(_ context.Context, w graph.Workers, c Committed) (Zer
 
 func (e *Engine) lincheck(_ context.Context, w graph.Workers, z Zerochecked) (Linchecked, error) {
 	n := z.words()
-	claim := reduce.LincheckProve(z.tr, circuit.BLAKE2s(), z.stack.Data()[:n], z.sh.N, reduce.ZerocheckClaims(z.claims), w.N())
-	return Linchecked{Committed: z.Committed, claim: claim}, nil
+	lin := e.lin.get()
+	claim := lin.Prove(z.tr, circuit.BLAKE2s(), z.stack.Data()[:n], z.sh.N, reduce.ZerocheckClaims(z.claims), w.N())
+	return Linchecked{Committed: z.Committed, claim: claim, lin: lin}, nil
 }
 
 // open is the reference's "opening" stage: ring switching (Φ drawn, the dense weight
 // built) and the stacked WHIR opening.
 func (e *Engine) open(ctx context.Context, w graph.Workers, l Linchecked) (Proved, error) {
 	defer l.release()
-	ring := reduce.RingSwitchProve(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w.N())
+	rs := e.ring.get()
+	ring := rs.Prove(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w.N())
+	e.ring.put(rs)
+	e.lin.put(l.lin) // the ring claim copied the point: the lincheck scratch is free
+	l.lin = nil
 	scratch := e.whir.get()
 	scratch.Plans = e.plans(ctx)
 	err := scratch.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w.N())
