@@ -2,34 +2,35 @@
 
 #include "textflag.h"
 
-// overflowTable[t] = t ^ t>>1 ^ t>>3 for a nibble t (bytes 0..15, repeated per lane):
-// the top nibble of hi, folded back through x^64 = x^4 + x^3 + x + 1.
-DATA overflowTable<>+0x00(SB)/8, $0x0405070602030100
-DATA overflowTable<>+0x08(SB)/8, $0x09080a0b0f0e0c0d
-DATA overflowTable<>+0x10(SB)/8, $0x0405070602030100
-DATA overflowTable<>+0x18(SB)/8, $0x09080a0b0f0e0c0d
-GLOBL overflowTable<>(SB), RODATA|NOPTR, $32
+// foldTable[t] = over·(1 + x + x^3 + x^4) for a nibble t with over = t ^ t>>1 ^ t>>3
+// (bytes 0..15, repeated per lane): the top nibble t of hi contributes over = hi>>63 ^
+// hi>>61 ^ hi>>60 to the folded word, and that word's own fold by x^64 = x^4 + x^3 + x + 1
+// is this byte.
+DATA foldTable<>+0x00(SB)/8, $0x6c77415a362d1b00
+DATA foldTable<>+0x08(SB)/8, $0xc3d8eef59982b4af
+DATA foldTable<>+0x10(SB)/8, $0x6c77415a362d1b00
+DATA foldTable<>+0x18(SB)/8, $0xc3d8eef59982b4af
+GLOBL foldTable<>(SB), RODATA|NOPTR, $32
 
 // MULREDT multiplies the four K words in V by the broadcast twiddle in Y15 and leaves
-// the reduced products (mod x^64 + x^4 + x^3 + x + 1) in R; Y14 holds overflowTable.
-// Clobbers T0..T3. The even/odd carry-less products are regrouped into (lo, hi) qword
-// vectors, then hi is folded twice: over = table[hi>>60] (= hi>>63 ^ hi>>61 ^ hi>>60),
-// h = hi ^ over, R = lo ^ h ^ h<<1 ^ h<<3 ^ h<<4.
-#define MULREDT(V, R, T0, T1, T2, T3) \
+// the reduced products (mod x^64 + x^4 + x^3 + x + 1) in R; Y14 holds foldTable.
+// Clobbers T0..T2. The even/odd carry-less products are regrouped into (lo, hi) qword
+// vectors; with h = hi ^ over (over = hi>>63 ^ hi>>61 ^ hi>>60) the product is
+// lo ^ h·(1 + x + x^3 + x^4) truncated to 64 bits, computed as
+// lo ^ foldTable[hi>>60] ^ g ^ g<<3 with g = hi ^ hi<<1.
+#define MULREDT(V, R, T0, T1, T2) \
 	VPCLMULQDQ  $0x00, Y15, V, T0 \
 	VPCLMULQDQ  $0x11, Y15, V, T1 \
 	VPUNPCKLQDQ T1, T0, R         \
 	VPUNPCKHQDQ T1, T0, T2        \
 	VPSRLQ      $60, T2, T0       \
 	VPSHUFB     T0, Y14, T0       \
-	VPXOR       T0, T2, T2        \
-	VPXOR       T2, R, R          \
-	VPSLLQ      $1, T2, T0        \
-	VPSLLQ      $3, T2, T1        \
-	VPSLLQ      $4, T2, T3        \
+	VPSLLQ      $1, T2, T1        \
 	VPXOR       T0, R, R          \
-	VPXOR       T1, R, R          \
-	VPXOR       T3, R, R
+	VPXOR       T1, T2, T2        \
+	VPSLLQ      $3, T2, T1        \
+	VPXOR       T2, R, R          \
+	VPXOR       T1, R, R
 
 // func fwdVPCL(u, v *uint64, n int, lambda uint64)
 // u[i] += lambda*v[i]; v[i] += u[i]. n > 0, n % 4 == 0.
@@ -38,15 +39,15 @@ TEXT ·fwdVPCL(SB), NOSPLIT, $0-32
 	MOVQ         v+8(FP), SI
 	MOVQ         n+16(FP), CX
 	VPBROADCASTQ lambda+24(FP), Y15
-	VMOVDQU      overflowTable<>(SB), Y14
+	VMOVDQU      foldTable<>(SB), Y14
 
 fwd8:
 	CMPQ CX, $8
 	JB   fwd4
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y8
-	MULREDT(Y0, Y1, Y2, Y3, Y4, Y5)
-	MULREDT(Y8, Y9, Y10, Y11, Y12, Y13)
+	MULREDT(Y0, Y1, Y2, Y3, Y4)
+	MULREDT(Y8, Y9, Y10, Y11, Y12)
 	VPXOR   (DI), Y1, Y1
 	VPXOR   32(DI), Y9, Y9
 	VMOVDQU Y1, (DI)
@@ -64,7 +65,7 @@ fwd4:
 	TESTQ   CX, CX
 	JZ      fwddone
 	VMOVDQU (SI), Y0
-	MULREDT(Y0, Y1, Y2, Y3, Y4, Y5)
+	MULREDT(Y0, Y1, Y2, Y3, Y4)
 	VPXOR   (DI), Y1, Y1
 	VMOVDQU Y1, (DI)
 	VPXOR   Y0, Y1, Y1
@@ -81,7 +82,7 @@ TEXT ·invVPCL(SB), NOSPLIT, $0-32
 	MOVQ         v+8(FP), SI
 	MOVQ         n+16(FP), CX
 	VPBROADCASTQ lambda+24(FP), Y15
-	VMOVDQU      overflowTable<>(SB), Y14
+	VMOVDQU      foldTable<>(SB), Y14
 
 inv8:
 	CMPQ CX, $8
@@ -92,8 +93,8 @@ inv8:
 	VPXOR   32(SI), Y7, Y8
 	VMOVDQU Y0, (SI)
 	VMOVDQU Y8, 32(SI)
-	MULREDT(Y0, Y1, Y2, Y3, Y4, Y5)
-	MULREDT(Y8, Y9, Y10, Y11, Y12, Y13)
+	MULREDT(Y0, Y1, Y2, Y3, Y4)
+	MULREDT(Y8, Y9, Y10, Y11, Y12)
 	VPXOR   Y6, Y1, Y1
 	VPXOR   Y7, Y9, Y9
 	VMOVDQU Y1, (DI)
@@ -109,7 +110,7 @@ inv4:
 	VMOVDQU (DI), Y6
 	VPXOR   (SI), Y6, Y0
 	VMOVDQU Y0, (SI)
-	MULREDT(Y0, Y1, Y2, Y3, Y4, Y5)
+	MULREDT(Y0, Y1, Y2, Y3, Y4)
 	VPXOR   Y6, Y1, Y1
 	VMOVDQU Y1, (DI)
 
