@@ -87,6 +87,9 @@ type EngineOptions struct {
 	Cores int
 	// CacheBytes bounds the shape cache (0 = 256 MiB).
 	CacheBytes int64
+	// InFlight is how many proofs the caller runs at once (0 = 1); it sizes the
+	// buffer pools so that warm proofs reuse every buffer.
+	InFlight int
 }
 
 // NewEngine builds the batch graph.
@@ -104,8 +107,10 @@ func NewEngine(o EngineOptions) (*Engine, error) {
 	e := &Engine{
 		sched: graph.NewScheduler(o.Cores),
 		cache: cache,
-		kpool: buffers.NewPool[field.K](4),
-		epool: buffers.NewPool[field.E](4),
+		// Per proof in flight: the stack, A·w and B·w (one size class once mu ≥ 15)
+		// and the ring weight.
+		kpool: buffers.NewPool[field.K](3 * max(o.InFlight, 1)),
+		epool: buffers.NewPool[field.E](max(o.InFlight, 1)),
 	}
 	e.build()
 	return e, nil

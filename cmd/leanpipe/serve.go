@@ -129,7 +129,7 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 	if err != nil {
 		return usage("--out: %v", err)
 	}
-	e, err := flows.NewEngine(flows.EngineOptions{Cores: sc.Workers})
+	e, err := flows.NewEngine(flows.EngineOptions{Cores: sc.Workers, InFlight: sc.Options.InFlight})
 	if err != nil {
 		return err
 	}
