@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -32,6 +34,35 @@ type Run struct {
 	Input string `json:"input,omitempty"`
 	// Format is the proof form written: "wire" (default, the reference prover's) or "raw".
 	Format string `json:"format"`
+	// Stream, when set, proves a stream of jobs (as `leanpipe serve` does) instead of
+	// generated leaves.
+	Stream *Stream `json:"stream,omitempty"`
+}
+
+// Stream is the stream source of a run: jobs in serve's JSON-lines form, from a
+// file or from job files in a watched directory.
+type Stream struct {
+	// Source is "lines" (Path is a JSON-lines file) or "dir" (Path is a directory
+	// polled for NAME.job files).
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	// Poll is the directory polling interval.
+	Poll time.Duration `json:"poll"`
+	// InFlight proofs run at once; Pending jobs are held before their results leave
+	// (0 = 4 × InFlight).
+	InFlight int `json:"in_flight"`
+	Pending  int `json:"pending"`
+	// MemoryBudget bounds the estimated memory of running proofs in bytes (0 = none).
+	MemoryBudget int64 `json:"memory_budget"`
+	// Grace is how long running proofs may finish after a stop signal.
+	Grace time.Duration `json:"grace"`
+	// MaxN is the most compressions a job may ask for.
+	MaxN int `json:"max_n"`
+}
+
+// StreamDefaults are the stream settings a `stream:` section starts from.
+func StreamDefaults() Stream {
+	return Stream{Source: "lines", Poll: 200 * time.Millisecond, InFlight: 2, Grace: 30 * time.Second, MaxN: MaxBatch}
 }
 
 // Limits of the fields.
@@ -131,14 +162,114 @@ func Parse(b []byte) (Run, error) {
 			if err == nil && r.Format != "wire" && r.Format != "raw" {
 				err = errAt(v, key, "want wire or raw, got %q", r.Format)
 			}
+		case "stream":
+			r.Stream, err = parseStream(v)
 		default:
-			err = errAt(k, key, "unknown key (known: flow, leaves, batch, log_inv_rate, workers, output, seed, input, format)")
+			err = errAt(k, key, "unknown key (known: flow, leaves, batch, log_inv_rate, workers, output, seed, input, format, stream)")
 		}
 		if err != nil {
 			return Run{}, err
 		}
 	}
+	if r.Stream != nil {
+		for _, key := range []string{"leaves", "batch", "seed", "input", "format", "log_inv_rate"} {
+			if seen[key] {
+				return Run{}, fmt.Errorf("%w: %s: not used with stream (each job names its own)", ErrInvalid, key)
+			}
+		}
+	}
 	return r, nil
+}
+
+func parseStream(m *yaml.Node) (*Stream, error) {
+	if m.Kind != yaml.MappingNode {
+		return nil, errAt(m, "stream", "want a mapping, got %s", describe(m))
+	}
+	s := StreamDefaults()
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		key := "stream." + k.Value
+		if seen[key] {
+			return nil, errAt(k, key, "key given twice")
+		}
+		seen[key] = true
+		var err error
+		switch k.Value {
+		case "source":
+			s.Source, err = str(v, key)
+			if err == nil && s.Source != "lines" && s.Source != "dir" {
+				err = errAt(v, key, "want lines or dir, got %q", s.Source)
+			}
+		case "path":
+			s.Path, err = str(v, key)
+		case "poll":
+			s.Poll, err = duration(v, key)
+		case "in_flight":
+			s.InFlight, err = intIn(v, key, 1, 1024)
+		case "pending":
+			s.Pending, err = intIn(v, key, 0, 1<<16)
+		case "memory_budget":
+			s.MemoryBudget, err = byteCount(v, key)
+		case "grace":
+			s.Grace, err = duration(v, key)
+		case "max_n":
+			s.MaxN, err = intIn(v, key, 1, MaxBatch)
+		default:
+			err = errAt(k, key, "unknown key (known: source, path, poll, in_flight, pending, memory_budget, grace, max_n)")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if s.Path == "" {
+		return nil, errAt(m, "stream.path", "required: the JSON-lines file or the job directory")
+	}
+	return &s, nil
+}
+
+func duration(v *yaml.Node, key string) (time.Duration, error) {
+	s, err := str(v, key)
+	if err != nil {
+		return 0, err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, errAt(v, key, "want a duration such as 200ms or 30s, got %q", s)
+	}
+	return d, nil
+}
+
+func byteCount(v *yaml.Node, key string) (int64, error) {
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!str") {
+		return 0, errAt(v, key, "want a byte count such as 2GiB, got %s", describe(v))
+	}
+	n, err := ParseBytes(v.Value)
+	if err != nil {
+		return 0, errAt(v, key, "%v", err)
+	}
+	return n, nil
+}
+
+// ParseBytes reads a byte count: an integer with an optional unit (B, KB, MB, GB,
+// KiB, MiB, GiB).
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a byte count (e.g. 2GiB, 512MiB, 1000000)", s)
+	}
+	return v * mult, nil
 }
 
 func str(v *yaml.Node, key string) (string, error) {

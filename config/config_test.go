@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDefaultsAndOverrides(t *testing.T) {
@@ -21,6 +22,26 @@ func TestDefaultsAndOverrides(t *testing.T) {
 	}
 }
 
+func TestStreamSection(t *testing.T) {
+	r, err := Parse([]byte("output: o\nworkers: 2\nstream:\n  source: dir\n  path: jobs\n  poll: 50ms\n  in_flight: 3\n  memory_budget: 2GiB\n  grace: 5s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := StreamDefaults()
+	want.Source, want.Path, want.Poll, want.InFlight, want.MemoryBudget, want.Grace = "dir", "jobs", 50*time.Millisecond, 3, 2<<30, 5*time.Second
+	if r.Stream == nil || *r.Stream != want || r.Workers != 2 {
+		t.Fatalf("got %+v", r.Stream)
+	}
+	for s, n := range map[string]int64{"0": 0, "512MiB": 512 << 20, "1000": 1000, "3 KB": 3000} {
+		if v, err := ParseBytes(s); err != nil || v != n {
+			t.Fatalf("ParseBytes(%q) = %d, %v", s, v, err)
+		}
+	}
+	if _, err := ParseBytes("-1"); err == nil {
+		t.Fatal("negative byte count accepted")
+	}
+}
+
 func TestErrorsNameKeyAndLine(t *testing.T) {
 	cases := []struct{ doc, want string }{
 		{"leaves: 2\ncolour: red\n", "line 2: colour: unknown key"},
@@ -35,6 +56,14 @@ func TestErrorsNameKeyAndLine(t *testing.T) {
 		{"- a\n- b\n", "want a mapping"},
 		{"leaves: [\n", "config: invalid"},
 		{"workers: -1\n", "line 1: workers: -1 is out of range"},
+		{"stream: 3\n", "line 1: stream: want a mapping"},
+		{"stream:\n  source: lines\n", "stream.path: required"},
+		{"stream:\n  path: j\n  source: tcp\n", "line 3: stream.source: want lines or dir"},
+		{"stream:\n  path: j\n  poll: fast\n", "line 3: stream.poll: want a duration"},
+		{"stream:\n  path: j\n  memory_budget: lots\n", "line 3: stream.memory_budget"},
+		{"stream:\n  path: j\n  in_flight: 0\n", "line 3: stream.in_flight: 0 is out of range"},
+		{"stream:\n  path: j\n  colour: red\n", "line 3: stream.colour: unknown key"},
+		{"leaves: 3\nstream:\n  path: j\n", "leaves: not used with stream"},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.doc))

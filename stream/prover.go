@@ -40,6 +40,9 @@ type Options struct {
 	Grace time.Duration
 	// Cores is the number of cores of the Engine, for utilisation (0 = NumCPU).
 	Cores int
+	// Verify checks every proof with the verifier before its result is reported
+	// (a proof that does not verify becomes an error result).
+	Verify bool
 }
 
 func (o Options) withDefaults() Options {
@@ -281,6 +284,11 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 			err = fmt.Errorf("stream: job %s: %w", job.ID, err)
 		}
 		return failed(seq, job.ID, err)
+	}
+	if p.opt.Verify {
+		if err := flows.VerifyBatch(proved.Proof, len(blocks), job.LogInvRate); err != nil {
+			return failed(seq, job.ID, fmt.Errorf("stream: job %s: the proof does not verify: %w", job.ID, err))
+		}
 	}
 	data := encode(proved.Proof, job.Format)
 	r := Result{

@@ -45,8 +45,14 @@ func main() {
 
 // execute runs the command line and returns the exit status.
 func execute(args []string, stdout, stderr io.Writer) int {
+	return executeIn(args, os.Stdin, stdout, stderr)
+}
+
+// executeIn is execute with standard input from stdin.
+func executeIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()

@@ -13,6 +13,7 @@ import (
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/stages/witness"
+	"github.com/leanpipe/leanpipe/stream"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -68,6 +69,9 @@ func runCmd() *cobra.Command {
 			cfg, err := config.Load(args[0])
 			if err != nil {
 				return usageError{err}
+			}
+			if cfg.Stream != nil {
+				return runStream(cmd, args[0], cfg)
 			}
 			var fixed []witness.Compression
 			if cfg.Input != "" {
@@ -153,4 +157,34 @@ func runCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// runStream runs a config's stream source like `leanpipe serve`, verifying every proof,
+// with the stream's metrics written to OUTPUT/metrics.json.
+func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run) error {
+	s := cfg.Stream
+	path := s.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(cfgPath), path)
+	}
+	sc := streamConfig{
+		Out: cfg.Output, Poll: s.Poll, Metrics: filepath.Join(cfg.Output, "metrics.json"), Workers: cfg.Workers,
+		Options: stream.Options{InFlight: s.InFlight, Pending: s.Pending, MemoryBudget: s.MemoryBudget, MaxBatch: s.MaxN, Grace: s.Grace, Verify: true},
+	}
+	switch s.Source {
+	case "dir":
+		if st, err := os.Stat(path); err != nil || !st.IsDir() {
+			return usage("stream.path: %s is not a directory", path)
+		}
+		sc.Watch = path
+	default:
+		if _, err := os.Stat(path); err != nil {
+			return usage("stream.path: %v", err)
+		}
+		sc.Input = path
+	}
+	if err := os.MkdirAll(cfg.Output, 0o755); err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	return streamJobs(cmd, sc)
 }

@@ -6,38 +6,16 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/leanpipe/leanpipe/config"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/stream"
 	"github.com/reugn/go-streams"
 	"github.com/spf13/cobra"
 )
-
-// parseBytes reads a byte count: a plain integer or one with a KiB, MiB, GiB (or
-// KB, MB, GB) suffix.
-func parseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v < 0 || v > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a byte count (e.g. 2GiB, 512MiB, 1000000)", s)
-	}
-	return v * mult, nil
-}
 
 func serveCmd() *cobra.Command {
 	var (
@@ -77,7 +55,7 @@ jobs were abandoned or results could not be written.`,
 			if maxN < 1 || maxN > flows.MaxBatch {
 				return usage("--max-n: %d is out of range [1, %d]", maxN, flows.MaxBatch)
 			}
-			mem, err := parseBytes(budget)
+			mem, err := config.ParseBytes(budget)
 			if err != nil {
 				return usage("--memory-budget: %v", err)
 			}
