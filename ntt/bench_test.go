@@ -135,3 +135,28 @@ func BenchmarkInducedTable(b *testing.B) {
 	}
 	reportCPU(b, c0)
 }
+
+// BenchmarkRadix4 runs two layers over four L1-resident rows as four butterflies and
+// as one radix-4 call.
+func BenchmarkRadix4(b *testing.B) {
+	rows := make([][]uint64, 4)
+	for i := range rows {
+		rows[i] = make([]uint64, 512+8*i)[8*i:] // break 4 KiB aliasing between rows
+		for k := range rows[i] {
+			rows[i][k] = uint64(k*4+i) * 0x9e3779b97f4a7c15
+		}
+	}
+	const t0, t1, t2 = 0x123456789abcdef, 0xfedcba987654321, 0x0f0f0f0f0f0f0f0f
+	b.Run("radix2", func(b *testing.B) {
+		b.SetBytes(8 * 4 * 512)
+		for range b.N {
+			fwd4Generic(rows[0], rows[1], rows[2], rows[3], t0, t1, t2)
+		}
+	})
+	b.Run("radix4", func(b *testing.B) {
+		b.SetBytes(8 * 4 * 512)
+		for range b.N {
+			fwd4(rows[0], rows[1], rows[2], rows[3], t0, t1, t2)
+		}
+	})
+}

@@ -1,6 +1,9 @@
 package ntt
 
 import (
+	"crypto/subtle"
+	"unsafe"
+
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/leanpipe/leanpipe/simd"
@@ -43,6 +46,11 @@ func KernelName() string {
 // fwd applies the forward butterfly u ← u + λ·v, v ← v + u word by word
 // (len(u) == len(v)).
 func fwd(u, v []uint64, lambda uint64) {
+	if lambda == 0 {
+		// Block 0 of every layer: u is unchanged and v ← v + u.
+		xorWords(v[:len(u)], u)
+		return
+	}
 	switch kernelLevel {
 	case levelVPCLMUL:
 		fwdAsm(u, v, lambda)
@@ -51,6 +59,35 @@ func fwd(u, v []uint64, lambda uint64) {
 	default:
 		fwdGeneric(u, v, lambda)
 	}
+}
+
+// fwd4 applies two forward layers to four rows of equal length: (a, c) and (b, d)
+// with t0, then (a, b) with t1 and (c, d) with t2 (a radix-4 group; the asm level
+// keeps the four words of each row in registers across both layers).
+func fwd4(a, b, c, d []uint64, t0, t1, t2 uint64) {
+	if kernelLevel == levelVPCLMUL && t0 != 0 {
+		fwd4Asm(a, b, c, d, t0, t1, t2)
+		return
+	}
+	fwd4Generic(a, b, c, d, t0, t1, t2)
+}
+
+// fwd4Generic is fwd4 as its four butterflies.
+func fwd4Generic(a, b, c, d []uint64, t0, t1, t2 uint64) {
+	fwd(a, c, t0)
+	fwd(b, d, t0)
+	fwd(a, b, t1)
+	fwd(c, d, t2)
+}
+
+// xorWords sets dst[i] ^= src[i] (len(dst) == len(src)).
+func xorWords(dst, src []uint64) {
+	if len(dst) == 0 {
+		return
+	}
+	d := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 8*len(dst))
+	s := unsafe.Slice((*byte)(unsafe.Pointer(&src[0])), 8*len(src))
+	subtle.XORBytes(d, d, s)
 }
 
 // inv applies the inverse butterfly v ← v + u, u ← u + λ·v word by word.

@@ -16,6 +16,13 @@ func fwdVPCL(u, v *uint64, n int, lambda uint64)
 //go:noescape
 func invVPCL(u, v *uint64, n int, lambda uint64)
 
+// fwd4VPCL applies two forward layers to n words at each of four rows: (a, c) and
+// (b, d) with t0, then (a, b) with t1 and (c, d) with t2.
+// Requires AVX2 and VPCLMULQDQ; n must be a positive multiple of 4; no alignment.
+//
+//go:noescape
+func fwd4VPCL(a, b, c, d *uint64, n int, t0, t1, t2 uint64)
+
 // fwdPCL applies the forward butterfly to n words at u and v.
 // Requires PCLMULQDQ (SSE2 is baseline); n must be a positive multiple of 2; no alignment.
 //
@@ -92,5 +99,17 @@ func invAsm(u, v []uint64, lambda uint64) {
 	}
 	if n < len(u) {
 		invShort(u[n:], v[n:], lambda)
+	}
+}
+
+func fwd4Asm(a, b, c, d []uint64, t0, t1, t2 uint64) {
+	n := len(a)
+	b, c, d = b[:n], c[:n], d[:n]
+	m := n &^ 3
+	if m > 0 {
+		fwd4VPCL(&a[0], &b[0], &c[0], &d[0], m, t0, t1, t2)
+	}
+	if m < n {
+		fwd4Generic(a[m:], b[m:], c[m:], d[m:], t0, t1, t2)
 	}
 }

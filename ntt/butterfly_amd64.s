@@ -238,3 +238,58 @@ trloop:
 	JNZ         trloop
 	VZEROUPPER
 	RET
+
+// MULREDX is MULREDT with the broadcast twiddle in register L instead of Y15.
+#define MULREDX(V, L, R, T0, T1, T2) \
+	VPCLMULQDQ  $0x00, L, V, T0 \
+	VPCLMULQDQ  $0x11, L, V, T1 \
+	VPUNPCKLQDQ T1, T0, R       \
+	VPUNPCKHQDQ T1, T0, T2      \
+	VPSRLQ      $60, T2, T0     \
+	VPSHUFB     T0, Y14, T0     \
+	VPSLLQ      $1, T2, T1      \
+	VPXOR       T0, R, R        \
+	VPXOR       T1, T2, T2      \
+	VPSLLQ      $3, T2, T1      \
+	VPXOR       T2, R, R        \
+	VPXOR       T1, R, R
+
+// FWDX is the forward butterfly on registers: U += L·V; V += U. Clobbers T0..T3.
+#define FWDX(U, V, L, T0, T1, T2, T3) \
+	MULREDX(V, L, T3, T0, T1, T2) \
+	VPXOR T3, U, U                \
+	VPXOR U, V, V
+
+// func fwd4VPCL(a, b, c, d *uint64, n int, t0, t1, t2 uint64)
+// Two forward layers on four rows: (a, c) and (b, d) with t0, then (a, b) with t1 and
+// (c, d) with t2. n > 0, n % 4 == 0.
+TEXT ·fwd4VPCL(SB), NOSPLIT, $0-64
+	MOVQ         a+0(FP), DI
+	MOVQ         b+8(FP), SI
+	MOVQ         c+16(FP), R8
+	MOVQ         d+24(FP), R9
+	MOVQ         n+32(FP), CX
+	VPBROADCASTQ t0+40(FP), Y11
+	VPBROADCASTQ t1+48(FP), Y12
+	VPBROADCASTQ t2+56(FP), Y13
+	VMOVDQU      foldTable<>(SB), Y14
+	XORQ         AX, AX
+
+fwd4loop:
+	VMOVDQU (DI)(AX*8), Y0
+	VMOVDQU (SI)(AX*8), Y1
+	VMOVDQU (R8)(AX*8), Y2
+	VMOVDQU (R9)(AX*8), Y3
+	FWDX(Y0, Y2, Y11, Y4, Y5, Y6, Y7)
+	FWDX(Y1, Y3, Y11, Y8, Y9, Y10, Y15)
+	FWDX(Y0, Y1, Y12, Y4, Y5, Y6, Y7)
+	FWDX(Y2, Y3, Y13, Y8, Y9, Y10, Y15)
+	VMOVDQU Y0, (DI)(AX*8)
+	VMOVDQU Y1, (SI)(AX*8)
+	VMOVDQU Y2, (R8)(AX*8)
+	VMOVDQU Y3, (R9)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JB      fwd4loop
+	VZEROUPPER
+	RET

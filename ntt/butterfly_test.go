@@ -50,6 +50,43 @@ func TestKernelLevels(t *testing.T) {
 	}
 }
 
+// The radix-4 kernel equals its four table butterflies at every level.
+func TestRadix4Levels(t *testing.T) {
+	rng := testrand.New(t)
+	saved := kernelLevel
+	defer func() { kernelLevel = saved }()
+	for lv := levelGeneric; lv <= detectLevel(); lv++ {
+		kernelLevel = lv
+		for n := range 41 {
+			for _, t0 := range []uint64{0, 1, rng.Uint64()} {
+				t1, t2 := rng.Uint64(), rng.Uint64()
+				if n == 7 {
+					t1, t2 = 0, 1<<63
+				}
+				rows := make([][]uint64, 4)
+				want := make([][]uint64, 4)
+				for i := range rows {
+					rows[i] = make([]uint64, n)
+					for k := range rows[i] {
+						rows[i][k] = rng.Uint64()
+					}
+					want[i] = slices.Clone(rows[i])
+				}
+				fwdTable(want[0], want[2], t0)
+				fwdTable(want[1], want[3], t0)
+				fwdTable(want[0], want[1], t1)
+				fwdTable(want[2], want[3], t2)
+				fwd4(rows[0], rows[1], rows[2], rows[3], t0, t1, t2)
+				for i := range rows {
+					if !slices.Equal(rows[i], want[i]) {
+						t.Fatalf("level %d fwd4 n=%d t0=%#x: row %d differs", lv, n, t0, i)
+					}
+				}
+			}
+		}
+	}
+}
+
 // fwdTable and invTable are the butterflies on the portable table product alone, the
 // reference every level (and the short-run path) is held to.
 func fwdTable(u, v []uint64, lambda uint64) {

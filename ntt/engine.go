@@ -288,16 +288,26 @@ func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBloc
 }
 
 // radix applies the 2^j·j/2 butterflies of a radix-2^j group to its 2^j segments;
-// tw holds the group's twiddles breadth first (see Plan.groupTwiddles).
+// tw holds the group's twiddles breadth first (see Plan.groupTwiddles). Sub-layers go
+// in pairs through the radix-4 kernel, an odd last one alone.
 func radix(segs [][]uint64, j int, tw []uint64) {
-	for d := range j {
+	d := 0
+	for ; d+1 < j; d += 2 {
 		dist := 1 << (j - 1 - d)
-		base := (1 << d) - 1
+		half := dist >> 1
+		base, base1 := (1<<d)-1, (1<<(d+1))-1
 		for i := range 1 << j {
-			if i&dist != 0 {
+			if i&(dist|half) != 0 {
 				continue
 			}
-			fwd(segs[i], segs[i+dist], tw[base+i>>(j-d)])
+			fwd4(segs[i], segs[i+half], segs[i+dist], segs[i+dist+half],
+				tw[base+i>>(j-d)], tw[base1+i>>(j-d-1)], tw[base1+(i+dist)>>(j-d-1)])
+		}
+	}
+	if d < j {
+		base := (1 << d) - 1
+		for i := 0; i < 1<<j; i += 2 {
+			fwd(segs[i], segs[i+1], tw[base+i>>1])
 		}
 	}
 }
