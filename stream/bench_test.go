@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"github.com/leanpipe/leanpipe/internal/rusage"
 	"os"
 	"runtime"
 	"testing"
@@ -82,13 +83,13 @@ func BenchmarkStream16(b *testing.B) {
 				runtime.GC()
 				runtime.ReadMemStats(&m0)
 				b.ResetTimer()
-				cpu0 := cpuTime()
+				cpu0 := rusage.Process()
 				start := time.Now()
 				for i := 0; i < b.N; i++ {
 					mode.run(b, eng)
 				}
 				wall := time.Since(start)
-				cpu := cpuTime() - cpu0
+				cpu := rusage.Process() - cpu0
 				b.StopTimer()
 				runtime.ReadMemStats(&m1)
 				n := float64(b.N * leaves)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/leanpipe/leanpipe/internal/rusage"
 	"io"
 	"runtime"
 	"sync"
@@ -136,7 +137,7 @@ func newCollector(eng Engine, o Options) *collector {
 	c := &collector{eng: eng, opt: o, start: time.Now(), stages: map[string]*StageMetrics{}}
 	c.depthSince = c.start
 	runtime.ReadMemStats(&c.mem0)
-	c.cpu0 = cpuTime()
+	c.cpu0 = rusage.Process()
 	c.m.Cores, c.m.InFlight, c.m.Pending, c.m.BudgetBytes = o.Cores, o.InFlight, o.Pending, o.MemoryBudget
 	return c
 }
@@ -242,7 +243,7 @@ func (c *collector) snapshot() Metrics {
 	c.mu.Unlock()
 	if capacity > 0 {
 		m.Utilisation = worker / capacity
-		m.CPUUtilisation = float64((cpuTime() - c.cpu0).Microseconds()) / 1e3 / capacity
+		m.CPUUtilisation = float64((rusage.Process() - c.cpu0).Microseconds()) / 1e3 / capacity
 	}
 	if cs, ok := c.eng.(interface{ CacheStats() (int64, int64) }); ok {
 		m.CacheHits, m.CacheMisses = cs.CacheStats()
@@ -256,6 +257,6 @@ func (c *collector) snapshot() Metrics {
 		k, e := ps.PoolStats()
 		m.BufferAllocs, m.BufferReuses = k.Allocated+e.Allocated, k.Reused+e.Reused
 	}
-	m.PeakRSSBytes = PeakRSS()
+	m.PeakRSSBytes = rusage.PeakRSS()
 	return m
 }

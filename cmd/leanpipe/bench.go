@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/leanpipe/leanpipe/internal/rusage"
 	"os"
 	"os/exec"
 	"runtime"
@@ -169,6 +170,6 @@ func benchOne(blocks []witness.Compression, logN, workers, repeat, rate int) (be
 	}
 	row.ProveMS, row.VerifyMS = median(prove), median(verify)
 	row.CompressionsPerS = float64(len(blocks)) / (row.ProveMS / 1e3)
-	row.PeakRSSBytes = peakRSS()
+	row.PeakRSSBytes = rusage.PeakRSS()
 	return row, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/leanpipe/leanpipe/internal/rusage"
 	"os"
 	"path/filepath"
 	"time"
@@ -143,7 +144,7 @@ func runCmd() *cobra.Command {
 			sum.WallMS = float64(wall.Microseconds()) / 1e3
 			sum.CompressionsPerS = float64(compressions) / wall.Seconds()
 			sum.ProofsPerS = float64(cfg.Leaves) / wall.Seconds()
-			sum.PeakRSSBytes = peakRSS()
+			sum.PeakRSSBytes = rusage.PeakRSS()
 			k, ext := e.PoolStats()
 			sum.BufferAllocations, sum.BufferReuses = k.Allocated+ext.Allocated, k.Reused+ext.Reused
 			sb, _ := json.MarshalIndent(sum, "", "  ")

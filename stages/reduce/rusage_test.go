@@ -1,0 +1,9 @@
+package reduce
+
+import "github.com/leanpipe/leanpipe/internal/rusage"
+
+// Benchmarks report CPU time next to wall time (internal/rusage).
+var (
+	processCPU = rusage.Process
+	reportCPU  = rusage.ReportPerOp
+)
