@@ -1,11 +1,10 @@
 package zerocheck
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/rusage"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 )
 
@@ -58,13 +57,7 @@ func BenchmarkBitsRound(b *testing.B) {
 }
 
 // cpuTime is the process's user+system CPU time (benchmarks here share the machine).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+var cpuTime = rusage.Process
 
 // BenchmarkERounds runs twelve fused fold-and-round passes from E tables of 2^20
 // entries (the round-3 tables at n_log = 14 have 2^19).
