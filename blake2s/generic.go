@@ -32,6 +32,14 @@ var sigma = [10][16]uint8{
 	{10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
 }
 
+// IV and Sigma are copies of the initialization vector and the message schedule,
+// for code that models the compression function (the circuit); changing them does
+// not change the hash.
+var (
+	IV    = iv
+	Sigma = sigma
+)
+
 // initState returns the chaining value of an unkeyed 32-byte BLAKE2s before the first block.
 func initState() [8]uint32 {
 	h := iv

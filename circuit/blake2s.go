@@ -1,6 +1,10 @@
 package circuit
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/leanpipe/leanpipe/blake2s"
+)
 
 // Column layout of the BLAKE2s compression block (2^14 columns). Every constrained
 // column is the output of exactly one row (C0 = I).
@@ -39,23 +43,10 @@ const (
 )
 
 // Blake2sIV is the BLAKE2s initialisation vector (the SHA-256 IV).
-var Blake2sIV = [8]uint32{
-	0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
-}
+var Blake2sIV = blake2s.IV
 
 // Blake2sSigma is the BLAKE2s message schedule.
-var Blake2sSigma = [Blake2sRounds][16]uint8{
-	{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-	{14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
-	{11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
-	{7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
-	{9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
-	{2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
-	{12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
-	{13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
-	{6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
-	{10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
-}
+var Blake2sSigma [Blake2sRounds][16]uint8 = blake2s.Sigma
 
 // Blake2sLanes gives the state words (a, b, c, d) of each G of a round: four
 // columns, then four diagonals.
