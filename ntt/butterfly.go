@@ -80,6 +80,25 @@ func fwd4Generic(a, b, c, d []uint64, t0, t1, t2 uint64) {
 	fwd(c, d, t2)
 }
 
+// fwd4io is fwd4 reading rows in[0..3] and writing rows o[0..3], all of length
+// len(o[0]); o[k] is either in[k] itself or a row overlapping no other.
+func fwd4io(o, in *[4][]uint64, t0, t1, t2 uint64) {
+	if kernelLevel == levelVPCLMUL {
+		fwd4ioAsm(o, in, t0, t1, t2)
+		return
+	}
+	fwd4ioGeneric(o, in, t0, t1, t2)
+}
+
+// fwd4ioGeneric is fwd4io as a copy and fwd4 in place.
+func fwd4ioGeneric(o, in *[4][]uint64, t0, t1, t2 uint64) {
+	n := len(o[0])
+	for k := range 4 {
+		copy(o[k][:n], in[k][:n])
+	}
+	fwd4(o[0][:n], o[1][:n], o[2][:n], o[3][:n], t0, t1, t2)
+}
+
 // xorWords sets dst[i] ^= src[i] (len(dst) == len(src)).
 func xorWords(dst, src []uint64) {
 	if len(dst) == 0 {

@@ -23,6 +23,13 @@ func invVPCL(u, v *uint64, n int, lambda uint64)
 //go:noescape
 func fwd4VPCL(a, b, c, d *uint64, n int, t0, t1, t2 uint64)
 
+// fwd4ioVPCL is fwd4VPCL reading rows i0..i3 and writing rows o0..o3 (o_k may equal
+// i_k; otherwise the rows must not overlap).
+// Requires AVX2 and VPCLMULQDQ; n must be a positive multiple of 4; no alignment.
+//
+//go:noescape
+func fwd4ioVPCL(o0, o1, o2, o3, i0, i1, i2, i3 *uint64, n int, t0, t1, t2 uint64)
+
 // fwdPCL applies the forward butterfly to n words at u and v.
 // Requires PCLMULQDQ (SSE2 is baseline); n must be a positive multiple of 2; no alignment.
 //
@@ -111,5 +118,20 @@ func fwd4Asm(a, b, c, d []uint64, t0, t1, t2 uint64) {
 	}
 	if m < n {
 		fwd4Generic(a[m:], b[m:], c[m:], d[m:], t0, t1, t2)
+	}
+}
+
+func fwd4ioAsm(o, in *[4][]uint64, t0, t1, t2 uint64) {
+	n := len(o[0])
+	for k := range 4 {
+		_, _ = o[k][:n], in[k][:n]
+	}
+	m := n &^ 3
+	if m > 0 {
+		fwd4ioVPCL(&o[0][0], &o[1][0], &o[2][0], &o[3][0], &in[0][0], &in[1][0], &in[2][0], &in[3][0], m, t0, t1, t2)
+	}
+	if m < n {
+		tail := [4][]uint64{in[0][m:n], in[1][m:n], in[2][m:n], in[3][m:n]}
+		fwd4ioGeneric(&[4][]uint64{o[0][m:n], o[1][m:n], o[2][m:n], o[3][m:n]}, &tail, t0, t1, t2)
 	}
 }

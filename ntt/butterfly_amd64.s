@@ -293,3 +293,42 @@ fwd4loop:
 	JB      fwd4loop
 	VZEROUPPER
 	RET
+
+// func fwd4ioVPCL(o0, o1, o2, o3, i0, i1, i2, i3 *uint64, n int, t0, t1, t2 uint64)
+// fwd4VPCL reading rows i0..i3 and writing rows o0..o3: each column of four words is
+// loaded from every input before any output is stored, so o_k may equal i_k.
+// n > 0, n % 4 == 0.
+TEXT ·fwd4ioVPCL(SB), NOSPLIT, $0-96
+	MOVQ         o0+0(FP), DI
+	MOVQ         o1+8(FP), SI
+	MOVQ         o2+16(FP), R8
+	MOVQ         o3+24(FP), R9
+	MOVQ         i0+32(FP), R10
+	MOVQ         i1+40(FP), R11
+	MOVQ         i2+48(FP), R12
+	MOVQ         i3+56(FP), R13
+	MOVQ         n+64(FP), CX
+	VPBROADCASTQ t0+72(FP), Y11
+	VPBROADCASTQ t1+80(FP), Y12
+	VPBROADCASTQ t2+88(FP), Y13
+	VMOVDQU      foldTable<>(SB), Y14
+	XORQ         AX, AX
+
+fwd4ioloop:
+	VMOVDQU (R10)(AX*8), Y0
+	VMOVDQU (R11)(AX*8), Y1
+	VMOVDQU (R12)(AX*8), Y2
+	VMOVDQU (R13)(AX*8), Y3
+	FWDX(Y0, Y2, Y11, Y4, Y5, Y6, Y7)
+	FWDX(Y1, Y3, Y11, Y8, Y9, Y10, Y15)
+	FWDX(Y0, Y1, Y12, Y4, Y5, Y6, Y7)
+	FWDX(Y2, Y3, Y13, Y8, Y9, Y10, Y15)
+	VMOVDQU Y0, (DI)(AX*8)
+	VMOVDQU Y1, (SI)(AX*8)
+	VMOVDQU Y2, (R8)(AX*8)
+	VMOVDQU Y3, (R9)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JB      fwd4ioloop
+	VZEROUPPER
+	RET

@@ -50,7 +50,8 @@ func TestKernelLevels(t *testing.T) {
 	}
 }
 
-// The radix-4 kernel equals its four table butterflies at every level.
+// The radix-4 kernels (in place and row to row) equal their four table butterflies
+// at every level.
 func TestRadix4Levels(t *testing.T) {
 	rng := testrand.New(t)
 	saved := kernelLevel
@@ -76,10 +77,17 @@ func TestRadix4Levels(t *testing.T) {
 				fwdTable(want[1], want[3], t0)
 				fwdTable(want[0], want[1], t1)
 				fwdTable(want[2], want[3], t2)
+				var in, out [4][]uint64
+				for i := range rows {
+					in[i], out[i] = slices.Clone(rows[i]), make([]uint64, n)
+				}
+				fwd4io(&out, &in, t0, t1, t2) // distinct output rows
+				same := in
+				fwd4io(&same, &same, t0, t1, t2) // in place
 				fwd4(rows[0], rows[1], rows[2], rows[3], t0, t1, t2)
 				for i := range rows {
-					if !slices.Equal(rows[i], want[i]) {
-						t.Fatalf("level %d fwd4 n=%d t0=%#x: row %d differs", lv, n, t0, i)
+					if !slices.Equal(rows[i], want[i]) || !slices.Equal(out[i], want[i]) || !slices.Equal(in[i], want[i]) {
+						t.Fatalf("level %d fwd4/fwd4io n=%d t0=%#x: row %d differs", lv, n, t0, i)
 					}
 				}
 			}

@@ -248,12 +248,30 @@ func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBloc
 		for i := range 1 << j {
 			segs[i] = scratch[i*segLen : (i+1)*segLen]
 		}
+		// A fused group reads its rows straight from the message or the buffer in its
+		// first radix-4 sub-pass and writes them back in its last: whole rows, an even
+		// radix, and contiguous message rows.
+		fused := j%2 == 0 && e.n == e.s && (!fromSrc || (e.src.stride == e.n && e.src.off == 0))
+		var dsts, srcs [1 << maxGroupLog][]uint64
 		lastBlock := -1
 		for u := lo; u < hi; u++ {
 			b, r0 := u/perBlock, (u%perBlock)*c
 			if b != lastBlock {
 				e.p.groupTwiddles(tw[:], layer, b, j)
 				lastBlock = b
+			}
+			if fused {
+				for i := range 1 << j {
+					inBlock := i*seg + r0
+					row := b*blockRows + inBlock
+					dsts[i] = e.buf[row*e.s : (row+c)*e.s]
+					srcs[i] = dsts[i]
+					if fromSrc {
+						srcs[i] = e.src.words[inBlock*e.n : (inBlock+c)*e.n]
+					}
+				}
+				radixIO(dsts[:1<<j], srcs[:1<<j], segs[:1<<j], j, tw[:])
+				continue
 			}
 			for i := range 1 << j {
 				inBlock := i*seg + r0
@@ -308,6 +326,37 @@ func radix(segs [][]uint64, j int, tw []uint64) {
 		base := (1 << d) - 1
 		for i := 0; i < 1<<j; i += 2 {
 			fwd(segs[i], segs[i+1], tw[base+i>>1])
+		}
+	}
+}
+
+// radixIO is radix for an even j reading the group's segments from src and writing
+// them to dst (dst[i] is src[i] or overlaps no other segment), with scr as the working
+// copy between the first and the last radix-4 sub-pass.
+func radixIO(dst, src, scr [][]uint64, j int, tw []uint64) {
+	for d := 0; d < j; d += 2 {
+		in, out := scr, scr
+		if d == 0 {
+			in = src
+		}
+		if d+2 == j {
+			out = dst
+		}
+		dist := 1 << (j - 1 - d)
+		half := dist >> 1
+		base, base1 := (1<<d)-1, (1<<(d+1))-1
+		for i := range 1 << j {
+			if i&(dist|half) != 0 {
+				continue
+			}
+			t0, t1, t2 := tw[base+i>>(j-d)], tw[base1+i>>(j-d-1)], tw[base1+(i+dist)>>(j-d-1)]
+			if d != 0 && d+2 != j {
+				fwd4(scr[i], scr[i+half], scr[i+dist], scr[i+dist+half], t0, t1, t2)
+				continue
+			}
+			o := [4][]uint64{out[i], out[i+half], out[i+dist], out[i+dist+half]}
+			x := [4][]uint64{in[i], in[i+half], in[i+dist], in[i+dist+half]}
+			fwd4io(&o, &x, t0, t1, t2)
 		}
 	}
 }
