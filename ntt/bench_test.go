@@ -37,12 +37,13 @@ func BenchmarkEncodeK(b *testing.B) {
 	}
 }
 
-// BenchmarkEncodeE is a deeper-level encode: 2^logN E values in 16 lanes.
+// BenchmarkEncodeE is a deeper-level encode: 2^logN E values in 2^fold lanes (the
+// opening's levels use 8-lane rows at rates 2^-4..2^-6).
 func BenchmarkEncodeE(b *testing.B) {
-	for _, sh := range []struct{ logN, rate int }{{16, 6}, {12, 10}} {
+	for _, sh := range []struct{ logN, fold, rate int }{{16, 4, 6}, {12, 4, 10}, {16, 3, 4}, {16, 3, 5}, {16, 3, 6}, {14, 3, 5}} {
 		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("logN=%d/rate=%d/workers=%d", sh.logN, sh.rate, workers), func(b *testing.B) {
-				const fold = 4
+			b.Run(fmt.Sprintf("logN=%d/fold=%d/rate=%d/workers=%d", sh.logN, sh.fold, sh.rate, workers), func(b *testing.B) {
+				fold := sh.fold
 				msg := make([]field.E, 1<<sh.logN)
 				for i := range msg {
 					msg[i] = field.E{C0: field.K(i), C1: field.K(i * 3), C2: field.K(i * 7)}
