@@ -309,7 +309,25 @@ func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBloc
 // tw holds the group's twiddles breadth first (see Plan.groupTwiddles). Sub-layers go
 // in pairs through the radix-4 kernel, an odd last one alone.
 func radix(segs [][]uint64, j int, tw []uint64) {
-	d := 0
+	radixLayers(segs, j, tw, 0)
+}
+
+// radixFrom is radix (j ≥ 2) whose first radix-4 sub-pass reads the group's input
+// from src instead of segs (src[i] is segs[i] or overlaps no segment).
+func radixFrom(segs, src [][]uint64, j int, tw []uint64) {
+	dist := 1 << (j - 1)
+	half := dist >> 1
+	for i := range half {
+		o := [4][]uint64{segs[i], segs[i+half], segs[i+dist], segs[i+dist+half]}
+		x := [4][]uint64{src[i], src[i+half], src[i+dist], src[i+dist+half]}
+		fwd4io(&o, &x, tw[0], tw[1], tw[2])
+	}
+	radixLayers(segs, j, tw, 2)
+}
+
+// radixLayers runs sub-layers d0..j−1 of radix.
+func radixLayers(segs [][]uint64, j int, tw []uint64, d0 int) {
+	d := d0
 	for ; d+1 < j; d += 2 {
 		dist := 1 << (j - 1 - d)
 		half := dist >> 1
@@ -384,9 +402,12 @@ func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 	subRows := 1 << (logD - nSub)
 	parallelFor(e.workers, to-from, func(_, lo, hi int) {
 		var tw [8]uint64
-		var segs [8][]uint64
+		var segs, srcs [8][]uint64
+		// With whole rows and contiguous message rows the fill is fused into the first
+		// radix-4 sub-pass, which reads the message rows itself.
+		fuse := fill && e.n == e.s && e.src.stride == e.n && e.src.off == 0 && logD-first >= 2
 		for sb := lo + from; sb < hi+from; sb++ {
-			if fill {
+			if fill && !fuse {
 				e.fillRows(sb*subRows, subRows)
 			}
 			for layer := first; layer < logD; {
@@ -394,7 +415,10 @@ func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 				blockRows := 1 << (logD - layer)
 				seg := blockRows >> j
 				blocksHere := subRows / blockRows
-				for lb := range blocksHere {
+				for k := range blocksHere {
+					// Descending, so that a fused fill reads replica 0 before its own
+					// block transforms it in place.
+					lb := blocksHere - 1 - k
 					gb := sb*blocksHere + lb
 					e.p.groupTwiddles(tw[:], layer, gb, j)
 					row0 := sb*subRows + lb*blockRows
@@ -404,6 +428,16 @@ func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 							for i := range 1 << j {
 								row := row0 + i*seg + r0
 								segs[i] = e.buf[row*e.s : (row+c)*e.s]
+							}
+							if fuse && layer == first {
+								// Block lb is one replica: its row i·seg + r0 is that
+								// message row.
+								for i := range 1 << j {
+									k := i*seg + r0
+									srcs[i] = e.src.words[k*e.n : (k+c)*e.n]
+								}
+								radixFrom(segs[:1<<j], srcs[:1<<j], j, tw[:])
+								continue
 							}
 							radix(segs[:1<<j], j, tw[:])
 						}
