@@ -305,6 +305,21 @@ func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBloc
 	})
 }
 
+// deepMaxLog is the widest in-place deep-phase radix (log2): two radix-4 sub-passes.
+const deepMaxLog = 4
+
+// deepRadix returns the radix (log2) of the next deep-phase pass with rem layers left:
+// passes of four layers, two radix-4 sub-passes each, and at most one odd sub-layer.
+func deepRadix(rem int) int {
+	switch {
+	case rem == 5 || rem == 3:
+		return 3
+	case rem >= 4:
+		return 4
+	}
+	return rem
+}
+
 // radix applies the 2^j·j/2 butterflies of a radix-2^j group to its 2^j segments;
 // tw holds the group's twiddles breadth first (see Plan.groupTwiddles). Sub-layers go
 // in pairs through the radix-4 kernel, an odd last one alone.
@@ -401,8 +416,8 @@ func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 	logD := e.p.logD
 	subRows := 1 << (logD - nSub)
 	parallelFor(e.workers, to-from, func(_, lo, hi int) {
-		var tw [8]uint64
-		var segs, srcs [8][]uint64
+		var tw [1 << deepMaxLog]uint64
+		var segs, srcs [1 << deepMaxLog][]uint64
 		// With whole rows and contiguous message rows the fill is fused into the first
 		// radix-4 sub-pass, which reads the message rows itself.
 		fuse := fill && e.n == e.s && e.src.stride == e.n && e.src.off == 0 && logD-first >= 2
@@ -411,7 +426,7 @@ func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 				e.fillRows(sb*subRows, subRows)
 			}
 			for layer := first; layer < logD; {
-				j := min(3, logD-layer)
+				j := deepRadix(logD - layer)
 				blockRows := 1 << (logD - layer)
 				seg := blockRows >> j
 				blocksHere := subRows / blockRows
