@@ -99,6 +99,24 @@ func fwd4ioGeneric(o, in *[4][]uint64, t0, t1, t2 uint64) {
 	fwd4(o[0][:n], o[1][:n], o[2][:n], o[3][:n], t0, t1, t2)
 }
 
+// fwdio is fwd reading rows ui, vi and writing rows uo, vo, all of length len(uo);
+// uo is ui itself or overlaps no other row, and likewise vo.
+func fwdio(uo, vo, ui, vi []uint64, lambda uint64) {
+	if kernelLevel == levelVPCLMUL {
+		fwdioAsm(uo, vo, ui, vi, lambda)
+		return
+	}
+	fwdioGeneric(uo, vo, ui, vi, lambda)
+}
+
+// fwdioGeneric is fwdio as a copy and fwd in place.
+func fwdioGeneric(uo, vo, ui, vi []uint64, lambda uint64) {
+	n := len(uo)
+	copy(uo, ui[:n])
+	copy(vo[:n], vi[:n])
+	fwd(uo, vo[:n], lambda)
+}
+
 // xorWords sets dst[i] ^= src[i] (len(dst) == len(src)).
 func xorWords(dst, src []uint64) {
 	if len(dst) == 0 {

@@ -30,6 +30,13 @@ func fwd4VPCL(a, b, c, d *uint64, n int, t0, t1, t2 uint64)
 //go:noescape
 func fwd4ioVPCL(o0, o1, o2, o3, i0, i1, i2, i3 *uint64, n int, t0, t1, t2 uint64)
 
+// fwdioVPCL is the forward butterfly reading rows ui, vi and writing rows uo, vo
+// (uo may equal ui and vo vi; otherwise no overlap).
+// Requires AVX2 and VPCLMULQDQ; n must be a positive multiple of 4; no alignment.
+//
+//go:noescape
+func fwdioVPCL(uo, vo, ui, vi *uint64, n int, lambda uint64)
+
 // fwdPCL applies the forward butterfly to n words at u and v.
 // Requires PCLMULQDQ (SSE2 is baseline); n must be a positive multiple of 2; no alignment.
 //
@@ -133,5 +140,17 @@ func fwd4ioAsm(o, in *[4][]uint64, t0, t1, t2 uint64) {
 	if m < n {
 		tail := [4][]uint64{in[0][m:n], in[1][m:n], in[2][m:n], in[3][m:n]}
 		fwd4ioGeneric(&[4][]uint64{o[0][m:n], o[1][m:n], o[2][m:n], o[3][m:n]}, &tail, t0, t1, t2)
+	}
+}
+
+func fwdioAsm(uo, vo, ui, vi []uint64, lambda uint64) {
+	n := len(uo)
+	_, _, _ = vo[:n], ui[:n], vi[:n]
+	m := n &^ 3
+	if m > 0 {
+		fwdioVPCL(&uo[0], &vo[0], &ui[0], &vi[0], m, lambda)
+	}
+	if m < n {
+		fwdioGeneric(uo[m:n], vo[m:n], ui[m:n], vi[m:n], lambda)
 	}
 }

@@ -332,3 +332,29 @@ fwd4ioloop:
 	JB      fwd4ioloop
 	VZEROUPPER
 	RET
+
+// func fwdioVPCL(uo, vo, ui, vi *uint64, n int, lambda uint64)
+// The forward butterfly reading rows ui, vi and writing rows uo, vo: each four-word
+// column is loaded before it is stored, so uo may equal ui and vo vi.
+// n > 0, n % 4 == 0.
+TEXT ·fwdioVPCL(SB), NOSPLIT, $0-48
+	MOVQ         uo+0(FP), DI
+	MOVQ         vo+8(FP), SI
+	MOVQ         ui+16(FP), R10
+	MOVQ         vi+24(FP), R11
+	MOVQ         n+32(FP), CX
+	VPBROADCASTQ lambda+40(FP), Y11
+	VMOVDQU      foldTable<>(SB), Y14
+	XORQ         AX, AX
+
+fwdioloop:
+	VMOVDQU (R10)(AX*8), Y0
+	VMOVDQU (R11)(AX*8), Y1
+	FWDX(Y0, Y1, Y11, Y4, Y5, Y6, Y7)
+	VMOVDQU Y0, (DI)(AX*8)
+	VMOVDQU Y1, (SI)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JB      fwdioloop
+	VZEROUPPER
+	RET

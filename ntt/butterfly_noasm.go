@@ -19,3 +19,5 @@ func transposeTileAsm(out []uint64, s int, msg []uint64, n, rows, r0, tile int) 
 func fwd4Asm(a, b, c, d []uint64, t0, t1, t2 uint64) { fwd4Generic(a, b, c, d, t0, t1, t2) }
 
 func fwd4ioAsm(o, in *[4][]uint64, t0, t1, t2 uint64) { fwd4ioGeneric(o, in, t0, t1, t2) }
+
+func fwdioAsm(uo, vo, ui, vi []uint64, lambda uint64) { fwdioGeneric(uo, vo, ui, vi, lambda) }

@@ -85,6 +85,16 @@ func TestRadix4Levels(t *testing.T) {
 				same := in
 				fwd4io(&same, &same, t0, t1, t2) // in place
 				fwd4(rows[0], rows[1], rows[2], rows[3], t0, t1, t2)
+				// The radix-2 row-to-row kernel, distinct rows and in place.
+				x, y := slices.Clone(rows[0]), slices.Clone(rows[3])
+				wx, wy := slices.Clone(x), slices.Clone(y)
+				fwdTable(wx, wy, t1)
+				ou, ov := make([]uint64, n), make([]uint64, n)
+				fwdio(ou, ov, x, y, t1)
+				fwdio(x, y, x, y, t1)
+				if !slices.Equal(ou, wx) || !slices.Equal(ov, wy) || !slices.Equal(x, wx) || !slices.Equal(y, wy) {
+					t.Fatalf("level %d fwdio n=%d differs", lv, n)
+				}
 				for i := range rows {
 					if !slices.Equal(rows[i], want[i]) || !slices.Equal(out[i], want[i]) || !slices.Equal(in[i], want[i]) {
 						t.Fatalf("level %d fwd4/fwd4io n=%d t0=%#x: row %d differs", lv, n, t0, i)

@@ -249,9 +249,9 @@ func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBloc
 			segs[i] = scratch[i*segLen : (i+1)*segLen]
 		}
 		// A fused group reads its rows straight from the message or the buffer in its
-		// first radix-4 sub-pass and writes them back in its last: whole rows, an even
-		// radix, and contiguous message rows.
-		fused := j%2 == 0 && e.n == e.s && (!fromSrc || (e.src.stride == e.n && e.src.off == 0))
+		// first sub-pass and writes them back in its last: whole rows and contiguous
+		// message rows.
+		fused := e.n == e.s && (!fromSrc || (e.src.stride == e.n && e.src.off == 0))
 		var dsts, srcs [1 << maxGroupLog][]uint64
 		lastBlock := -1
 		for u := lo; u < hi; u++ {
@@ -363,15 +363,25 @@ func radixLayers(segs [][]uint64, j int, tw []uint64, d0 int) {
 	}
 }
 
-// radixIO is radix for an even j reading the group's segments from src and writing
-// them to dst (dst[i] is src[i] or overlaps no other segment), with scr as the working
-// copy between the first and the last radix-4 sub-pass.
+// radixIO is radix reading the group's segments from src and writing them to dst
+// (dst[i] is src[i] or overlaps no other segment), with scr as the working copy between
+// the first and the last sub-pass. An odd j runs its radix-2 sub-layer first.
 func radixIO(dst, src, scr [][]uint64, j int, tw []uint64) {
-	for d := 0; d < j; d += 2 {
-		in, out := scr, scr
-		if d == 0 {
-			in = src
+	in := src
+	d := 0
+	if j%2 == 1 {
+		out := scr
+		if j == 1 {
+			out = dst
 		}
+		dist := 1 << (j - 1)
+		for i := range dist {
+			fwdio(out[i], out[i+dist], in[i], in[i+dist], tw[0])
+		}
+		in, d = scr, 1
+	}
+	for ; d < j; d += 2 {
+		out := scr
 		if d+2 == j {
 			out = dst
 		}
@@ -391,6 +401,7 @@ func radixIO(dst, src, scr [][]uint64, j int, tw []uint64) {
 			x := [4][]uint64{in[i], in[i+half], in[i+dist], in[i+dist+half]}
 			fwd4io(&o, &x, t0, t1, t2)
 		}
+		in = scr
 	}
 }
 
