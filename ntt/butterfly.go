@@ -117,6 +117,24 @@ func fwdioGeneric(uo, vo, ui, vi []uint64, lambda uint64) {
 	fwd(uo, vo[:n], lambda)
 }
 
+// fwd4Blocks runs fwd4 on len(tw)/3 consecutive blocks of four rows of s words: block
+// k is buf[4k·s : 4(k+1)·s], its rows a, b, c, d in order, its twiddles tw[3k..3k+2].
+func fwd4Blocks(buf []uint64, s int, tw []uint64) {
+	if kernelLevel == levelVPCLMUL {
+		fwd4BlocksAsm(buf, s, tw)
+		return
+	}
+	fwd4BlocksGeneric(buf, s, tw)
+}
+
+// fwd4BlocksGeneric is fwd4Blocks as one fwd4 per block.
+func fwd4BlocksGeneric(buf []uint64, s int, tw []uint64) {
+	for k := range len(tw) / 3 {
+		b := buf[4*k*s : 4*(k+1)*s]
+		fwd4(b[:s], b[s:2*s], b[2*s:3*s], b[3*s:], tw[3*k], tw[3*k+1], tw[3*k+2])
+	}
+}
+
 // xorWords sets dst[i] ^= src[i] (len(dst) == len(src)).
 func xorWords(dst, src []uint64) {
 	if len(dst) == 0 {

@@ -37,6 +37,13 @@ func fwd4ioVPCL(o0, o1, o2, o3, i0, i1, i2, i3 *uint64, n int, t0, t1, t2 uint64
 //go:noescape
 func fwdioVPCL(uo, vo, ui, vi *uint64, n int, lambda uint64)
 
+// fwd4BlocksVPCL runs the radix-4 kernel on nb consecutive blocks of four rows of s
+// words, block k with the twiddles tw[3k..3k+2].
+// Requires AVX2 and VPCLMULQDQ; nb > 0; s a positive multiple of 4; no alignment.
+//
+//go:noescape
+func fwd4BlocksVPCL(buf *uint64, s int, nb int, tw *uint64)
+
 // fwdPCL applies the forward butterfly to n words at u and v.
 // Requires PCLMULQDQ (SSE2 is baseline); n must be a positive multiple of 2; no alignment.
 //
@@ -153,4 +160,17 @@ func fwdioAsm(uo, vo, ui, vi []uint64, lambda uint64) {
 	if m < n {
 		fwdioGeneric(uo[m:n], vo[m:n], ui[m:n], vi[m:n], lambda)
 	}
+}
+
+func fwd4BlocksAsm(buf []uint64, s int, tw []uint64) {
+	nb := len(tw) / 3
+	if nb == 0 {
+		return
+	}
+	if s%4 != 0 {
+		fwd4BlocksGeneric(buf, s, tw)
+		return
+	}
+	_ = buf[4*nb*s-1]
+	fwd4BlocksVPCL(&buf[0], s, nb, &tw[0])
 }

@@ -358,3 +358,47 @@ fwdioloop:
 	JB      fwdioloop
 	VZEROUPPER
 	RET
+
+// func fwd4BlocksVPCL(buf *uint64, s int, nb int, tw *uint64)
+// fwd4 on nb consecutive blocks of four rows of s words: block k's rows a, b, c, d are
+// buf[(4k+i)·s ..], its twiddles tw[3k], tw[3k+1], tw[3k+2].
+// nb > 0; s > 0, s % 4 == 0.
+TEXT ·fwd4BlocksVPCL(SB), NOSPLIT, $0-32
+	MOVQ    buf+0(FP), DI
+	MOVQ    s+8(FP), BX
+	SHLQ    $3, BX
+	MOVQ    nb+16(FP), DX
+	MOVQ    tw+24(FP), R12
+	VMOVDQU foldTable<>(SB), Y14
+
+fwd4bblock:
+	VPBROADCASTQ (R12), Y11
+	VPBROADCASTQ 8(R12), Y12
+	VPBROADCASTQ 16(R12), Y13
+	LEAQ         (DI)(BX*1), SI
+	LEAQ         (DI)(BX*2), R8
+	LEAQ         (SI)(BX*2), R9
+	XORQ         AX, AX
+
+fwd4bloop:
+	VMOVDQU (DI)(AX*1), Y0
+	VMOVDQU (SI)(AX*1), Y1
+	VMOVDQU (R8)(AX*1), Y2
+	VMOVDQU (R9)(AX*1), Y3
+	FWDX(Y0, Y2, Y11, Y4, Y5, Y6, Y7)
+	FWDX(Y1, Y3, Y11, Y8, Y9, Y10, Y15)
+	FWDX(Y0, Y1, Y12, Y4, Y5, Y6, Y7)
+	FWDX(Y2, Y3, Y13, Y8, Y9, Y10, Y15)
+	VMOVDQU Y0, (DI)(AX*1)
+	VMOVDQU Y1, (SI)(AX*1)
+	VMOVDQU Y2, (R8)(AX*1)
+	VMOVDQU Y3, (R9)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, BX
+	JB      fwd4bloop
+	LEAQ    (DI)(BX*4), DI
+	ADDQ    $24, R12
+	DECQ    DX
+	JNZ     fwd4bblock
+	VZEROUPPER
+	RET

@@ -21,3 +21,5 @@ func fwd4Asm(a, b, c, d []uint64, t0, t1, t2 uint64) { fwd4Generic(a, b, c, d, t
 func fwd4ioAsm(o, in *[4][]uint64, t0, t1, t2 uint64) { fwd4ioGeneric(o, in, t0, t1, t2) }
 
 func fwdioAsm(uo, vo, ui, vi []uint64, lambda uint64) { fwdioGeneric(uo, vo, ui, vi, lambda) }
+
+func fwd4BlocksAsm(buf []uint64, s int, tw []uint64) { fwd4BlocksGeneric(buf, s, tw) }

@@ -105,6 +105,44 @@ func TestRadix4Levels(t *testing.T) {
 	}
 }
 
+// The block-batched radix-4 kernel equals its table butterflies at every level.
+func TestRadix4BlocksLevels(t *testing.T) {
+	rng := testrand.New(t)
+	saved := kernelLevel
+	defer func() { kernelLevel = saved }()
+	for lv := levelGeneric; lv <= detectLevel(); lv++ {
+		kernelLevel = lv
+		for _, s := range []int{1, 4, 6, 8, 24, 64} {
+			for _, nb := range []int{0, 1, 3, 17} {
+				buf := make([]uint64, 4*nb*s)
+				for i := range buf {
+					buf[i] = rng.Uint64()
+				}
+				tw := make([]uint64, 3*nb)
+				for i := range tw {
+					tw[i] = rng.Uint64()
+				}
+				if nb > 1 {
+					tw[3], tw[4] = 0, 1
+				}
+				want := slices.Clone(buf)
+				for k := range nb {
+					b := want[4*k*s:]
+					r := func(i int) []uint64 { return b[i*s : (i+1)*s] }
+					fwdTable(r(0), r(2), tw[3*k])
+					fwdTable(r(1), r(3), tw[3*k])
+					fwdTable(r(0), r(1), tw[3*k+1])
+					fwdTable(r(2), r(3), tw[3*k+2])
+				}
+				fwd4Blocks(buf, s, tw)
+				if !slices.Equal(buf, want) {
+					t.Fatalf("level %d fwd4Blocks s=%d nb=%d differs", lv, s, nb)
+				}
+			}
+		}
+	}
+}
+
 // fwdTable and invTable are the butterflies on the portable table product alone, the
 // reference every level (and the short-run path) is held to.
 func fwdTable(u, v []uint64, lambda uint64) {

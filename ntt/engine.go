@@ -309,15 +309,19 @@ func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBloc
 const deepMaxLog = 4
 
 // deepRadix returns the radix (log2) of the next deep-phase pass with rem layers left:
-// passes of four layers, two radix-4 sub-passes each, and at most one odd sub-layer.
+// passes of four layers, two radix-4 sub-passes each, at most one odd sub-layer, and a
+// last pass of two layers.
 func deepRadix(rem int) int {
-	switch {
-	case rem == 5 || rem == 3:
+	// The last pass is radix 4 when it can be, run block after block by fwd4Blocks.
+	switch rem {
+	case 1, 3:
+		return 1
+	case 2, 4:
+		return 2
+	case 5, 7:
 		return 3
-	case rem >= 4:
-		return 4
 	}
-	return rem
+	return 4
 }
 
 // radix applies the 2^j·j/2 butterflies of a radix-2^j group to its 2^j segments;
@@ -429,6 +433,7 @@ func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 	parallelFor(e.workers, to-from, func(_, lo, hi int) {
 		var tw [1 << deepMaxLog]uint64
 		var segs, srcs [1 << deepMaxLog][]uint64
+		var btw []uint64
 		// With whole rows and contiguous message rows the fill is fused into the first
 		// radix-4 sub-pass, which reads the message rows itself.
 		fuse := fill && e.n == e.s && e.src.stride == e.n && e.src.off == 0 && logD-first >= 2
@@ -438,9 +443,28 @@ func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 			}
 			for layer := first; layer < logD; {
 				j := deepRadix(logD - layer)
+				if fuse && layer == first && j < 2 {
+					j = min(logD-layer, 3) // the fused fill reads through a radix-4 sub-pass
+				}
 				blockRows := 1 << (logD - layer)
 				seg := blockRows >> j
 				blocksHere := subRows / blockRows
+				if j == 2 && blockRows == 4 && e.n == e.s && !(fuse && layer == first) {
+					// Four-row blocks back to back: one kernel call for the sub-block.
+					if cap(btw) < 3*blocksHere {
+						btw = make([]uint64, 3*blocksHere)
+					}
+					t := btw[:3*blocksHere]
+					for lb := range blocksHere {
+						gb := sb*blocksHere + lb
+						t[3*lb] = e.p.twiddle(layer, gb)
+						t[3*lb+1] = e.p.twiddle(layer+1, 2*gb)
+						t[3*lb+2] = e.p.twiddle(layer+1, 2*gb+1)
+					}
+					fwd4Blocks(e.buf[sb*subRows*e.s:(sb+1)*subRows*e.s], e.s, t)
+					layer += j
+					continue
+				}
 				for k := range blocksHere {
 					// Descending, so that a fused fill reads replica 0 before its own
 					// block transforms it in place.
