@@ -37,6 +37,31 @@ func BenchmarkEncodeK(b *testing.B) {
 	}
 }
 
+// BenchmarkEncodeKLanes is the level-0 encode of a short stack: `lanes` blocks of 2^16
+// words at rate 1/2, written as the committed tail (rows of `lanes` words).
+func BenchmarkEncodeKLanes(b *testing.B) {
+	for _, lanes := range []int{37, 61} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("lanes=%d/workers=%d", lanes, workers), func(b *testing.B) {
+				const logRows, fold, rate = 16, 6, 1
+				msg := make([]field.K, lanes<<logRows)
+				for i := range msg {
+					msg[i] = field.K(uint64(i)*0x9e3779b97f4a7c15 ^ 0x1234)
+				}
+				p := NewPlan(logRows + rate)
+				dst := make([]uint64, lanes<<(logRows+rate))
+				b.SetBytes(int64(8 * len(msg)))
+				b.ResetTimer()
+				c0 := cpuTime()
+				for range b.N {
+					p.EncodeK(dst, msg, fold, rate, workers)
+				}
+				reportCPU(b, c0)
+			})
+		}
+	}
+}
+
 // BenchmarkEncodeE is a deeper-level encode: 2^logN E values in 2^fold lanes (the
 // opening's levels use 8-lane rows at rates 2^-4..2^-6).
 func BenchmarkEncodeE(b *testing.B) {
