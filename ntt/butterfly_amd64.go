@@ -37,12 +37,12 @@ func fwd4ioVPCL(o0, o1, o2, o3, i0, i1, i2, i3 *uint64, n int, t0, t1, t2 uint64
 //go:noescape
 func fwdioVPCL(uo, vo, ui, vi *uint64, n int, lambda uint64)
 
-// fwd4BlocksVPCL runs the radix-4 kernel on nb consecutive blocks of four rows of s
-// words, block k with the twiddles tw[3k..3k+2].
-// Requires AVX2 and VPCLMULQDQ; nb > 0; s a positive multiple of 4; no alignment.
+// fwd4BlocksVPCL runs the radix-4 kernel on words 0..cols−1 of nb consecutive blocks of
+// four rows of s words, block k with the twiddles tw[3k..3k+2].
+// Requires AVX2 and VPCLMULQDQ; nb > 0; cols a positive multiple of 4, at most s.
 //
 //go:noescape
-func fwd4BlocksVPCL(buf *uint64, s int, nb int, tw *uint64)
+func fwd4BlocksVPCL(buf *uint64, s, cols, nb int, tw *uint64)
 
 // fwdPCL applies the forward butterfly to n words at u and v.
 // Requires PCLMULQDQ (SSE2 is baseline); n must be a positive multiple of 2; no alignment.
@@ -164,13 +164,18 @@ func fwdioAsm(uo, vo, ui, vi []uint64, lambda uint64) {
 
 func fwd4BlocksAsm(buf []uint64, s int, tw []uint64) {
 	nb := len(tw) / 3
-	if nb == 0 {
-		return
-	}
-	if s%4 != 0 {
+	cols := s &^ 3
+	if nb == 0 || cols == 0 {
 		fwd4BlocksGeneric(buf, s, tw)
 		return
 	}
 	_ = buf[4*nb*s-1]
-	fwd4BlocksVPCL(&buf[0], s, nb, &tw[0])
+	fwd4BlocksVPCL(&buf[0], s, cols, nb, &tw[0])
+	if cols == s {
+		return
+	}
+	for k := range nb {
+		b := buf[4*k*s : 4*(k+1)*s]
+		fwd4Generic(b[cols:s], b[s+cols:2*s], b[2*s+cols:3*s], b[3*s+cols:], tw[3*k], tw[3*k+1], tw[3*k+2])
+	}
 }

@@ -359,16 +359,18 @@ fwdioloop:
 	VZEROUPPER
 	RET
 
-// func fwd4BlocksVPCL(buf *uint64, s int, nb int, tw *uint64)
-// fwd4 on nb consecutive blocks of four rows of s words: block k's rows a, b, c, d are
-// buf[(4k+i)·s ..], its twiddles tw[3k], tw[3k+1], tw[3k+2].
-// nb > 0; s > 0, s % 4 == 0.
-TEXT ·fwd4BlocksVPCL(SB), NOSPLIT, $0-32
+// func fwd4BlocksVPCL(buf *uint64, s, cols, nb int, tw *uint64)
+// fwd4 on words 0..cols−1 of nb consecutive blocks of four rows of s words: block k's
+// rows a, b, c, d are buf[(4k+i)·s ..], its twiddles tw[3k], tw[3k+1], tw[3k+2].
+// nb > 0; 0 < cols ≤ s, cols % 4 == 0.
+TEXT ·fwd4BlocksVPCL(SB), NOSPLIT, $0-40
 	MOVQ    buf+0(FP), DI
 	MOVQ    s+8(FP), BX
 	SHLQ    $3, BX
-	MOVQ    nb+16(FP), DX
-	MOVQ    tw+24(FP), R12
+	MOVQ    cols+16(FP), R13
+	SHLQ    $3, R13
+	MOVQ    nb+24(FP), DX
+	MOVQ    tw+32(FP), R12
 	VMOVDQU foldTable<>(SB), Y14
 
 fwd4bblock:
@@ -394,7 +396,7 @@ fwd4bloop:
 	VMOVDQU Y2, (R8)(AX*1)
 	VMOVDQU Y3, (R9)(AX*1)
 	ADDQ    $32, AX
-	CMPQ    AX, BX
+	CMPQ    AX, R13
 	JB      fwd4bloop
 	LEAQ    (DI)(BX*4), DI
 	ADDQ    $24, R12
