@@ -8,6 +8,8 @@ import (
 
 	"github.com/leanpipe/leanpipe/blake2s"
 	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/ntt"
+	"github.com/leanpipe/leanpipe/simd"
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -38,5 +40,5 @@ func printSpans(w io.Writer, title string, spans []graph.Span) {
 }
 
 func kernelLevels() string {
-	return fmt.Sprintf("blake2s=%s", blake2s.Implementation())
+	return fmt.Sprintf("field=%s ntt=%s blake2s=%s", simd.Active(), ntt.KernelName(), blake2s.Implementation())
 }
