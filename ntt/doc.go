@@ -48,6 +48,15 @@
 // product scales the three K coordinates independently, so an E row is transformed as
 // three times as many K words.
 //
+// # Engine
+//
+// The encoder runs the top layers in whole-buffer passes of up to six layers, each group
+// read from the message (or the buffer) in its first sub-pass and written back in its
+// last, and the remaining layers as cache-resident sub-transforms; two layers at a time
+// go through a radix-4 kernel that keeps four rows' words in registers. Twiddle-zero
+// butterflies (block 0 of a layer) are plain XORs. The AVX2 + VPCLMULQDQ kernels have
+// portable twins that give the same bits.
+//
 // The package exists because the encoder is the prover's largest memory-bound kernel; it
 // takes its buffers and worker count from the caller and its output never depends on the
 // worker count.
