@@ -2,11 +2,11 @@ package ntt
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/rusage"
 )
 
 // BenchmarkEncodeK is the level-0 encode of a full 64-lane stack of 2^logN K words at
@@ -130,13 +130,7 @@ func BenchmarkButterfly(b *testing.B) {
 
 // cpuTime returns the process's user+system CPU time: on a shared machine it measures
 // the work of a benchmark better than the wall clock.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+var cpuTime = rusage.Process
 
 func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
