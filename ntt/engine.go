@@ -433,7 +433,13 @@ func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 	parallelFor(e.workers, to-from, func(_, lo, hi int) {
 		var tw [1 << deepMaxLog]uint64
 		var segs, srcs [1 << deepMaxLog][]uint64
+		// btw holds a sub-block's four-row-block twiddles; it is recycled through the
+		// plan so that a warm encode does not allocate it.
 		var btw []uint64
+		if b, ok := e.p.blockTwiddles.Get().(*[]uint64); ok {
+			btw = *b
+		}
+		defer func() { e.p.blockTwiddles.Put(&btw) }()
 		// With whole rows and contiguous message rows the fill is fused into the first
 		// radix-4 sub-pass, which reads the message rows itself.
 		fuse := fill && e.n == e.s && e.src.stride == e.n && e.src.off == 0 && logD-first >= 2

@@ -84,6 +84,8 @@ type Plan struct {
 
 	// scratch recycles the engine's per-worker gather buffers across calls on this plan.
 	scratch sync.Pool
+	// blockTwiddles recycles the deep phase's per-worker twiddle runs.
+	blockTwiddles sync.Pool
 }
 
 // NewPlan builds the plan of the transform of dimension logD (2^logD points per lane).
