@@ -68,7 +68,8 @@ func BenchmarkStream16(b *testing.B) {
 		}
 		for _, mode := range modes {
 			b.Run(fmt.Sprintf("log=%d/%s", logN, mode.name), func(b *testing.B) {
-				eng, err := flows.NewEngine(flows.EngineOptions{})
+				// Pools sized for the most proofs any mode keeps in flight.
+				eng, err := flows.NewEngine(flows.EngineOptions{InFlight: 3})
 				if err != nil {
 					b.Fatal(err)
 				}
