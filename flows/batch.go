@@ -34,6 +34,11 @@ type Shape struct {
 	Mu         int // variables of the committed column, 8 + NLog
 	StackLog   int // log2 of the committed stack, max(15, Mu)
 	LogInvRate int // level-0 log inverse rate
+	// Lanes is the number of level-0 lane blocks (of 2^(StackLog-6) words) the
+	// column fills: 64 when Mu ≥ 15, else 2^(Mu-9). The zero lanes past them are
+	// not encoded; they lead every leaf image as zeros and are left out of the
+	// wire rows, as the reference commits a short stack.
+	Lanes int
 }
 
 // M is the number of zerocheck variables, 14 + NLog.
@@ -49,7 +54,9 @@ func BatchShape(n, logInvRate int) (Shape, error) {
 	}
 	nLog := witness.NLog(n)
 	mu := circuit.BLAKE2s().LogSize() + nLog - commit.LaneLog
-	return Shape{N: n, NLog: nLog, Mu: mu, StackLog: max(commit.MinStackLog, mu), LogInvRate: logInvRate}, nil
+	stackLog := max(commit.MinStackLog, mu)
+	return Shape{N: n, NLog: nLog, Mu: mu, StackLog: stackLog, LogInvRate: logInvRate,
+		Lanes: 1 << (mu - (stackLog - commit.LaneLog))}, nil
 }
 
 // ProveBatch proves the compressions with the given worker count on the direct call
@@ -61,16 +68,16 @@ func ProveBatch(blocks []witness.Compression, logInvRate, workers int) (*transcr
 	}
 	workers = max(workers, 1)
 	words := witness.Words(sh.NLog)
-	stack := make([]field.K, 1<<sh.StackLog)
-	a, b := make([]field.K, words), make([]field.K, words)
-	if err := witness.FillAB(stack[:words], a, b, blocks, sh.NLog, workers); err != nil {
+	w, a, b := make([]field.K, words), make([]field.K, words), make([]field.K, words)
+	if err := witness.FillAB(w, a, b, blocks, sh.NLog, workers); err != nil {
 		return nil, err
 	}
-	return proveFilled(sh, stack, a, b, workers)
+	return proveFilled(sh, w, a, b, workers)
 }
 
-// proveFilled runs the proof stages on a filled stack (q_flock at offset 0) and the
-// packed A·w, B·w.
+// proveFilled runs the proof stages on a filled committed stack (q_flock at offset
+// 0: its first sh.Lanes lane blocks, or the whole 2^StackLog words with the zero
+// lanes included) and the packed A·w, B·w.
 func proveFilled(sh Shape, stack, a, b []field.K, workers int) (*transcript.Proof, error) {
 	c := circuit.BLAKE2s()
 	w := stack[:witness.Words(sh.NLog)]
@@ -121,7 +128,7 @@ func VerifyBatchRaw(proof *transcript.Proof, n, logInvRate int) (*transcript.Pro
 	if err != nil {
 		return nil, err
 	}
-	if err := open.VerifyStacked(tr, root, sh.StackLog, sh.LogInvRate, open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
+	if err := open.VerifyStackedLanes(tr, root, sh.StackLog, sh.Lanes, sh.LogInvRate, open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
 		return nil, err
 	}
 	if err := tr.Finish(); err != nil {

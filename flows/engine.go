@@ -136,7 +136,7 @@ type (
 	Planned struct {
 		sh      Shape
 		blocks  []witness.Compression
-		stack   *buffers.Buf[field.K] // q_flock at offset 0, zero padded
+		stack   *buffers.Buf[field.K] // q_flock: the committed lane blocks of the stack
 		a, b    *buffers.Buf[field.K] // A·w and B·w, packed like w
 		weights *buffers.Buf[field.E] // the ring weight over the column
 	}
@@ -276,9 +276,9 @@ func (e *Engine) plan(ctx context.Context, _ graph.Workers, req Request) (*Plann
 	}
 	words := witness.Words(sh.NLog)
 	p := &Planned{sh: sh, blocks: req.Blocks}
-	p.stack = e.kpool.Get(1 << sh.StackLog)
-	// Only the padding beyond the column needs zeros: the witness overwrites the rest.
-	clear(p.stack.Data()[words:])
+	// The committed stack is the column's lane blocks: a short stack's zero lanes are
+	// never encoded, so only q_flock itself is held (the witness overwrites it all).
+	p.stack = e.kpool.Get(words)
 	p.a, p.b = e.kpool.Get(words), e.kpool.Get(words)
 	p.weights = e.epool.Get(1 << sh.Mu)
 	return p, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/transcript"
@@ -162,5 +163,50 @@ func TestEngineConcurrentProofs(t *testing.T) {
 	}
 	if e.Scheduler().Peak() > 2 {
 		t.Fatalf("%d cores granted at once on a 2-core engine", e.Scheduler().Peak())
+	}
+}
+
+// TestShortStackCommitsItsLanes: for N ≤ 64 the column fills fewer than 64 lanes of
+// the 2^15 stack. Committing only those lanes (the reference's short-stack commit)
+// gives the same root, scalar stream and raw proof as committing the zero-padded
+// stack in full; only the wire rows are narrower.
+func TestShortStackCommitsItsLanes(t *testing.T) {
+	for _, n := range []int{1, 9, 33, 64} {
+		blocks := randomBlocks(t, n)
+		sh, err := BatchShape(n, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 1 << (sh.Mu - 9); sh.Lanes != want || sh.StackLog != 15 {
+			t.Fatalf("n=%d: shape %+v", n, sh)
+		}
+		narrow, err := ProveBatch(blocks, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		words := witness.Words(sh.NLog)
+		full := make([]field.K, 1<<sh.StackLog)
+		a, b := make([]field.K, words), make([]field.K, words)
+		if err := witness.FillAB(full[:words], a, b, blocks, sh.NLog, 2); err != nil {
+			t.Fatal(err)
+		}
+		wide, err := proveFilled(sh, full, a, b, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(narrow.MarshalRaw(), wide.MarshalRaw()) {
+			t.Fatalf("n=%d: raw proofs differ between the lane-only and the full commitment", n)
+		}
+		nw, ww := narrow.MarshalWire(), wide.MarshalWire()
+		if len(nw) >= len(ww) {
+			t.Fatalf("n=%d: wire proof of %d bytes, the full-width one %d", n, len(nw), len(ww))
+		}
+		var p transcript.Proof
+		if err := p.UnmarshalWire(nw); err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyBatch(&p, n, 1); err != nil {
+			t.Fatalf("n=%d: wire proof rejected: %v", n, err)
+		}
 	}
 }

@@ -18,7 +18,7 @@ func mustFill(t *testing.T, blocks []witness.Compression) (Shape, []field.K, []f
 		t.Fatal(err)
 	}
 	words := witness.Words(sh.NLog)
-	stack := make([]field.K, 1<<sh.StackLog)
+	stack := make([]field.K, words)
 	a, b := make([]field.K, words), make([]field.K, words)
 	if err := witness.FillAB(stack[:words], a, b, blocks, sh.NLog, 2); err != nil {
 		t.Fatal(err)
