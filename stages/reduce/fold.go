@@ -5,6 +5,7 @@ import (
 	mbits "math/bits"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/simd"
 )
 
 // PartialFold folds the packed witness over its slots:
@@ -145,7 +146,7 @@ func foldTile8(out []field.E, q []field.K, words, g0, n, jlo, jhi int, tables *[
 				if x == 0 {
 					continue
 				}
-				x = transpose8x8(x)
+				x = simd.Transpose8x8(x)
 				a := (*[8]field.E)(acc[8*b:])
 				for p := range a {
 					e := &t[byte(x>>(8*p))]
@@ -176,16 +177,4 @@ func transposeBytes8x8(w *[8]uint64) {
 		w[e] ^= t << 8
 		w[e+1] ^= t
 	}
-}
-
-// transpose8x8 transposes an 8x8 bit matrix held as bytes (row e = byte e,
-// column p = bit p): bit 8e+p moves to bit 8p+e.
-func transpose8x8(x uint64) uint64 {
-	t := (x ^ x>>7) & 0x00AA00AA00AA00AA
-	x ^= t ^ t<<7
-	t = (x ^ x>>14) & 0x0000CCCC0000CCCC
-	x ^= t ^ t<<14
-	t = (x ^ x>>28) & 0x00000000F0F0F0F0
-	x ^= t ^ t<<28
-	return x
 }

@@ -169,21 +169,6 @@ func TestPartialFold(t *testing.T) {
 	}
 }
 
-func TestTranspose8x8(t *testing.T) {
-	rng := testrand.New(t)
-	for n := 0; n < 100; n++ {
-		x := rng.Uint64()
-		y := transpose8x8(x)
-		for e := 0; e < 8; e++ {
-			for p := 0; p < 8; p++ {
-				if x>>uint(8*e+p)&1 != y>>uint(8*p+e)&1 {
-					t.Fatalf("transpose8x8(%#x) bit (%d,%d)", x, e, p)
-				}
-			}
-		}
-	}
-}
-
 type lincheckCase struct {
 	c     *toyCircuit
 	q     []field.K

@@ -2,6 +2,7 @@ package zerocheck
 
 import (
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/simd"
 )
 
 // The univariate-skip message: P(Λ_j) for the 64 coset points, with
@@ -88,24 +89,13 @@ func mulByte(v *[8]uint64, e byte) [8]uint64 {
 	return [8]uint64{a0, a1, a2, a3, a4, a5, a6, a7}
 }
 
-// transpose8 transposes the 8x8 bit matrix whose row i is byte i of x.
-func transpose8(x uint64) uint64 {
-	t := (x ^ x>>7) & 0x00AA00AA00AA00AA
-	x ^= t ^ t<<7
-	t = (x ^ x>>14) & 0x0000CCCC0000CCCC
-	x ^= t ^ t<<14
-	t = (x ^ x>>28) & 0x00000000F0F0F0F0
-	x ^= t ^ t<<28
-	return x
-}
-
 // planesToBytes writes byte j = Σ_p (bit j of y[p]) << p.
 func planesToBytes(y *[8]uint64, out *[skipSize]byte) {
 	for bi := 0; bi < 8; bi++ {
 		s := 8 * uint(bi)
 		m := (y[0]>>s)&0xff | (y[1]>>s)&0xff<<8 | (y[2]>>s)&0xff<<16 | (y[3]>>s)&0xff<<24 |
 			(y[4]>>s)&0xff<<32 | (y[5]>>s)&0xff<<40 | (y[6]>>s)&0xff<<48 | (y[7]>>s)&0xff<<56
-		m = transpose8(m)
+		m = simd.Transpose8x8(m)
 		for j := 0; j < 8; j++ {
 			out[8*bi+j] = byte(m >> (8 * j))
 		}

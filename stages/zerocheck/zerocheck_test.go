@@ -78,21 +78,6 @@ func TestSkipLagrangeKAT(t *testing.T) {
 	}
 }
 
-func TestTranspose8(t *testing.T) {
-	rng := testrand.New(t)
-	for range 100 {
-		x := rng.Uint64()
-		y := transpose8(x)
-		for i := 0; i < 8; i++ {
-			for j := 0; j < 8; j++ {
-				if x>>(8*i+j)&1 != y>>(8*j+i)&1 {
-					t.Fatalf("transpose8(%#x) wrong at (%d, %d)", x, i, j)
-				}
-			}
-		}
-	}
-}
-
 // The bit-sliced product must be the GF(2^8) product of the PHI images, lane by lane.
 func TestMulPlanes(t *testing.T) {
 	rng := testrand.New(t)
