@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"math/bits"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 
 	xb "golang.org/x/crypto/blake2s"
@@ -12,20 +11,14 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/internal/vectors/hexfield"
 )
 
-func parseK(t testing.TB, s string) field.K {
-	t.Helper()
-	v, err := strconv.ParseUint(s, 16, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return field.K(v)
-}
-
-func parseE(t testing.TB, s [3]string) field.E {
-	return field.E{C0: parseK(t, s[0]), C1: parseK(t, s[1]), C2: parseK(t, s[2])}
-}
+// KAT decoding (internal/vectors/hexfield).
+var (
+	parseK = hexfield.K
+	parseE = hexfield.E
+)
 
 func randE(r *rand.Rand) field.E {
 	return field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}

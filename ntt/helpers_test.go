@@ -2,10 +2,15 @@ package ntt
 
 import (
 	"math/rand/v2"
-	"strconv"
-	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/vectors/hexfield"
+)
+
+// KAT decoding (internal/vectors/hexfield).
+var (
+	parseK = hexfield.K
+	parseE = hexfield.E
 )
 
 // forwardWordsRef is the layer-by-layer forward transform from layer `start` over rows of
@@ -19,19 +24,6 @@ func (p *Plan) forwardWordsRef(buf []uint64, s, start int) {
 			fwd(u, buf[(2*b+1)*half:(2*b+2)*half], p.twiddle(layer, b))
 		}
 	}
-}
-
-func parseK(t testing.TB, s string) field.K {
-	t.Helper()
-	v, err := strconv.ParseUint(s, 16, 64)
-	if err != nil {
-		t.Fatalf("bad K hex %q: %v", s, err)
-	}
-	return field.K(v)
-}
-
-func parseE(t testing.TB, s [3]string) field.E {
-	return field.E{C0: parseK(t, s[0]), C1: parseK(t, s[1]), C2: parseK(t, s[2])}
 }
 
 func randK(rng *rand.Rand, n int) []field.K {

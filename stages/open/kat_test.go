@@ -2,26 +2,19 @@ package open
 
 import (
 	"fmt"
-	"strconv"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/internal/vectors/hexfield"
 )
 
-func hexK(t *testing.T, s string) field.K {
-	t.Helper()
-	v, err := strconv.ParseUint(s, 16, 64)
-	if err != nil {
-		t.Fatalf("bad K hex %q: %v", s, err)
-	}
-	return field.K(v)
-}
-
-func hexE(t *testing.T, s [3]string) field.E {
-	return field.E{C0: hexK(t, s[0]), C1: hexK(t, s[1]), C2: hexK(t, s[2])}
-}
+// KAT decoding (internal/vectors/hexfield).
+var (
+	hexK = hexfield.K
+	hexE = hexfield.E
+)
 
 func TestKATWhirConfig(t *testing.T) {
 	var kat map[string]struct {

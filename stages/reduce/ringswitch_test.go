@@ -4,34 +4,20 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/internal/vectors/hexfield"
 )
 
-func katK(t testing.TB, s string) field.K {
-	t.Helper()
-	v, err := strconv.ParseUint(s, 16, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return field.K(v)
-}
-
-func katE(t testing.TB, s [3]string) field.E {
-	return field.E{C0: katK(t, s[0]), C1: katK(t, s[1]), C2: katK(t, s[2])}
-}
-
-func katEs(t testing.TB, s [][3]string) []field.E {
-	out := make([]field.E, len(s))
-	for i := range s {
-		out[i] = katE(t, s[i])
-	}
-	return out
-}
+// KAT decoding (internal/vectors/hexfield).
+var (
+	katK  = hexfield.K
+	katE  = hexfield.E
+	katEs = hexfield.Es
+)
 
 func randE(rng *rand.Rand) field.E {
 	return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}

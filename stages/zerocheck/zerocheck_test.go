@@ -3,27 +3,17 @@ package zerocheck
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/internal/vectors/hexfield"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
-func parseE(t *testing.T, s [3]string) field.E {
-	t.Helper()
-	var w [3]field.K
-	for i := range s {
-		v, err := strconv.ParseUint(s[i], 16, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w[i] = field.K(v)
-	}
-	return field.E{C0: w[0], C1: w[1], C2: w[2]}
-}
+// parseE decodes a KAT E element (internal/vectors/hexfield).
+var parseE = hexfield.E
 
 func TestFixedChallengesKAT(t *testing.T) {
 	var kat [][3]string
