@@ -16,7 +16,6 @@ import (
 
 // KAT decoding (internal/vectors/hexfield).
 var (
-	parseK = hexfield.K
 	parseE = hexfield.E
 )
 

@@ -9,7 +9,6 @@ import (
 
 // KAT decoding (internal/vectors/hexfield).
 var (
-	parseK = hexfield.K
 	parseE = hexfield.E
 )
 

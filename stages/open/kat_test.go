@@ -12,7 +12,6 @@ import (
 
 // KAT decoding (internal/vectors/hexfield).
 var (
-	hexK = hexfield.K
 	hexE = hexfield.E
 )
 

@@ -14,7 +14,6 @@ import (
 
 // KAT decoding (internal/vectors/hexfield).
 var (
-	katK  = hexfield.K
 	katE  = hexfield.E
 	katEs = hexfield.Es
 )
