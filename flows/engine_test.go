@@ -12,20 +12,15 @@ import (
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
+// randomBlocks is Generate from the test seed, with every third block given an
+// arbitrary chaining value, counter and flags (the circuit takes any).
 func randomBlocks(t testing.TB, n int) []witness.Compression {
 	rng := testrand.New(t)
-	blocks := make([]witness.Compression, n)
-	for i := range blocks {
-		var m [16]uint32
-		for j := range m {
-			m[j] = rng.Uint32()
-		}
-		blocks[i] = witness.Pinned(m)
-		if i%3 == 1 { // arbitrary chaining values, counters and flags too
-			blocks[i].H[0] ^= rng.Uint32()
-			blocks[i].T = rng.Uint64()
-			blocks[i].F0 = 0
-		}
+	blocks := Generate(n, rng.Uint64())
+	for i := 1; i < n; i += 3 {
+		blocks[i].H[0] ^= rng.Uint32()
+		blocks[i].T = rng.Uint64()
+		blocks[i].F0 = 0
 	}
 	return blocks
 }
