@@ -1,97 +1,63 @@
 package reduce
 
 import (
-	"errors"
-
-	"github.com/leanpipe/leanpipe/blake2s"
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/transcript"
 )
 
-// fakeTranscript is a minimal hash-chained transcript for the reduction tests:
-// every sent value is absorbed, and challenges are derived from the chain, so a
-// changed stream value changes every later challenge. The prover appends to
-// stream; the verifier reads it back.
+// testLabel is the transcript label of the reduction tests.
+var testLabel = []byte("leanpipe/reduce-test")
+
+// fakeTranscript puts the real transcript behind the reduction tests' small
+// surface: used as a prover it records the sent stream in stream; a verifierCopy
+// reads a copy of that stream, which a test may alter before the first read (the
+// verifier is created on first use).
 type fakeTranscript struct {
-	state  blake2s.Digest
-	stream []field.E
-	pos    int
+	stream    []field.E
+	verifying bool // a verifierCopy: reads stream instead of writing it
+	p         *transcript.Prover
+	v         *transcript.Verifier
 }
 
-var errFakeExhausted = errors.New("fake transcript: stream exhausted")
-
-func (t *fakeTranscript) absorb(v field.E) {
-	b := v.Bytes()
-	t.state = blake2s.Sum256(append(t.state[:], b[:]...))
-}
-
-func (t *fakeTranscript) Sample() field.E {
-	t.state = blake2s.Sum256(append(t.state[:], 's'))
-	e, err := field.EFromBytes(t.state[:24])
-	if err != nil {
-		panic(err)
+func (t *fakeTranscript) prover() *transcript.Prover {
+	if t.p == nil {
+		t.p = transcript.NewProver(testLabel, nil)
 	}
-	return e
+	return t.p
+}
+
+func (t *fakeTranscript) verifier() *transcript.Verifier {
+	if t.v == nil {
+		t.v = transcript.NewVerifier(&transcript.Proof{Stream: t.stream}, testLabel, nil)
+	}
+	return t.v
+}
+
+// Sample draws from the prover's transcript, or the verifier's on a verifier copy.
+func (t *fakeTranscript) Sample() field.E {
+	if t.verifying {
+		return t.verifier().Sample()
+	}
+	return t.prover().Sample()
 }
 
 func (t *fakeTranscript) Send(v field.E) {
-	t.stream = append(t.stream, v)
-	t.absorb(v)
+	t.prover().Send(v)
+	t.stream = t.p.Proof().Stream
 }
 
 func (t *fakeTranscript) SendRoundPoly(coeffs []field.E, eq bool) {
-	fixed := 1
-	if eq {
-		fixed = 0
-	}
-	for i, c := range coeffs {
-		if i != fixed {
-			t.Send(c)
-		}
-	}
+	t.prover().SendRoundPoly(coeffs, eq)
+	t.stream = t.p.Proof().Stream
 }
 
-func (t *fakeTranscript) Receive() (field.E, error) {
-	if t.pos >= len(t.stream) {
-		return field.Zero, errFakeExhausted
-	}
-	v := t.stream[t.pos]
-	t.pos++
-	t.absorb(v)
-	return v, nil
-}
+func (t *fakeTranscript) Receive() (field.E, error) { return t.verifier().Receive() }
 
 func (t *fakeTranscript) RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error) {
-	fixed := 1
-	if eq != nil {
-		fixed = 0
-	}
-	c := make([]field.E, count)
-	for i := range c {
-		if i == fixed {
-			continue
-		}
-		v, err := t.Receive()
-		if err != nil {
-			return nil, err
-		}
-		c[i] = v
-	}
-	if eq == nil {
-		c[1] = claim
-		for _, v := range c[2:] {
-			c[1] = c[1].Add(v)
-		}
-	} else {
-		sum := field.Zero
-		for _, v := range c[1:] {
-			sum = sum.Add(v)
-		}
-		c[0] = claim.Add(eq.Mul(sum))
-	}
-	return c, nil
+	return t.verifier().RoundPoly(count, claim, eq)
 }
 
-// verifierCopy returns a fresh verifier over the prover's stream.
+// verifierCopy returns a verifier over a copy of the prover's stream.
 func (t *fakeTranscript) verifierCopy() *fakeTranscript {
-	return &fakeTranscript{stream: append([]field.E(nil), t.stream...)}
+	return &fakeTranscript{stream: append([]field.E(nil), t.stream...), verifying: true}
 }

@@ -16,7 +16,7 @@ func FuzzLincheckVerify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, chiLen uint8, seed uint64) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		c := newToyCircuit(rng, 8)
-		tr := &fakeTranscript{}
+		tr := &fakeTranscript{verifying: true}
 		for len(data) >= 24 {
 			e, _ := field.EFromBytes(data[:24])
 			tr.stream = append(tr.stream, e)

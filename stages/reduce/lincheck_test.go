@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // toyCircuit is a random sparse R1CS block given by its rows, for driving the
@@ -294,7 +295,7 @@ func TestLincheckTamper(t *testing.T) {
 	// A truncated stream and a short point are errors, not panics.
 	v := tr.verifierCopy()
 	v.stream = v.stream[:len(v.stream)-1]
-	if _, err := LincheckVerify(v, lc.c, lc.zc); !errors.Is(err, errFakeExhausted) {
+	if _, err := LincheckVerify(v, lc.c, lc.zc); !errors.Is(err, transcript.ErrStreamExhausted) {
 		t.Fatalf("truncated stream: err = %v", err)
 	}
 	short := lc.zc
