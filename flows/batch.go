@@ -1,102 +1,111 @@
 package flows
 
 import (
-	"errors"
+	"context"
 	"fmt"
+	"math/rand/v2"
+	"unsafe"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
-	"github.com/leanpipe/leanpipe/stages/commit"
-	"github.com/leanpipe/leanpipe/stages/open"
-	"github.com/leanpipe/leanpipe/stages/reduce"
+	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/stages/witness"
-	"github.com/leanpipe/leanpipe/stages/zerocheck"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // Label is the Fiat–Shamir label of the standalone BLAKE2s batch proof.
 const Label = "flock-blake2s-batch"
 
-// Name is the flow's name in configs, proof metadata and logs.
-const Name = "blake2s-batch"
+// Name is the batch flow's name in configs, proof metadata and logs.
+const Name = DefaultName
 
 // MaxBatch is the largest batch the flow accepts (2^20 compressions: a 2^28-word
 // stack, the WHIR ladder's largest).
 const MaxBatch = 1 << 20
 
-// ErrBatch reports a batch the flow cannot prove.
-var ErrBatch = errors.New("flows: invalid batch")
+// Blocks is the batch flow's input: the BLAKE2s compressions proved.
+type Blocks []witness.Compression
 
-// Shape is the geometry of a batch of N compressions.
-type Shape struct {
-	N          int // compressions proved (live slots)
-	NLog       int // log2 of the slot count, max(3, ⌈log2 N⌉)
-	Mu         int // variables of the committed column, 8 + NLog
-	StackLog   int // log2 of the committed stack, max(15, Mu)
-	LogInvRate int // level-0 log inverse rate
-	// Lanes is the number of level-0 lane blocks (of 2^(StackLog-6) words) the
-	// column fills: 64 when Mu ≥ 15, else 2^(Mu-9). The zero lanes past them are
-	// not encoded; they lead every leaf image as zeros and are left out of the
-	// wire rows, as the reference commits a short stack.
-	Lanes int
+// Len is the number of compressions.
+func (b Blocks) Len() int { return len(b) }
+
+// Batch is the standalone BLAKE2s batch flow, byte-identical to the reference's.
+var Batch = NewFlock(FlockSpec{
+	Name:       Name,
+	Label:      Label,
+	Summary:    "the standalone Flock BLAKE2s batch proof (leanVM-b's blake2s_batch), byte-identical to the reference",
+	Circuit:    circuit.BLAKE2s(),
+	MaxN:       MaxBatch,
+	InputBytes: int(unsafe.Sizeof(witness.Compression{})) + witness.BlockSize,
+	Generate: func(n int, seed uint64) (Input, error) {
+		return Blocks(Generate(n, seed)), nil
+	},
+	Decode: func(data []byte) (Input, error) {
+		blocks, err := witness.DecodeBlocks(data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInput, err)
+		}
+		return Blocks(blocks), nil
+	},
+	FromValue: func(v any) (Input, error) {
+		switch b := v.(type) {
+		case Blocks:
+			return b, nil
+		case []witness.Compression:
+			return Blocks(b), nil
+		}
+		return nil, fmt.Errorf("%w: %s takes []witness.Compression, not %T", ErrInput, Name, v)
+	},
+	FileN: func(size int64) (int, error) {
+		if size <= 0 || size%witness.BlockSize != 0 {
+			return 0, fmt.Errorf("%w: a blocks file of %d bytes, not a positive multiple of %d", ErrInput, size, witness.BlockSize)
+		}
+		return int(size / witness.BlockSize), nil
+	},
+	Fill: func(w graph.Workers, in Input, nLog int, wit, a, b []field.K) error {
+		blocks, ok := in.(Blocks)
+		if !ok {
+			return fmt.Errorf("%w: %s takes Blocks, not %T", ErrInput, Name, in)
+		}
+		return witness.FillAB(wit, a, b, blocks, nLog, w.N())
+	},
+})
+
+func init() { Register(Batch) }
+
+// Generate returns n pinned compressions (single-block BLAKE2s-256 hashes of 64-byte
+// messages) whose message words are drawn from PCG(seed, 0x6c65616e70697065). The same
+// (n, seed) always gives the same blocks.
+func Generate(n int, seed uint64) []witness.Compression {
+	rng := rand.New(rand.NewPCG(seed, 0x6c65616e70697065))
+	blocks := make([]witness.Compression, n)
+	for i := range blocks {
+		var m [16]uint32
+		for j := range m {
+			m[j] = rng.Uint32()
+		}
+		blocks[i] = witness.Pinned(m)
+	}
+	return blocks
 }
 
-// M is the number of zerocheck variables, 14 + NLog.
-func (s Shape) M() int { return circuit.BLAKE2s().LogSize() + s.NLog }
-
 // BatchShape returns the shape of a batch of n compressions at the given rate.
-func BatchShape(n, logInvRate int) (Shape, error) {
-	if n < 1 || n > MaxBatch {
-		return Shape{}, fmt.Errorf("%w: %d compressions (want 1..%d)", ErrBatch, n, MaxBatch)
-	}
-	if logInvRate < commit.MinLogInvRate || logInvRate > commit.MaxLogInvRate {
-		return Shape{}, fmt.Errorf("%w: log inverse rate %d (want %d..%d)", ErrBatch, logInvRate, commit.MinLogInvRate, commit.MaxLogInvRate)
-	}
-	nLog := witness.NLog(n)
-	mu := circuit.BLAKE2s().LogSize() + nLog - commit.LaneLog
-	stackLog := max(commit.MinStackLog, mu)
-	return Shape{N: n, NLog: nLog, Mu: mu, StackLog: stackLog, LogInvRate: logInvRate,
-		Lanes: 1 << (mu - (stackLog - commit.LaneLog))}, nil
+func BatchShape(n, logInvRate int) (Shape, error) { return Batch.Shape(n, logInvRate) }
+
+// NewMeta describes a batch proof of n compressions.
+func NewMeta(n, logInvRate int, format string) Meta {
+	return NewMetaFor(Batch, Statement{Flow: Name, N: n, LogInvRate: logInvRate}, format)
 }
 
 // ProveBatch proves the compressions with the given worker count on the direct call
-// path (no graph), returning the proof with both Merkle forms.
+// path (the batch flow's stages run in order on the caller's goroutine, no graph),
+// returning the proof with both Merkle forms.
 func ProveBatch(blocks []witness.Compression, logInvRate, workers int) (*transcript.Proof, error) {
-	sh, err := BatchShape(len(blocks), logInvRate)
+	p, err := Prove(context.Background(), Request{Flow: Batch, Input: Blocks(blocks), LogInvRate: logInvRate}, workers)
 	if err != nil {
 		return nil, err
 	}
-	workers = max(workers, 1)
-	words := witness.Words(sh.NLog)
-	w, a, b := make([]field.K, words), make([]field.K, words), make([]field.K, words)
-	if err := witness.FillAB(w, a, b, blocks, sh.NLog, workers); err != nil {
-		return nil, err
-	}
-	return proveFilled(sh, w, a, b, workers)
-}
-
-// proveFilled runs the proof stages on a filled committed stack (q_flock at offset
-// 0: its first sh.Lanes lane blocks, or the whole 2^StackLog words with the zero
-// lanes included) and the packed A·w, B·w.
-func proveFilled(sh Shape, stack, a, b []field.K, workers int) (*transcript.Proof, error) {
-	c := circuit.BLAKE2s()
-	w := stack[:witness.Words(sh.NLog)]
-	com, err := commit.Commit(stack, sh.StackLog, sh.LogInvRate, workers)
-	if err != nil {
-		return nil, err
-	}
-	tr := transcript.NewProver([]byte(Label), nil)
-	halves := commit.RootHalves(com.Root())
-	tr.SendMany(halves[:])
-	zc, err := zerocheck.Prove(tr, zerocheck.Input{A: a, B: b, C: w, M: sh.M(), LogInstance: c.LogSize(), Live: sh.N}, workers)
-	if err != nil {
-		return nil, err
-	}
-	_, ring := reduce.Prove(tr, c, w, sh.N, reduce.ZerocheckClaims(zc), nil, workers)
-	if err := open.ProveStacked(tr, com, open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil, workers); err != nil {
-		return nil, err
-	}
-	return tr.Proof(), nil
+	return p.Proof, nil
 }
 
 // VerifyBatch verifies a batch proof of n compressions (the statement: only the slot
@@ -110,29 +119,20 @@ func VerifyBatch(proof *transcript.Proof, n, logInvRate int) error {
 // VerifyBatchRaw is VerifyBatch that also returns the raw form (one full Merkle path
 // per query) of the accepted proof, as the reference verifier does for wire proofs.
 func VerifyBatchRaw(proof *transcript.Proof, n, logInvRate int) (*transcript.Proof, error) {
-	sh, err := BatchShape(n, logInvRate)
+	return Batch.Verify(proof, Statement{Flow: Name, N: n, LogInvRate: logInvRate})
+}
+
+// Prove runs req's flow on the direct call path: the flow's stages, the same ones the
+// Engine wires into its graph, run in order on the caller's goroutine with the given
+// workers and fresh resources. Proof bytes equal the Engine's.
+func Prove(ctx context.Context, req Request, workers int) (Proved, error) {
+	req = req.withDefaults()
+	res := NewResources(nil, 1)
+	p, spans, leftover, err := req.Flow.Prover(res).Run(ctx, graph.NewWorkers(ctx, max(workers, 1)), req)
 	if err != nil {
-		return nil, err
+		releaseValue(leftover)
+		return Proved{}, fmt.Errorf("flows: %w", err)
 	}
-	c := circuit.BLAKE2s()
-	tr := transcript.NewVerifier(proof, []byte(Label), nil)
-	root, err := open.ReceiveRoot(tr)
-	if err != nil {
-		return nil, err
-	}
-	zc, err := zerocheck.Verify(tr, sh.M())
-	if err != nil {
-		return nil, err
-	}
-	_, ring, err := reduce.Verify(tr, c, reduce.ZerocheckClaims(zc))
-	if err != nil {
-		return nil, err
-	}
-	if err := open.VerifyStackedLanes(tr, root, sh.StackLog, sh.Lanes, sh.LogInvRate, open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
-		return nil, err
-	}
-	if err := tr.Finish(); err != nil {
-		return nil, err
-	}
-	return tr.RawProof(), nil
+	p.Spans = spans
+	return p, nil
 }

@@ -31,7 +31,7 @@ func BenchmarkBatch(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer e.Close()
-				req := Request{Blocks: blocks, LogInvRate: 1}
+				req := Request{Input: Blocks(blocks), LogInvRate: 1}
 				if _, err := e.Prove(context.Background(), req); err != nil {
 					b.Fatal(err)
 				}

@@ -44,7 +44,7 @@ func TestEngineMatchesDirectAtEveryWorkerCount(t *testing.T) {
 			if round == 1 {
 				_, firstMisses = e.CacheStats()
 			}
-			got, err := e.Prove(context.Background(), Request{Blocks: blocks, LogInvRate: 1})
+			got, err := e.Prove(context.Background(), Request{Input: Blocks(blocks), LogInvRate: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,14 +110,14 @@ func TestBadRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	for _, req := range []Request{{Blocks: nil, LogInvRate: 1}, {Blocks: randomBlocks(t, 4), LogInvRate: 0}, {Blocks: randomBlocks(t, 4), LogInvRate: 5}} {
-		if _, err := e.Prove(context.Background(), req); !errors.Is(err, ErrBatch) {
-			t.Fatalf("request with %d blocks at rate %d: got %v", len(req.Blocks), req.LogInvRate, err)
+	for _, req := range []Request{{Input: Blocks(nil), LogInvRate: 1}, {Input: Blocks(randomBlocks(t, 4)), LogInvRate: -1}, {Input: Blocks(randomBlocks(t, 4)), LogInvRate: 5}} {
+		if _, err := e.Prove(context.Background(), req); !errors.Is(err, ErrInput) {
+			t.Fatalf("request with %d blocks at rate %d: got %v", req.Input.Len(), req.LogInvRate, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := e.Prove(ctx, Request{Blocks: randomBlocks(t, 8), LogInvRate: 1}); !errors.Is(err, context.Canceled) {
+	if _, err := e.Prove(ctx, Request{Input: Blocks(randomBlocks(t, 8)), LogInvRate: 1}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: got %v", err)
 	}
 }
@@ -134,8 +134,8 @@ func TestEngineConcurrentProofs(t *testing.T) {
 	want := make([][]byte, len(sizes))
 	reqs := make([]Request, len(sizes))
 	for i, n := range sizes {
-		reqs[i] = Request{Blocks: Generate(n, uint64(i)), LogInvRate: 1}
-		p, err := ProveBatch(reqs[i].Blocks, 1, 1)
+		reqs[i] = Request{Input: Blocks(Generate(n, uint64(i))), LogInvRate: 1}
+		p, err := ProveBatch(reqs[i].Input.(Blocks), 1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func BenchmarkStream16(b *testing.B) {
 			{"stream-3", func(b *testing.B, eng *flows.Engine) { streamLeaves(b, eng, batches, 3) }},
 			{"sequential", func(b *testing.B, eng *flows.Engine) {
 				for _, blocks := range batches {
-					res, err := eng.Prove(context.Background(), flows.Request{Blocks: blocks, LogInvRate: 1})
+					res, err := eng.Prove(context.Background(), flows.Request{Input: flows.Blocks(blocks), LogInvRate: 1})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -57,7 +57,7 @@ func BenchmarkStream16(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					res, err := eng.Prove(context.Background(), flows.Request{Blocks: blocks, LogInvRate: 1})
+					res, err := eng.Prove(context.Background(), flows.Request{Input: flows.Blocks(blocks), LogInvRate: 1})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -76,7 +76,7 @@ func BenchmarkStream16(b *testing.B) {
 				defer eng.Close()
 				if mode.name != "cold" {
 					// Warm-up: one leaf fills the pools and the shape cache.
-					if _, err := eng.Prove(context.Background(), flows.Request{Blocks: batches[0], LogInvRate: 1}); err != nil {
+					if _, err := eng.Prove(context.Background(), flows.Request{Input: flows.Blocks(batches[0]), LogInvRate: 1}); err != nil {
 						b.Fatal(err)
 					}
 				}

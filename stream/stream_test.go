@@ -415,7 +415,7 @@ func TestStreamEstimateCovers(t *testing.T) {
 	eng := newEngine(t)
 	for _, c := range []struct{ n, rate int }{{9, 1}, {64, 1}, {40, 2}} {
 		blocks := flows.Generate(c.n, 1)
-		req := flows.Request{Blocks: blocks, LogInvRate: c.rate}
+		req := flows.Request{Input: flows.Blocks(blocks), LogInvRate: c.rate}
 		if _, err := eng.Prove(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}

@@ -65,7 +65,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer e.Close()
-	p, spans, err := proveWithRoot(e, flows.Request{Blocks: flows.Generate(*n, *seed), LogInvRate: 1}, *rootPath)
+	p, spans, err := proveWithRoot(e, flows.Request{Input: flows.Blocks(flows.Generate(*n, *seed)), LogInvRate: 1}, *rootPath)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

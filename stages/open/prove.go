@@ -186,7 +186,10 @@ func (l level) decode(words [][]uint64, s *Scratch) [][]field.E {
 type Scratch struct {
 	// Plans supplies the NTT plans of the deeper levels and the query tables
 	// (nil: the process-wide cache, commit.Plan).
-	Plans  commit.PlanSource
+	Plans commit.PlanSource
+	// Config is the opening's configuration for the commitment's shape, as an
+	// engine's shape cache holds it (nil, or another shape's: derived here).
+	Config *Config
 	weight []field.E
 	f      [2][]field.E
 	b      []field.E
@@ -258,9 +261,12 @@ func ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target fie
 
 // ProveWHIR is the package function ProveWHIR with s's buffers.
 func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers int) error {
-	cfg, err := DeriveConfig(c.StackLog, c.LogInvRate)
-	if err != nil {
-		return err
+	cfg := s.Config
+	if cfg == nil || cfg.LogN != c.StackLog || cfg.LogInvRates[0] != c.LogInvRate {
+		var err error
+		if cfg, err = DeriveConfig(c.StackLog, c.LogInvRate); err != nil {
+			return err
+		}
 	}
 	n := 1 << c.StackLog
 	block := n >> InitialFold

@@ -1,0 +1,140 @@
+package flows
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/internal/atomicfile"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// Proof forms: the reference prover's pruned wire form, and the raw form with one
+// full Merkle path per query (what the reference verifier expands a wire proof into).
+const (
+	FormatWire = "wire"
+	FormatRaw  = "raw"
+)
+
+// CheckFormat reports whether format names a proof form ("" is not one).
+func CheckFormat(format string) error {
+	if format != FormatWire && format != FormatRaw {
+		return fmt.Errorf("flows: proof format %q, want wire or raw", format)
+	}
+	return nil
+}
+
+// Meta is the statement and packaging of a proof file, written beside it as
+// PROOF.json.
+type Meta struct {
+	Flow       string `json:"flow"`
+	N          int    `json:"n"`
+	LogInvRate int    `json:"log_inv_rate"`
+	Label      string `json:"label"`
+	Format     string `json:"format"`
+	// Statement is the flow's public data beyond n (absent for flows without any).
+	Statement json.RawMessage `json:"statement,omitempty"`
+}
+
+// NewMetaFor describes a proof of st in format.
+func NewMetaFor(f Flow, st Statement, format string) Meta {
+	return Meta{Flow: f.Name(), N: st.N, LogInvRate: st.LogInvRate, Label: f.Label(), Format: format, Statement: st.Data}
+}
+
+// Proves is the statement the metadata describes.
+func (m Meta) Proves() Statement {
+	return Statement{Flow: m.Flow, N: m.N, LogInvRate: m.LogInvRate, Data: m.Statement}
+}
+
+// ParseMeta reads and checks a proof's metadata: a registered flow, its label, a
+// proof form, and a statement the flow accepts.
+func ParseMeta(b []byte) (Meta, error) {
+	var m Meta
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+	}
+	f, err := Lookup(m.Flow)
+	if err != nil {
+		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+	}
+	switch {
+	case m.Label != f.Label():
+		return Meta{}, fmt.Errorf("flows: proof metadata: label %q, want %q", m.Label, f.Label())
+	case m.Format != FormatWire && m.Format != FormatRaw:
+		return Meta{}, fmt.Errorf("flows: proof metadata: format %q, want wire or raw", m.Format)
+	}
+	if err := f.Check(m.N, m.LogInvRate); err != nil {
+		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+	}
+	return m, nil
+}
+
+// EncodeProof serialises a proof in format (wire unless "raw").
+func EncodeProof(p *transcript.Proof, format string) []byte {
+	if format == FormatRaw {
+		return p.MarshalRaw()
+	}
+	return p.MarshalWire()
+}
+
+// DecodeProof parses a proof in format ("wire" or "raw").
+func DecodeProof(data []byte, format string) (*transcript.Proof, error) {
+	var p transcript.Proof
+	var err error
+	if format == FormatRaw {
+		err = p.UnmarshalRaw(data)
+	} else {
+		err = p.UnmarshalWire(data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// WriteProof writes a proof in meta.Format to path and its metadata to path.json,
+// both atomically, the metadata first (a proof file never exists without it).
+func WriteProof(path string, p *transcript.Proof, meta Meta) error {
+	return WriteProofBytes(path, EncodeProof(p, meta.Format), meta)
+}
+
+// WriteProofBytes is WriteProof for a proof already encoded in meta.Format.
+func WriteProofBytes(path string, data []byte, meta Meta) error {
+	mb, _ := json.MarshalIndent(meta, "", "  ")
+	if err := atomicfile.Write(path+".json", append(mb, '\n')); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, data)
+}
+
+// VerifyBytes decodes a proof in meta.Format (both forms tried when it is empty) and
+// verifies it against the statement meta describes, with the flow meta names. It
+// returns the raw form of the accepted proof.
+func VerifyBytes(data []byte, meta Meta) (*transcript.Proof, error) {
+	f, err := Lookup(meta.Flow)
+	if err != nil {
+		return nil, err
+	}
+	forms := []string{meta.Format}
+	if meta.Format == "" {
+		forms = []string{FormatWire, FormatRaw}
+	}
+	st := meta.Proves()
+	var firstErr error
+	for _, form := range forms {
+		p, err := DecodeProof(data, form)
+		var raw *transcript.Proof
+		if err == nil {
+			raw, err = f.Verify(p, st)
+		}
+		if err == nil {
+			return raw, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, firstErr
+}

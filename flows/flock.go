@@ -1,0 +1,462 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+
+	"github.com/leanpipe/leanpipe/buffers"
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/ntt"
+	"github.com/leanpipe/leanpipe/stages/commit"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/stages/reduce"
+	"github.com/leanpipe/leanpipe/stages/zerocheck"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// FlockSpec describes a Boolean R1CS batch flow: one circuit proved for N instances
+// with Flock (commit the packed witness, zerocheck with the univariate skip, lincheck,
+// ring switching, stacked WHIR opening). Only the circuit, the inputs and the witness
+// writer differ between such flows; the stages are shared.
+type FlockSpec struct {
+	Name, Label, Summary string
+	// Circuit is the block proved per instance (2^LogSize columns, LogSize ≥ 9).
+	Circuit *circuit.Circuit
+	// MaxN is the most instances per proof (at most 2^(34−LogSize) so that the
+	// stack stays within the WHIR ladder).
+	MaxN int
+	// InputBytes is the memory one instance's input holds (for Estimate).
+	InputBytes int
+	// Generate, Decode, FromValue and FileN are the Flow's input methods.
+	Generate  func(n int, seed uint64) (Input, error)
+	Decode    func(data []byte) (Input, error)
+	FromValue func(v any) (Input, error)
+	FileN     func(size int64) (int, error)
+	// Fill writes the packed witness w of 2^nLog instance slots (slot s < in.Len()
+	// holds instance s, every later slot one fixed padding instance) and the packed
+	// A0·w and B0·w, in the circuit package's row packing. The bytes written must
+	// not depend on the workers.
+	Fill func(w graph.Workers, in Input, nLog int, wit, a, b []field.K) error
+}
+
+// Flock is a Flow built from a FlockSpec.
+type Flock struct{ spec FlockSpec }
+
+var _ Flow = (*Flock)(nil)
+
+// NewFlock checks spec and returns its flow.
+func NewFlock(spec FlockSpec) *Flock {
+	switch {
+	case spec.Circuit == nil:
+		panic("flows: FlockSpec without a circuit")
+	case spec.Circuit.LogSize() < zerocheck.KSkip+1 || spec.Circuit.LogSize() > 24:
+		panic(fmt.Sprintf("flows: FlockSpec circuit of 2^%d columns", spec.Circuit.LogSize()))
+	case spec.Fill == nil || spec.Generate == nil || spec.Decode == nil || spec.FromValue == nil || spec.FileN == nil:
+		panic("flows: FlockSpec " + spec.Name + " lacks an input or witness function")
+	case spec.MaxN < 1 || spec.MaxN > 1<<(28+commit.LaneLog-spec.Circuit.LogSize()):
+		panic(fmt.Sprintf("flows: FlockSpec %s: MaxN %d", spec.Name, spec.MaxN))
+	}
+	return &Flock{spec: spec}
+}
+
+// Name, Label, Summary and MaxN describe the flow.
+func (f *Flock) Name() string     { return f.spec.Name }
+func (f *Flock) Label() string    { return f.spec.Label }
+func (f *Flock) Summary() string  { return f.spec.Summary }
+func (f *Flock) MaxN() int        { return f.spec.MaxN }
+func (f *Flock) Circuit() *circuit.Circuit { return f.spec.Circuit }
+
+// Generate returns n generated instances.
+func (f *Flock) Generate(n int, seed uint64) (Input, error) {
+	if err := f.Check(n, 1); err != nil {
+		return nil, err
+	}
+	return f.spec.Generate(n, seed)
+}
+
+// Decode reads an input file.
+func (f *Flock) Decode(data []byte) (Input, error) { return f.spec.Decode(data) }
+
+// FromValue accepts a Go value.
+func (f *Flock) FromValue(v any) (Input, error) { return f.spec.FromValue(v) }
+
+// FileN sizes an input file.
+func (f *Flock) FileN(size int64) (int, error) { return f.spec.FileN(size) }
+
+// Check validates n and the rate.
+func (f *Flock) Check(n, logInvRate int) error {
+	_, err := f.Shape(n, logInvRate)
+	return err
+}
+
+// Shape is the geometry of a Flock batch of N instances.
+type Shape struct {
+	N           int // instances proved (live slots)
+	NLog        int // log2 of the slot count, max(3, ⌈log2 N⌉)
+	LogInstance int // log2 of the circuit's block size
+	Mu          int // variables of the committed column, LogInstance + NLog − 6
+	StackLog    int // log2 of the committed stack, max(15, Mu)
+	LogInvRate  int // level-0 log inverse rate
+	// Lanes is the number of level-0 lane blocks (of 2^(StackLog-6) words) the
+	// column fills: 64 when Mu ≥ 15, else 2^(Mu-9). The zero lanes past them are
+	// not encoded; they lead every leaf image as zeros and are left out of the
+	// wire rows, as the reference commits a short stack.
+	Lanes int
+}
+
+// M is the number of zerocheck variables, LogInstance + NLog.
+func (s Shape) M() int { return s.LogInstance + s.NLog }
+
+// Words is the packed witness length, 2^Mu K words.
+func (s Shape) Words() int { return 1 << s.Mu }
+
+// slotLog returns max(3, ⌈log2 n⌉).
+func slotLog(n int) int {
+	if n <= 8 {
+		return 3
+	}
+	return bits.Len(uint(n - 1))
+}
+
+// Shape returns the shape of a batch of n instances at the given rate.
+func (f *Flock) Shape(n, logInvRate int) (Shape, error) {
+	if n < 1 || n > f.spec.MaxN {
+		return Shape{}, fmt.Errorf("%w: %s: %d instances (want 1..%d)", ErrInput, f.spec.Name, n, f.spec.MaxN)
+	}
+	if logInvRate < commit.MinLogInvRate || logInvRate > commit.MaxLogInvRate {
+		return Shape{}, fmt.Errorf("%w: %s: log inverse rate %d (want %d..%d)", ErrInput, f.spec.Name, logInvRate, commit.MinLogInvRate, commit.MaxLogInvRate)
+	}
+	logInst := f.spec.Circuit.LogSize()
+	nLog := slotLog(n)
+	mu := logInst + nLog - commit.LaneLog
+	stackLog := max(commit.MinStackLog, mu)
+	return Shape{N: n, NLog: nLog, LogInstance: logInst, Mu: mu, StackLog: stackLog, LogInvRate: logInvRate,
+		Lanes: 1 << (mu - (stackLog - commit.LaneLog))}, nil
+}
+
+// Estimate is the memory a proof of n instances is budgeted for, in bytes: its pooled
+// buffers (the stack, A·w and B·w, the ring weights), the inputs, and the codeword,
+// Merkle tree and opening work space, which scale with the codeword's length
+// 2^(StackLog+LogInvRate). It is an upper bound on what one proof allocates with warm
+// pools, not its exact peak. An invalid (n, rate) estimates 0.
+func (f *Flock) Estimate(n, logInvRate int) int64 {
+	sh, err := f.Shape(n, logInvRate)
+	if err != nil {
+		return 0
+	}
+	const k, e = 8, 24 // bytes of a K and an E
+	stack := int64(k) << sh.StackLog
+	column := int64(1) << sh.Mu
+	pooled := stack + 2*k*column + e*column
+	codeword := int64(k) << (sh.StackLog + sh.LogInvRate)
+	inputs := int64(sh.N) * int64(f.spec.InputBytes)
+	return pooled + 8*codeword + inputs + 4<<20
+}
+
+// Verify checks a proof of st and returns its raw form.
+func (f *Flock) Verify(proof *transcript.Proof, st Statement) (*transcript.Proof, error) {
+	if st.Flow != "" && st.Flow != f.spec.Name {
+		return nil, fmt.Errorf("%w: statement of flow %q given to %q", ErrInput, st.Flow, f.spec.Name)
+	}
+	if len(st.Data) != 0 {
+		return nil, fmt.Errorf("%w: %s has no statement data", ErrInput, f.spec.Name)
+	}
+	sh, err := f.Shape(st.N, st.LogInvRate)
+	if err != nil {
+		return nil, err
+	}
+	c := f.spec.Circuit
+	tr := transcript.NewVerifier(proof, []byte(f.spec.Label), nil)
+	root, err := open.ReceiveRoot(tr)
+	if err != nil {
+		return nil, err
+	}
+	zc, err := zerocheck.Verify(tr, sh.M())
+	if err != nil {
+		return nil, err
+	}
+	_, ring, err := reduce.Verify(tr, c, reduce.ZerocheckClaims(zc))
+	if err != nil {
+		return nil, err
+	}
+	if err := open.VerifyStackedLanes(tr, root, sh.StackLog, sh.Lanes, sh.LogInvRate, open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
+		return nil, err
+	}
+	if err := tr.Finish(); err != nil {
+		return nil, err
+	}
+	return tr.RawProof(), nil
+}
+
+// Resources are what a flow's stages draw on across proofs: the shape cache, the
+// buffer pools and the stages' reusable scratch. An Engine holds one; the direct
+// path makes a fresh one per call. Safe for concurrent proofs.
+type Resources struct {
+	Cache *graph.ShapeCache // nil: shape-keyed values are built on every use
+	K     *buffers.Pool[field.K]
+	E     *buffers.Pool[field.E]
+
+	zc   buffers.Shelf[zerocheck.Buffers]
+	whir buffers.Shelf[open.Scratch]
+	lin  buffers.Shelf[reduce.LincheckScratch]
+	ring buffers.Shelf[reduce.RingScratch]
+	coms buffers.Shelf[commit.Committed]
+}
+
+// NewResources returns resources whose pools keep buffers for inFlight proofs at once.
+func NewResources(cache *graph.ShapeCache, inFlight int) *Resources {
+	inFlight = max(inFlight, 1)
+	return &Resources{
+		Cache: cache,
+		// Per proof in flight: the stack, A·w and B·w (one size class once mu ≥ 15)
+		// and the ring weight.
+		K: buffers.NewPool[field.K](3 * inFlight),
+		E: buffers.NewPool[field.E](inFlight),
+	}
+}
+
+// plans returns the NTT plans from the shape cache, recording hits and misses on
+// the span of the stage running under ctx.
+func (r *Resources) plans(ctx context.Context) commit.PlanSource {
+	return func(logD int) *ntt.Plan {
+		p, _ := graph.Shape(ctx, r.Cache, fmt.Sprintf("ntt/%d", logD), int64(8*(logD*logD+2<<(logD/2))), func() (*ntt.Plan, error) {
+			return ntt.NewPlan(logD), nil
+		})
+		return p
+	}
+}
+
+// The typed edges of a Flock flow. Each carries the proof's buffers forward;
+// ownership moves with the value, and the last stage (or Release, after a failed run)
+// returns them to the pools. A custom stage inserted between two stages takes and
+// returns the same edge type, reading it through the accessors.
+type (
+	Planned struct {
+		flow    *Flock
+		sh      Shape
+		st      Statement
+		input   Input
+		whir    *open.Config
+		stack   *buffers.Buf[field.K] // the packed witness: the committed lane blocks
+		a, b    *buffers.Buf[field.K] // A·w and B·w, packed like w
+		weights *buffers.Buf[field.E] // the ring weight over the column
+	}
+	Witnessed struct{ *Planned }
+	Committed struct {
+		*Planned
+		com *commit.Committed
+		tr  *transcript.Prover
+	}
+	Zerochecked struct {
+		*Committed
+		claims zerocheck.Result
+	}
+	Linchecked struct {
+		*Committed
+		claim reduce.LincheckClaim
+		lin   *reduce.LincheckScratch // holds claim's point and slices until the ring switch
+	}
+)
+
+// release returns every buffer still held (safe to call twice).
+func (p *Planned) release() {
+	for _, b := range []**buffers.Buf[field.K]{&p.stack, &p.a, &p.b} {
+		if *b != nil {
+			(*b).Release()
+			*b = nil
+		}
+	}
+	if p.weights != nil {
+		p.weights.Release()
+		p.weights = nil
+	}
+}
+
+// SizeBytes reports the buffers carried, for spans.
+func (p *Planned) SizeBytes() int64 {
+	var t int64
+	for _, b := range []*buffers.Buf[field.K]{p.stack, p.a, p.b} {
+		if b != nil {
+			t += b.SizeBytes()
+		}
+	}
+	return t
+}
+
+// Shape is the batch's geometry.
+func (p *Planned) Shape() Shape { return p.sh }
+
+// Witness is the packed witness (2^Mu K words), valid until the edge's buffers are
+// released.
+func (p *Planned) Witness() []field.K { return p.stack.Data()[:p.sh.Words()] }
+
+// Root is the commitment root sent first on the transcript.
+func (c Committed) Root() merkle.Digest { return c.com.Root() }
+
+// Claims are the zerocheck's output claims.
+func (z Zerochecked) Claims() zerocheck.Result { return z.claims }
+
+// Claim is the lincheck's output: the point and the 64 slice values (views into the
+// lincheck's scratch, valid until the Open stage has run).
+func (l Linchecked) Claim() reduce.LincheckClaim { return l.claim }
+
+// FlockStages are a Flock flow's stages bound to one set of Resources, in protocol
+// order. Chain them (Prover does), or wire them with graph.Then with stages of your
+// own in between, and run the graph with an Engine's Scheduler; after a failed run,
+// call Release on its Result.
+type FlockStages struct {
+	Plan      graph.Stage[Request, *Planned]
+	Witness   graph.Stage[*Planned, Witnessed]
+	Commit    graph.Stage[Witnessed, Committed]
+	Zerocheck graph.Stage[Committed, Zerochecked]
+	Lincheck  graph.Stage[Zerochecked, Linchecked]
+	Open      graph.Stage[Linchecked, Proved]
+}
+
+// Stages returns the flow's stages bound to res.
+func (f *Flock) Stages(res *Resources) FlockStages {
+	s := flockStages{f: f, r: res}
+	return FlockStages{
+		Plan:      graph.Stage[Request, *Planned]{Name: "plan", MaxWorkers: 1, Run: s.plan},
+		Witness:   graph.Stage[*Planned, Witnessed]{Name: "witness", Run: s.witness},
+		Commit:    graph.Stage[Witnessed, Committed]{Name: "commit", Run: s.commit},
+		Zerocheck: graph.Stage[Committed, Zerochecked]{Name: "zerocheck", Run: s.zerocheck},
+		Lincheck:  graph.Stage[Zerochecked, Linchecked]{Name: "lincheck", Run: s.lincheck},
+		Open:      graph.Stage[Linchecked, Proved]{Name: "open", Run: s.open},
+	}
+}
+
+// Prover is the flow's stage sequence bound to res.
+func (f *Flock) Prover(res *Resources) graph.Chain[Request, Proved] {
+	st := f.Stages(res)
+	c1 := graph.Append(graph.Begin(st.Plan), st.Witness)
+	c2 := graph.Append(graph.Append(c1, st.Commit), st.Zerocheck)
+	return graph.Append(graph.Append(c2, st.Lincheck), st.Open)
+}
+
+type flockStages struct {
+	f *Flock
+	r *Resources
+}
+
+// plan checks the request, fetches the shape's WHIR configuration from the cache and
+// takes the proof's buffers from the pools.
+func (s flockStages) plan(ctx context.Context, _ graph.Workers, req Request) (*Planned, error) {
+	req = req.withDefaults()
+	if req.Flow != Flow(s.f) {
+		return nil, fmt.Errorf("%w: request for flow %q given to %q", ErrInput, req.Flow.Name(), s.f.Name())
+	}
+	if req.Input == nil {
+		return nil, fmt.Errorf("%w: %s: no input", ErrInput, s.f.Name())
+	}
+	sh, err := s.f.Shape(req.Input.Len(), req.LogInvRate)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := graph.Shape(ctx, s.r.Cache, fmt.Sprintf("whir/%d/%d", sh.StackLog, sh.LogInvRate), 1<<10, func() (*open.Config, error) {
+		return open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &Planned{flow: s.f, sh: sh, st: StatementOf(s.f, req.Input, req.LogInvRate), input: req.Input, whir: cfg}
+	// The committed stack is the column's lane blocks: a short stack's zero lanes are
+	// never encoded, so only the packed witness itself is held (the witness stage
+	// overwrites it all).
+	words := sh.Words()
+	p.stack = s.r.K.Get(words)
+	p.a, p.b = s.r.K.Get(words), s.r.K.Get(words)
+	p.weights = s.r.E.Get(1 << sh.Mu)
+	return p, nil
+}
+
+func (s flockStages) witness(_ context.Context, w graph.Workers, p *Planned) (Witnessed, error) {
+	n := p.sh.Words()
+	if err := s.f.spec.Fill(w, p.input, p.sh.NLog, p.stack.Data()[:n], p.a.Data()[:n], p.b.Data()[:n]); err != nil {
+		p.release()
+		return Witnessed{}, err
+	}
+	return Witnessed{p}, nil
+}
+
+// commit encodes the stack, builds its Merkle tree, starts the transcript with the
+// flow's label and sends the root.
+func (s flockStages) commit(ctx context.Context, w graph.Workers, p Witnessed) (Committed, error) {
+	com := s.r.coms.Get()
+	com.Plans = s.r.plans(ctx)
+	err := commit.CommitInto(com, p.stack.Data(), p.sh.StackLog, p.sh.LogInvRate, w.N())
+	if err != nil {
+		s.r.coms.Put(com)
+		p.release()
+		return Committed{}, err
+	}
+	tr := transcript.NewProver([]byte(s.f.spec.Label), nil)
+	halves := commit.RootHalves(com.Root())
+	tr.SendMany(halves[:])
+	return Committed{Planned: p.Planned, com: com, tr: tr}, nil
+}
+
+func (s flockStages) zerocheck(_ context.Context, w graph.Workers, c Committed) (Zerochecked, error) {
+	n := c.sh.Words()
+	bufs := s.r.zc.Get()
+	res, err := zerocheck.ProveWith(c.tr, zerocheck.Input{
+		A: c.a.Data()[:n], B: c.b.Data()[:n], C: c.stack.Data()[:n],
+		M: c.sh.M(), LogInstance: c.sh.LogInstance, Live: c.sh.N,
+	}, w.N(), bufs)
+	s.r.zc.Put(bufs)
+	// A·w and B·w are read by the zerocheck only: hand them back now.
+	c.a.Release()
+	c.b.Release()
+	c.a, c.b = nil, nil
+	if err != nil {
+		c.release()
+		s.r.coms.Put(c.com)
+		return Zerochecked{}, err
+	}
+	return Zerochecked{Committed: &c, claims: res}, nil
+}
+
+func (s flockStages) lincheck(_ context.Context, w graph.Workers, z Zerochecked) (Linchecked, error) {
+	lin := s.r.lin.Get()
+	claim := lin.Prove(z.tr, s.f.spec.Circuit, z.stack.Data()[:z.sh.Words()], z.sh.N, reduce.ZerocheckClaims(z.claims), w.N())
+	return Linchecked{Committed: z.Committed, claim: claim, lin: lin}, nil
+}
+
+// open is the reference's "opening" stage: ring switching (Φ drawn, the dense weight
+// built) and the stacked WHIR opening on the configuration the plan stage fetched.
+func (s flockStages) open(ctx context.Context, w graph.Workers, l Linchecked) (Proved, error) {
+	defer l.release()
+	rs := s.r.ring.Get()
+	ring := rs.Prove(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w.N())
+	s.r.ring.Put(rs)
+	s.r.lin.Put(l.lin) // the ring claim copied the point: the lincheck scratch is free
+	l.lin = nil
+	scratch := s.r.whir.Get()
+	scratch.Plans = s.r.plans(ctx)
+	scratch.Config = l.whir
+	err := scratch.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w.N())
+	scratch.Config = nil
+	s.r.whir.Put(scratch)
+	s.r.coms.Put(l.com) // the proof keeps copies of the opened rows, never the codeword
+	if err != nil {
+		return Proved{}, err
+	}
+	return Proved{Flow: s.f.Name(), Statement: l.st, Shape: l.sh, Proof: l.tr.Proof()}, nil
+}
+
+// Release returns to the pools every buffer a failed or cancelled run left on its edges.
+func Release(res *graph.Result) {
+	for _, v := range res.Unconsumed() {
+		releaseValue(v)
+	}
+}
+
+func releaseValue(v any) {
+	if h, ok := v.(interface{ release() }); ok {
+		h.release()
+	}
+}
