@@ -109,7 +109,7 @@ func streamLeaves(b *testing.B, eng *flows.Engine, batches [][]witness.Compressi
 	jobs := make(chan Job)
 	go func() {
 		for i, blocks := range batches {
-			jobs <- Job{ID: fmt.Sprintf("leaf%d", i), Compressions: blocks}
+			jobs <- Job{ID: fmt.Sprintf("leaf%d", i), Value: blocks}
 		}
 		close(jobs)
 	}()

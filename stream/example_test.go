@@ -21,9 +21,9 @@ func Example() {
 	jobs := make(chan stream.Job)
 	go func() {
 		defer close(jobs)
-		jobs <- stream.Job{ID: "first", Compressions: flows.Generate(12, 1)}
+		jobs <- stream.Job{ID: "first", Value: flows.Generate(12, 1)}
 		jobs <- stream.Job{ID: "too-big", N: flows.MaxBatch + 1}
-		jobs <- stream.Job{ID: "third", Compressions: flows.Generate(5, 2), Format: "raw"}
+		jobs <- stream.Job{ID: "third", Value: flows.Generate(5, 2), Format: "raw"}
 	}()
 	p := stream.NewProver(ctx, eng, stream.Options{InFlight: 2})
 	m := stream.Run(stream.NewChanSource(ctx, jobs), p, nil, stream.NewFuncSink(func(r stream.Result) {
@@ -37,7 +37,7 @@ func Example() {
 	fmt.Printf("%d accepted, %d proved, %d refused\n", m.Accepted, m.OK, m.Refused)
 	// Output:
 	// 0 first: proved 12 compressions (wire, verifies: true)
-	// 1 too-big: stream: job over the limits: job too-big: 1048577 compressions, at most 1048576
+	// 1 too-big: stream: job over the limits: job too-big: 1048577 instances, at most 1048576
 	// 2 third: proved 5 compressions (raw, verifies: true)
 	// 3 accepted, 2 proved, 1 refused
 }

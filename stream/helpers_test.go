@@ -34,7 +34,7 @@ type probe struct {
 }
 
 func (p *probe) Prove(ctx context.Context, req flows.Request) (flows.Proved, error) {
-	n := len(req.Blocks)
+	n := req.Input.Len()
 	p.mu.Lock()
 	p.calls++
 	p.running++

@@ -9,12 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"unsafe"
 
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/stages/commit"
-	"github.com/leanpipe/leanpipe/stages/witness"
-	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // Errors carried by error results; match them with errors.Is.
@@ -33,17 +29,22 @@ var (
 // MaxLineBytes bounds one JSON job (a line on a reader, a job file).
 const MaxLineBytes = 1 << 20
 
-// Job is one leaf proof: the compressions of a blocks file (Blocks), N generated
-// pinned compressions (N, Seed, as `leanpipe prove --n N --seed S`), or, for
-// library users, Compressions given directly. Exactly one of the three is set.
+// Job is one proof of a flow (the default flow, the BLAKE2s batch, when Flow is
+// empty): its input is a file (Input; Blocks is the batch flow's name for it), N
+// generated instances (N, Seed, as `leanpipe prove --n N --seed S`), or, for library
+// users, a Go value the flow accepts (Value). Exactly one of the three is set.
 type Job struct {
 	// ID names the job's results and files (DIR/<ID>.proof.bin): 1 to 128 of
 	// A-Z a-z 0-9 . _ -, not starting with a dot.
 	ID string `json:"id"`
-	// Blocks is a file in the reference blocks layout; a relative path is taken
-	// relative to the source's base directory.
+	// Flow names a registered flow (flows.Names); empty is flows.DefaultName.
+	Flow string `json:"flow,omitempty"`
+	// Input is an input file in the flow's layout (for the batch flow, the
+	// reference blocks layout); Blocks is the same for the batch flow. A relative
+	// path is taken relative to the source's base directory.
+	Input  string `json:"input,omitempty"`
 	Blocks string `json:"blocks,omitempty"`
-	// N and Seed describe generated compressions (Seed defaults to 1).
+	// N and Seed describe generated instances (Seed defaults to 1).
 	N    int     `json:"n,omitempty"`
 	Seed *uint64 `json:"seed,omitempty"`
 	// Format is the proof form written: "wire" (default) or "raw".
@@ -53,8 +54,10 @@ type Job struct {
 	// Unordered lets the job's result leave as soon as it is done instead of in
 	// job order.
 	Unordered bool `json:"unordered,omitempty"`
-	// Compressions, for library users, are proved as given.
-	Compressions []witness.Compression `json:"-"`
+	// Value, for library users, is proved as given (flows.Flow.FromValue).
+	Value any `json:"-"`
+
+	flow flows.Flow // resolved by check
 }
 
 // Result is the outcome of one job. Exactly one Result is produced per accepted job.
@@ -63,7 +66,8 @@ type Result struct {
 	ID    string  `json:"id"`
 	OK    bool    `json:"ok"`
 	Proof string  `json:"proof,omitempty"`  // proof file written (ProofFiles)
-	N     int     `json:"n,omitempty"`      // compressions proved
+	Flow  string  `json:"flow,omitempty"`   // the flow proved
+	N     int     `json:"n,omitempty"`      // instances proved
 	MS    float64 `json:"ms,omitempty"`     // load + prove time of the job
 	Bytes int     `json:"bytes,omitempty"`  // proof size in its format
 	Form  string  `json:"format,omitempty"` // proof form
@@ -115,13 +119,17 @@ func ParseJob(data []byte, base, defaultID string) (Job, error) {
 	if j.Blocks != "" && !filepath.IsAbs(j.Blocks) && base != "" {
 		j.Blocks = filepath.Join(base, j.Blocks)
 	}
-	if err := j.check(flows.MaxBatch); err != nil {
+	if j.Input != "" && !filepath.IsAbs(j.Input) && base != "" {
+		j.Input = filepath.Join(base, j.Input)
+	}
+	if err := j.check(0); err != nil {
 		return j, err
 	}
 	return j, nil
 }
 
-// check validates a job's fields and fills defaults; it reads no file.
+// check validates a job's fields, resolves its flow and fills defaults; it reads no
+// file. maxN bounds the instances (0: the flow's own limit).
 func (j *Job) check(maxN int) error {
 	switch {
 	case j.ID == "":
@@ -129,27 +137,41 @@ func (j *Job) check(maxN int) error {
 	case !idPattern.MatchString(j.ID):
 		return fmt.Errorf("%w: id %q: want 1 to 128 of A-Z a-z 0-9 . _ -, not starting with a dot", ErrJob, j.ID)
 	}
+	f, err := flows.Lookup(j.Flow)
+	if err != nil {
+		return fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
+	}
+	j.flow = f
+	if j.Blocks != "" && f.Name() != flows.Name {
+		return fmt.Errorf("%w: job %s: \"blocks\" is the %s flow's input; give \"input\" for %s", ErrJob, j.ID, flows.Name, f.Name())
+	}
+	if maxN <= 0 || maxN > f.MaxN() {
+		maxN = f.MaxN()
+	}
 	set := 0
 	if j.Blocks != "" {
+		set++
+	}
+	if j.Input != "" {
 		set++
 	}
 	if j.N != 0 || j.Seed != nil {
 		set++
 	}
-	if j.Compressions != nil {
+	if j.Value != nil {
 		set++
 	}
 	if set != 1 {
-		return fmt.Errorf("%w: job %s: give exactly one of \"blocks\" or \"n\"", ErrJob, j.ID)
+		return fmt.Errorf("%w: job %s: give exactly one of \"input\" (or \"blocks\") or \"n\"", ErrJob, j.ID)
 	}
 	if j.Seed != nil && j.N == 0 {
 		return fmt.Errorf("%w: job %s: \"seed\" without \"n\"", ErrJob, j.ID)
 	}
-	if j.N < 0 || (j.Blocks == "" && j.Compressions == nil && j.N == 0) {
+	if j.N < 0 || (j.Blocks == "" && j.Input == "" && j.Value == nil && j.N == 0) {
 		return fmt.Errorf("%w: job %s: n = %d, want at least 1", ErrJob, j.ID, j.N)
 	}
-	if j.N > maxN || len(j.Compressions) > maxN {
-		return fmt.Errorf("%w: job %s: %d compressions, at most %d", ErrLimit, j.ID, max(j.N, len(j.Compressions)), maxN)
+	if j.N > maxN {
+		return fmt.Errorf("%w: job %s: %d instances, at most %d", ErrLimit, j.ID, j.N, maxN)
 	}
 	switch j.Format {
 	case "":
@@ -161,52 +183,86 @@ func (j *Job) check(maxN int) error {
 	if j.LogInvRate == 0 {
 		j.LogInvRate = 1
 	}
-	if j.LogInvRate < commit.MinLogInvRate || j.LogInvRate > commit.MaxLogInvRate {
-		return fmt.Errorf("%w: job %s: log_inv_rate %d, want %d..%d", ErrJob, j.ID, j.LogInvRate, commit.MinLogInvRate, commit.MaxLogInvRate)
+	if err := f.Check(1, j.LogInvRate); err != nil {
+		return fmt.Errorf("%w: job %s: log_inv_rate: %v", ErrJob, j.ID, err)
 	}
 	return nil
 }
 
-// size returns the job's compression count without reading its blocks: a blocks
-// file is sized by stat and refused when larger than maxBytes.
+// maxN is the most instances the job may have under a stream limit (0: none).
+func (j *Job) maxN(limit int) int {
+	if limit <= 0 || limit > j.flow.MaxN() {
+		return j.flow.MaxN()
+	}
+	return limit
+}
+
+// file is the job's input file, if any.
+func (j *Job) file() string {
+	if j.Input != "" {
+		return j.Input
+	}
+	return j.Blocks
+}
+
+// size returns the job's instance count without reading its input: an input file is
+// sized by stat and refused when larger than maxBytes. A Go value is converted here.
 func (j *Job) size(maxBytes int64) (int, error) {
 	switch {
-	case j.Compressions != nil:
-		return len(j.Compressions), nil
-	case j.Blocks == "":
+	case j.Value != nil:
+		in, err := j.flow.FromValue(j.Value)
+		if err != nil {
+			return 0, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
+		}
+		j.Value = in
+		return in.Len(), nil
+	case j.file() == "":
 		return j.N, nil
 	}
-	st, err := os.Stat(j.Blocks)
+	path := j.file()
+	st, err := os.Stat(path)
 	if err != nil {
 		return 0, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
 	}
 	if !st.Mode().IsRegular() {
-		return 0, fmt.Errorf("%w: job %s: blocks %s is not a regular file", ErrJob, j.ID, j.Blocks)
+		return 0, fmt.Errorf("%w: job %s: input %s is not a regular file", ErrJob, j.ID, path)
 	}
 	if st.Size() > maxBytes {
-		return 0, fmt.Errorf("%w: job %s: blocks file %s has %d bytes, at most %d (%d compressions)",
-			ErrLimit, j.ID, j.Blocks, st.Size(), maxBytes, maxBytes/witness.BlockSize)
+		return 0, fmt.Errorf("%w: job %s: input file %s has %d bytes, at most %d",
+			ErrLimit, j.ID, path, st.Size(), maxBytes)
 	}
-	if st.Size() == 0 || st.Size()%witness.BlockSize != 0 {
-		return 0, fmt.Errorf("%w: job %s: blocks file %s has %d bytes, not a positive multiple of %d",
-			ErrJob, j.ID, j.Blocks, st.Size(), witness.BlockSize)
+	n, err := j.flow.FileN(st.Size())
+	if err != nil {
+		return 0, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
 	}
-	return int(st.Size() / witness.BlockSize), nil
+	return n, nil
 }
 
-// load returns the job's compressions.
-func (j *Job) load(maxBytes int64) ([]witness.Compression, error) {
+// load returns the job's input.
+func (j *Job) load(maxBytes int64) (flows.Input, error) {
 	switch {
-	case j.Compressions != nil:
-		return j.Compressions, nil
-	case j.Blocks == "":
+	case j.Value != nil:
+		if in, ok := j.Value.(flows.Input); ok {
+			return in, nil
+		}
+		in, err := j.flow.FromValue(j.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
+		}
+		return in, nil
+	case j.file() == "":
 		seed := uint64(1)
 		if j.Seed != nil {
 			seed = *j.Seed
 		}
-		return flows.Generate(j.N, seed), nil
+		in, err := j.flow.Generate(j.N, seed)
+		if err != nil {
+			return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
+		}
+		return in, nil
 	}
-	f, err := os.Open(j.Blocks)
+	path := j.file()
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
 	}
@@ -217,34 +273,12 @@ func (j *Job) load(maxBytes int64) ([]witness.Compression, error) {
 		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
 	}
 	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("%w: job %s: blocks file %s grew over %d bytes", ErrLimit, j.ID, j.Blocks, maxBytes)
+		return nil, fmt.Errorf("%w: job %s: input file %s grew over %d bytes", ErrLimit, j.ID, path, maxBytes)
 	}
-	blocks, err := witness.DecodeBlocks(data)
+	in, err := j.flow.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: job %s: blocks %s: %v", ErrJob, j.ID, j.Blocks, err)
+		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
 	}
-	return blocks, nil
+	return in, nil
 }
 
-// Estimate is the memory a proof of the given shape is budgeted for, in bytes: its
-// pooled buffers (the stack, A·w and B·w, the ring weights), the inputs, and the
-// codeword, Merkle tree and opening work space, which scale with the codeword's
-// length 2^(StackLog+LogInvRate). It is an upper bound on what one proof allocates
-// with warm pools (checked by TestStreamEstimateCovers), not its exact peak.
-func Estimate(sh flows.Shape) int64 {
-	const k, e = 8, 24 // bytes of a K and an E
-	stack := int64(k) << sh.StackLog
-	column := int64(1) << sh.Mu
-	pooled := stack + 2*k*column + e*column
-	codeword := int64(k) << (sh.StackLog + sh.LogInvRate)
-	inputs := int64(sh.N) * int64(unsafe.Sizeof(witness.Compression{})+witness.BlockSize)
-	return pooled + 8*codeword + inputs + 4<<20
-}
-
-// encode serialises a proof in the job's form.
-func encode(p *transcript.Proof, format string) []byte {
-	if format == "raw" {
-		return p.MarshalRaw()
-	}
-	return p.MarshalWire()
-}

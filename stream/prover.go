@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/reugn/go-streams"
 	"golang.org/x/sync/semaphore"
 )
@@ -26,15 +25,15 @@ type Options struct {
 	// (waiting, proving, or done and waiting for their turn); 0 means 4·InFlight.
 	// When it is reached the Prover stops reading its inlet.
 	Pending int
-	// MemoryBudget bounds the summed Estimate of the proofs running at once, in
+	// MemoryBudget bounds the summed estimates (flows.Flow.Estimate) of the proofs running at once, in
 	// bytes; a job whose estimate alone exceeds it is refused. 0 means no budget.
 	// Jobs are admitted in order, so a large job waiting for budget also holds
 	// back the smaller jobs behind it.
 	MemoryBudget int64
-	// MaxBatch is the most compressions a job may ask for (0 = flows.MaxBatch);
-	// MaxBlocksBytes the largest blocks file (0 = MaxBatch blocks).
-	MaxBatch       int
-	MaxBlocksBytes int64
+	// MaxN is the most instances a job may ask for (0 or above its flow's MaxN:
+	// the flow's MaxN); MaxInputBytes the largest input file (0 = 1 GiB).
+	MaxN          int
+	MaxInputBytes int64
 	// Grace is how long in-flight proofs may run on after the context ends before
 	// they are abandoned (0: abandon at once).
 	Grace time.Duration
@@ -53,11 +52,11 @@ func (o Options) withDefaults() Options {
 		o.Pending = 4 * o.InFlight
 	}
 	o.Pending = max(o.Pending, o.InFlight)
-	if o.MaxBatch <= 0 || o.MaxBatch > flows.MaxBatch {
-		o.MaxBatch = flows.MaxBatch
+	if o.MaxN < 0 {
+		o.MaxN = 0
 	}
-	if o.MaxBlocksBytes <= 0 {
-		o.MaxBlocksBytes = int64(o.MaxBatch) * witness.BlockSize
+	if o.MaxInputBytes <= 0 {
+		o.MaxInputBytes = 1 << 30
 	}
 	if o.Cores <= 0 {
 		o.Cores = runtime.NumCPU()
@@ -209,24 +208,23 @@ func (p *Prover) run() {
 // a proving slot and its memory budget. It returns the budgeted cost and whether the id was reserved
 // (it stays reserved until the job's result is handed on).
 func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
-	if err := job.check(p.opt.MaxBatch); err != nil {
+	if err := job.check(p.opt.MaxN); err != nil {
 		return 0, false, err
 	}
-	n, err := job.size(p.opt.MaxBlocksBytes)
+	n, err := job.size(p.opt.MaxInputBytes)
 	if err != nil {
 		return 0, false, err
 	}
-	if n > p.opt.MaxBatch {
-		return 0, false, fmt.Errorf("%w: job %s: %d compressions, at most %d", ErrLimit, job.ID, n, p.opt.MaxBatch)
+	if maxN := job.maxN(p.opt.MaxN); n > maxN {
+		return 0, false, fmt.Errorf("%w: job %s: %d instances, at most %d", ErrLimit, job.ID, n, maxN)
 	}
-	sh, err := flows.BatchShape(n, job.LogInvRate)
-	if err != nil {
+	if err := job.flow.Check(n, job.LogInvRate); err != nil {
 		return 0, false, fmt.Errorf("%w: job %s: %v", ErrJob, job.ID, err)
 	}
-	cost = Estimate(sh)
+	cost = job.flow.Estimate(n, job.LogInvRate)
 	if p.budget != nil && cost > p.opt.MemoryBudget {
-		return 0, false, fmt.Errorf("%w: job %s: %d compressions need an estimated %d bytes, over the memory budget of %d bytes",
-			ErrLimit, job.ID, n, cost, p.opt.MemoryBudget)
+		return 0, false, fmt.Errorf("%w: job %s: %d instances of %s need an estimated %d bytes, over the memory budget of %d bytes",
+			ErrLimit, job.ID, n, job.flow.Name(), cost, p.opt.MemoryBudget)
 	}
 	p.mu.Lock()
 	busy := p.active[job.ID]
@@ -272,11 +270,12 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	if err := p.work.Err(); err != nil {
 		return failed(seq, job.ID, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err))
 	}
-	blocks, err := job.load(p.opt.MaxBlocksBytes)
+	input, err := job.load(p.opt.MaxInputBytes)
 	if err != nil {
 		return failed(seq, job.ID, err)
 	}
-	proved, err := p.eng.Prove(p.work, flows.Request{Blocks: blocks, LogInvRate: job.LogInvRate})
+	req := flows.Request{Flow: job.flow, Input: input, LogInvRate: job.LogInvRate}
+	proved, err := p.eng.Prove(p.work, req)
 	if err != nil {
 		if p.work.Err() != nil {
 			err = fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err)
@@ -286,17 +285,17 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 		return failed(seq, job.ID, err)
 	}
 	if p.opt.Verify {
-		if err := flows.VerifyBatch(proved.Proof, len(blocks), job.LogInvRate); err != nil {
+		if _, err := job.flow.Verify(proved.Proof, proved.Statement); err != nil {
 			return failed(seq, job.ID, fmt.Errorf("stream: job %s: the proof does not verify: %w", job.ID, err))
 		}
 	}
-	data := encode(proved.Proof, job.Format)
+	data := flows.EncodeProof(proved.Proof, job.Format)
 	r := Result{
-		Seq: seq, ID: job.ID, OK: true, N: len(blocks), Bytes: len(data), Form: job.Format,
+		Seq: seq, ID: job.ID, OK: true, Flow: job.flow.Name(), N: input.Len(), Bytes: len(data), Form: job.Format,
 		MS:   float64(time.Since(start).Microseconds()) / 1e3,
-		Meta: flows.NewMeta(len(blocks), job.LogInvRate, job.Format), Data: data, Proved: proved,
+		Meta: flows.NewMetaFor(job.flow, proved.Statement, job.Format), Data: data, Proved: proved,
 	}
-	p.metrics.proved(proved, len(blocks))
+	p.metrics.proved(proved, input.Len())
 	return r
 }
 

@@ -144,7 +144,7 @@ func TestStreamFailingJobInMiddle(t *testing.T) {
 	}
 	ctx := context.Background()
 	src := NewLineSource(ctx, strings.NewReader(input.String()), in)
-	p := NewProver(ctx, pr, Options{InFlight: 2, MaxBatch: 16, MaxBlocksBytes: 10 * witness.BlockSize})
+	p := NewProver(ctx, pr, Options{InFlight: 2, MaxN: 16, MaxInputBytes: 10 * witness.BlockSize})
 	files, err := NewProofFiles(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +309,7 @@ func TestStreamShutdown(t *testing.T) {
 // on the pipeline's edges; and the queue depth stays within the pending bound.
 func TestStreamBackpressure(t *testing.T) {
 	eng := newEngine(t)
-	one, err := eng.Prove(context.Background(), flows.Request{Blocks: flows.Generate(8, 1), LogInvRate: 1})
+	one, err := eng.Prove(context.Background(), flows.Request{Input: flows.Blocks(flows.Generate(8, 1)), LogInvRate: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,8 +364,7 @@ func TestStreamBackpressure(t *testing.T) {
 // refused before any work.
 func TestStreamMemoryBudget(t *testing.T) {
 	eng := newEngine(t)
-	sh, _ := flows.BatchShape(32, 1)
-	one := Estimate(sh)
+	one := flows.Batch.Estimate(32, 1)
 	for _, c := range []struct {
 		budget  int64
 		maxRun  int
@@ -422,13 +421,13 @@ func TestStreamEstimateCovers(t *testing.T) {
 		var m0, m1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
-		res, err := eng.Prove(context.Background(), req)
+		_, err := eng.Prove(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&m1)
 		alloc := int64(m1.TotalAlloc - m0.TotalAlloc)
-		if est := Estimate(res.Shape); alloc > est {
+		if est := flows.Batch.Estimate(c.n, c.rate); alloc > est {
 			t.Fatalf("n=%d rate %d: a warm proof allocated %d bytes, estimate %d", c.n, c.rate, alloc, est)
 		}
 	}
