@@ -10,16 +10,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leanpipe/leanpipe/flows"
 	"go.yaml.in/yaml/v3"
 )
 
 // Run is one `leanpipe run` description.
 type Run struct {
-	// Flow is the proof flow; "blake2s-batch" is the one flow today.
+	// Flow is the proof flow, a name in the flows registry (flows.Names).
 	Flow string `json:"flow"`
 	// Leaves is how many leaf proofs to produce.
 	Leaves int `json:"leaves"`
-	// Batch is the number of BLAKE2s compressions per leaf (generated inputs).
+	// Batch is the number of instances per leaf (generated inputs): BLAKE2s
+	// compressions for the batch flow.
 	Batch int `json:"batch"`
 	// LogInvRate is the WHIR level-0 log inverse rate (1 = rate 1/2, the reference's).
 	LogInvRate int `json:"log_inv_rate"`
@@ -29,8 +31,9 @@ type Run struct {
 	Output string `json:"output"`
 	// Seed seeds generated inputs; leaf i uses Seed + i.
 	Seed uint64 `json:"seed"`
-	// Input, when set, is a blocks file (reference layout) every leaf proves instead of
-	// generated compressions.
+	// Input, when set, is an input file in the flow's layout (for the batch flow, a
+	// blocks file in the reference layout) every leaf proves instead of generated
+	// instances.
 	Input string `json:"input,omitempty"`
 	// Format is the proof form written: "wire" (default, the reference prover's) or "raw".
 	Format string `json:"format"`
@@ -75,7 +78,7 @@ const (
 // Defaults is the embedded default run: four leaves of 256 compressions at the
 // reference's rate.
 func Defaults() Run {
-	return Run{Flow: "blake2s-batch", Leaves: 4, Batch: 256, LogInvRate: 1, Workers: 0, Output: "out", Seed: 1, Format: "wire"}
+	return Run{Flow: flows.DefaultName, Leaves: 4, Batch: 256, LogInvRate: 1, Workers: 0, Output: "out", Seed: 1, Format: "wire"}
 }
 
 // ErrInvalid is wrapped by every config error.
@@ -135,8 +138,10 @@ func Parse(b []byte) (Run, error) {
 		switch key {
 		case "flow":
 			r.Flow, err = str(v, key)
-			if err == nil && r.Flow != "blake2s-batch" {
-				err = errAt(v, key, "unknown flow %q (known: blake2s-batch)", r.Flow)
+			if err == nil {
+				if _, lerr := flows.Lookup(r.Flow); lerr != nil || r.Flow == "" {
+					err = errAt(v, key, "unknown flow %q (registered: %s)", r.Flow, strings.Join(flows.Names(), ", "))
+				}
 			}
 		case "leaves":
 			r.Leaves, err = intIn(v, key, 1, MaxLeaves)
@@ -170,6 +175,9 @@ func Parse(b []byte) (Run, error) {
 		if err != nil {
 			return Run{}, err
 		}
+	}
+	if f, err := flows.Lookup(r.Flow); err == nil && r.Batch > f.MaxN() {
+		return Run{}, fmt.Errorf("%w: batch: %d is more than the %s flow's %d instances", ErrInvalid, r.Batch, r.Flow, f.MaxN())
 	}
 	if r.Stream != nil {
 		for _, key := range []string{"leaves", "batch", "seed", "input", "format", "log_inv_rate"} {

@@ -64,10 +64,10 @@ func NewFlock(spec FlockSpec) *Flock {
 }
 
 // Name, Label, Summary and MaxN describe the flow.
-func (f *Flock) Name() string     { return f.spec.Name }
-func (f *Flock) Label() string    { return f.spec.Label }
-func (f *Flock) Summary() string  { return f.spec.Summary }
-func (f *Flock) MaxN() int        { return f.spec.MaxN }
+func (f *Flock) Name() string              { return f.spec.Name }
+func (f *Flock) Label() string             { return f.spec.Label }
+func (f *Flock) Summary() string           { return f.spec.Summary }
+func (f *Flock) MaxN() int                 { return f.spec.MaxN }
 func (f *Flock) Circuit() *circuit.Circuit { return f.spec.Circuit }
 
 // Generate returns n generated instances.

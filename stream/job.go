@@ -281,4 +281,3 @@ func (j *Job) load(maxBytes int64) (flows.Input, error) {
 	}
 	return in, nil
 }
-

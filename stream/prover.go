@@ -39,6 +39,8 @@ type Options struct {
 	Grace time.Duration
 	// Cores is the number of cores of the Engine, for utilisation (0 = NumCPU).
 	Cores int
+	// Flow is the flow of jobs that name none ("": flows.DefaultName).
+	Flow string
 	// Verify checks every proof with the verifier before its result is reported
 	// (a proof that does not verify becomes an error result).
 	Verify bool
@@ -208,6 +210,9 @@ func (p *Prover) run() {
 // a proving slot and its memory budget. It returns the budgeted cost and whether the id was reserved
 // (it stays reserved until the job's result is handed on).
 func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
+	if job.Flow == "" {
+		job.Flow = p.opt.Flow
+	}
 	if err := job.check(p.opt.MaxN); err != nil {
 		return 0, false, err
 	}

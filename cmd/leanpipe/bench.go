@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/leanpipe/leanpipe/internal/rusage"
+	"math/bits"
 	"os"
 	"os/exec"
 	"runtime"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/spf13/cobra"
 )
 
@@ -54,6 +54,7 @@ func median(xs []float64) float64 {
 func benchCmd() *cobra.Command {
 	var (
 		logNs, workersList string
+		flowName           string
 		repeat, rate       int
 		asJSON, inProcess  bool
 	)
@@ -62,7 +63,11 @@ func benchCmd() *cobra.Command {
 		Short: "the standard benchmark: per-stage times, compressions/s and peak RSS per size and worker count",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sizes, err := parseInts("log-n", logNs, 0, 20)
+			fl, err := lookupFlow(flowName)
+			if err != nil {
+				return err
+			}
+			sizes, err := parseInts("log-n", logNs, 0, bits.Len(uint(fl.MaxN()))-1)
 			if err != nil {
 				return err
 			}
@@ -80,10 +85,10 @@ func benchCmd() *cobra.Command {
 					var row benchRow
 					if inProcess {
 						prev := runtime.GOMAXPROCS(w)
-						row, err = benchOne(flows.Generate(1<<logN, 1), logN, w, repeat, rate)
+						row, err = benchOne(fl, logN, w, repeat, rate)
 						runtime.GOMAXPROCS(prev)
 					} else {
-						row, err = benchChild(logN, w, repeat, rate)
+						row, err = benchChild(fl.Name(), logN, w, repeat, rate)
 					}
 					if err != nil {
 						return err
@@ -107,6 +112,7 @@ func benchCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&flowName, "flow", flows.DefaultName, "the proof flow (leanpipe flows lists them)")
 	f.StringVar(&logNs, "log-n", "12,14,16", "comma-separated log2 batch sizes")
 	f.StringVar(&workersList, "workers", "1,2", "comma-separated worker counts (GOMAXPROCS and engine cores)")
 	f.IntVar(&repeat, "repeat", 3, "measured proofs per point, after one warm-up")
@@ -117,12 +123,12 @@ func benchCmd() *cobra.Command {
 }
 
 // benchChild measures one point in a fresh child process, so that its peak RSS is its own.
-func benchChild(logN, workers, repeat, rate int) (benchRow, error) {
+func benchChild(flowName string, logN, workers, repeat, rate int) (benchRow, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return benchRow{}, err
 	}
-	c := exec.Command(exe, "bench", "--in-process", "--json", "--log-n", strconv.Itoa(logN),
+	c := exec.Command(exe, "bench", "--flow", flowName, "--in-process", "--json", "--log-n", strconv.Itoa(logN),
 		"--workers", strconv.Itoa(workers), "--repeat", strconv.Itoa(repeat), "--log-inv-rate", strconv.Itoa(rate))
 	c.Stderr = os.Stderr
 	out, err := c.Output()
@@ -136,7 +142,11 @@ func benchChild(logN, workers, repeat, rate int) (benchRow, error) {
 	return rows[0], nil
 }
 
-func benchOne(blocks []witness.Compression, logN, workers, repeat, rate int) (benchRow, error) {
+func benchOne(fl flows.Flow, logN, workers, repeat, rate int) (benchRow, error) {
+	in, err := fl.Generate(1<<logN, 1)
+	if err != nil {
+		return benchRow{}, usage("--log-n %d: %v", logN, err)
+	}
 	e, err := flows.NewEngine(flows.EngineOptions{Cores: workers})
 	if err != nil {
 		return benchRow{}, err
@@ -146,7 +156,7 @@ func benchOne(blocks []witness.Compression, logN, workers, repeat, rate int) (be
 	stage := map[string][]float64{}
 	var prove, verify []float64
 	for i := 0; i <= repeat; i++ {
-		res, err := e.Prove(context.Background(), flows.Request{Blocks: blocks, LogInvRate: rate})
+		res, err := e.Prove(context.Background(), flows.Request{Flow: fl, Input: in, LogInvRate: rate})
 		if err != nil {
 			return row, err
 		}
@@ -160,7 +170,7 @@ func benchOne(blocks []witness.Compression, logN, workers, repeat, rate int) (be
 		wire := res.Proof.MarshalWire()
 		row.ProofBytes = len(wire)
 		start := time.Now()
-		if err := verifyBytes(wire, flows.NewMeta(len(blocks), rate, "wire")); err != nil {
+		if _, err := flows.VerifyBytes(wire, flows.NewMetaFor(fl, res.Statement, flows.FormatWire)); err != nil {
 			return row, fmt.Errorf("bench proof rejected: %w", err)
 		}
 		verify = append(verify, float64(time.Since(start).Microseconds())/1e3)
@@ -169,7 +179,7 @@ func benchOne(blocks []witness.Compression, logN, workers, repeat, rate int) (be
 		row.StageMS[k] = median(v)
 	}
 	row.ProveMS, row.VerifyMS = median(prove), median(verify)
-	row.CompressionsPerS = float64(len(blocks)) / (row.ProveMS / 1e3)
+	row.CompressionsPerS = float64(in.Len()) / (row.ProveMS / 1e3)
 	row.PeakRSSBytes = rusage.PeakRSS()
 	return row, nil
 }

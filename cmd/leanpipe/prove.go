@@ -2,85 +2,106 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
-	"github.com/leanpipe/leanpipe/stages/witness"
-	"github.com/leanpipe/leanpipe/transcript"
 	"github.com/spf13/cobra"
 )
 
 func addCommands(root *cobra.Command) {
 	root.PersistentFlags().String("log-level", "info", "log level: debug, info, warn, error")
-	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd(), serveCmd())
+	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd(), serveCmd(), flowsCmd())
 }
 
 func checkFormat(f string) error {
-	if f != "wire" && f != "raw" {
+	if err := flows.CheckFormat(f); err != nil {
 		return usage("--format: want wire or raw, got %q", f)
 	}
 	return nil
 }
 
-// encodeProof serialises a proof in the chosen form.
-func encodeProof(p *transcript.Proof, format string) []byte {
-	if format == "raw" {
-		return p.MarshalRaw()
+// lookupFlow resolves a flow name; an unknown one is a usage error listing the
+// registered flows.
+func lookupFlow(name string) (flows.Flow, error) {
+	f, err := flows.Lookup(name)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	return p.MarshalWire()
+	return f, nil
 }
 
-// writeProof writes PROOF and PROOF.json atomically.
-func writeProof(path string, p *transcript.Proof, meta flows.Meta) error {
-	if err := atomicfile.Write(path, encodeProof(p, meta.Format)); err != nil {
-		return err
+// readInput reads an input file for flow f.
+func readInput(f flows.Flow, flag, path string) (flows.Input, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, usage("%s: %v", flag, err)
 	}
-	mb, _ := json.MarshalIndent(meta, "", "  ")
-	return atomicfile.Write(path+".json", append(mb, '\n'))
+	if _, err := f.FileN(st.Size()); err != nil {
+		return nil, usage("%s %s: %v", flag, path, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usage("%s: %v", flag, err)
+	}
+	in, err := f.Decode(data)
+	if err != nil {
+		return nil, usage("%s %s: %v", flag, path, err)
+	}
+	return in, nil
 }
 
 func proveCmd() *cobra.Command {
 	var (
-		blocksPath, out, format string
-		n, rate, workers        int
-		seed                    uint64
+		flowName, inputPath, blocksPath, out, format string
+		n, rate, workers                             int
+		seed                                         uint64
 	)
 	cmd := &cobra.Command{
-		Use:   "prove (--blocks FILE | --n N --seed S) --out PROOF",
-		Short: "prove a batch of BLAKE2s compressions; writes PROOF in the reference's bytes and PROOF.json",
+		Use:   "prove (--input FILE | --blocks FILE | --n N --seed S) --out PROOF [--flow NAME]",
+		Short: "prove a flow's input (by default a batch of BLAKE2s compressions); writes PROOF in the reference's bytes and PROOF.json",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := newLogger(cmd)
+			fl, err := lookupFlow(flowName)
+			if err != nil {
+				return err
+			}
 			if err := checkFormat(format); err != nil {
 				return err
 			}
 			if out == "" {
 				return usage("--out is required")
 			}
-			var blocks []witness.Compression
-			switch {
-			case blocksPath != "" && cmd.Flags().Changed("n"):
-				return usage("give --blocks or --n, not both")
-			case blocksPath != "":
-				data, err := os.ReadFile(blocksPath)
-				if err != nil {
-					return usage("--blocks: %v", err)
+			if blocksPath != "" {
+				if fl.Name() != flows.Name {
+					return usage("--blocks is the %s flow's input; give --input for %s", flows.Name, fl.Name())
 				}
-				if blocks, err = witness.DecodeBlocks(data); err != nil {
-					return usage("--blocks %s: %v", blocksPath, err)
+				if inputPath != "" {
+					return usage("give --input or --blocks, not both")
+				}
+				inputPath = blocksPath
+			}
+			var in flows.Input
+			switch {
+			case inputPath != "" && cmd.Flags().Changed("n"):
+				return usage("give --input or --n, not both")
+			case inputPath != "":
+				if in, err = readInput(fl, "--input", inputPath); err != nil {
+					return err
 				}
 			case cmd.Flags().Changed("n"):
-				if n < 1 || n > flows.MaxBatch {
-					return usage("--n: %d is out of range [1, %d]", n, flows.MaxBatch)
+				if n < 1 || n > fl.MaxN() {
+					return usage("--n: %d is out of range [1, %d]", n, fl.MaxN())
 				}
-				blocks = flows.Generate(n, seed)
+				if in, err = fl.Generate(n, seed); err != nil {
+					return usage("--n: %v", err)
+				}
 			default:
-				return usage("give --blocks FILE or --n N")
+				return usage("give --input FILE or --n N")
 			}
-			if _, err := flows.BatchShape(len(blocks), rate); err != nil {
+			if err := fl.Check(in.Len(), rate); err != nil {
 				return usage("%v", err)
 			}
 			e, err := flows.NewEngine(flows.EngineOptions{Cores: workers})
@@ -88,24 +109,25 @@ func proveCmd() *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			log.Info().Int("n", len(blocks)).Int("log_inv_rate", rate).Int("cores", e.Scheduler().Cores()).Msg("proving")
-			res, err := e.Prove(context.Background(), flows.Request{Blocks: blocks, LogInvRate: rate})
+			log.Info().Str("flow", fl.Name()).Int("n", in.Len()).Int("log_inv_rate", rate).Int("cores", e.Scheduler().Cores()).Msg("proving")
+			res, err := e.Prove(context.Background(), flows.Request{Flow: fl, Input: in, LogInvRate: rate})
 			if err != nil {
 				return err
 			}
-			meta := flows.NewMeta(len(blocks), rate, format)
-			if err := writeProof(out, res.Proof, meta); err != nil {
+			if err := flows.WriteProof(out, res.Proof, flows.NewMetaFor(fl, res.Statement, format)); err != nil {
 				return err
 			}
-			printSpans(cmd.ErrOrStderr(), fmt.Sprintf("%d compressions (2^%d slots)", len(blocks), res.Shape.NLog), res.Spans)
+			printSpans(cmd.ErrOrStderr(), fmt.Sprintf("%s: %d instances (2^%d slots)", fl.Name(), in.Len(), res.Shape.NLog), res.Spans)
 			log.Info().Str("proof", out).Dur("wall", res.Wall).Msg("proved")
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&blocksPath, "blocks", "", "compressions in the reference-proofs blocks layout (112 bytes each)")
-	f.IntVar(&n, "n", 0, "prove N generated pinned compressions instead of --blocks")
-	f.Uint64Var(&seed, "seed", 1, "seed of the generated compressions (with --n)")
+	f.StringVar(&flowName, "flow", flows.DefaultName, "the proof flow (leanpipe flows lists them)")
+	f.StringVar(&inputPath, "input", "", "the flow's input file (for "+flows.Name+", compressions in the reference-proofs blocks layout, 112 bytes each)")
+	f.StringVar(&blocksPath, "blocks", "", "the "+flows.Name+" flow's input file (same as --input)")
+	f.IntVar(&n, "n", 0, "prove N generated instances instead of an input file")
+	f.Uint64Var(&seed, "seed", 1, "seed of the generated instances (with --n)")
 	f.StringVar(&out, "out", "", "proof file to write (PROOF.json is written beside it)")
 	f.StringVar(&format, "format", "wire", "proof form: wire (the reference prover's) or raw (one path per query)")
 	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's)")
@@ -115,12 +137,12 @@ func proveCmd() *cobra.Command {
 
 func verifyCmd() *cobra.Command {
 	var (
-		n, rate        int
-		format, rawOut string
+		n, rate                  int
+		flowName, format, rawOut string
 	)
 	cmd := &cobra.Command{
 		Use:   "verify PROOF",
-		Short: "verify a batch proof; prints accepted or rejected: <reason>",
+		Short: "verify a proof; prints accepted or rejected: <reason>",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
@@ -128,10 +150,17 @@ func verifyCmd() *cobra.Command {
 			if err != nil {
 				return usage("%v", err)
 			}
-			meta := flows.Meta{Flow: flows.Name, N: n, LogInvRate: rate, Label: flows.Label, Format: format}
+			fl, err := lookupFlow(flowName)
+			if err != nil {
+				return err
+			}
+			meta := flows.Meta{Flow: fl.Name(), N: n, LogInvRate: rate, Label: fl.Label(), Format: format}
 			if mb, err := os.ReadFile(path + ".json"); err == nil {
 				if meta, err = flows.ParseMeta(mb); err != nil {
 					return usage("%s.json: %v", path, err)
+				}
+				if cmd.Flags().Changed("flow") && fl.Name() != meta.Flow {
+					return usage("--flow %s disagrees with %s.json (flow %s)", fl.Name(), path, meta.Flow)
 				}
 				if cmd.Flags().Changed("n") && n != meta.N {
 					return usage("--n %d disagrees with %s.json (n = %d)", n, path, meta.N)
@@ -150,10 +179,10 @@ func verifyCmd() *cobra.Command {
 					return err
 				}
 			}
-			if _, err := flows.BatchShape(meta.N, meta.LogInvRate); err != nil {
+			if err := fl.Check(meta.N, meta.LogInvRate); err != nil {
 				return usage("%v", err)
 			}
-			raw, err := verifyProof(data, meta)
+			raw, err := flows.VerifyBytes(data, meta)
 			if err != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "rejected: %v\n", err)
 				return errRejected
@@ -168,44 +197,25 @@ func verifyCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&n, "n", 0, "number of compressions (the statement) when there is no PROOF.json")
+	f.StringVar(&flowName, "flow", flows.DefaultName, "the proof flow when there is no PROOF.json")
+	f.IntVar(&n, "n", 0, "number of instances (the statement) when there is no PROOF.json")
 	f.StringVar(&format, "format", "", "proof form: wire or raw (default: from PROOF.json, else detected)")
 	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate when there is no PROOF.json")
 	f.StringVar(&rawOut, "raw-out", "", "also write the accepted proof in raw form (one Merkle path per query) to this file")
 	return cmd
 }
 
-// verifyBytes decodes a proof in meta.Format (both forms when empty) and verifies it.
-func verifyBytes(data []byte, meta flows.Meta) error {
-	_, err := verifyProof(data, meta)
-	return err
-}
-
-// verifyProof is verifyBytes returning the raw form of the accepted proof.
-func verifyProof(data []byte, meta flows.Meta) (*transcript.Proof, error) {
-	forms := []string{meta.Format}
-	if meta.Format == "" {
-		forms = []string{"wire", "raw"}
+// flowsCmd lists the registered flows.
+func flowsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "flows",
+		Short: "list the registered proof flows",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, f := range flows.Flows() {
+				fmt.Fprintf(cmd.OutOrStdout(), "%-16s label %-22s max n %-8d %s\n", f.Name(), f.Label(), f.MaxN(), f.Summary())
+			}
+			return nil
+		},
 	}
-	var firstErr error
-	for _, f := range forms {
-		var p transcript.Proof
-		var err error
-		if f == "raw" {
-			err = p.UnmarshalRaw(data)
-		} else {
-			err = p.UnmarshalWire(data)
-		}
-		var raw *transcript.Proof
-		if err == nil {
-			raw, err = flows.VerifyBatchRaw(&p, meta.N, meta.LogInvRate)
-		}
-		if err == nil {
-			return raw, nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return nil, firstErr
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
-	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/stream"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -74,21 +73,21 @@ func runCmd() *cobra.Command {
 			if cfg.Stream != nil {
 				return runStream(cmd, args[0], cfg)
 			}
-			var fixed []witness.Compression
+			fl, err := lookupFlow(cfg.Flow)
+			if err != nil {
+				return err
+			}
+			var fixed flows.Input
 			if cfg.Input != "" {
 				in := cfg.Input
 				if !filepath.IsAbs(in) {
 					in = filepath.Join(filepath.Dir(args[0]), in)
 				}
-				data, err := os.ReadFile(in)
-				if err != nil {
-					return usage("input: %v", err)
+				if fixed, err = readInput(fl, "input", in); err != nil {
+					return err
 				}
-				if fixed, err = witness.DecodeBlocks(data); err != nil {
+				if err := fl.Check(fixed.Len(), cfg.LogInvRate); err != nil {
 					return usage("input %s: %v", in, err)
-				}
-				if len(fixed) > flows.MaxBatch {
-					return usage("input %s: %d compressions, at most %d", in, len(fixed), flows.MaxBatch)
 				}
 			}
 			if err := os.MkdirAll(cfg.Output, 0o755); err != nil {
@@ -99,7 +98,7 @@ func runCmd() *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			log.Info().Str("config", args[0]).Int("leaves", cfg.Leaves).Int("batch", cfg.Batch).
+			log.Info().Str("config", args[0]).Str("flow", fl.Name()).Int("leaves", cfg.Leaves).Int("batch", cfg.Batch).
 				Int("cores", e.Scheduler().Cores()).Str("output", cfg.Output).Msg("run")
 
 			var bar *progressbar.ProgressBar
@@ -112,27 +111,30 @@ func runCmd() *cobra.Command {
 			compressions := 0
 			var lastSpans []graph.Span
 			for i := 0; i < cfg.Leaves; i++ {
-				blocks := fixed
-				if blocks == nil {
-					blocks = flows.Generate(cfg.Batch, cfg.Seed+uint64(i))
+				in := fixed
+				if in == nil {
+					if in, err = fl.Generate(cfg.Batch, cfg.Seed+uint64(i)); err != nil {
+						return usage("batch: %v", err)
+					}
 				}
-				res, err := e.Prove(context.Background(), flows.Request{Blocks: blocks, LogInvRate: cfg.LogInvRate})
+				res, err := e.Prove(context.Background(), flows.Request{Flow: fl, Input: in, LogInvRate: cfg.LogInvRate})
 				if err != nil {
 					return fmt.Errorf("leaf %d: %w", i, err)
 				}
-				data := encodeProof(res.Proof, cfg.Format)
+				meta := flows.NewMetaFor(fl, res.Statement, cfg.Format)
+				data := flows.EncodeProof(res.Proof, cfg.Format)
 				vstart := time.Now()
-				if err := verifyBytes(data, flows.NewMeta(len(blocks), cfg.LogInvRate, cfg.Format)); err != nil {
+				if _, err := flows.VerifyBytes(data, meta); err != nil {
 					return fmt.Errorf("leaf %d: the proof does not verify: %w", i, err)
 				}
 				vdur := time.Since(vstart)
 				path := filepath.Join(cfg.Output, fmt.Sprintf("leaf-%04d.proof.bin", i))
-				if err := writeProof(path, res.Proof, flows.NewMeta(len(blocks), cfg.LogInvRate, cfg.Format)); err != nil {
+				if err := flows.WriteProofBytes(path, data, meta); err != nil {
 					return err
 				}
-				compressions += len(blocks)
+				compressions += in.Len()
 				sum.TotalProofBytes += len(data)
-				sum.Leaves = append(sum.Leaves, leafSummary{Leaf: i, Proof: path, N: len(blocks), ProofBytes: len(data),
+				sum.Leaves = append(sum.Leaves, leafSummary{Leaf: i, Proof: path, N: in.Len(), ProofBytes: len(data),
 					ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)})
 				lastSpans = res.Spans
 				log.Debug().Int("leaf", i).Dur("prove", res.Wall).Dur("verify", vdur).Str("proof", path).Msg("leaf proved and verified")
@@ -170,7 +172,7 @@ func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run) error {
 	}
 	sc := streamConfig{
 		Out: cfg.Output, Poll: s.Poll, Metrics: filepath.Join(cfg.Output, "metrics.json"), Workers: cfg.Workers,
-		Options: stream.Options{InFlight: s.InFlight, Pending: s.Pending, MemoryBudget: s.MemoryBudget, MaxBatch: s.MaxN, Grace: s.Grace, Verify: true},
+		Options: stream.Options{InFlight: s.InFlight, Pending: s.Pending, MemoryBudget: s.MemoryBudget, MaxN: s.MaxN, Flow: cfg.Flow, Grace: s.Grace, Verify: true},
 	}
 	switch s.Source {
 	case "dir":

@@ -20,6 +20,7 @@ import (
 func serveCmd() *cobra.Command {
 	var (
 		out, budget, metricsPath, watch  string
+		flowName                         string
 		workers, inFlight, pending, maxN int
 		grace, poll                      time.Duration
 	)
@@ -29,7 +30,8 @@ func serveCmd() *cobra.Command {
 		Long: `serve reads jobs as JSON lines on stdin, one object a line:
   {"id":"a","blocks":"x.blocks.bin"}      compressions of a blocks file (reference layout)
   {"id":"b","n":300,"seed":7}             N generated pinned compressions
-with optional "format" (wire|raw), "log_inv_rate" (1..4) and "unordered" (true: the result
+  {"id":"c","flow":"NAME","input":"f"}    another registered flow's input file (or "n")
+with optional "flow" (default --flow), "format" (wire|raw), "log_inv_rate" (1..4) and "unordered" (true: the result
 may leave before earlier jobs'). It writes DIR/<id>.proof.bin and DIR/<id>.proof.bin.json
 atomically and prints one result line per job, in job order:
   {"seq":0,"id":"a","ok":true,"proof":"DIR/a.proof.bin","n":…,"ms":…,…}
@@ -52,8 +54,12 @@ jobs were abandoned or results could not be written.`,
 			if workers < 0 || workers > 1024 {
 				return usage("--workers: %d is out of range [0, 1024]", workers)
 			}
-			if maxN < 1 || maxN > flows.MaxBatch {
-				return usage("--max-n: %d is out of range [1, %d]", maxN, flows.MaxBatch)
+			fl, err := lookupFlow(flowName)
+			if err != nil {
+				return err
+			}
+			if maxN < 1 || maxN > fl.MaxN() {
+				return usage("--max-n: %d is out of range [1, %d] (the %s flow's limit)", maxN, fl.MaxN(), fl.Name())
 			}
 			mem, err := config.ParseBytes(budget)
 			if err != nil {
@@ -66,7 +72,7 @@ jobs were abandoned or results could not be written.`,
 			}
 			return streamJobs(cmd, streamConfig{
 				Out: out, Watch: watch, Poll: poll, Metrics: metricsPath, Workers: workers,
-				Options: stream.Options{InFlight: inFlight, Pending: pending, MemoryBudget: mem, MaxBatch: maxN, Grace: grace},
+				Options: stream.Options{InFlight: inFlight, Pending: pending, MemoryBudget: mem, MaxN: maxN, Grace: grace, Flow: flowName},
 			})
 		},
 	}
@@ -77,7 +83,8 @@ jobs were abandoned or results could not be written.`,
 	f.IntVar(&pending, "pending", 0, "jobs held between reading and printing their result (0 = 4 × --in-flight); reading stops when reached")
 	f.StringVar(&budget, "memory-budget", "0", "bound on the estimated memory of running proofs, e.g. 2GiB (0 = none); a job needing more is refused")
 	f.StringVar(&metricsPath, "metrics", "", "write the stream's metrics as JSON to FILE at exit")
-	f.IntVar(&maxN, "max-n", flows.MaxBatch, "most compressions per job; larger jobs are refused")
+	f.IntVar(&maxN, "max-n", flows.MaxBatch, "most instances per job; larger jobs are refused")
+	f.StringVar(&flowName, "flow", flows.DefaultName, "the flow of jobs that name none (a job's \"flow\" picks its own; leanpipe flows lists them)")
 	f.DurationVar(&grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, how long running proofs may finish before they are abandoned")
 	f.StringVar(&watch, "watch", "", "read jobs from DIR/*.job files (polled) instead of stdin")
 	f.DurationVar(&poll, "poll", 200*time.Millisecond, "with --watch, the polling interval")

@@ -14,7 +14,6 @@ import (
 
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
-	"github.com/leanpipe/leanpipe/internal/atomicfile"
 )
 
 // writeRoot is the custom stage: it passes the committed batch through unchanged and
@@ -25,14 +24,14 @@ func writeRoot(path string) graph.Stage[flows.Committed, flows.Committed] {
 		MaxWorkers: 1,
 		Run: func(_ context.Context, _ graph.Workers, c flows.Committed) (flows.Committed, error) {
 			root := c.Root()
-			return c, atomicfile.Write(path, []byte(hex.EncodeToString(root[:])+"\n"))
+			return c, os.WriteFile(path, []byte(hex.EncodeToString(root[:])+"\n"), 0o644)
 		},
 	}
 }
 
 // proveWithRoot builds the custom graph on an engine and proves one batch.
 func proveWithRoot(e *flows.Engine, req flows.Request, rootPath string) (flows.Proved, []graph.Span, error) {
-	st := e.Stages()
+	st := flows.Batch.Stages(e.Resources())
 	g := graph.New()
 	in := graph.Input[flows.Request](g, "request")
 	planned := graph.Then(g, st.Plan, in)
@@ -70,7 +69,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if err := atomicfile.Write(*out, p.Proof.MarshalWire()); err != nil {
+	meta := flows.NewMetaFor(flows.Batch, p.Statement, flows.FormatWire)
+	if err := flows.WriteProof(*out, p.Proof, meta); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

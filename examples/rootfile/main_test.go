@@ -20,7 +20,7 @@ func TestCustomFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	req := flows.Request{Blocks: flows.Generate(100, 3), LogInvRate: 1}
+	req := flows.Request{Input: flows.Blocks(flows.Generate(100, 3)), LogInvRate: 1}
 	rootPath := filepath.Join(t.TempDir(), "root.hex")
 	p, spans, err := proveWithRoot(e, req, rootPath)
 	if err != nil {
