@@ -24,7 +24,7 @@ import (
 // writer differ between such flows; the stages are shared.
 type FlockSpec struct {
 	Name, Label, Summary string
-	// Circuit is the block proved per instance (2^LogSize columns, LogSize ≥ 9).
+	// Circuit is the block proved per instance (2^LogSize columns, 13 ≤ LogSize ≤ 24).
 	Circuit *circuit.Circuit
 	// MaxN is the most instances per proof (at most 2^(34−LogSize) so that the
 	// stack stays within the WHIR ladder).
@@ -43,6 +43,10 @@ type FlockSpec struct {
 	Fill func(w graph.Workers, in Input, nLog int, wit, a, b []field.K) error
 }
 
+// minLogInstance is the smallest circuit the zerocheck takes: its univariate skip
+// (KSkip = 6 variables) and a round-1 group of 2^7 words.
+const minLogInstance = zerocheck.KSkip + 7
+
 // Flock is a Flow built from a FlockSpec.
 type Flock struct{ spec FlockSpec }
 
@@ -53,7 +57,7 @@ func NewFlock(spec FlockSpec) *Flock {
 	switch {
 	case spec.Circuit == nil:
 		panic("flows: FlockSpec without a circuit")
-	case spec.Circuit.LogSize() < zerocheck.KSkip+1 || spec.Circuit.LogSize() > 24:
+	case spec.Circuit.LogSize() < minLogInstance || spec.Circuit.LogSize() > 24:
 		panic(fmt.Sprintf("flows: FlockSpec circuit of 2^%d columns", spec.Circuit.LogSize()))
 	case spec.Fill == nil || spec.Generate == nil || spec.Decode == nil || spec.FromValue == nil || spec.FileN == nil:
 		panic("flows: FlockSpec " + spec.Name + " lacks an input or witness function")
