@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/dgraph-io/ristretto/v2"
+	"golang.org/x/sync/singleflight"
 )
 
 // ShapeCache keeps shape-keyed precomputation (NTT tables, WHIR configurations,
@@ -13,10 +14,9 @@ import (
 // backed by ristretto with a cost budget in bytes; concurrent requests for a missing
 // key build it once.
 type ShapeCache struct {
-	c        *ristretto.Cache[string, any]
-	mu       sync.Mutex
-	building map[string]*sync.WaitGroup
-	stats    struct {
+	c      *ristretto.Cache[string, any]
+	flight singleflight.Group
+	stats  struct {
 		sync.Mutex
 		hits, misses int64
 	}
@@ -32,7 +32,7 @@ func NewShapeCache(maxBytes int64) (*ShapeCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph: shape cache: %w", err)
 	}
-	return &ShapeCache{c: c, building: map[string]*sync.WaitGroup{}}, nil
+	return &ShapeCache{c: c}, nil
 }
 
 // Close releases the cache.
@@ -57,42 +57,35 @@ func (s *ShapeCache) count(ctx context.Context, hit bool) {
 }
 
 // Shape returns the value cached under key, building it with build (whose result
-// costs cost bytes) on a miss. A nil cache always builds. Hits and misses are
-// recorded on the running stage's span.
+// costs cost bytes) on a miss. Concurrent misses of one key share one build
+// (singleflight); a waiter is counted as a hit. A nil cache always builds. Hits and
+// misses are recorded on the running stage's span.
 func Shape[T any](ctx context.Context, s *ShapeCache, key string, cost int64, build func() (T, error)) (T, error) {
 	if s == nil {
 		return build()
 	}
-	for {
+	if v, ok := s.c.Get(key); ok {
+		s.count(ctx, true)
+		return v.(T), nil
+	}
+	built := false // only the caller whose function runs can set it
+	v, err, _ := s.flight.Do(key, func() (any, error) {
+		// Another caller may have finished the build between our miss and Do.
 		if v, ok := s.c.Get(key); ok {
-			s.count(ctx, true)
-			return v.(T), nil
+			return v, nil
 		}
-		s.mu.Lock()
-		if wg, busy := s.building[key]; busy {
-			s.mu.Unlock()
-			wg.Wait()
-			if v, ok := s.c.Get(key); ok {
-				s.count(ctx, true)
-				return v.(T), nil
-			}
-			continue // the builder failed or the entry was not admitted: try ourselves
-		}
-		wg := &sync.WaitGroup{}
-		wg.Add(1)
-		s.building[key] = wg
-		s.mu.Unlock()
-
-		s.count(ctx, false)
+		built = true
 		v, err := build()
 		if err == nil {
 			s.c.Set(key, v, max(cost, 1))
 			s.c.Wait()
 		}
-		s.mu.Lock()
-		delete(s.building, key)
-		s.mu.Unlock()
-		wg.Done()
 		return v, err
+	})
+	s.count(ctx, !built)
+	if err != nil {
+		var zero T
+		return zero, err
 	}
+	return v.(T), nil
 }

@@ -3,10 +3,7 @@
 // resident memory, which runs and metrics report.
 package rusage
 
-import (
-	"testing"
-	"time"
-)
+import "time"
 
 // Process returns the user + system CPU time the process has used so far (0 where
 // the platform does not say).
@@ -19,9 +16,3 @@ func PeakRSS() int64 { return peakRSS() }
 // Thread returns the CPU time of the calling OS thread, and false where the platform
 // cannot tell it apart from the process's.
 func Thread() (time.Duration, bool) { return thread() }
-
-// ReportPerOp reports the process CPU time per benchmark operation since start as
-// cpu-ms/op.
-func ReportPerOp(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(Process()-start)/1e6/float64(b.N), "cpu-ms/op")
-}

@@ -1,9 +1,12 @@
 package commit
 
-import "github.com/leanpipe/leanpipe/internal/rusage"
+import (
+	"github.com/leanpipe/leanpipe/internal/benchutil"
+	"github.com/leanpipe/leanpipe/internal/rusage"
+)
 
 // Benchmarks report CPU time next to wall time (internal/rusage).
 var (
 	processCPU = rusage.Process
-	reportCPU  = rusage.ReportPerOp
+	reportCPU  = benchutil.ReportCPUPerOp
 )
