@@ -67,7 +67,7 @@ var Batch = NewFlock(FlockSpec{
 		if !ok {
 			return fmt.Errorf("%w: %s takes Blocks, not %T", ErrInput, Name, in)
 		}
-		return witness.FillAB(wit, a, b, blocks, nLog, w.N())
+		return witness.FillAB(wit, a, b, blocks, nLog, w)
 	},
 })
 

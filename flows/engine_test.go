@@ -8,6 +8,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -182,7 +183,7 @@ func TestShortStackCommitsItsLanes(t *testing.T) {
 		words := witness.Words(sh.NLog)
 		full := make([]field.K, 1<<sh.StackLog)
 		a, b := make([]field.K, words), make([]field.K, words)
-		if err := witness.FillAB(full[:words], a, b, blocks, sh.NLog, 2); err != nil {
+		if err := witness.FillAB(full[:words], a, b, blocks, sh.NLog, par.New(nil, 2)); err != nil {
 			t.Fatal(err)
 		}
 		wide, err := proveFilled(sh, full, a, b, 2)

@@ -392,7 +392,7 @@ func (s flockStages) witness(_ context.Context, w graph.Workers, p *Planned) (Wi
 func (s flockStages) commit(ctx context.Context, w graph.Workers, p Witnessed) (Committed, error) {
 	com := s.r.coms.Get()
 	com.Plans = s.r.plans(ctx)
-	err := commit.CommitInto(com, p.stack.Data(), p.sh.StackLog, p.sh.LogInvRate, w.N())
+	err := commit.CommitInto(com, p.stack.Data(), p.sh.StackLog, p.sh.LogInvRate, w)
 	if err != nil {
 		s.r.coms.Put(com)
 		p.release()
@@ -410,7 +410,7 @@ func (s flockStages) zerocheck(_ context.Context, w graph.Workers, c Committed) 
 	res, err := zerocheck.ProveWith(c.tr, zerocheck.Input{
 		A: c.a.Data()[:n], B: c.b.Data()[:n], C: c.stack.Data()[:n],
 		M: c.sh.M(), LogInstance: c.sh.LogInstance, Live: c.sh.N,
-	}, w.N(), bufs)
+	}, w, bufs)
 	s.r.zc.Put(bufs)
 	// A·w and B·w are read by the zerocheck only: hand them back now.
 	c.a.Release()
@@ -426,7 +426,7 @@ func (s flockStages) zerocheck(_ context.Context, w graph.Workers, c Committed) 
 
 func (s flockStages) lincheck(_ context.Context, w graph.Workers, z Zerochecked) (Linchecked, error) {
 	lin := s.r.lin.Get()
-	claim := lin.Prove(z.tr, s.f.spec.Circuit, z.stack.Data()[:z.sh.Words()], z.sh.N, reduce.ZerocheckClaims(z.claims), w.N())
+	claim := lin.Prove(z.tr, s.f.spec.Circuit, z.stack.Data()[:z.sh.Words()], z.sh.N, reduce.ZerocheckClaims(z.claims), w)
 	return Linchecked{Committed: z.Committed, claim: claim, lin: lin}, nil
 }
 
@@ -435,14 +435,14 @@ func (s flockStages) lincheck(_ context.Context, w graph.Workers, z Zerochecked)
 func (s flockStages) open(ctx context.Context, w graph.Workers, l Linchecked) (Proved, error) {
 	defer l.release()
 	rs := s.r.ring.Get()
-	ring := rs.Prove(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w.N())
+	ring := rs.Prove(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w)
 	s.r.ring.Put(rs)
 	s.r.lin.Put(l.lin) // the ring claim copied the point: the lincheck scratch is free
 	l.lin = nil
 	scratch := s.r.whir.Get()
 	scratch.Plans = s.r.plans(ctx)
 	scratch.Config = l.whir
-	err := scratch.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w.N())
+	err := scratch.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w)
 	scratch.Config = nil
 	s.r.whir.Put(scratch)
 	s.r.coms.Put(l.com) // the proof keeps copies of the opened rows, never the codeword

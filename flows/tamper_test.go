@@ -7,6 +7,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -20,7 +21,7 @@ func mustFill(t *testing.T, blocks []witness.Compression) (Shape, []field.K, []f
 	words := witness.Words(sh.NLog)
 	stack := make([]field.K, words)
 	a, b := make([]field.K, words), make([]field.K, words)
-	if err := witness.FillAB(stack[:words], a, b, blocks, sh.NLog, 2); err != nil {
+	if err := witness.FillAB(stack[:words], a, b, blocks, sh.NLog, par.New(nil, 2)); err != nil {
 		t.Fatal(err)
 	}
 	return sh, stack, a, b

@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 // Chain is an ordered sequence of stages from In to Out, type-checked as it is built
@@ -84,25 +83,13 @@ func (c Chain[In, Out]) Run(ctx context.Context, w Workers, in In) (out Out, spa
 		if s.max > 0 && s.max < n {
 			n = s.max
 		}
-		span := Span{Name: s.name, Start: time.Now(), Workers: n, BytesIn: sizeOf([]any{v})}
-		var cnt counters
-		sctx := withCounters(ctx, &cnt)
-		sw := NewWorkers(sctx, n)
-		var next any
-		e := Protect(func() error {
-			var e error
-			next, e = s.run(sctx, sw, v)
-			return e
+		next, span, e := runStage(ctx, s.name, n, sizeOf([]any{v}), func(sctx context.Context, sw Workers) (any, error) {
+			return s.run(sctx, sw, v)
 		})
-		span.Duration = time.Since(span.Start)
-		span.Hits, span.Misses = cnt.hits.Load(), cnt.misses.Load()
+		spans = append(spans, span)
 		if e != nil {
-			span.Err = e.Error()
-			spans = append(spans, span)
 			return out, spans, v, &StageError{Stage: s.name, Err: e}
 		}
-		span.BytesOut = sizeOf([]any{next})
-		spans = append(spans, span)
 		v = next
 	}
 	return v.(Out), spans, nil, nil

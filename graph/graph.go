@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 )
 
 // Stage is a named, typed unit of work with an appetite for cores.
@@ -312,7 +311,7 @@ func (g *Graph) Run(ctx context.Context, s *Scheduler, bindings ...Binding) (*Re
 				return
 			}
 			if n.kind != kindStage {
-				out, _ := n.exec(ctx, Workers{n: 1, ctx: ctx}, in)
+				out, _ := n.exec(ctx, NewWorkers(ctx, 1), in)
 				mu.Lock()
 				res.values[n.id], res.done[n.id] = out, true
 				mu.Unlock()
@@ -322,23 +321,10 @@ func (g *Graph) Run(ctx context.Context, s *Scheduler, bindings ...Binding) (*Re
 			if err != nil {
 				return
 			}
-			span := Span{Name: n.name, Start: time.Now(), Workers: grant, BytesIn: sizeOf(in)}
-			var cnt counters
-			sctx := withCounters(ctx, &cnt)
-			var out any
-			err = Protect(func() error {
-				var e error
-				out, e = n.exec(sctx, Workers{n: grant, ctx: sctx}, in)
-				return e
+			out, span, err := runStage(ctx, n.name, grant, sizeOf(in), func(sctx context.Context, w Workers) (any, error) {
+				return n.exec(sctx, w, in)
 			})
 			s.Release(grant)
-			span.Duration = time.Since(span.Start)
-			span.Hits, span.Misses = cnt.hits.Load(), cnt.misses.Load()
-			if err == nil {
-				span.BytesOut = sizeOf([]any{out})
-			} else {
-				span.Err = err.Error()
-			}
 			mu.Lock()
 			res.Spans = append(res.Spans, span)
 			if err == nil {

@@ -119,14 +119,13 @@ func TestPanicInStageAndWorker(t *testing.T) {
 			if !inWorker {
 				panic("stage panic")
 			}
-			err := w.Run(func(i int) error {
+			w.Run(func(i int) {
 				if i == 1 {
 					var m map[int]int
-					m[0] = 1 // nil map write: a runtime panic in a worker goroutine
+					m[0] = 1 // nil map write: a runtime panic in a worker's chunk
 				}
-				return nil
 			})
-			return x, err
+			return x, nil // the recorded panic fails the stage all the same
 		}}, in)
 		_, err := g.Run(context.Background(), NewScheduler(2), Feed(in, 1))
 		var pe *PanicError
@@ -200,28 +199,6 @@ func TestGrantsRecordedAndBounded(t *testing.T) {
 	for _, sp := range res.Spans {
 		if sp.Workers < 1 || sp.Workers > 2 {
 			t.Fatalf("span %s granted %d workers", sp.Name, sp.Workers)
-		}
-	}
-}
-
-func TestWorkersRangeCoversOnce(t *testing.T) {
-	for _, n := range []int{0, 1, 5, 64, 1000} {
-		for _, k := range []int{1, 2, 3, 8} {
-			seen := make([]int32, n)
-			err := NewWorkers(context.Background(), k).Range(n, func(lo, hi int) error {
-				for i := lo; i < hi; i++ {
-					atomic.AddInt32(&seen[i], 1)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, c := range seen {
-				if c != 1 {
-					t.Fatalf("n=%d k=%d: index %d visited %d times", n, k, i, c)
-				}
-			}
 		}
 	}
 }

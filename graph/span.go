@@ -23,7 +23,10 @@ type Span struct {
 }
 
 // counters collects what a running stage reports about itself.
-type counters struct{ hits, misses atomic.Int64 }
+type counters struct {
+	stage        string
+	hits, misses atomic.Int64
+}
 
 // Sized is implemented by stage values that know their size in bytes; spans use it
 // for bytes in and out.
@@ -44,6 +47,41 @@ type spanKey struct{}
 
 func withCounters(ctx context.Context, c *counters) context.Context {
 	return context.WithValue(ctx, spanKey{}, c)
+}
+
+// StageName returns the name of the stage running under ctx ("" outside a stage).
+func StageName(ctx context.Context) string {
+	if c, _ := ctx.Value(spanKey{}).(*counters); c != nil {
+		return c.stage
+	}
+	return ""
+}
+
+// runStage runs one stage with n workers bound to a stage context and fills its span:
+// a panic in the stage or in any of its workers' goroutines, and a cancellation the
+// workers saw, become the stage's error.
+func runStage(ctx context.Context, name string, n int, bytesIn int64, run func(ctx context.Context, w Workers) (any, error)) (any, Span, error) {
+	span := Span{Name: name, Start: time.Now(), Workers: n, BytesIn: bytesIn}
+	cnt := &counters{stage: name}
+	sctx := withCounters(ctx, cnt)
+	w := NewWorkers(sctx, n)
+	var out any
+	err := Protect(func() error {
+		var e error
+		out, e = run(sctx, w)
+		return e
+	})
+	if err == nil {
+		err = w.Err()
+	}
+	span.Duration = time.Since(span.Start)
+	span.Hits, span.Misses = cnt.hits.Load(), cnt.misses.Load()
+	if err != nil {
+		span.Err = err.Error()
+		return nil, span, err
+	}
+	span.BytesOut = sizeOf([]any{out})
+	return out, span, nil
 }
 
 // CacheHit records a shape-cache hit (hit = true) or miss on the span of the stage

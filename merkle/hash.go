@@ -1,7 +1,6 @@
 package merkle
 
 import (
-	"sync"
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/blake2s"
@@ -126,30 +125,4 @@ func hashPaddedRows(dst []Digest, rows []uint64, rowWords, leafWords int, buf []
 		}
 		hashRows(dst[lo:hi], buf[:(hi-lo)*tailWords], tailWords, zeroBlocks)
 	}
-}
-
-// parallelRange splits [0, n) into at most workers contiguous ranges of at least minPer
-// items and runs f on each, the last on the calling goroutine. The split only affects
-// which goroutine computes an item, never its value.
-func parallelRange(n, workers, minPer int, f func(lo, hi int)) {
-	w := workers
-	if most := n / minPer; w > most {
-		w = most
-	}
-	if w <= 1 {
-		f(0, n)
-		return
-	}
-	per := (n + w - 1) / w
-	var wg sync.WaitGroup
-	lo := 0
-	for ; lo+per < n; lo += per {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(lo, hi)
-		}(lo, lo+per)
-	}
-	f(lo, n)
-	wg.Wait()
 }

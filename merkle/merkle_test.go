@@ -9,6 +9,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/blake2s"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 func randRows(rng *rand.Rand, leaves, rowWords int) []uint64 {
@@ -50,7 +51,7 @@ func TestTreeMatchesNaive(t *testing.T) {
 		rows := randRows(rng, c.leaves, c.rowWords)
 		want := naiveTree(rows, c.rowWords)
 		for _, w := range []int{0, 1, 2, 3, 7} {
-			tr := New(rows, c.rowWords, w)
+			tr := New(rows, c.rowWords, par.New(nil, w))
 			if !slices.Equal(tr.Nodes(), want) {
 				t.Fatalf("leaves=%d rowWords=%d workers=%d: nodes differ from the naive tree", c.leaves, c.rowWords, w)
 			}
@@ -65,11 +66,11 @@ func TestNewIntoUsesBuffer(t *testing.T) {
 	rng := testrand.New(t)
 	rows := randRows(rng, 128, 5)
 	buf := make([]Digest, NodeCount(128)+10)
-	tr := NewInto(buf, rows, 5, 2)
+	tr := NewInto(buf, rows, 5, par.New(nil, 2))
 	if &tr.Nodes()[0] != &buf[0] || len(tr.Nodes()) != NodeCount(128) {
 		t.Fatal("NewInto did not build into the caller's buffer")
 	}
-	if tr.Root() != New(rows, 5, 1).Root() {
+	if tr.Root() != New(rows, 5, par.New(nil, 1)).Root() {
 		t.Fatal("NewInto root differs from New")
 	}
 	defer func() {
@@ -77,13 +78,13 @@ func TestNewIntoUsesBuffer(t *testing.T) {
 			t.Fatal("a short node buffer must panic")
 		}
 	}()
-	NewInto(make([]Digest, 10), rows, 5, 1)
+	NewInto(make([]Digest, 10), rows, 5, par.New(nil, 1))
 }
 
 func TestPaths(t *testing.T) {
 	rng := testrand.New(t)
 	rows := randRows(rng, 64, 3)
-	tr := New(rows, 3, 2)
+	tr := New(rows, 3, par.New(nil, 2))
 	if tr.Depth() != 6 {
 		t.Fatalf("depth %d, want 6", tr.Depth())
 	}
@@ -108,7 +109,7 @@ func TestPaths(t *testing.T) {
 			t.Fatalf("tampered leaf %d verifies", i)
 		}
 	}
-	one := New([]uint64{7, 8}, 2, 1)
+	one := New([]uint64{7, 8}, 2, par.New(nil, 1))
 	if one.Depth() != 0 || !VerifyPath(one.Root(), []uint64{7, 8}, 0, nil) {
 		t.Fatal("single-leaf tree")
 	}
@@ -154,7 +155,7 @@ func TestPruneExpandRoundTrip(t *testing.T) {
 		leaves := 1 << depth
 		rowWords := 1 + rng.IntN(9)
 		rows := randRows(rng, leaves, rowWords)
-		tr := New(rows, rowWords, 1+rng.IntN(3))
+		tr := New(rows, rowWords, par.New(nil, 1+rng.IntN(3)))
 		queries := randQueries(rng, leaves, 1+rng.IntN(3*leaves+2))
 		ph := tr.OpenPhase(queries)
 		pos := SortedUnique(queries)
@@ -196,7 +197,7 @@ func TestExpandRejects(t *testing.T) {
 	rng := testrand.New(t)
 	const depth = 7
 	rows := randRows(rng, 1<<depth, 4)
-	tr := New(rows, 4, 2)
+	tr := New(rows, 4, par.New(nil, 2))
 	root := tr.Root()
 	queries := randQueries(rng, 1<<depth, 20)
 	pos := SortedUnique(queries)
@@ -287,7 +288,7 @@ func BenchmarkNew(b *testing.B) {
 			compressions := float64(c.leaves*perLeaf + c.leaves - 1)
 			c0 := cpuTime()
 			for b.Loop() {
-				NewPadded(buf, rows, c.rowWords, c.leafWords, c.workers)
+				NewPadded(buf, rows, c.rowWords, c.leafWords, par.New(nil, c.workers))
 			}
 			c1 := cpuTime()
 			b.ReportMetric(float64(b.N)*compressions/b.Elapsed().Seconds(), "compressions/s")
@@ -312,7 +313,7 @@ func TestPadded(t *testing.T) {
 		}
 		want := naiveTree(full, c.leafWords)
 		for _, w := range []int{1, 3} {
-			tr := NewPadded(nil, rows, c.rowWords, c.leafWords, w)
+			tr := NewPadded(nil, rows, c.rowWords, c.leafWords, par.New(nil, w))
 			if !slices.Equal(tr.Nodes(), want) {
 				t.Fatalf("%+v workers=%d: padded tree differs from the full-image tree", c, w)
 			}
@@ -320,7 +321,7 @@ func TestPadded(t *testing.T) {
 				t.Fatal("padded accessors")
 			}
 		}
-		tr := NewPadded(nil, rows, c.rowWords, c.leafWords, 2)
+		tr := NewPadded(nil, rows, c.rowWords, c.leafWords, par.New(nil, 2))
 		for i := 0; i < c.leaves; i++ {
 			if !slices.Equal(tr.Leaf(i), full[i*c.leafWords:(i+1)*c.leafWords]) || HashPaddedRow(tr.Row(i), c.leafWords) != want[i] {
 				t.Fatalf("%+v: leaf image %d", c, i)

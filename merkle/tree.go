@@ -1,6 +1,10 @@
 package merkle
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/par"
+)
 
 // Minimum items per goroutine: below these a split costs more than it saves.
 const (
@@ -28,20 +32,20 @@ type Tree struct {
 func NodeCount(leaves int) int { return 2*leaves - 1 }
 
 // New builds the tree over rows (row-major, rowWords words per row, a power-of-two number
-// of rows), hashing with up to workers goroutines. The result does not depend on workers.
-func New(rows []uint64, rowWords, workers int) *Tree {
-	return NewInto(nil, rows, rowWords, workers)
+// of rows), hashing on the workers. The result does not depend on them.
+func New(rows []uint64, rowWords int, w par.Workers) *Tree {
+	return NewInto(nil, rows, rowWords, w)
 }
 
 // NewInto is New storing the nodes in the caller's buffer nodes, which must hold at least
 // NodeCount(len(rows)/rowWords) digests (nil allocates one). Tree.Nodes hands it back.
-func NewInto(nodes []Digest, rows []uint64, rowWords, workers int) *Tree {
-	return NewPadded(nodes, rows, rowWords, rowWords, workers)
+func NewInto(nodes []Digest, rows []uint64, rowWords int, w par.Workers) *Tree {
+	return NewPadded(nodes, rows, rowWords, rowWords, w)
 }
 
 // NewPadded is NewInto for rows of rowWords words whose leaf images are leafWords wide
 // (rowWords <= leafWords): leaf i hashes leafWords - rowWords zero words, then row i.
-func NewPadded(nodes []Digest, rows []uint64, rowWords, leafWords, workers int) *Tree {
+func NewPadded(nodes []Digest, rows []uint64, rowWords, leafWords int, w par.Workers) *Tree {
 	if rowWords <= 0 || len(rows)%rowWords != 0 {
 		panic(fmt.Sprintf("merkle: %d words do not split into rows of %d", len(rows), rowWords))
 	}
@@ -59,23 +63,21 @@ func NewPadded(nodes []Digest, rows []uint64, rowWords, leafWords, workers int) 
 		panic(fmt.Sprintf("merkle: node buffer holds %d digests, need %d", len(nodes), count))
 	}
 	nodes = nodes[:count]
-	workers = max(workers, 1)
-
-	parallelRange(n, workers, minLeavesPerWorker, func(lo, hi int) {
+	w.Range(n, func(lo, hi int) {
 		if leafWords == rowWords {
 			hashRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, 0)
 		} else {
 			hashPaddedRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, leafWords, nil)
 		}
-	})
+	}, par.MinChunk(minLeavesPerWorker), par.Grain(16))
 	start, width := 0, n
 	depth := 0
 	for width > 1 {
 		children := nodes[start : start+width]
 		parents := nodes[start+width : start+width+width/2]
-		parallelRange(width/2, workers, minNodesPerWorker, func(lo, hi int) {
+		w.Range(width/2, func(lo, hi int) {
 			nodeMany(parents[lo:hi], children[2*lo:2*hi])
-		})
+		}, par.MinChunk(minNodesPerWorker), par.Grain(16))
 		start += width
 		width /= 2
 		depth++

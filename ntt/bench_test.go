@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/rusage"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // BenchmarkEncodeK is the level-0 encode of a full 64-lane stack of 2^logN K words at
@@ -29,7 +30,7 @@ func BenchmarkEncodeK(b *testing.B) {
 				b.ResetTimer()
 				c0 := cpuTime()
 				for range b.N {
-					p.EncodeK(dst, msg, fold, rate, workers)
+					p.EncodeK(dst, msg, fold, rate, par.New(nil, workers))
 				}
 				reportCPU(b, c0)
 			})
@@ -54,7 +55,7 @@ func BenchmarkEncodeKLanes(b *testing.B) {
 				b.ResetTimer()
 				c0 := cpuTime()
 				for range b.N {
-					p.EncodeK(dst, msg, fold, rate, workers)
+					p.EncodeK(dst, msg, fold, rate, par.New(nil, workers))
 				}
 				reportCPU(b, c0)
 			})
@@ -79,7 +80,7 @@ func BenchmarkEncodeE(b *testing.B) {
 				b.ResetTimer()
 				c0 := cpuTime()
 				for range b.N {
-					p.EncodeE(dst, msg, fold, sh.rate, workers)
+					p.EncodeE(dst, msg, fold, sh.rate, par.New(nil, workers))
 				}
 				reportCPU(b, c0)
 			})
@@ -103,7 +104,7 @@ func BenchmarkSubTarget(b *testing.B) {
 			b.ResetTimer()
 			c0 := cpuTime()
 			for range b.N {
-				p.EncodeK(dst, msg, fold, rate, 1)
+				p.EncodeK(dst, msg, fold, rate, par.New(nil, 1))
 			}
 			reportCPU(b, c0)
 		})

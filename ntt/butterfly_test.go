@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // Every dispatch level the CPU supports must equal the portable kernels bit for bit.
@@ -176,7 +177,7 @@ func TestEncodeAcrossLevels(t *testing.T) {
 	for lv := levelGeneric; lv <= detectLevel(); lv++ {
 		kernelLevel = lv
 		dst := make([]uint64, 64<<12)
-		EncodeK(dst, msg, 16, 6, 2, 2)
+		EncodeK(dst, msg, 16, 6, 2, par.New(nil, 2))
 		outs = append(outs, dst)
 	}
 	for lv := 1; lv < len(outs); lv++ {
@@ -209,7 +210,7 @@ func TestTransposeLevels(t *testing.T) {
 			for i := range got {
 				got[i] = ^uint64(0)
 			}
-			transposeLanes(got, sh.s, msg, sh.n, rows, 2)
+			transposeLanes(got, sh.s, msg, sh.n, rows, par.New(nil, 2))
 			if !slices.Equal(got, want) {
 				t.Fatalf("%+v level %d: transpose differs", sh, lv)
 			}

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // kWords views K elements as their words.
@@ -35,9 +36,9 @@ func eWords(v []field.E) []uint64 {
 // written as zeros), and block 0 is the last word. With w = 2^foldLog the row is the whole
 // leaf; with w = n it is the leaf's committed tail.
 //
-// workers goroutines share the work; dst's content never depends on it. EncodeK panics on
+// The workers share the work; dst's content never depends on them. EncodeK panics on
 // inconsistent sizes.
-func (p *Plan) EncodeK(dst []uint64, msg []field.K, foldLog, logInvRate, workers int) {
+func (p *Plan) EncodeK(dst []uint64, msg []field.K, foldLog, logInvRate int, workers par.Workers) {
 	if logInvRate < 0 || logInvRate > p.logD || foldLog < 0 || foldLog > 12 {
 		panic(fmt.Sprintf("ntt: EncodeK: log inverse rate %d, fold %d with dimension %d", logInvRate, foldLog, p.logD))
 	}
@@ -53,7 +54,7 @@ func (p *Plan) EncodeK(dst []uint64, msg []field.K, foldLog, logInvRate, workers
 	}
 	transposeLanes(dst, w, kWords(msg), n, rows, workers)
 	e := engine{
-		p: p, buf: dst, s: w, c0: w - n, n: n, start: logInvRate, workers: workers,
+		p: p, buf: dst, s: w, c0: w - n, n: n, start: logInvRate, w: workers,
 		src: &source{words: dst, stride: w, off: w - n, n: n, rows: rows, inPlace: true},
 	}
 	e.run()
@@ -71,9 +72,9 @@ func (p *Plan) EncodeK(dst []uint64, msg []field.K, foldLog, logInvRate, workers
 // the evaluation point q and lists the lanes in ascending order, lane ℓ's E value as
 // words 3ℓ, 3ℓ+1, 3ℓ+2 = (C0, C1, C2).
 //
-// workers goroutines share the work; dst's content never depends on it. EncodeE panics on
+// The workers share the work; dst's content never depends on them. EncodeE panics on
 // inconsistent sizes.
-func (p *Plan) EncodeE(dst []uint64, msg []field.E, foldLog, logInvRate, workers int) {
+func (p *Plan) EncodeE(dst []uint64, msg []field.E, foldLog, logInvRate int, workers par.Workers) {
 	if logInvRate < 0 || logInvRate > p.logD || foldLog < 0 || foldLog > 12 {
 		panic(fmt.Sprintf("ntt: EncodeE: log inverse rate %d, fold %d with dimension %d", logInvRate, foldLog, p.logD))
 	}
@@ -87,7 +88,7 @@ func (p *Plan) EncodeE(dst []uint64, msg []field.E, foldLog, logInvRate, workers
 		panic(fmt.Sprintf("ntt: EncodeE: codeword of %d words, want %d", len(dst), s<<p.logD))
 	}
 	e := engine{
-		p: p, buf: dst, s: s, n: s, start: logInvRate, workers: workers,
+		p: p, buf: dst, s: s, n: s, start: logInvRate, w: workers,
 		src: &source{words: eWords(msg), stride: s, n: s, rows: 1 << logRows},
 	}
 	e.run()
@@ -96,12 +97,12 @@ func (p *Plan) EncodeE(dst []uint64, msg []field.E, foldLog, logInvRate, workers
 // EncodeK is [Plan.EncodeK] with the plan of dimension logN − foldLog + logInvRate built
 // for the call: the level-0 encode of a stack of 2^logN words (or its leading whole lane
 // blocks).
-func EncodeK(dst []uint64, msg []field.K, logN, foldLog, logInvRate, workers int) {
+func EncodeK(dst []uint64, msg []field.K, logN, foldLog, logInvRate int, workers par.Workers) {
 	NewPlan(logN-foldLog+logInvRate).EncodeK(dst, msg, foldLog, logInvRate, workers)
 }
 
 // EncodeE is [Plan.EncodeE] with the plan built for the call.
-func EncodeE(dst []uint64, msg []field.E, foldLog, logInvRate, workers int) {
+func EncodeE(dst []uint64, msg []field.E, foldLog, logInvRate int, workers par.Workers) {
 	logN := log2Exact(len(msg))
 	NewPlan(logN-foldLog+logInvRate).EncodeE(dst, msg, foldLog, logInvRate, workers)
 }

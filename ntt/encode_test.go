@@ -6,6 +6,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // encodeKOracle builds the level-0 codeword the slow way: transpose (lane t = block
@@ -41,7 +42,7 @@ func TestEncodeKIsEvaluation(t *testing.T) {
 		for i := range dst {
 			dst[i] = rng.Uint64() // stale buffer content must not leak
 		}
-		EncodeK(dst, msg, sh.logRows+6, 6, sh.rate, 2)
+		EncodeK(dst, msg, sh.logRows+6, 6, sh.rate, par.New(nil, 2))
 		qs := []int{0, 1, (1 << logD) - 1}
 		for range 24 {
 			qs = append(qs, rng.IntN(1<<logD))
@@ -85,7 +86,7 @@ func TestEncodeKWorkersAndOracle(t *testing.T) {
 			for i := range dst {
 				dst[i] = ^uint64(0)
 			}
-			p.EncodeK(dst, msg, 6, sh.rate, workers)
+			p.EncodeK(dst, msg, 6, sh.rate, par.New(nil, workers))
 			if !slices.Equal(dst, want) {
 				t.Fatalf("%+v workers=%d: codeword differs from the oracle", sh, workers)
 			}
@@ -102,7 +103,7 @@ func TestEncodeEIsEvaluation(t *testing.T) {
 		lanes := 1 << sh.fold
 		msg := randE(rng, lanes<<sh.logRows)
 		dst := make([]uint64, 3*lanes<<logD)
-		EncodeE(dst, msg, sh.fold, sh.rate, 2)
+		EncodeE(dst, msg, sh.fold, sh.rate, par.New(nil, 2))
 		qs := []int{0, (1 << logD) - 1}
 		for range 16 {
 			qs = append(qs, rng.IntN(1<<logD))
@@ -143,7 +144,7 @@ func TestEncodeEWorkersAndOracle(t *testing.T) {
 		p.forwardWordsRef(want, s, sh.rate)
 		for _, workers := range []int{1, 2, 4} {
 			dst := make([]uint64, s<<logD)
-			p.EncodeE(dst, msg, sh.fold, sh.rate, workers)
+			p.EncodeE(dst, msg, sh.fold, sh.rate, par.New(nil, workers))
 			if !slices.Equal(dst, want) {
 				t.Fatalf("%+v workers=%d: codeword differs from the oracle", sh, workers)
 			}
@@ -162,7 +163,7 @@ func TestLevel0FoldConsistency(t *testing.T) {
 		msg := randK(rng, n<<logRows)
 		logD := logRows + rate
 		dst := make([]uint64, 64<<logD)
-		EncodeK(dst, msg, logRows+fold, fold, rate, 2)
+		EncodeK(dst, msg, logRows+fold, fold, rate, par.New(nil, 2))
 
 		r := randE(rng, fold)
 		eq := make([]field.E, 1<<fold)
@@ -174,7 +175,7 @@ func TestLevel0FoldConsistency(t *testing.T) {
 			}
 		}
 		enc := make([]uint64, 3<<logD)
-		EncodeE(enc, folded, 0, rate, 1)
+		EncodeE(enc, folded, 0, rate, par.New(nil, 1))
 		for q := range 1 << logD {
 			row := dst[q*64 : (q+1)*64]
 			var got field.E
@@ -196,7 +197,7 @@ func TestInducedWeightAgreesWithEncoding(t *testing.T) {
 	const messageLog, rate = 5, 3
 	msg := randE(rng, 1<<messageLog)
 	enc := make([]uint64, 3<<(messageLog+rate))
-	EncodeE(enc, msg, 0, rate, 1)
+	EncodeE(enc, msg, 0, rate, par.New(nil, 1))
 	queries := make([]uint64, 7)
 	weights := randE(rng, len(queries))
 	var lhs field.E
@@ -229,12 +230,12 @@ func TestEncodePanicsOnBadSizes(t *testing.T) {
 		}()
 		f()
 	}
-	mustPanic("ragged message", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 17), 6, 1, 1) })
-	mustPanic("too many blocks", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 65<<4), 6, 1, 1) })
-	mustPanic("row narrower than lanes", func() { p.EncodeK(make([]uint64, 3<<5), make([]field.K, 4<<4), 6, 1, 1) })
-	mustPanic("E message", func() { p.EncodeE(make([]uint64, 48<<5), make([]field.E, 15<<4), 4, 1, 1) })
-	mustPanic("E codeword", func() { p.EncodeE(make([]uint64, 47<<5), make([]field.E, 16<<4), 4, 1, 1) })
-	mustPanic("rate", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 64), 6, 6, 1) })
+	mustPanic("ragged message", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 17), 6, 1, par.New(nil, 1)) })
+	mustPanic("too many blocks", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 65<<4), 6, 1, par.New(nil, 1)) })
+	mustPanic("row narrower than lanes", func() { p.EncodeK(make([]uint64, 3<<5), make([]field.K, 4<<4), 6, 1, par.New(nil, 1)) })
+	mustPanic("E message", func() { p.EncodeE(make([]uint64, 48<<5), make([]field.E, 15<<4), 4, 1, par.New(nil, 1)) })
+	mustPanic("E codeword", func() { p.EncodeE(make([]uint64, 47<<5), make([]field.E, 16<<4), 4, 1, par.New(nil, 1)) })
+	mustPanic("rate", func() { p.EncodeK(make([]uint64, 64<<5), make([]field.K, 64), 6, 6, par.New(nil, 1)) })
 }
 
 // Every split of the engine (top passes, fused fills, sub-block sizes) gives the same
@@ -257,12 +258,12 @@ func TestEncodeEnginePaths(t *testing.T) {
 			subTargetLog = st
 			for _, workers := range []int{1, 3} {
 				dst := make([]uint64, sh.w<<p.logD)
-				p.EncodeK(dst, msg, 6, sh.rate, workers)
+				p.EncodeK(dst, msg, 6, sh.rate, par.New(nil, workers))
 				if !slices.Equal(dst, want) {
 					t.Fatalf("%+v sub=%d workers=%d: K codeword differs", sh, st, workers)
 				}
 				edst := make([]uint64, len(ewant))
-				p.EncodeE(edst, emsg, 3, sh.rate, workers)
+				p.EncodeE(edst, emsg, 3, sh.rate, par.New(nil, workers))
 				if !slices.Equal(edst, ewant) {
 					t.Fatalf("%+v sub=%d workers=%d: E codeword differs", sh, st, workers)
 				}
@@ -290,7 +291,7 @@ func FuzzEncodeK(f *testing.F) {
 		}
 		want := encodeKOracle(msg, lr, rt, w)
 		dst := make([]uint64, w<<(lr+rt))
-		NewPlan(lr+rt).EncodeK(dst, msg, 6, rt, int(workers%5))
+		NewPlan(lr+rt).EncodeK(dst, msg, 6, rt, par.New(nil, int(workers%5)))
 		if !slices.Equal(dst, want) {
 			t.Fatalf("logRows=%d rate=%d lanes=%d width=%d workers=%d: codeword differs", lr, rt, nl, w, workers%5)
 		}

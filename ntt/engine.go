@@ -2,7 +2,8 @@ package ntt
 
 import (
 	"math/bits"
-	"sync"
+
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // Tuning of the interleaved transform. None of these changes an output bit.
@@ -57,9 +58,9 @@ const transposeTileWords = 1 << 15
 // transposeLanes writes n lane-major blocks of `rows` words (block b = msg[b·rows ..])
 // into the first `rows` rows of buf (rows of s words): column s−1−b takes block b and
 // columns 0..s−n−1 are zeroed. Each lane contributes a contiguous burst per row tile.
-func transposeLanes(buf []uint64, s int, msg []uint64, n, rows, workers int) {
+func transposeLanes(buf []uint64, s int, msg []uint64, n, rows int, w par.Workers) {
 	tile := min(rows, pow2Floor(transposeTileWords/s))
-	parallelFor(workers, rows/tile, func(_, lo, hi int) {
+	w.Range(rows/tile, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			r0 := t * tile
 			out := buf[r0*s : (r0+tile)*s]
@@ -105,15 +106,12 @@ type engine struct {
 	n       int
 	start   int
 	src     *source
-	workers int
+	w       par.Workers
 	scratch [][]uint64
 }
 
 func (e *engine) run() {
 	logD := e.p.logD
-	if e.workers < 1 {
-		e.workers = 1
-	}
 	rowLog := bits.Len(uint(e.s*8) - 1)
 	subLog := max(0, min(subTargetLog-rowLog, logD))
 	nTop := logD - subLog
@@ -125,12 +123,12 @@ func (e *engine) run() {
 			nTop = fewer
 		}
 	}
-	if wl := bits.Len(uint(e.workers) - 1); nTop < wl {
+	if wl := bits.Len(uint(e.w.N()) - 1); nTop < wl {
 		nTop = max(nTop, min(wl, logD-minSubLog))
 	}
 	first := e.start
 	if nTop > first {
-		e.scratch = make([][]uint64, e.workers)
+		e.scratch = make([][]uint64, e.w.N())
 		for layer := first; layer < nTop; {
 			// Balance the passes: 7 layers go as 4 + 3, not 6 + 1.
 			rest := nTop - layer
@@ -148,26 +146,6 @@ func (e *engine) run() {
 	if first < logD || fill {
 		e.deepPhase(min(nTop, first), first, fill)
 	}
-}
-
-// parallelFor splits [0, n) into at most `workers` contiguous ranges and runs f on each,
-// the caller's goroutine taking the first.
-func parallelFor(workers, n int, f func(w, lo, hi int)) {
-	if workers <= 1 || n <= 1 {
-		f(0, 0, n)
-		return
-	}
-	workers = min(workers, n)
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(w, w*n/workers, (w+1)*n/workers)
-		}()
-	}
-	f(0, 0, n/workers)
-	wg.Wait()
 }
 
 // pow2Floor returns the largest power of two ≤ max(x, 1).
@@ -233,7 +211,7 @@ func (e *engine) topPass(layer, j int, fromSrc bool) int {
 
 // topUnits runs the groups with unit index in [from, to) of a top pass.
 func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBlock, segLen, from, to int) {
-	parallelFor(e.workers, to-from, func(w, lo, hi int) {
+	e.w.For(to-from, func(w, lo, hi int) {
 		lo, hi = lo+from, hi+from
 		if e.scratch[w] == nil {
 			if b, ok := e.p.scratch.Get().(*[]uint64); ok {
@@ -430,7 +408,7 @@ func (e *engine) deepPhase(nSub, first int, fill bool) {
 func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 	logD := e.p.logD
 	subRows := 1 << (logD - nSub)
-	parallelFor(e.workers, to-from, func(_, lo, hi int) {
+	e.w.Range(to-from, func(lo, hi int) {
 		var tw [1 << deepMaxLog]uint64
 		var segs, srcs [1 << deepMaxLog][]uint64
 		// btw holds a sub-block's four-row-block twiddles; it is recycled through the

@@ -7,6 +7,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // InducedTable is the direct per-query expansion of the novel basis.
@@ -78,7 +79,7 @@ func TestInducedTableIsEncoderTranspose(t *testing.T) {
 	p := NewPlan(logD)
 	msg := randE(rng, 1<<messageLog)
 	enc := make([]uint64, 3<<logD)
-	p.EncodeE(enc, msg, 0, rate, 2)
+	p.EncodeE(enc, msg, 0, rate, par.New(nil, 2))
 	queries := make([]int, 40)
 	weights := randE(rng, len(queries))
 	var lhs field.E

@@ -9,6 +9,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/vectors"
 	"github.com/leanpipe/leanpipe/ntt"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/witness"
 )
 
@@ -82,13 +83,13 @@ func TestReferenceLevel0Codeword(t *testing.T) {
 			nLog := witness.NLog(len(blocks))
 			mu := 8 + nLog
 			stack := make([]field.K, witness.Words(nLog))
-			if err := witness.Fill(stack, blocks, nLog, 2); err != nil {
+			if err := witness.Fill(stack, blocks, nLog, par.New(nil, 2)); err != nil {
 				t.Fatal(err)
 			}
 			const fold, rate = 6, 1
 			logD := mu - fold + rate
 			dst := make([]uint64, 64<<logD)
-			ntt.EncodeK(dst, stack, mu, fold, rate, 2)
+			ntt.EncodeK(dst, stack, mu, fold, rate, par.New(nil, 2))
 
 			proof := readRawProof(t, vectors.ReadFile(t, base+".proof.bin"))
 			rows := make(map[[64]uint64]bool, 1<<logD)
@@ -164,7 +165,7 @@ func TestReferenceLevel1Codeword(t *testing.T) {
 	nLog := witness.NLog(len(blocks))
 	mu := 8 + nLog
 	stack := make([]field.K, witness.Words(nLog))
-	if err := witness.Fill(stack, blocks, nLog, 2); err != nil {
+	if err := witness.Fill(stack, blocks, nLog, par.New(nil, 2)); err != nil {
 		t.Fatal(err)
 	}
 	r := make([]field.E, 6)
@@ -184,7 +185,7 @@ func TestReferenceLevel1Codeword(t *testing.T) {
 	logD := mu - 6 - fold + rate
 	for _, workers := range []int{1, 2} {
 		dst := make([]uint64, 3<<fold<<logD)
-		ntt.EncodeE(dst, f1, fold, rate, workers)
+		ntt.EncodeE(dst, f1, fold, rate, par.New(nil, workers))
 		root := merkleRoot(dst, 3<<fold)
 		var lo, hi [3]uint64
 		lo[0] = binary.LittleEndian.Uint64(root[0:])

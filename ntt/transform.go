@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // lanesOf returns len/2^LogD, panicking unless len is a positive multiple of 2^LogD.
@@ -17,17 +18,17 @@ func (p *Plan) lanesOf(n int, what string) int {
 
 // ForwardK transforms v in place from novel-basis coefficients to evaluations at
 // q = 0..2^LogD−1. v holds lanes = len(v)/2^LogD independent vectors interleaved:
-// v[i·lanes + ℓ] is entry i of vector ℓ. workers goroutines share the work.
-func (p *Plan) ForwardK(v []field.K, workers int) {
+// v[i·lanes + ℓ] is entry i of vector ℓ. The workers share the work.
+func (p *Plan) ForwardK(v []field.K, w par.Workers) {
 	lanes := p.lanesOf(len(v), "ForwardK")
-	e := engine{p: p, buf: kWords(v), s: lanes, n: lanes, workers: workers}
+	e := engine{p: p, buf: kWords(v), s: lanes, n: lanes, w: w}
 	e.run()
 }
 
 // ForwardE is [Plan.ForwardK] for E vectors (the twiddles stay in K).
-func (p *Plan) ForwardE(v []field.E, workers int) {
+func (p *Plan) ForwardE(v []field.E, w par.Workers) {
 	lanes := p.lanesOf(len(v), "ForwardE")
-	e := engine{p: p, buf: eWords(v), s: 3 * lanes, n: 3 * lanes, workers: workers}
+	e := engine{p: p, buf: eWords(v), s: 3 * lanes, n: 3 * lanes, w: w}
 	e.run()
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // The forward transform evaluates the novel-basis polynomial at q = 0..2^d−1.
@@ -16,7 +17,7 @@ func TestForwardIsNovelBasisEvaluation(t *testing.T) {
 		p := NewPlan(d)
 		coeffs := randK(rng, 1<<d)
 		v := slices.Clone(coeffs)
-		p.ForwardK(v, 1)
+		p.ForwardK(v, par.New(nil, 1))
 		for q := range 1 << d {
 			if want := slowEvalK(coeffs, uint64(q), d); v[q] != want {
 				t.Fatalf("d=%d q=%d: got %v want %v", d, q, v[q], want)
@@ -24,7 +25,7 @@ func TestForwardIsNovelBasisEvaluation(t *testing.T) {
 		}
 		ce := randE(rng, 1<<d)
 		ve := slices.Clone(ce)
-		p.ForwardE(ve, 2)
+		p.ForwardE(ve, par.New(nil, 2))
 		for q := range 1 << d {
 			if want := slowEvalE(ce, uint64(q), d); ve[q] != want {
 				t.Fatalf("E d=%d q=%d: got %v want %v", d, q, ve[q], want)
@@ -47,7 +48,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 			orig := randK(rng, lanes<<d)
 			v := slices.Clone(orig)
-			p.ForwardK(v, 2)
+			p.ForwardK(v, par.New(nil, 2))
 			if d > 0 && slices.Equal(v, orig) {
 				t.Fatalf("d=%d: forward is the identity", d)
 			}
@@ -57,13 +58,13 @@ func TestRoundTrip(t *testing.T) {
 			}
 			// And forward∘inverse.
 			p.InverseK(v)
-			p.ForwardK(v, 1)
+			p.ForwardK(v, par.New(nil, 1))
 			if !slices.Equal(v, orig) {
 				t.Fatalf("K d=%d lanes=%d: forward∘inverse ≠ id", d, lanes)
 			}
 			oe := randE(rng, lanes<<d)
 			ve := slices.Clone(oe)
-			p.ForwardE(ve, 3)
+			p.ForwardE(ve, par.New(nil, 3))
 			p.InverseE(ve)
 			if !slices.Equal(ve, oe) {
 				t.Fatalf("E d=%d lanes=%d: inverse∘forward ≠ id", d, lanes)
@@ -87,7 +88,7 @@ func TestEngineMatchesOracle(t *testing.T) {
 		p.forwardWordsRef(kWords(want), sh.s, 0)
 		for _, w := range []int{1, 2, 3, 4} {
 			got := slices.Clone(orig)
-			p.ForwardK(got, w)
+			p.ForwardK(got, par.New(nil, w))
 			if !slices.Equal(got, want) {
 				t.Fatalf("d=%d lanes=%d workers=%d: engine ≠ oracle", sh.d, sh.s, w)
 			}
@@ -113,7 +114,7 @@ func TestEnginePartialColumns(t *testing.T) {
 		p.forwardWordsRef(kWords(narrow), n, 0)
 		for _, w := range []int{1, 2, 4} {
 			got := slices.Clone(orig)
-			e := engine{p: p, buf: kWords(got), s: sh.s, c0: sh.c0, n: n, workers: w}
+			e := engine{p: p, buf: kWords(got), s: sh.s, c0: sh.c0, n: n, w: par.New(nil, w)}
 			e.run()
 			for r := range 1 << sh.d {
 				if !slices.Equal(got[r*sh.s:r*sh.s+sh.c0], orig[r*sh.s:r*sh.s+sh.c0]) {
@@ -141,7 +142,7 @@ func FuzzRoundTrip(f *testing.F) {
 			v[i] = field.K(binary.LittleEndian.Uint64(b[:]) ^ uint64(i)*0x9e3779b97f4a7c15)
 		}
 		orig := slices.Clone(v)
-		p.ForwardK(v, 1+int(lanes)%3)
+		p.ForwardK(v, par.New(nil, 1+int(lanes)%3))
 		p.InverseK(v)
 		if !slices.Equal(v, orig) {
 			t.Fatalf("d=%d lanes=%d: inverse∘forward ≠ id", d, l)
@@ -151,7 +152,7 @@ func FuzzRoundTrip(f *testing.F) {
 			ve[i] = field.E{C0: x, C1: x ^ 1, C2: x.Mul(x)}
 		}
 		oe := slices.Clone(ve)
-		p.ForwardE(ve, 2)
+		p.ForwardE(ve, par.New(nil, 2))
 		p.InverseE(ve)
 		if !slices.Equal(ve, oe) {
 			t.Fatalf("E d=%d lanes=%d: inverse∘forward ≠ id", d, l)

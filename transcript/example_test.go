@@ -5,6 +5,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -15,7 +16,7 @@ func Example() {
 	for i := range rows {
 		rows[i] = uint64(i)
 	}
-	tree := merkle.New(rows, 4, 2)
+	tree := merkle.New(rows, 4, par.New(nil, 2))
 
 	p := transcript.NewProver([]byte("example"), []field.E{field.One})
 	p.SendDigest(tree.Root())

@@ -13,6 +13,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 func randE(rng *rand.Rand) field.E {
@@ -103,7 +104,7 @@ func randomScript(rng *rand.Rand, nops int) (*script, *Prover) {
 			if rng.IntN(3) == 0 {
 				leafWords += 1 + rng.IntN(9) // a padded commitment
 			}
-			st = step{kind: "open", tree: merkle.NewPadded(nil, rows, words, leafWords, 2)}
+			st = step{kind: "open", tree: merkle.NewPadded(nil, rows, words, leafWords, par.New(nil, 2))}
 			p.SendDigest(st.tree.Root())
 			st.queries = p.SampleQueries(1<<depth, 1+rng.IntN(12))
 			st.rows = p.Open(st.tree, st.queries)

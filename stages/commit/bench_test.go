@@ -6,6 +6,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // BenchmarkCommit measures the level-0 commitment (encode + Merkle) at rate 1/2:
@@ -27,7 +28,7 @@ func BenchmarkCommit(b *testing.B) {
 				b.Run(fmt.Sprintf("log=%d/%s/workers=%d", log, name, workers), func(b *testing.B) {
 					var dst Committed
 					if reused {
-						if err := CommitInto(&dst, stack, log, 1, workers); err != nil {
+						if err := CommitInto(&dst, stack, log, 1, par.New(nil, workers)); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -37,9 +38,9 @@ func BenchmarkCommit(b *testing.B) {
 					for b.Loop() {
 						var err error
 						if reused {
-							err = CommitInto(&dst, stack, log, 1, workers)
+							err = CommitInto(&dst, stack, log, 1, par.New(nil, workers))
 						} else {
-							_, err = Commit(stack, log, 1, workers)
+							_, err = Commit(stack, log, 1, par.New(nil, workers))
 						}
 						if err != nil {
 							b.Fatal(err)

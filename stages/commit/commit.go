@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // Shape of the level-0 commitment: 2^LaneLog lanes per Merkle row; stacks of
@@ -56,13 +57,13 @@ func (c *Committed) Root() merkle.Digest { return c.Tree.Root() }
 func (c *Committed) BlockLog() int { return c.StackLog - LaneLog + c.LogInvRate }
 
 // Commit encodes a stack of 2^stackLog words at log inverse rate logInvRate and
-// builds its Merkle tree with up to workers goroutines. stack holds the stack's
+// builds its Merkle tree on the workers. stack holds the stack's
 // leading whole lane blocks (2^(stackLog-LaneLog) words each, 1 to 2^LaneLog of
 // them); the words after it are zero and are neither stored nor encoded (their
 // codewords are zero, the leaves' leading words). The result does not depend on
 // workers. The caller sends Root as two scalars (RootHalves). Commit allocates the
 // codeword and the tree; CommitInto reuses them.
-func Commit(stack []field.K, stackLog, logInvRate, workers int) (*Committed, error) {
+func Commit(stack []field.K, stackLog, logInvRate int, workers par.Workers) (*Committed, error) {
 	c := new(Committed)
 	if err := CommitInto(c, stack, stackLog, logInvRate, workers); err != nil {
 		return nil, err
@@ -76,8 +77,9 @@ func Commit(stack []field.K, stackLog, logInvRate, workers int) (*Committed, err
 // Tree header). Every field of dst is overwritten, so views obtained from an
 // earlier commitment in dst (its Codeword, Tree, rows) are invalid afterwards; the
 // caller keeps dst, and the stack, unchanged until the opening that reads it is
-// done. On error dst is left unchanged. The bytes do not depend on what dst held.
-func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate, workers int) error {
+// done. On error (a bad shape, or the workers stopped: a panic in a chunk or a
+// cancelled context) dst's fields are left unchanged. The bytes do not depend on what dst held.
+func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate int, workers par.Workers) error {
 	if stackLog < MinStackLog || stackLog > MaxStackLog || logInvRate < MinLogInvRate || logInvRate > MaxLogInvRate {
 		return fmt.Errorf("%w: stack log %d, log inverse rate %d", ErrShape, stackLog, logInvRate)
 	}
@@ -86,7 +88,6 @@ func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate, workers i
 	if lanes*block != len(stack) || lanes < 1 || lanes > 1<<LaneLog {
 		return fmt.Errorf("%w: stack of %d words is not 1..%d lane blocks of 2^%d", ErrShape, len(stack), 1<<LaneLog, stackLog-LaneLog)
 	}
-	workers = max(workers, 1)
 	logD := stackLog - LaneLog + logInvRate
 	codeword := reuse(dst.Codeword, lanes<<logD)
 	var nodes []merkle.Digest
@@ -97,7 +98,13 @@ func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate, workers i
 		nodes = make([]merkle.Digest, need)
 	}
 	dst.Plans.Plan(logD).EncodeK(codeword, stack, LaneLog, logInvRate, workers)
+	if err := workers.Err(); err != nil {
+		return err
+	}
 	tree := merkle.NewPadded(nodes[:cap(nodes)], codeword, lanes, 1<<LaneLog, workers)
+	if err := workers.Err(); err != nil {
+		return err
+	}
 	*dst = Committed{Stack: stack, StackLog: stackLog, LogInvRate: logInvRate, Lanes: lanes, Codeword: codeword, Tree: tree, Plans: dst.Plans}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 func TestCommitShapes(t *testing.T) {
@@ -15,7 +16,7 @@ func TestCommitShapes(t *testing.T) {
 		{14, 1, 1 << 14}, {29, 1, 0}, {15, 0, 1 << 15}, {15, 5, 1 << 15}, {15, 1, 1<<15 - 1}, {16, 1, 1<<16 + 1<<10},
 		{15, 1, 0}, {15, 1, 1<<9 + 1}, {17, 2, 1 << 10},
 	} {
-		if _, err := Commit(make([]field.K, c.words), c.log, c.rate, 1); !errors.Is(err, ErrShape) {
+		if _, err := Commit(make([]field.K, c.words), c.log, c.rate, par.New(nil, 1)); !errors.Is(err, ErrShape) {
 			t.Errorf("Commit(log %d, rate %d, %d words): err %v, want ErrShape", c.log, c.rate, c.words, err)
 		}
 	}
@@ -27,7 +28,7 @@ func TestCommitDeterministicAndConsistent(t *testing.T) {
 	for i := range stack {
 		stack[i] = field.K(rng.Uint64())
 	}
-	ref, err := Commit(stack, 15, 1, 1)
+	ref, err := Commit(stack, 15, 1, par.New(nil, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestCommitDeterministicAndConsistent(t *testing.T) {
 		t.Fatalf("shape: block log %d, %d words, depth %d", ref.BlockLog(), len(ref.Codeword), ref.Tree.Depth())
 	}
 	for _, w := range []int{2, 3, 4} {
-		c, err := Commit(stack, 15, 1, w)
+		c, err := Commit(stack, 15, 1, par.New(nil, w))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +52,7 @@ func TestCommitDeterministicAndConsistent(t *testing.T) {
 	}
 	// The root binds every stack word.
 	stack[0] ^= 1
-	other, _ := Commit(stack, 15, 1, 1)
+	other, _ := Commit(stack, 15, 1, par.New(nil, 1))
 	if other.Root() == ref.Root() {
 		t.Fatal("changing a stack word kept the root")
 	}
@@ -66,11 +67,11 @@ func TestCommitPartialLanes(t *testing.T) {
 		for i := range lanes << 9 {
 			full[i] = field.K(rng.Uint64())
 		}
-		want, err := Commit(full, 15, 2, 2)
+		want, err := Commit(full, 15, 2, par.New(nil, 2))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := Commit(full[:lanes<<9], 15, 2, 2)
+		got, err := Commit(full[:lanes<<9], 15, 2, par.New(nil, 2))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,10 +142,10 @@ func TestCommitIntoReuse(t *testing.T) {
 				nodes[:cap(nodes)][i][0] ^= 0x5a
 			}
 		}
-		if err := CommitInto(&dst, stack, c.log, c.rate, c.workers); err != nil {
+		if err := CommitInto(&dst, stack, c.log, c.rate, par.New(nil, c.workers)); err != nil {
 			t.Fatal(err)
 		}
-		want, err := Commit(stack, c.log, c.rate, 1)
+		want, err := Commit(stack, c.log, c.rate, par.New(nil, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,11 +158,11 @@ func TestCommitIntoReuse(t *testing.T) {
 			}
 		}
 	}
-	if err := CommitInto(&dst, random(100), 15, 1, 1); !errors.Is(err, ErrShape) {
+	if err := CommitInto(&dst, random(100), 15, 1, par.New(nil, 1)); !errors.Is(err, ErrShape) {
 		t.Fatalf("bad stack accepted: %v", err)
 	}
 	stack := random(1 << 16)
-	if err := CommitInto(&dst, stack, 16, 1, 1); err != nil {
+	if err := CommitInto(&dst, stack, 16, 1, par.New(nil, 1)); err != nil {
 		t.Fatal(err)
 	}
 	// Warm calls allocate only small headers and closures (ntt, merkle): bound the
@@ -171,7 +172,7 @@ func TestCommitIntoReuse(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	const runs = 4
 	for range runs {
-		if err := CommitInto(&dst, stack, 16, 1, 2); err != nil {
+		if err := CommitInto(&dst, stack, 16, 1, par.New(nil, 2)); err != nil {
 			t.Fatal(err)
 		}
 	}

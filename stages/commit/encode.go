@@ -5,6 +5,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/ntt"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // plans caches one NTT plan per transform dimension (twiddle tables are shape
@@ -46,11 +47,11 @@ func (ps PlanSource) Plan(logD int) *ntt.Plan {
 // EncodeE encodes an E message whose lanes are its low laneLog index bits
 // (msg[col·2^laneLog + lane]) into rows of 3·2^laneLog words: lane l of row q is
 // words 3l, 3l+1, 3l+2 (c0, c1, c2) of the lane's codeword at point q.
-func EncodeE(dst []uint64, msg []field.E, laneLog, logInvRate, workers int) {
+func EncodeE(dst []uint64, msg []field.E, laneLog, logInvRate int, workers par.Workers) {
 	PlanSource(nil).EncodeE(dst, msg, laneLog, logInvRate, workers)
 }
 
 // EncodeE is the package's EncodeE with plans from ps.
-func (ps PlanSource) EncodeE(dst []uint64, msg []field.E, laneLog, logInvRate, workers int) {
+func (ps PlanSource) EncodeE(dst []uint64, msg []field.E, laneLog, logInvRate int, workers par.Workers) {
 	ps.Plan(log2(len(msg))-laneLog+logInvRate).EncodeE(dst, msg, laneLog, logInvRate, workers)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -19,7 +20,7 @@ func BenchmarkProveStacked(b *testing.B) {
 	for _, log := range []int{20, 22} {
 		in := newInstance(rng, log, 1, log, 0)
 		for _, workers := range []int{1, 2} {
-			c, err := commit.Commit(in.stack, log, 1, workers)
+			c, err := commit.Commit(in.stack, log, 1, par.New(nil, workers))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -34,7 +35,7 @@ func BenchmarkProveStacked(b *testing.B) {
 					b.StartTimer()
 					start := processCPU()
 					tr := transcript.NewProver(testLabel, nil)
-					if err := s.ProveStacked(tr, c, in.place, ring, nil, workers); err != nil {
+					if err := s.ProveStacked(tr, c, in.place, ring, nil, par.New(nil, workers)); err != nil {
 						b.Fatal(err)
 					}
 					cpu += processCPU() - start

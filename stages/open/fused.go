@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/simd"
 )
 
@@ -48,14 +49,14 @@ func canFuseLanes(length, s int) bool {
 // of the K witness fK when f is nil) and b at r into nf and nb, and returns the
 // message of the next lane round (stride s) over the folded tables. It needs
 // canFuseLanes(len(b), s); nf and nb hold len(b)/2 values.
-func foldLanesNext(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s, workers int) (field.E, field.E) {
+func foldLanesNext(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s int, workers par.Workers) (field.E, field.E) {
 	c := min(chunk, s)
 	perBlock := s / c
 	groups := len(b) / s / 4
 	tasks := groups * perBlock
-	parts := make([][2]field.E, max(workers, 1))
+	parts := make([][2]field.E, workers.N())
 	rw := scalarWords(&r)
-	parallelTasks(tasks, workers, func(w, k0, k1 int) {
+	workers.For(tasks, func(w, k0, k1 int) {
 		var u0, u2 field.E
 		var sf, sb [chunk]field.E
 		tf, tb := words(sf[:c]), words(sb[:c])
@@ -87,12 +88,12 @@ func foldLanesNext(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s,
 // foldLanesLow folds the last lane variable (stride s, exactly two blocks) of f (or
 // fK) and b at r into nf and nb (s values each) and returns the message of the next
 // round on the lowest variable (stride 1) over the folded tables.
-func foldLanesLow(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s, workers int) (field.E, field.E) {
+func foldLanesLow(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s int, workers par.Workers) (field.E, field.E) {
 	c := min(chunk, s)
 	tasks := s / c
-	parts := make([][2]field.E, max(workers, 1))
+	parts := make([][2]field.E, workers.N())
 	rw := scalarWords(&r)
-	parallelTasks(tasks, workers, func(w, k0, k1 int) {
+	workers.For(tasks, func(w, k0, k1 int) {
 		var u0, u2 field.E
 		for k := k0; k < k1; k++ {
 			x := k * c
@@ -114,11 +115,11 @@ func foldLanesLow(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s, 
 // foldLowNext folds the lowest variable of f and b at r into nf and nb (half their
 // length, a multiple of two) and returns the next round's message on the (new)
 // lowest variable.
-func foldLowNext(nf, nb, f, b []field.E, r field.E, workers int) (field.E, field.E) {
+func foldLowNext(nf, nb, f, b []field.E, r field.E, workers par.Workers) (field.E, field.E) {
 	n := len(nf)
-	parts := make([][2]field.E, max(workers, 1))
+	parts := make([][2]field.E, workers.N())
 	rw := scalarWords(&r)
-	parallelChunks(n/2, workers, func(w, lo, hi int) {
+	chunked(workers, n/2).For(n/2, func(w, lo, hi int) {
 		var u0, u2 field.E
 		for p := 2 * lo; p < 2*hi; p += chunk {
 			e := min(p+chunk, 2*hi)
@@ -135,9 +136,9 @@ func foldLowNext(nf, nb, f, b []field.E, r field.E, workers int) (field.E, field
 
 // roundMsgPairs is roundMsg with stride 1: (Σ f_{2i} b_{2i}, Σ (f_{2i}+f_{2i+1})(b_{2i}+b_{2i+1})),
 // with the evaluation Σ f·b as a third value.
-func roundMsgPairs(f, b []field.E, workers int) (u0, u2, y field.E) {
-	parts := make([][3]field.E, max(workers, 1))
-	parallelChunks(len(f)/2, workers, func(w, lo, hi int) {
+func roundMsgPairs(f, b []field.E, workers par.Workers) (u0, u2, y field.E) {
+	parts := make([][3]field.E, workers.N())
+	chunked(workers, len(f)/2).For(len(f)/2, func(w, lo, hi int) {
 		q0, q1, qInf := simd.DotPairsEE(words(f[2*lo:2*hi]), words(b[2*lo:2*hi]))
 		p := &parts[w]
 		addWords(&p[0], q0)

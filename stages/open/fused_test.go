@@ -6,6 +6,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // naiveFold is the fold of one variable of stride s with element products: pairs
@@ -80,7 +81,7 @@ func TestFusedMatchesNaive(t *testing.T) {
 			}
 			w0, w2 := naiveRound(wantF, wantB, next)
 			if s > 1 {
-				if u0, u2 := roundMsgK(fK, b, s, 2); blocks%2 == 0 {
+				if u0, u2 := roundMsgK(fK, b, s, par.New(nil, 2)); blocks%2 == 0 {
 					if z0, z2 := naiveRound(fE, b, s); u0 != z0 || u2 != z2 {
 						t.Fatalf("s %d blocks %d: roundMsgK differs", s, blocks)
 					}
@@ -102,21 +103,21 @@ func TestFusedMatchesNaive(t *testing.T) {
 					fused := true
 					switch {
 					case s > 1 && next == s && canFuseLanes(n, s):
-						u0, u2 = foldLanesNext(nf, nb, src, f, b, r, s, workers)
+						u0, u2 = foldLanesNext(nf, nb, src, f, b, r, s, par.New(nil, workers))
 					case s > 1 && next == 1 && n == 2*s:
-						u0, u2 = foldLanesLow(nf, nb, src, f, b, r, s, workers)
+						u0, u2 = foldLanesLow(nf, nb, src, f, b, r, s, par.New(nil, workers))
 					case s == 1 && !kWitness && len(nf)%2 == 0:
-						u0, u2 = foldLowNext(nf, nb, f, b, r, workers)
+						u0, u2 = foldLowNext(nf, nb, f, b, r, par.New(nil, workers))
 					default:
 						fused = false
 						if kWitness {
-							foldPairsK(nf, src, r, s, workers)
+							foldPairsK(nf, src, r, s, par.New(nil, workers))
 						} else {
-							foldPairs(nf, f, r, s, workers)
+							foldPairs(nf, f, r, s, par.New(nil, workers))
 						}
-						foldPairs(nb, b, r, s, workers)
+						foldPairs(nb, b, r, s, par.New(nil, workers))
 						if len(nf) >= 2 {
-							u0, u2 = roundMsg(nf, nb, next, workers)
+							u0, u2 = roundMsg(nf, nb, next, par.New(nil, workers))
 						}
 					}
 					for i := range wantF {
@@ -147,7 +148,7 @@ func TestLookaheadMatchesNaive(t *testing.T) {
 			b[i] = randE(rng)
 		}
 		for _, workers := range []int{1, 2, 3} {
-			sums := lookaheadK(fK, b, s, workers)
+			sums := lookaheadK(fK, b, s, par.New(nil, workers))
 			f, bb := fE, b
 			src := fK
 			for j := 0; j < 6; j += 2 {
@@ -171,7 +172,7 @@ func TestLookaheadMatchesNaive(t *testing.T) {
 					fIn = f
 				}
 				final := j == 4
-				sums = foldTwice(nf, nb, src, fIn, bb, r0, r1, s, final, workers)
+				sums = foldTwice(nf, nb, src, fIn, bb, r0, r1, s, final, par.New(nil, workers))
 				for i := range f2 {
 					if nf[i] != f2[i] || nb[i] != b2[i] {
 						t.Fatalf("%s: folded entry %d differs", name, i)

@@ -1,10 +1,9 @@
 package open
 
 import (
-	"sync"
-
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/ntt"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 )
 
@@ -57,7 +56,7 @@ func InducedWeight(messageLog int, queries []int, weights []field.E, point []fie
 // dst[x] = Σ_i w_i Π_{bit k of x set} W_k(q_i), whose multilinear extension is
 // InducedWeight. The work is split over workers by table range; the result does not
 // depend on workers.
-func InducedTable(dst []field.E, messageLog int, queries []int, weights []field.E, workers int) {
+func InducedTable(dst []field.E, messageLog int, queries []int, weights []field.E, workers par.Workers) {
 	new(induceScratch).table(dst, messageLog, queries, weights, workers)
 }
 
@@ -76,8 +75,8 @@ type induceScratch struct {
 // (about messageLog·2^(messageLog+rate) products on one goroutine), otherwise the
 // per-query tensors (about queries·2^messageLog products over workers); both
 // give the same table.
-func (s *induceScratch) levelTable(dst []field.E, messageLog, rate int, queries []int, weights []field.E, workers int) {
-	if len(queries) > max(workers, 1)*messageLog<<rate {
+func (s *induceScratch) levelTable(dst []field.E, messageLog, rate int, queries []int, weights []field.E, workers par.Workers) {
+	if len(queries) > workers.N()*messageLog<<rate {
 		s.codeword = grow(s.codeword, 1<<(messageLog+rate))
 		s.plans.Plan(messageLog+rate).InducedTable(dst, queries, weights, rate, s.codeword)
 		return
@@ -85,7 +84,7 @@ func (s *induceScratch) levelTable(dst []field.E, messageLog, rate int, queries 
 	s.table(dst, messageLog, queries, weights, workers)
 }
 
-func (s *induceScratch) table(dst []field.E, messageLog int, queries []int, weights []field.E, workers int) {
+func (s *induceScratch) table(dst []field.E, messageLog int, queries []int, weights []field.E, workers par.Workers) {
 	n := 1 << messageLog
 	if len(dst) != n || len(queries) != len(weights) {
 		panic("open: InducedTable dimensions")
@@ -119,7 +118,7 @@ func (s *induceScratch) table(dst []field.E, messageLog int, queries []int, weig
 			m <<= 1
 		}
 	}
-	parallelRange(hiN, workers, func(a, b int) {
+	workers.Range(hiN, func(a, b int) {
 		for x := a; x < b; x++ {
 			row := dst[x*lo : (x+1)*lo]
 			clear(row)
@@ -144,20 +143,4 @@ func kTensor(dst []field.K, v []field.K) {
 		}
 		m <<= 1
 	}
-}
-
-// parallelRange runs fn over [0, n) split into at most workers contiguous ranges.
-func parallelRange(n, workers int, fn func(a, b int)) {
-	if workers <= 1 || n < 2 {
-		fn(0, n)
-		return
-	}
-	workers = min(workers, n)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		a, b := n*w/workers, n*(w+1)/workers
-		wg.Add(1)
-		go func() { defer wg.Done(); fn(a, b) }()
-	}
-	wg.Wait()
 }

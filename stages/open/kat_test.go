@@ -8,6 +8,7 @@ import (
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
 	"github.com/leanpipe/leanpipe/internal/vectors/hexfield"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // KAT decoding (internal/vectors/hexfield).
@@ -78,7 +79,7 @@ func TestKATInducedWeight(t *testing.T) {
 		// The prover's table must have the verifier's weight as its extension.
 		for _, workers := range []int{1, 3} {
 			table := make([]field.E, 1<<c.MessageLog)
-			InducedTable(table, c.MessageLog, c.Queries, w, workers)
+			InducedTable(table, c.MessageLog, c.Queries, w, par.New(nil, workers))
 			if got := field.EvalMLE(table, p); got != want {
 				t.Errorf("case %d workers %d: table extension %v want %v", i, workers, got, want)
 			}
@@ -104,7 +105,7 @@ func TestInducedTableRandom(t *testing.T) {
 			p[i] = randE(rng)
 		}
 		table := make([]field.E, 1<<ml)
-		InducedTable(table, ml, q, w, 2)
+		InducedTable(table, ml, q, w, par.New(nil, 2))
 		if got, want := field.EvalMLE(table, p), InducedWeight(ml, q, w, p); got != want {
 			t.Errorf("ml=%d: table extension %v, weight %v", ml, got, want)
 		}
@@ -167,10 +168,10 @@ func TestLevelTableMethodsAgree(t *testing.T) {
 			w[i] = randE(rng)
 		}
 		want := make([]field.E, 1<<sh.ml)
-		InducedTable(want, sh.ml, q, w, 1)
+		InducedTable(want, sh.ml, q, w, par.New(nil, 1))
 		for _, workers := range []int{1, 2, 64} {
 			got := make([]field.E, 1<<sh.ml)
-			s.levelTable(got, sh.ml, sh.rate, q, w, workers)
+			s.levelTable(got, sh.ml, sh.rate, q, w, par.New(nil, workers))
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("%+v workers %d: entry %d differs", sh, workers, i)

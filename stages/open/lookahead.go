@@ -2,6 +2,7 @@ package open
 
 import (
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/simd"
 )
 
@@ -121,11 +122,11 @@ func canLookahead(blocks, s int) bool { return blocks == 1<<InitialFold && s%lan
 // lookaheadK returns the sums of the first lane round over the K witness f and the
 // weight b (blocks of s entries, a multiple of four of them): its message and the
 // second round's as a quadratic in the first challenge.
-func lookaheadK(f []field.K, b []field.E, s, workers int) laneSums {
+func lookaheadK(f []field.K, b []field.E, s int, workers par.Workers) laneSums {
 	perBlock := s / laneChunk
 	tasks := len(f) / s / 4 * perBlock
-	parts := make([]laneSums, max(workers, 1))
-	parallelTasks(tasks, workers, func(w, k0, k1 int) {
+	parts := make([]laneSums, workers.N())
+	workers.For(tasks, func(w, k0, k1 int) {
 		var acc laneSums
 		var t groupTemps
 		var fc, bc [4][]uint64
@@ -153,7 +154,7 @@ func lookaheadK(f []field.K, b []field.E, s, workers int) laneSums {
 // tables. With final the folded tables are one block and the sums carry the
 // stride-1 round's message. The input has a multiple of sixteen blocks, or four
 // when final.
-func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s int, final bool, workers int) laneSums {
+func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s int, final bool, workers par.Workers) laneSums {
 	span := min(laneSpan, s)
 	perBlock := s / span
 	outBlocks := len(b) / s / 4
@@ -162,9 +163,9 @@ func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s
 		groups = 1
 	}
 	tasks := groups * perBlock
-	parts := make([]laneSums, max(workers, 1))
+	parts := make([]laneSums, workers.N())
 	w0, w1 := scalarWords(&r0), scalarWords(&r1)
-	parallelTasks(tasks, workers, func(w, k0, k1 int) {
+	workers.For(tasks, func(w, k0, k1 int) {
 		var acc laneSums
 		var t groupTemps
 		var lo, hi [laneChunk]field.E

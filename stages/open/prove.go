@@ -5,6 +5,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 )
 
@@ -32,7 +33,7 @@ type intro struct {
 // whirProver holds the running sumcheck Σ f·b = claim of one opening.
 type whirProver struct {
 	tr      ProverTranscript
-	workers int
+	workers par.Workers
 	fK      []field.K // the level-0 witness, until the first fold
 	f, b    []field.E
 	fBuf    [2][]field.E
@@ -238,7 +239,7 @@ func growDigests(s []merkle.Digest, n int) []merkle.Digest {
 // commitLevel encodes the folded message f of a non-final level into level l's
 // codeword (lanes = its low laneLog variables, rows of E values) and builds its tree,
 // both in s's buffers.
-func (s *Scratch) commitLevel(l int, f []field.E, laneLog, rate, workers int) *merkle.Tree {
+func (s *Scratch) commitLevel(l int, f []field.E, laneLog, rate int, workers par.Workers) *merkle.Tree {
 	for len(s.levels) <= l {
 		s.levels = append(s.levels, levelBuf{})
 	}
@@ -255,12 +256,12 @@ func (s *Scratch) commitLevel(l int, f []field.E, laneLog, rate, workers int) *m
 // of the 2^StackLog cube) is consumed: the prover folds it in place of a copy. The
 // stream is exactly what VerifyWHIR (VerifyWHIRLanes with c.Lanes) reads; it does
 // not depend on workers.
-func ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers int) error {
+func ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers par.Workers) error {
 	return new(Scratch).ProveWHIR(tr, c, b, target, workers)
 }
 
 // ProveWHIR is the package function ProveWHIR with s's buffers.
-func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers int) error {
+func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers par.Workers) error {
 	cfg := s.Config
 	if cfg == nil || cfg.LogN != c.StackLog || cfg.LogInvRates[0] != c.LogInvRate {
 		var err error
@@ -274,7 +275,6 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		return fmt.Errorf("%w: stack %d words in %d lanes and weight %d words for 2^%d", ErrShape,
 			len(c.Stack), c.Lanes, len(b), c.StackLog)
 	}
-	workers = max(workers, 1)
 	s.prover = whirProver{tr: tr, workers: workers, fK: c.Stack, b: b, claim: target, pending: s.pending[:0]}
 	p := &s.prover
 	defer func() {
@@ -309,6 +309,9 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 	prev := level{tree: c.Tree}
 	levels := cfg.Levels()
 	for l := 0; l < levels; l++ {
+		if workers.Stopped() {
+			return workers.Err()
+		}
 		stride := 1
 		if l == 0 {
 			stride = block
@@ -351,7 +354,7 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 			p.pending = append(p.pending, intro{s.eq, y, p.send(u0, u2, y)})
 		}
 
-		tr.GrindParallel(QueryGrindingBits, workers)
+		tr.GrindParallel(QueryGrindingBits, workers.N())
 		queries := tr.SampleQueries(1<<cfg.BlockLog(l), cfg.Queries[l])
 		lambda := tr.Sample()
 		s.qWeights = grow(s.qWeights, len(queries))
@@ -369,11 +372,11 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 			for j := 0; j < messageLog; j++ {
 				p.fold(tr.Sample(), 1, 1, j+1 == messageLog)
 			}
-			return nil
+			return workers.Err()
 		}
 		prev = committed
 	}
-	return nil
+	return workers.Err()
 }
 
 // ProveStacked is the prover of VerifyStacked (VerifyStackedLanes with c.Lanes): it
@@ -383,12 +386,12 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 // boolean high coordinates select) must lie inside the committed words c.Stack.
 // When the column is all of c.Stack, ring.Weights becomes the working weight and is
 // overwritten (ownership passes to the prover); otherwise it is only read.
-func ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, ring RingClaim, points []PointClaim, workers int) error {
+func ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, ring RingClaim, points []PointClaim, workers par.Workers) error {
 	return new(Scratch).ProveStacked(tr, c, place, ring, points, workers)
 }
 
 // ProveStacked is the package function ProveStacked with s's buffers.
-func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, ring RingClaim, points []PointClaim, workers int) error {
+func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, ring RingClaim, points []PointClaim, workers par.Workers) error {
 	if err := checkStacked(c.StackLog, place, points); err != nil {
 		return err
 	}
@@ -417,7 +420,7 @@ func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place P
 	region := b[place.Offset : place.Offset+len(ring.Weights)]
 	switch {
 	case ringScale != field.One:
-		parallelChunks(len(region), workers, func(_, lo, hi int) {
+		chunked(workers, len(region)).For(len(region), func(_, lo, hi int) {
 			field.ScaleE(region[lo:hi], ring.Weights[lo:hi], ringScale)
 		})
 	case &region[0] != &ring.Weights[0]:
@@ -449,7 +452,7 @@ func pointRegion(point []field.E) (offset, size int) {
 }
 
 // addPointWeight adds scale·eq(point, ·) to b, touching only its region.
-func (s *Scratch) addPointWeight(b []field.E, point []field.E, scale field.E, workers int) {
+func (s *Scratch) addPointWeight(b []field.E, point []field.E, scale field.E, workers par.Workers) {
 	offset, size := pointRegion(point)
 	// The high boolean coordinates contribute factor 1 at the selected region.
 	s.point = grow(s.point, size)

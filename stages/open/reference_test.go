@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/stages/reduce"
@@ -167,10 +168,10 @@ func TestReferenceProofsProve(t *testing.T) {
 				}
 				stackLog := max(open.MinStackLog, set.mu)
 				stack := make([]field.K, 1<<stackLog)
-				if err := witness.Fill(stack, blocks, set.nLog, workers); err != nil {
+				if err := witness.Fill(stack, blocks, set.nLog, par.New(nil, workers)); err != nil {
 					t.Fatal(err)
 				}
-				c, err := commit.Commit(stack, stackLog, 1, workers)
+				c, err := commit.Commit(stack, stackLog, 1, par.New(nil, workers))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -188,8 +189,8 @@ func TestReferenceProofsProve(t *testing.T) {
 					return v, nil
 				}
 				point, s, _ := replayFlock(channel{tr.Sample, next}, set.nLog)
-				ring := reduce.RingSwitchProve(tr, point, s, nil, workers)
-				if err := open.ProveStacked(tr, c, open.Placement{Variables: set.mu}, ring, nil, workers); err != nil {
+				ring := reduce.RingSwitchProve(tr, point, s, nil, par.New(nil, workers))
+				if err := open.ProveStacked(tr, c, open.Placement{Variables: set.mu}, ring, nil, par.New(nil, workers)); err != nil {
 					t.Fatal(err)
 				}
 				got := tr.Proof()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -101,14 +102,14 @@ func (in *instance) ring(prover bool) RingClaim {
 
 func (in *instance) prove(t testing.TB, workers int) *transcript.Proof {
 	t.Helper()
-	c, err := commit.Commit(in.committed(), in.stackLog, in.rate, workers)
+	c, err := commit.Commit(in.committed(), in.stackLog, in.rate, par.New(nil, workers))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := transcript.NewProver(testLabel, nil)
 	h := commit.RootHalves(c.Root())
 	tr.SendMany(h[:])
-	if err := ProveStacked(tr, c, in.place, in.ring(true), in.points, workers); err != nil {
+	if err := ProveStacked(tr, c, in.place, in.ring(true), in.points, par.New(nil, workers)); err != nil {
 		t.Fatal(err)
 	}
 	return tr.Proof()
@@ -197,10 +198,10 @@ func TestRoundTripPartialLanes(t *testing.T) {
 		}
 		// A claim reaching outside the committed lanes is refused by the prover.
 		if c.lanes < 1<<InitialFold {
-			cm, _ := commit.Commit(in.committed(), in.stackLog, in.rate, 1)
+			cm, _ := commit.Commit(in.committed(), in.stackLog, in.rate, par.New(nil, 1))
 			bad := []PointClaim{{Point: randPoint(rng, in.stackLog)}}
 			tr := transcript.NewProver(testLabel, nil)
-			if err := ProveStacked(tr, cm, in.place, in.ring(true), bad, 1); !errors.Is(err, ErrClaim) {
+			if err := ProveStacked(tr, cm, in.place, in.ring(true), bad, par.New(nil, 1)); !errors.Is(err, ErrClaim) {
 				t.Fatalf("%+v: claim over the absent lanes: err %v", c, err)
 			}
 		}
@@ -218,7 +219,7 @@ func TestWorkersIdentical(t *testing.T) {
 	}
 	// A reused Scratch (buffers holding the previous proof's data) changes nothing,
 	// for a column filling the stack and for one that does not.
-	c, err := commit.Commit(in.stack, in.stackLog, in.rate, 2)
+	c, err := commit.Commit(in.stack, in.stackLog, in.rate, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestWorkersIdentical(t *testing.T) {
 			h := commit.RootHalves(c.Root())
 			tr.SendMany(h[:])
 			w2 := append([]field.E(nil), ring.Weights...)
-			if err := ProveStacked(tr, c, place, RingClaim{Target: ring.Target, Weights: w2}, in.points, 1); err != nil {
+			if err := ProveStacked(tr, c, place, RingClaim{Target: ring.Target, Weights: w2}, in.points, par.New(nil, 1)); err != nil {
 				t.Fatal(err)
 			}
 			want = tr.Proof().MarshalWire()
@@ -245,7 +246,7 @@ func TestWorkersIdentical(t *testing.T) {
 		tr := transcript.NewProver(testLabel, nil)
 		h := commit.RootHalves(c.Root())
 		tr.SendMany(h[:])
-		if err := s.ProveStacked(tr, c, place, ring, in.points, 2); err != nil {
+		if err := s.ProveStacked(tr, c, place, ring, in.points, par.New(nil, 2)); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(tr.Proof().MarshalWire(), want) {
@@ -266,14 +267,14 @@ func TestEncodeMatchesNovelBasis(t *testing.T) {
 	for i := range stack {
 		stack[i] = field.K(rng.Uint64())
 	}
-	c, err := commit.Commit(stack, 15, 2, 2)
+	c, err := commit.Commit(stack, 15, 2, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cols := len(stack) >> 6
 	for _, q := range []int{0, 1, 7, rng.IntN(1 << c.BlockLog()), 1<<c.BlockLog() - 1} {
 		basis := make([]field.E, cols)
-		InducedTable(basis, 9, []int{q}, []field.E{field.One}, 1)
+		InducedTable(basis, 9, []int{q}, []field.E{field.One}, par.New(nil, 1))
 		row := c.Tree.Row(q)
 		for lane := 0; lane < 64; lane++ {
 			want := field.Zero
@@ -288,10 +289,10 @@ func TestEncodeMatchesNovelBasis(t *testing.T) {
 	// Deeper levels: E message, lanes in the low index bits, rows of E lanes.
 	msg := randPoint(rng, 1<<9)
 	words := make([]uint64, 24<<9)
-	commit.EncodeE(words, msg, 3, 3, 2)
+	commit.EncodeE(words, msg, 3, 3, par.New(nil, 2))
 	for q := 0; q < 1<<9; q += 37 {
 		basis := make([]field.E, 64)
-		InducedTable(basis, 6, []int{q}, []field.E{field.One}, 1)
+		InducedTable(basis, 6, []int{q}, []field.E{field.One}, par.New(nil, 1))
 		row := extRow(words[q*24 : (q+1)*24])
 		for lane := 0; lane < 8; lane++ {
 			want := field.Zero

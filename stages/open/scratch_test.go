@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -20,7 +21,7 @@ func (in *instance) proveWith(t testing.TB, s *Scratch, c *commit.Committed, rin
 	if s == nil {
 		s = new(Scratch)
 	}
-	if err := s.ProveStacked(tr, c, in.place, ring, in.points, workers); err != nil {
+	if err := s.ProveStacked(tr, c, in.place, ring, in.points, par.New(nil, workers)); err != nil {
 		t.Fatal(err)
 	}
 	return tr.Proof()
@@ -41,12 +42,12 @@ func TestScratchReuseAcrossShapes(t *testing.T) {
 		} else {
 			in = newPartialInstance(rng, sh.log, sh.rate, sh.lanes, sh.colVars, sh.points)
 		}
-		fresh, err := commit.Commit(in.committed(), in.stackLog, in.rate, 1)
+		fresh, err := commit.Commit(in.committed(), in.stackLog, in.rate, par.New(nil, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := in.proveWith(t, nil, fresh, in.ring(true), 1).MarshalWire()
-		if err := commit.CommitInto(&c, in.committed(), in.stackLog, in.rate, sh.workers); err != nil {
+		if err := commit.CommitInto(&c, in.committed(), in.stackLog, in.rate, par.New(nil, sh.workers)); err != nil {
 			t.Fatal(err)
 		}
 		if got := in.proveWith(t, &s, &c, in.ring(true), sh.workers).MarshalWire(); !bytes.Equal(got, want) {
@@ -67,7 +68,7 @@ func TestScratchWarmAllocations(t *testing.T) {
 	var c commit.Committed
 	prove := func() *transcript.Proof {
 		copy(ring.Weights, weights) // the full-stack column's weights are consumed
-		if err := commit.CommitInto(&c, in.stack, log, 1, 2); err != nil {
+		if err := commit.CommitInto(&c, in.stack, log, 1, par.New(nil, 2)); err != nil {
 			t.Fatal(err)
 		}
 		return in.proveWith(t, &s, &c, ring, 2)

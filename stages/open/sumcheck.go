@@ -1,10 +1,10 @@
 package open
 
 import (
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/simd"
 )
 
@@ -48,15 +48,15 @@ func pairIndex(p, s int) int { return p + (p/s)*s }
 
 // roundMsg returns (u0, u2) = (Σ f_a b_a, Σ (f_a+f_{a+s})(b_a+b_{a+s})): the round
 // polynomial's constant and quadratic coefficients.
-func roundMsg(f, b []field.E, s, workers int) (field.E, field.E) {
+func roundMsg(f, b []field.E, s int, workers par.Workers) (field.E, field.E) {
 	if s == 1 {
 		u0, u2, _ := roundMsgPairs(f, b, workers)
 		return u0, u2
 	}
 	n, lone := lanePairs(len(f), s)
 	tasks := segments(n, s)
-	parts := make([][2]field.E, max(workers, 1))
-	parallelTasks(tasks, workers, func(w, k0, k1 int) {
+	parts := make([][2]field.E, workers.N())
+	workers.For(tasks, func(w, k0, k1 int) {
 		var u0, u2 field.E
 		var sf, sb [chunk]field.E
 		for k := k0; k < k1; k++ {
@@ -93,9 +93,9 @@ func lanePairs(length, s int) (pairs, lone int) {
 }
 
 // innerProduct is Σ a·b over workers.
-func innerProduct(a, b []field.E, workers int) field.E {
-	parts := make([]field.E, max(workers, 1))
-	parallelChunks(len(a), workers, func(w, lo, hi int) { parts[w] = parts[w].Add(field.InnerProduct(a[lo:hi], b[lo:hi])) })
+func innerProduct(a, b []field.E, workers par.Workers) field.E {
+	parts := make([]field.E, workers.N())
+	chunked(workers, len(a)).For(len(a), func(w, lo, hi int) { parts[w] = parts[w].Add(field.InnerProduct(a[lo:hi], b[lo:hi])) })
 	var v field.E
 	for _, p := range parts {
 		v = v.Add(p)
@@ -104,14 +104,14 @@ func innerProduct(a, b []field.E, workers int) field.E {
 }
 
 // roundMsgK is roundMsg for a K witness and a stride s > 1.
-func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
+func roundMsgK(f []field.K, b []field.E, s int, workers par.Workers) (field.E, field.E) {
 	if s == 1 {
 		panic("open: roundMsgK needs a lane stride")
 	}
 	n, lone := lanePairs(len(f), s)
 	tasks := segments(n, s)
-	parts := make([][2]field.E, max(workers, 1))
-	parallelTasks(tasks, workers, func(w, k0, k1 int) {
+	parts := make([][2]field.E, workers.N())
+	workers.For(tasks, func(w, k0, k1 int) {
 		var u0, u2 field.E
 		var sf [chunk]field.K
 		var sb [chunk]field.E
@@ -131,8 +131,8 @@ func roundMsgK(f []field.K, b []field.E, s, workers int) (field.E, field.E) {
 	})
 	if lone >= 0 {
 		fl, bl := f[lone:lone+s], b[lone:lone+s]
-		lp := make([]field.E, max(workers, 1))
-		parallelChunks(s, workers, func(w, lo, hi int) { lp[w] = lp[w].Add(field.InnerProductKE(fl[lo:hi], bl[lo:hi])) })
+		lp := make([]field.E, workers.N())
+		chunked(workers, s).For(s, func(w, lo, hi int) { lp[w] = lp[w].Add(field.InnerProductKE(fl[lo:hi], bl[lo:hi])) })
 		for _, v := range lp {
 			parts = append(parts, [2]field.E{v, v})
 		}
@@ -151,20 +151,20 @@ func sumParts(parts [][2]field.E) (field.E, field.E) {
 // foldPairs writes dst[p] = src[a] + r·(src[a] + src[a+s]) for every pair p (in the
 // output, pair p = (i, x) lands at i·s + x = p). In a lane round (s > 1) over an odd
 // number of blocks, the last block pairs with an absent zero block: (1 + r)·src.
-func foldPairs(dst, src []field.E, r field.E, s, workers int) {
+func foldPairs(dst, src []field.E, r field.E, s int, workers par.Workers) {
 	if s == 1 {
 		n := len(dst)
-		parallelChunks(n, workers, func(_, lo, hi int) { field.FoldLow(dst[lo:hi], src[2*lo:2*hi], r) })
+		chunked(workers, n).For(n, func(_, lo, hi int) { field.FoldLow(dst[lo:hi], src[2*lo:2*hi], r) })
 		return
 	}
 	r1 := field.One.Add(r)
 	n, lone := lanePairs(len(src), s)
 	if lone >= 0 {
 		d, x := dst[n:n+s], src[lone:lone+s]
-		parallelChunks(s, workers, func(_, lo, hi int) { field.ScaleE(d[lo:hi], x[lo:hi], r1) })
+		chunked(workers, s).For(s, func(_, lo, hi int) { field.ScaleE(d[lo:hi], x[lo:hi], r1) })
 	}
 	rw := scalarWords(&r)
-	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
+	workers.For(segments(n, s), func(_, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			p0, c, a := bounds(k, n, s)
 			simd.FoldE(words(dst[p0:p0+c]), words(src[a:a+c]), words(src[a+s:a+s+c]), rw)
@@ -173,17 +173,17 @@ func foldPairs(dst, src []field.E, r field.E, s, workers int) {
 }
 
 // foldPairsK is foldPairs for a K source and a stride s > 1.
-func foldPairsK(dst []field.E, src []field.K, r field.E, s, workers int) {
+func foldPairsK(dst []field.E, src []field.K, r field.E, s int, workers par.Workers) {
 	n, lone := lanePairs(len(src), s)
 	if lone >= 0 {
 		d, x, r1 := dst[n:n+s], src[lone:lone+s], field.One.Add(r)
-		parallelChunks(s, workers, func(_, lo, hi int) {
+		chunked(workers, s).For(s, func(_, lo, hi int) {
 			clear(d[lo:hi])
 			field.AddScaledKE(d[lo:hi], x[lo:hi], r1)
 		})
 	}
 	rw := scalarWords(&r)
-	parallelTasks(segments(n, s), workers, func(_, k0, k1 int) {
+	workers.For(segments(n, s), func(_, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			p0, c, a := bounds(k, n, s)
 			simd.FoldK(words(dst[p0:p0+c]), kWordsOf(src[a:a+c]), kWordsOf(src[a+s:a+s+c]), rw)
@@ -192,49 +192,14 @@ func foldPairsK(dst []field.E, src []field.K, r field.E, s, workers int) {
 }
 
 // addScaledInto writes dst[i] += c·src[i].
-func addScaledInto(dst, src []field.E, c field.E, workers int) {
-	parallelChunks(len(dst), workers, func(_, lo, hi int) { field.AddScaledE(dst[lo:hi], src[lo:hi], c) })
+func addScaledInto(dst, src []field.E, c field.E, workers par.Workers) {
+	chunked(workers, len(dst)).For(len(dst), func(_, lo, hi int) { field.AddScaledE(dst[lo:hi], src[lo:hi], c) })
 }
 
 // minPerWorker keeps tiny rounds on one goroutine.
 const minPerWorker = 1 << 12
 
-// parallelChunks runs fn(w, lo, hi) over ranges of [0, n) on at most workers
-// goroutines (see parallelTasks), each range at least minPerWorker/8 long.
-func parallelChunks(n, workers int, fn func(w, lo, hi int)) {
-	workers = max(1, min(workers, n/minPerWorker))
-	parallelTasks(n, workers, fn)
-}
-
-// parallelTasks runs fn(w, lo, hi) over disjoint ranges covering [0, n) on at most
-// workers goroutines, w naming the goroutine (the caller's is 0). Ranges are handed
-// out on demand, about eight per worker, so a worker that is descheduled on a busy
-// machine does not hold up the others; fn may run several times for one w and must
-// accumulate into w's slot. Which worker takes which range never changes a result:
-// every use sums by XOR or writes disjoint outputs.
-func parallelTasks(n, workers int, fn func(w, lo, hi int)) {
-	workers = max(1, min(workers, n))
-	if workers == 1 {
-		fn(0, 0, n)
-		return
-	}
-	grain := max(1, n/(8*workers))
-	var next atomic.Int64
-	run := func(w int) {
-		for {
-			lo := int(next.Add(int64(grain))) - grain
-			if lo >= n {
-				return
-			}
-			fn(w, lo, min(lo+grain, n))
-		}
-	}
-	done := make(chan struct{}, workers-1)
-	for w := 1; w < workers; w++ {
-		go func() { run(w); done <- struct{}{} }()
-	}
-	run(0)
-	for range workers - 1 {
-		<-done
-	}
+// chunked limits the workers to one per minPerWorker items of n.
+func chunked(workers par.Workers, n int) par.Workers {
+	return workers.Limit(max(1, n/minPerWorker))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // Compile-time check: the real circuit is a lincheck Circuit.
@@ -90,7 +91,7 @@ func TestLincheckBlake2s(t *testing.T) {
 	zc := slicedClaims(rng, c, q, a, b, nLog)
 
 	tr := &fakeTranscript{}
-	pc := LincheckProve(tr, c, q, 0, zc, 2)
+	pc := LincheckProve(tr, c, q, 0, zc, par.New(nil, 2))
 	if len(tr.stream) != 2*8+KBits {
 		t.Fatalf("stream of %d scalars", len(tr.stream))
 	}
@@ -105,7 +106,7 @@ func TestLincheckBlake2s(t *testing.T) {
 		t.Fatal("slice values are not z(i, point)")
 	}
 	tr1 := &fakeTranscript{}
-	LincheckProve(tr1, c, q, 0, zc, 1)
+	LincheckProve(tr1, c, q, 0, zc, par.New(nil, 1))
 	if !equalEs(tr1.stream, tr.stream) {
 		t.Fatal("stream depends on the worker count")
 	}
@@ -121,7 +122,7 @@ func TestLincheckBlake2s(t *testing.T) {
 	bad := append([]field.K(nil), q...)
 	bad[rng.IntN(len(bad))] ^= 1 << uint(rng.IntN(64))
 	trb := &fakeTranscript{}
-	LincheckProve(trb, c, bad, 0, zc, 1)
+	LincheckProve(trb, c, bad, 0, zc, par.New(nil, 1))
 	if _, err := LincheckVerify(trb.verifierCopy(), c, zc); !errors.Is(err, ErrLincheckTerminal) {
 		t.Fatalf("tampered witness: err = %v", err)
 	}
@@ -144,12 +145,12 @@ func BenchmarkLincheckScratch(b *testing.B) {
 				}
 				zc := ZerocheckClaims{ZSkip: randE(rng), Chi: randEs(rng, c.LogSize()-KSkip+nLog)}
 				var sc LincheckScratch
-				sc.Prove(&fakeTranscript{}, c, q, 0, zc, workers)
+				sc.Prove(&fakeTranscript{}, c, q, 0, zc, par.New(nil, workers))
 				b.ReportAllocs()
 				b.ResetTimer()
 				cpu := processCPU()
 				for i := 0; i < b.N; i++ {
-					sc.Prove(&fakeTranscript{}, c, q, 0, zc, workers)
+					sc.Prove(&fakeTranscript{}, c, q, 0, zc, par.New(nil, workers))
 				}
 				reportCPU(b, cpu)
 			})
@@ -171,9 +172,9 @@ func benchReduce(b *testing.B, nLog, workers int, ring bool) {
 	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		if ring {
-			Prove(&fakeTranscript{}, c, q, 0, zc, weights, workers)
+			Prove(&fakeTranscript{}, c, q, 0, zc, weights, par.New(nil, workers))
 		} else {
-			LincheckProve(&fakeTranscript{}, c, q, 0, zc, workers)
+			LincheckProve(&fakeTranscript{}, c, q, 0, zc, par.New(nil, workers))
 		}
 	}
 	reportCPU(b, cpu)
@@ -205,7 +206,7 @@ func BenchmarkLincheckVerify(b *testing.B) {
 	q, a, bb := solvedBatch(rng, c, 3)
 	zc := slicedClaims(rng, c, q, a, bb, 3)
 	tr := &fakeTranscript{}
-	LincheckProve(tr, c, q, 0, zc, 1)
+	LincheckProve(tr, c, q, 0, zc, par.New(nil, 1))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := LincheckVerify(tr.verifierCopy(), c, zc); err != nil {

@@ -5,6 +5,7 @@ import (
 	mbits "math/bits"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/simd"
 )
 
@@ -18,12 +19,12 @@ import (
 // go through a 256-entry subset-sum table of their weights, indexed by the
 // 8x8-transposed bytes of the 8 words. Workers split the words; the output does
 // not depend on their number.
-func PartialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers int) {
-	partialFold(dst, q, words, eqOut, live, workers, make([]foldTables, max(workers, 1)))
+func PartialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers par.Workers) {
+	partialFold(dst, q, words, eqOut, live, workers, make([]foldTables, workers.N()))
 }
 
 // partialFold is PartialFold with one set of tile tables per worker.
-func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers int, tables []foldTables) {
+func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers par.Workers, tables []foldTables) {
 	slots := len(eqOut)
 	if len(dst) != words*KBits || len(q) != words*slots {
 		panic(fmt.Sprintf("reduce: PartialFold: %d outputs, %d words for %d×%d", len(dst), len(q), slots, words))
@@ -40,12 +41,12 @@ func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 		tail = tail.Add(w)
 	}
 	f := foldJob{dst: dst, q: q, words: words, eqOut: eqOut, dense: dense, tail: tail}
-	if workers <= 1 || words <= 1 {
+	if workers.N() <= 1 || words <= 1 {
 		f.run(&tables[0], 0, words)
 		return
 	}
 	fw := f // only the parallel path moves a copy to the heap
-	parallelRangeW(words, workers, 1, func(w, jlo, jhi int) { fw.run(&tables[w], jlo, jhi) })
+	workers.For(words, func(w, jlo, jhi int) { fw.run(&tables[w], jlo, jhi) })
 }
 
 // foldJob is one PartialFold: run folds words [jlo, jhi).

@@ -5,6 +5,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/simd"
 )
 
@@ -46,7 +47,7 @@ func TestPartialFoldLevels(t *testing.T) {
 			restore := simd.SetLevel(l)
 			for _, workers := range []int{1, 2, 3} {
 				got := make([]field.E, len(want))
-				PartialFold(got, q, tc.words, eqOut, 0, workers)
+				PartialFold(got, q, tc.words, eqOut, 0, par.New(nil, workers))
 				if !equalEs(got, want) {
 					restore()
 					t.Fatalf("%+v level %v workers=%d: PartialFold differs from the bit fold", tc, l, workers)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // LincheckScratch is the lincheck prover's working memory (about 4·2^LogSize +
@@ -37,7 +38,7 @@ func grow(buf []field.E, n int) []field.E {
 // there are 2^(len(Chi)-rounds) blocks. Slots [live, len) must all hold the same
 // block (the padding tail); they are folded once with their summed weight.
 // live ≤ 0 means every slot is live. Output bytes do not depend on workers.
-func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers int) LincheckClaim {
+func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers par.Workers) LincheckClaim {
 	return new(LincheckScratch).Prove(tr, c, q, live, zc, workers)
 }
 
@@ -46,7 +47,7 @@ func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc Zer
 // the transcript do) and only the goroutines' closures at more workers. The
 // returned claim's Point and S alias the scratch: they stay valid until the
 // next Prove on it (copy them to keep them longer).
-func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers int) LincheckClaim {
+func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers par.Workers) LincheckClaim {
 	rounds := lincheckRounds(c)
 	if rounds < 0 || len(zc.Chi) < rounds {
 		panic(fmt.Sprintf("reduce: LincheckProve: %d coordinates for %d rounds", len(zc.Chi), rounds))
@@ -57,8 +58,6 @@ func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, li
 	if nLog >= 40 || len(q) != words<<nLog {
 		panic(fmt.Sprintf("reduce: LincheckProve: witness of %d words, want %d", len(q), words<<nLog))
 	}
-	workers = max(workers, 1)
-
 	alpha := tr.Sample()
 	chiIn, chiOut := zc.Chi[:rounds], zc.Chi[rounds:]
 
@@ -70,11 +69,11 @@ func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, li
 	comb, eRow := sc.comb, sc.eRow
 	c.Transpose(comb, eRow, alpha)
 	a2 := alpha.Square()
-	if workers == 1 {
+	if workers.N() == 1 {
 		field.AddScaledE(comb, eRow, a2)
 	} else {
 		cw, ew := comb, eRow // only the parallel path moves copies to the heap
-		parallelRange(size, workers, 1, func(lo, hi int) {
+		workers.Range(size, func(lo, hi int) {
 			field.AddScaledE(cw[lo:hi], ew[lo:hi], a2)
 		})
 	}
@@ -84,8 +83,8 @@ func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, li
 	sc.eqOut = grow(sc.eqOut, 1<<nLog)
 	field.EqTable(sc.eqOut, chiOut)
 	sc.zv = grow(sc.zv, size)
-	if len(sc.tables) < workers {
-		sc.tables = make([]foldTables, workers)
+	if len(sc.tables) < workers.N() {
+		sc.tables = make([]foldTables, workers.N())
 	}
 	partialFold(sc.zv, q, words, sc.eqOut, live, workers, sc.tables)
 
@@ -97,9 +96,12 @@ func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, li
 		sc.challenges = make([]field.E, rounds)
 	}
 	challenges := sc.challenges[:rounds]
-	sc.parts = grow(sc.parts, 3*workers)
+	sc.parts = grow(sc.parts, 3*workers.N())
 	var running field.E
 	for t := range challenges {
+		if workers.Stopped() {
+			break // the stage fails with the workers' error
+		}
 		half := len(zv) / 2
 		e0, e1, eInf := roundEvals(comb, zv, half, t == 0, workers, sc.parts)
 		if t > 0 {
@@ -132,19 +134,18 @@ func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, li
 // roundEvals returns, over the top-bit split at half, the round polynomial's
 // q(1) = Σ comb_hi·z_hi, its leading coefficient Σ (comb_lo+comb_hi)·(z_lo+z_hi)
 // and, when withE0, q(0) = Σ comb_lo·z_lo. parts holds 3 partial sums per worker.
-func roundEvals(comb, zv []field.E, half int, withE0 bool, workers int, parts []field.E) (e0, e1, eInf field.E) {
-	if workers <= 1 {
+func roundEvals(comb, zv []field.E, half int, withE0 bool, workers par.Workers, parts []field.E) (e0, e1, eInf field.E) {
+	if workers.N() <= 1 {
 		return roundEvalsRange(comb, zv, half, withE0, 0, half)
 	}
-	parallelChunks(half, workers, func(w, lo, hi int) {
-		parts[3*w], parts[3*w+1], parts[3*w+2] = roundEvalsRange(comb, zv, half, withE0, lo, hi)
+	clear(parts)
+	workers.For(half, func(w, lo, hi int) {
+		a0, a1, aInf := roundEvalsRange(comb, zv, half, withE0, lo, hi)
+		parts[3*w], parts[3*w+1], parts[3*w+2] = parts[3*w].Add(a0), parts[3*w+1].Add(a1), parts[3*w+2].Add(aInf)
 	})
-	// Chunks are fixed by (half, workers); XOR sums are order-free anyway.
-	for w := 0; w < workers; w++ {
-		lo, hi := half*w/workers, half*(w+1)/workers
-		if lo < hi {
-			e0, e1, eInf = e0.Add(parts[3*w]), e1.Add(parts[3*w+1]), eInf.Add(parts[3*w+2])
-		}
+	// XOR sums: which worker took which chunk never changes the total.
+	for w := 0; w < workers.N(); w++ {
+		e0, e1, eInf = e0.Add(parts[3*w]), e1.Add(parts[3*w+1]), eInf.Add(parts[3*w+2])
 	}
 	return e0, e1, eInf
 }
@@ -164,40 +165,17 @@ func roundEvalsRange(comb, zv []field.E, half int, withE0 bool, lo, hi int) (a0,
 
 // foldTop binds the top variable of v (2·half entries) to r in place:
 // v[i] ← v[i] + r·(v[i] + v[i+half]) for i < half.
-func foldTop(v []field.E, half int, r field.E, workers int) {
-	if workers <= 1 {
+func foldTop(v []field.E, half int, r field.E, workers par.Workers) {
+	if workers.N() <= 1 {
 		foldTopRange(v, half, r, 0, half)
 		return
 	}
-	parallelRange(half, workers, 1, func(lo, hi int) { foldTopRange(v, half, r, lo, hi) })
+	workers.Range(half, func(lo, hi int) { foldTopRange(v, half, r, lo, hi) })
 }
 
 func foldTopRange(v []field.E, half int, r field.E, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		a := v[i]
 		v[i] = a.Add(r.Mul(a.Add(v[i+half])))
-	}
-}
-
-// parallelChunks is parallelRange with the chunk's index w < workers.
-func parallelChunks(n, workers int, fn func(w, lo, hi int)) {
-	if workers < 1 {
-		workers = 1
-	}
-	done := make(chan struct{}, workers)
-	started := 0
-	for w := 0; w < workers; w++ {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		if lo >= hi {
-			continue
-		}
-		started++
-		go func(w, lo, hi int) {
-			defer func() { done <- struct{}{} }()
-			fn(w, lo, hi)
-		}(w, lo, hi)
-	}
-	for ; started > 0; started-- {
-		<-done
 	}
 }

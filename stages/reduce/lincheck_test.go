@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -160,7 +161,7 @@ func TestPartialFold(t *testing.T) {
 			for i := range got {
 				got[i] = field.One // PartialFold must overwrite
 			}
-			PartialFold(got, q, tc.words, eqOut, tc.live, workers)
+			PartialFold(got, q, tc.words, eqOut, tc.live, par.New(nil, workers))
 			for i := range got {
 				if got[i] != want[i] {
 					t.Fatalf("%+v workers=%d: dst[%d] = %v, want %v", tc, workers, i, got[i], want[i])
@@ -187,7 +188,7 @@ func newLincheckCase(rng *rand.Rand, logSize, nLog, live int) *lincheckCase {
 
 func (lc *lincheckCase) prove(workers int) (*fakeTranscript, LincheckClaim) {
 	tr := &fakeTranscript{}
-	cl := LincheckProve(tr, lc.c, lc.q, lc.live, lc.zc, workers)
+	cl := LincheckProve(tr, lc.c, lc.q, lc.live, lc.zc, par.New(nil, workers))
 	return tr, cl
 }
 
@@ -217,7 +218,7 @@ func TestLincheckRoundTrip(t *testing.T) {
 			t.Fatalf("%+v: slice values are not z(i, point)", shape)
 		}
 		// Chained into the ring switch, the claim holds on the committed column.
-		rc := RingSwitchProve(tr, pc.Point, pc.S, nil, 2)
+		rc := RingSwitchProve(tr, pc.Point, pc.S, nil, par.New(nil, 2))
 		sum := field.Zero
 		for u, w := range rc.Weights {
 			sum = sum.Add(w.MulK(lc.q[u]))

@@ -8,6 +8,7 @@ import (
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/stages/zerocheck"
@@ -114,17 +115,17 @@ func TestReferenceProverStream(t *testing.T) {
 			}
 			n := witness.Words(nLog)
 			w, a, b := make([]field.K, n), make([]field.K, n), make([]field.K, n)
-			if err := witness.FillAB(w, a, b, blocks, nLog, 2); err != nil {
+			if err := witness.FillAB(w, a, b, blocks, nLog, par.New(nil, 2)); err != nil {
 				t.Fatal(err)
 			}
 			c := circuit.BLAKE2s()
 			tr := transcript.NewProver([]byte("flock-blake2s-batch"), nil)
 			tr.SendMany(proof.Stream[:2]) // the commitment root, taken from the reference
-			zc, err := zerocheck.Prove(tr, zerocheck.Input{A: a, B: b, C: w, M: c.LogSize() + nLog, LogInstance: c.LogSize(), Live: len(blocks)}, 2)
+			zc, err := zerocheck.Prove(tr, zerocheck.Input{A: a, B: b, C: w, M: c.LogSize() + nLog, LogInstance: c.LogSize(), Live: len(blocks)}, par.New(nil, 2))
 			if err != nil {
 				t.Fatal(err)
 			}
-			lc := LincheckProve(tr, c, w, len(blocks), ZerocheckClaims(zc), 2)
+			lc := LincheckProve(tr, c, w, len(blocks), ZerocheckClaims(zc), par.New(nil, 2))
 			got := tr.Proof().Stream
 			m := c.LogSize() + nLog
 			if want := 2 + 64 + 2*(m-KSkip) + 2 + 2*(c.LogSize()-KSkip) + KBits; len(got) != want || want > len(proof.Stream) {
@@ -135,7 +136,7 @@ func TestReferenceProverStream(t *testing.T) {
 					t.Fatalf("scalar %d of %d differs: %v, reference %v", i, len(got), got[i], proof.Stream[i])
 				}
 			}
-			ring := RingSwitchProve(tr, lc.Point, lc.S, nil, 2)
+			ring := RingSwitchProve(tr, lc.Point, lc.S, nil, par.New(nil, 2))
 			sum := field.Zero
 			for u, x := range w {
 				sum = sum.Add(ring.Weights[u].MulK(x))

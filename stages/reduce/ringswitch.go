@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/open"
 )
 
@@ -121,13 +122,13 @@ func newRingClaim(point, s []field.E, m *RingMap) RingClaim {
 // sent) and returns the claim with its dense weight table written into weights,
 // which must hold 2^len(point) entries (nil allocates). It is
 // (*RingScratch).Prove on a fresh scratch.
-func RingSwitchProve(tr ProverTranscript, point, s []field.E, weights []field.E, workers int) RingClaim {
+func RingSwitchProve(tr ProverTranscript, point, s []field.E, weights []field.E, workers par.Workers) RingClaim {
 	return new(RingScratch).Prove(tr, point, s, weights, workers)
 }
 
 // Prove is RingSwitchProve with the scratch's table buffers. The claim keeps
 // its own copy of point; Weights is weights (or a new table when nil).
-func (rs *RingScratch) Prove(tr ProverTranscript, point, s []field.E, weights []field.E, workers int) RingClaim {
+func (rs *RingScratch) Prove(tr ProverTranscript, point, s []field.E, weights []field.E, workers par.Workers) RingClaim {
 	m := sampleRingMap(tr.Sample)
 	c := newRingClaim(point, s, m)
 	if weights == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
 	"github.com/leanpipe/leanpipe/internal/vectors/hexfield"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // KAT decoding (internal/vectors/hexfield).
@@ -126,7 +127,7 @@ func TestRingSwitchRoundTrip(t *testing.T) {
 
 		pt := &fakeTranscript{}
 		pt.Send(s[0]) // something bound before the map is drawn
-		pc := RingSwitchProve(pt, point, s, nil, 2)
+		pc := RingSwitchProve(pt, point, s, nil, par.New(nil, 2))
 		vt := pt.verifierCopy()
 		if _, err := vt.Receive(); err != nil {
 			t.Fatal(err)
@@ -165,7 +166,7 @@ func TestRingWeightsWorkerIndependent(t *testing.T) {
 	copy(m.Challenges[:], randEs(rng, 6))
 	point := randEs(rng, 11)
 	ref := make([]field.E, 1<<11)
-	RingWeights(ref, point, &m, 1)
+	RingWeights(ref, point, &m, par.New(nil, 1))
 	// Reference: Φ of the full equality kernel, by the staged map.
 	eq := make([]field.E, 1<<11)
 	field.EqTable(eq, point)
@@ -176,7 +177,7 @@ func TestRingWeightsWorkerIndependent(t *testing.T) {
 	}
 	for _, workers := range []int{2, 3, 7} {
 		got := make([]field.E, len(ref))
-		RingWeights(got, point, &m, workers)
+		RingWeights(got, point, &m, par.New(nil, workers))
 		for u := range got {
 			if got[u] != ref[u] {
 				t.Fatalf("workers=%d: W(%d) differs", workers, u)
@@ -202,7 +203,7 @@ func BenchmarkRingWeights(b *testing.B) {
 				b.ResetTimer()
 				cpu := processCPU()
 				for i := 0; i < b.N; i++ {
-					RingWeights(dst, point, &m, workers)
+					RingWeights(dst, point, &m, par.New(nil, workers))
 				}
 				reportCPU(b, cpu)
 			})

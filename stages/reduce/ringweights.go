@@ -1,6 +1,9 @@
 package reduce
 
-import "github.com/leanpipe/leanpipe/field"
+import (
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
+)
 
 // The dense ring weight W(u) = Φ(eq(point, u)) over the 2^mu entries of the
 // committed column. Φ is F2-linear, so on E's 192 coordinate bits it is a sum of
@@ -130,7 +133,7 @@ func ringPairsGeneric(tab *ringPairTable, dst, src []field.E) {
 // the pair tables described above. Output does not depend on workers. It
 // panics unless len(dst) = 2^len(point). It is (*RingScratch).Weights on a
 // fresh scratch.
-func RingWeights(dst []field.E, point []field.E, m *RingMap, workers int) {
+func RingWeights(dst []field.E, point []field.E, m *RingMap, workers par.Workers) {
 	new(RingScratch).Weights(dst, point, m, workers)
 }
 
@@ -145,7 +148,7 @@ type RingScratch struct {
 
 // Weights is RingWeights with the scratch's buffers; once the scratch has seen
 // the shape it allocates only the goroutines' closures.
-func (rs *RingScratch) Weights(dst []field.E, point []field.E, m *RingMap, workers int) {
+func (rs *RingScratch) Weights(dst []field.E, point []field.E, m *RingMap, workers par.Workers) {
 	mu := len(point)
 	if mu >= 40 || len(dst) != 1<<mu {
 		panic("reduce: RingWeights needs len(dst) = 2^len(point)")
@@ -168,12 +171,12 @@ func (rs *RingScratch) Weights(dst []field.E, point []field.E, m *RingMap, worke
 	field.EqTable(rs.hA, rest[:nA])
 	field.EqTable(rs.hB, rest[nA:])
 	job := ringJob{pairs: rs.pairs, hA: rs.hA, hB: rs.hB, nA: nA, dst: dst}
-	if workers <= 1 {
+	if workers.N() <= 1 {
 		job.run(0, len(dst)/2)
 		return
 	}
 	jw := job // only the parallel path moves a copy to the heap
-	parallelRange(len(dst)/2, workers, len(rs.hA), jw.run)
+	workers.Range(len(dst)/2, jw.run, par.Grain(len(rs.hA)))
 }
 
 // ringJob is one Weights call: run writes dst[2b], dst[2b+1] for b in [b0, b1),
@@ -197,7 +200,7 @@ func (j *ringJob) run(b0, b1 int) {
 
 // ringWeightsSimple is the direct RingWeights: the equality kernel factored in
 // two halves, Φ applied to every entry through its byte tables.
-func ringWeightsSimple(dst []field.E, point []field.E, m *RingMap, workers int) {
+func ringWeightsSimple(dst []field.E, point []field.E, m *RingMap, workers par.Workers) {
 	mu := len(point)
 	if mu >= 40 || len(dst) != 1<<mu {
 		panic("reduce: RingWeights needs len(dst) = 2^len(point)")
@@ -208,7 +211,7 @@ func ringWeightsSimple(dst []field.E, point []field.E, m *RingMap, workers int) 
 	field.EqTable(lo, point[:nLo])
 	field.EqTable(hi, point[nLo:])
 	t := newRingFoldTable(m)
-	parallelRange(len(dst), workers, len(lo), func(a, b int) {
+	workers.Range(len(dst), func(a, b int) {
 		for blk := a; blk < b; blk += len(lo) {
 			out := dst[blk : blk+len(lo)]
 			field.ScaleE(out, lo, hi[blk>>nLo])
@@ -216,7 +219,7 @@ func ringWeightsSimple(dst []field.E, point []field.E, m *RingMap, workers int) 
 				out[u] = t.apply(out[u])
 			}
 		}
-	})
+	}, par.Grain(len(lo)))
 }
 
 func (t *ringFoldTable) apply(a field.E) field.E {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/simd"
 )
 
@@ -72,7 +73,7 @@ func TestRingWeightsMatchesSimple(t *testing.T) {
 		copy(m.Challenges[:], randEs(rng, 6))
 		point := randEs(rng, mu)
 		want := make([]field.E, 1<<mu)
-		ringWeightsSimple(want, point, &m, 1)
+		ringWeightsSimple(want, point, &m, par.New(nil, 1))
 		if mu <= 9 {
 			eq := make([]field.E, 1<<mu)
 			field.EqTable(eq, point)
@@ -86,13 +87,13 @@ func TestRingWeightsMatchesSimple(t *testing.T) {
 			restore := simd.SetLevel(l)
 			for _, workers := range []int{1, 2, 3} {
 				got := make([]field.E, 1<<mu)
-				RingWeights(got, point, &m, workers)
+				RingWeights(got, point, &m, par.New(nil, workers))
 				if !equalEs(got, want) {
 					restore()
 					t.Fatalf("mu=%d level %v workers=%d: RingWeights differs from the direct form", mu, l, workers)
 				}
 				clear(got)
-				rs.Weights(got, point, &m, workers)
+				rs.Weights(got, point, &m, par.New(nil, workers))
 				if !equalEs(got, want) {
 					restore()
 					t.Fatalf("mu=%d level %v workers=%d: RingScratch.Weights differs from the direct form", mu, l, workers)
@@ -114,7 +115,7 @@ func BenchmarkRingWeightsSimple(b *testing.B) {
 			b.ResetTimer()
 			cpu := processCPU()
 			for i := 0; i < b.N; i++ {
-				ringWeightsSimple(dst, point, &m, 1)
+				ringWeightsSimple(dst, point, &m, par.New(nil, 1))
 			}
 			reportCPU(b, cpu)
 		})

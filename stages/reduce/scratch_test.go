@@ -5,6 +5,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // lincheckProveSimple is the lincheck prover written plainly (bit-by-bit slot
@@ -82,12 +83,12 @@ func TestLincheckScratchMatchesSimple(t *testing.T) {
 		want := &fakeTranscript{}
 		wc := lincheckProveSimple(want, lc.c, lc.q, lc.zc)
 		got := &fakeTranscript{}
-		gc := sc.Prove(got, lc.c, lc.q, lc.live, lc.zc, shape.workers)
+		gc := sc.Prove(got, lc.c, lc.q, lc.live, lc.zc, par.New(nil, shape.workers))
 		if !equalEs(got.stream, want.stream) || !equalEs(gc.Point, wc.Point) || !equalEs(gc.S, wc.S) {
 			t.Fatalf("case %d %+v: scratch prover differs from the plain prover", i, shape)
 		}
 		fresh := &fakeTranscript{}
-		fc := LincheckProve(fresh, lc.c, lc.q, lc.live, lc.zc, shape.workers)
+		fc := LincheckProve(fresh, lc.c, lc.q, lc.live, lc.zc, par.New(nil, shape.workers))
 		if !equalEs(fresh.stream, want.stream) || !equalEs(fc.Point, wc.Point) {
 			t.Fatalf("case %d %+v: LincheckProve differs from the plain prover", i, shape)
 		}
@@ -114,9 +115,10 @@ func TestLincheckScratchAllocs(t *testing.T) {
 	rng := testrand.New(t)
 	lc := newLincheckCase(rng, 9, 6, 0)
 	var sc LincheckScratch
-	sc.Prove(&quietTranscript{}, lc.c, lc.q, lc.live, lc.zc, 1)
+	one := par.New(nil, 1)
+	sc.Prove(&quietTranscript{}, lc.c, lc.q, lc.live, lc.zc, one)
 	tr := &quietTranscript{}
-	if n := testing.AllocsPerRun(5, func() { sc.Prove(tr, lc.c, lc.q, lc.live, lc.zc, 1) }); n != 0 {
+	if n := testing.AllocsPerRun(5, func() { sc.Prove(tr, lc.c, lc.q, lc.live, lc.zc, one) }); n != 0 {
 		t.Fatalf("warm Prove allocates %v times per run", n)
 	}
 }

@@ -5,13 +5,14 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // Prove runs the prover's whole reduction in protocol order: the lincheck on the
 // zerocheck's claims (sending its rounds and the 64 slice values), then the ring
 // switch (sampling Φ). weights receives the dense ring weight (2^len(Point)
 // entries; nil allocates). See LincheckProve for q and live.
-func Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, weights []field.E, workers int) (LincheckClaim, RingClaim) {
+func Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, weights []field.E, workers par.Workers) (LincheckClaim, RingClaim) {
 	lc := LincheckProve(tr, c, q, live, zc, workers)
 	return lc, RingSwitchProve(tr, lc.Point, lc.S, weights, workers)
 }
@@ -50,7 +51,7 @@ func NewStage() graph.Stage[Job, Reduced] {
 		Name:       "reduce",
 		MinWorkers: 1,
 		Run: func(_ context.Context, w graph.Workers, in Job) (Reduced, error) {
-			lc, rc := Prove(in.Transcript, in.Circuit, in.W, in.Live, in.Claims, in.Weights, w.N())
+			lc, rc := Prove(in.Transcript, in.Circuit, in.W, in.Live, in.Claims, in.Weights, w)
 			return Reduced{Lincheck: lc, Ring: rc}, nil
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 func TestStageMatchesProveAndVerify(t *testing.T) {
@@ -14,7 +15,7 @@ func TestStageMatchesProveAndVerify(t *testing.T) {
 	lc := newLincheckCase(rng, 8, 4, 6)
 
 	direct := &fakeTranscript{}
-	dl, dr := Prove(direct, lc.c, lc.q, lc.live, lc.zc, nil, 1)
+	dl, dr := Prove(direct, lc.c, lc.q, lc.live, lc.zc, nil, par.New(nil, 1))
 
 	g := graph.New()
 	in := graph.Input[Job](g, "claims")

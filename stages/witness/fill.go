@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // SlotWords is the number of packed K words one slot (2^14 bits) occupies.
@@ -42,15 +43,16 @@ const (
 // dst[:Words(nLog)]: slot s < len(blocks) holds blocks[s], every later slot the
 // Padding block. Slot s occupies words [s·256, (s+1)·256), bit r of the slot being
 // bit r%64 of word s·256 + r/64 (see the package doc). Words beyond Words(nLog)
-// are not touched. The bytes written do not depend on workers (≥ 1 goroutines).
-func Fill(dst []field.K, blocks []Compression, nLog, workers int) error {
+// are not touched. The bytes written do not depend on the workers; a panic in one of them or a
+// cancelled context is returned as the error.
+func Fill(dst []field.K, blocks []Compression, nLog int, workers par.Workers) error {
 	return FillAB(dst, nil, nil, blocks, nLog, workers)
 }
 
 // FillAB is Fill that also writes a = A0·w and b = B0·w per slot in the same
 // packing (c = C0·w = w). a and b may each be nil; otherwise they need
 // Words(nLog) words, like w.
-func FillAB(w, a, b []field.K, blocks []Compression, nLog, workers int) error {
+func FillAB(w, a, b []field.K, blocks []Compression, nLog int, workers par.Workers) error {
 	if nLog < MinNLog || nLog > MaxNLog {
 		return fmt.Errorf("%w: nLog %d not in [%d, %d]", ErrNLog, nLog, MinNLog, MaxNLog)
 	}
@@ -67,10 +69,6 @@ func FillAB(w, a, b []field.K, blocks []Compression, nLog, workers int) error {
 	if w == nil {
 		panic("witness: nil witness buffer")
 	}
-	if workers < 1 {
-		workers = 1
-	}
-	workers = min(workers, slots)
 	pad := paddingSlot()
 	run := func(lo, hi int) {
 		var sa, sb [SlotWords]field.K
@@ -96,17 +94,8 @@ func FillAB(w, a, b []field.K, blocks []Compression, nLog, workers int) error {
 			}
 		}
 	}
-	if workers == 1 {
-		run(0, slots)
-		return nil
-	}
-	var wg sync.WaitGroup
-	for i := range workers {
-		lo, hi := slots*i/workers, slots*(i+1)/workers
-		wg.Go(func() { run(lo, hi) })
-	}
-	wg.Wait()
-	return nil
+	workers.Range(slots, run, par.MinChunk(64))
+	return workers.Err()
 }
 
 type slotWords struct{ w, a, b [SlotWords]field.K }

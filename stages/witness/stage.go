@@ -31,7 +31,7 @@ func NewStage() graph.Stage[Job, Batch] {
 				return Batch{}, ErrNoBlocks
 			}
 			nLog := NLog(len(in.Blocks))
-			if err := FillAB(in.W, in.A, in.B, in.Blocks, nLog, w.N()); err != nil {
+			if err := FillAB(in.W, in.A, in.B, in.Blocks, nLog, w); err != nil {
 				return Batch{}, err
 			}
 			n := Words(nLog)

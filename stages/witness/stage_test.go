@@ -8,6 +8,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 func TestStage(t *testing.T) {
@@ -27,7 +28,7 @@ func TestStage(t *testing.T) {
 		t.Fatalf("batch shape %d %d %d", got.N, got.NLog, len(got.W))
 	}
 	want := make([]field.K, n)
-	if err := Fill(want, blocks, 4, 1); err != nil {
+	if err := Fill(want, blocks, 4, par.New(nil, 1)); err != nil {
 		t.Fatal(err)
 	}
 	for i := range want {

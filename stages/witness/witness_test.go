@@ -14,6 +14,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 func randBlock(r *rand.Rand) Compression {
@@ -107,7 +108,7 @@ func TestFillSatisfiesR1CS(t *testing.T) {
 		blocks := edgeBlocks(r, tc.n)[:tc.n]
 		n := Words(tc.nLog)
 		w, a, b := make([]field.K, n), make([]field.K, n), make([]field.K, n)
-		if err := FillAB(w, a, b, blocks, tc.nLog, 2); err != nil {
+		if err := FillAB(w, a, b, blocks, tc.nLog, par.New(nil, 2)); err != nil {
 			t.Fatal(err)
 		}
 		checkBatch(t, w, a, b, blocks, tc.nLog)
@@ -166,7 +167,7 @@ func TestFillMatchesGateWalk(t *testing.T) {
 	blocks := edgeBlocks(r, 50)
 	n := Words(6)
 	w, a, b := make([]field.K, n), make([]field.K, n), make([]field.K, n)
-	if err := FillAB(w, a, b, blocks, 6, 3); err != nil {
+	if err := FillAB(w, a, b, blocks, 6, par.New(nil, 3)); err != nil {
 		t.Fatal(err)
 	}
 	gw, ga, gb := sliced(blocks)
@@ -208,7 +209,7 @@ func TestFillWorkers(t *testing.T) {
 		for k := range w {
 			w[k] = 0xdead // stale contents must be overwritten, the tail left alone
 		}
-		if err := FillAB(w, a, b, blocks, 6, workers); err != nil {
+		if err := FillAB(w, a, b, blocks, 6, par.New(nil, workers)); err != nil {
 			t.Fatal(err)
 		}
 		for k := n; k < len(w); k++ {
@@ -218,7 +219,7 @@ func TestFillWorkers(t *testing.T) {
 		}
 		w = w[:n]
 		w2 := make([]field.K, n)
-		if err := Fill(w2, blocks, 6, workers); err != nil {
+		if err := Fill(w2, blocks, 6, par.New(nil, workers)); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
@@ -241,7 +242,7 @@ func TestPaddingWords(t *testing.T) {
 	n := Words(4)
 	w, a, b := make([]field.K, n), make([]field.K, n), make([]field.K, n)
 	blocks := edgeBlocks(testrand.New(t), 9)
-	if err := FillAB(w, a, b, blocks, 4, 2); err != nil {
+	if err := FillAB(w, a, b, blocks, 4, par.New(nil, 2)); err != nil {
 		t.Fatal(err)
 	}
 	for s := 9; s < 16; s++ {
@@ -262,10 +263,10 @@ func TestPaddingWords(t *testing.T) {
 
 func TestFillErrors(t *testing.T) {
 	w := make([]field.K, Words(3))
-	if err := Fill(w, make([]Compression, 9), 3, 1); !errors.Is(err, ErrTooManyBlocks) {
+	if err := Fill(w, make([]Compression, 9), 3, par.New(nil, 1)); !errors.Is(err, ErrTooManyBlocks) {
 		t.Fatalf("9 blocks in 8 slots: %v", err)
 	}
-	if err := Fill(w, nil, 2, 1); !errors.Is(err, ErrNLog) {
+	if err := Fill(w, nil, 2, par.New(nil, 1)); !errors.Is(err, ErrNLog) {
 		t.Fatalf("nLog 2: %v", err)
 	}
 	func() {
@@ -274,7 +275,7 @@ func TestFillErrors(t *testing.T) {
 				t.Fatal("short buffer did not panic")
 			}
 		}()
-		_ = Fill(w[:len(w)-1], nil, 3, 1)
+		_ = Fill(w[:len(w)-1], nil, 3, par.New(nil, 1))
 	}()
 }
 
@@ -373,7 +374,7 @@ func TestReferenceBlocks(t *testing.T) {
 			}
 			n := Words(set.nLog)
 			w, a, b := make([]field.K, n), make([]field.K, n), make([]field.K, n)
-			if err := FillAB(w, a, b, blocks, set.nLog, 2); err != nil {
+			if err := FillAB(w, a, b, blocks, set.nLog, par.New(nil, 2)); err != nil {
 				t.Fatal(err)
 			}
 			checkBatch(t, w, a, b, blocks, set.nLog)
@@ -398,12 +399,12 @@ func BenchmarkFill(b *testing.B) {
 						a, bb = make([]field.K, n), make([]field.K, n)
 					}
 					b.SetBytes(int64(len(blocks)) * BlockSize)
-					if err := FillAB(w, a, bb, blocks, nLog, workers); err != nil { // fault the pages in
+					if err := FillAB(w, a, bb, blocks, nLog, par.New(nil, workers)); err != nil { // fault the pages in
 						b.Fatal(err)
 					}
 					cpu0 := cpuTime()
 					for b.Loop() {
-						if err := FillAB(w, a, bb, blocks, nLog, workers); err != nil {
+						if err := FillAB(w, a, bb, blocks, nLog, par.New(nil, workers)); err != nil {
 							b.Fatal(err)
 						}
 					}

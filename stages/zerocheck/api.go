@@ -1,6 +1,9 @@
 package zerocheck
 
-import "github.com/leanpipe/leanpipe/transcript"
+import (
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/transcript"
+)
 
 // Compile-time checks that the transcript types serve the zerocheck.
 var (
@@ -10,7 +13,7 @@ var (
 
 // Prove runs the zerocheck prover on the proof transcript with fresh buffers (see
 // ProveWith).
-func Prove(tr *transcript.Prover, in Input, workers int) (Result, error) {
+func Prove(tr *transcript.Prover, in Input, workers par.Workers) (Result, error) {
 	return ProveWith(tr, in, workers, nil)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -24,7 +25,7 @@ func benchInput(b *testing.B, nLog int) Input {
 	}
 	nw := witness.Words(nLog)
 	w, a, bb := make([]field.K, nw), make([]field.K, nw), make([]field.K, nw)
-	if err := witness.FillAB(w, a, bb, blocks, nLog, 2); err != nil {
+	if err := witness.FillAB(w, a, bb, blocks, nLog, par.New(nil, 2)); err != nil {
 		b.Fatal(err)
 	}
 	return Input{A: a, B: bb, C: w, M: 14 + nLog, LogInstance: 14, Live: 1 << nLog}
@@ -42,7 +43,7 @@ func BenchmarkProve(b *testing.B) {
 				t0 := cpuTime()
 				for b.Loop() {
 					p := transcript.NewProver(batchLabel, nil)
-					if _, err := ProveWith(p, in, workers, buf); err != nil {
+					if _, err := ProveWith(p, in, par.New(nil, workers), buf); err != nil {
 						b.Fatal(err)
 					}
 				}

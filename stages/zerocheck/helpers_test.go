@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -45,7 +46,7 @@ func randInput(rng *rand.Rand, m, logInst, live int) Input {
 func proveStream(t testing.TB, in Input, workers int) ([]field.E, Result) {
 	t.Helper()
 	p := transcript.NewProver(testLabel, nil)
-	res, err := Prove(p, in, workers)
+	res, err := Prove(p, in, par.New(nil, workers))
 	if err != nil {
 		t.Fatalf("Prove: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/rusage"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 func BenchmarkGroupValues(b *testing.B) {
@@ -51,7 +52,7 @@ func BenchmarkBitsRound(b *testing.B) {
 	}
 	t0 := cpuTime()
 	for b.Loop() {
-		bitsRound(lz, words{head: a}, words{head: bb}, words{head: c}, rr, 1)
+		bitsRound(lz, words{head: a}, words{head: bb}, words{head: c}, rr, par.New(nil, 1))
 	}
 	b.ReportMetric(float64((cpuTime()-t0).Nanoseconds())/float64(b.N*n), "cpu-ns/word")
 }
@@ -88,7 +89,7 @@ func BenchmarkERounds(b *testing.B) {
 			t[v].head = work[v]
 		}
 		for i := 0; i < 12; i++ {
-			next, _ := eFoldRound(&t, chi, sp, r[i+1:], 1)
+			next, _ := eFoldRound(&t, chi, sp, r[i+1:], par.New(nil, 1))
 			sp = [3][]field.E{t[0].head, t[1].head, t[2].head}
 			t = next
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // Input is the zerocheck's statement and witness: three bit vectors of 2^M bits with
@@ -65,10 +66,11 @@ type Buffers struct {
 	t [3][]field.E
 }
 
-// ProveWith runs the zerocheck prover on any prover transcript; workers bounds the
-// goroutines it uses, buf (nil: allocate) holds its tables. The transcript bytes do not
-// depend on workers, buf or Live.
-func ProveWith(tr ProverTranscript, in Input, workers int, buf *Buffers) (Result, error) {
+// ProveWith runs the zerocheck prover on any prover transcript on the workers; buf
+// (nil: allocate) holds its tables. The transcript bytes do not depend on the workers,
+// buf or Live. When the workers stop (a panic in a chunk, a cancelled context) it
+// returns their error and the transcript is to be discarded.
+func ProveWith(tr ProverTranscript, in Input, workers par.Workers, buf *Buffers) (Result, error) {
 	if buf == nil {
 		buf = new(Buffers)
 	}
@@ -125,6 +127,9 @@ func ProveWith(tr ProverTranscript, in Input, workers int, buf *Buffers) (Result
 	round(2, g)
 	spare := [3][]field.E{buf.t[0][nq:], buf.t[1][nq:], buf.t[2][nq:]}
 	for i := 3; i < len(r); i++ {
+		if workers.Stopped() {
+			return Result{}, workers.Err()
+		}
 		next, g := eFoldRound(&t, chi[i-1], spare, r[i+1:], workers)
 		spare = [3][]field.E{t[0].head, t[1].head, t[2].head}
 		t = next
@@ -132,6 +137,9 @@ func ProveWith(tr ProverTranscript, in Input, workers int, buf *Buffers) (Result
 	}
 	last := chi[len(r)-1]
 	ta, tb := eFold(&t[0], last, spare[0], workers), eFold(&t[1], last, spare[1], workers)
+	if err := workers.Err(); err != nil {
+		return Result{}, err
+	}
 	va, vb := ta.at(0), tb.at(0)
 	tr.Send(va)
 	tr.Send(vb)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -49,14 +50,14 @@ func TestReferenceProofs(t *testing.T) {
 			}
 			nw := witness.Words(nLog)
 			w, a, b := make([]field.K, nw), make([]field.K, nw), make([]field.K, nw)
-			if err := witness.FillAB(w, a, b, blocks, nLog, 2); err != nil {
+			if err := witness.FillAB(w, a, b, blocks, nLog, par.New(nil, 2)); err != nil {
 				t.Fatal(err)
 			}
 			for _, live := range []int{s.n, 1 << nLog} {
 				p := transcript.NewProver(batchLabel, nil)
 				p.SendMany(proof.Stream[:2])
 				in := Input{A: a, B: b, C: w, M: m, LogInstance: 14, Live: live}
-				if _, err := Prove(p, in, 2); err != nil {
+				if _, err := Prove(p, in, par.New(nil, 2)); err != nil {
 					t.Fatal(err)
 				}
 				sameStream(t, fmt.Sprintf("%s live=%d", s.base, live), p.Proof().Stream, proof.Stream[:end])

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/simd"
 )
 
@@ -55,7 +56,7 @@ func (t *byteTables) evalSplitGeneric(odd, sum []field.E, src []field.K) {
 // â_x = â(z, x), G(1) = Σ_j eq(rr, j)·(â·b̂ + ĉ)_{2j+1} and
 // G(∞) = Σ_j eq(rr, j)·(â_{2j} + â_{2j+1})·(b̂_{2j} + b̂_{2j+1}). The sums of two
 // words' values are the values of their XOR.
-func bitsRound(lz *byteTables, a, b, c words, rr []field.E, workers int) [2]field.E {
+func bitsRound(lz *byteTables, a, b, c words, rr []field.E, workers par.Workers) [2]field.E {
 	padPairs := len(a.pad) / 2
 	return pairSum(rr, len(a.head)/2, padPairs, workers, func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
 		aw, bw, cw := a.head, b.head, c.head
@@ -79,7 +80,7 @@ type halves struct{ head, pad []field.E }
 // folded at z and chi_0 is T_m = t0(w_{2m}) + t1(w_{2m+1}), evaluated row by row and
 // kept in st (head buffers preallocated by the caller) for the fold at chi_1; the
 // round's pairs are (T_{2j}, T_{2j+1}).
-func bitsRound1(t0, t1 *byteTables, a, b, c words, rr []field.E, st *[3]halves, workers int) [2]field.E {
+func bitsRound1(t0, t1 *byteTables, a, b, c words, rr []field.E, st *[3]halves, workers par.Workers) [2]field.E {
 	nq, pq := len(a.head)/4, len(a.pad)/4
 	if a.pad != nil {
 		for v := range st {
@@ -128,7 +129,7 @@ func evalHalvesGeneric(t0, t1 *byteTables, even, odd, sum []field.E, src []field
 // foldHalvesRound fixes chi_1 in the tables kept by bitsRound1, out_j = T_{2j} +
 // chi·(T_{2j} + T_{2j+1}) written in place over the even halves, and returns them with
 // the next round's message (rr) computed in the same pass.
-func foldHalvesRound(st *[3]halves, chi field.E, rr []field.E, workers int) ([3]vec, [2]field.E) {
+func foldHalvesRound(st *[3]halves, chi field.E, rr []field.E, workers par.Workers) ([3]vec, [2]field.E) {
 	r := [3]uint64{uint64(chi.C0), uint64(chi.C1), uint64(chi.C2)}
 	foldE := func(t []field.E, n, k0, k1 int) {
 		x := eWords(t[k0:k1])
@@ -201,7 +202,7 @@ func eRow(a, b, c *vec, head bool, base, n int, eq []field.E, s *scratch) [2]fie
 // written yet: each row first calls fold(v, k0, k1) to write entries [k0, k1) of
 // t[v].head, so the fold and the round share one pass and the new entries are read
 // back from cache. The entries from done on and the pads must be in place first.
-func foldRound(t *[3]vec, done int, fold func(v, k0, k1 int), rr []field.E, workers int) [2]field.E {
+func foldRound(t *[3]vec, done int, fold func(v, k0, k1 int), rr []field.E, workers par.Workers) [2]field.E {
 	return pairSum(rr, headPairs(&t[0]), padPairs(&t[0]), workers, func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E {
 		if head {
 			if k0, k1 := 2*base, min(2*(base+n), done); k0 < k1 {
@@ -217,7 +218,7 @@ func foldRound(t *[3]vec, done int, fold func(v, k0, k1 int), rr []field.E, work
 // eFoldRound fixes the lowest variable of the tables in to chi (as eFold, the heads
 // into bufs) and returns the folded tables with the next round's message on them, in
 // one pass.
-func eFoldRound(in *[3]vec, chi field.E, bufs [3][]field.E, rr []field.E, workers int) ([3]vec, [2]field.E) {
+func eFoldRound(in *[3]vec, chi field.E, bufs [3][]field.E, rr []field.E, workers par.Workers) ([3]vec, [2]field.E) {
 	var out [3]vec
 	for v := range in {
 		out[v] = foldEdges(&in[v], chi, bufs[v])
@@ -254,16 +255,16 @@ func foldEdges(v *vec, chi field.E, buf []field.E) vec {
 
 // eFold fixes the lowest variable of v to chi, writing the head into buf (reused
 // when large enough) and folding the pad in place.
-func eFold(v *vec, chi field.E, buf []field.E, workers int) vec {
+func eFold(v *vec, chi field.E, buf []field.E, workers par.Workers) vec {
 	n := headPairs(v)
 	if cap(buf) < n {
 		buf = make([]field.E, n)
 	}
 	out := vec{head: buf[:n]}
 	full := len(v.head) / 2
-	parallelRange(full, workers, func(_, lo, hi int) {
+	workers.Range(full, func(lo, hi int) {
 		field.FoldLow(out.head[lo:hi], v.head[2*lo:2*hi], chi)
-	})
+	}, par.MinChunk(2))
 	if n > full {
 		a0, a1 := v.at(2*full), v.at(2*full+1)
 		out.head[full] = a0.Add(chi.Mul(a0.Add(a1)))

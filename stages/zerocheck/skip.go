@@ -2,6 +2,7 @@ package zerocheck
 
 import (
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/simd"
 )
 
@@ -161,14 +162,14 @@ func (d *skipDomain) mediumSumGeneric(bytes *[1 << nMedium][skipSize]byte, out *
 
 // skipMessage computes P on the coset. rOuter are the eq coordinates of the group
 // index (r[NInner:]).
-func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers int) [skipSize]field.E {
+func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers par.Workers) [skipSize]field.E {
 	nGroups := 1 << len(rOuter)
 	headGroups := len(a.head) / groupSize
 	eqOuter := make([]field.E, nGroups)
 	field.EqTable(eqOuter, rOuter)
 
-	parts := make([][skipSize]field.E, max(workers, 1))
-	parallelRange(headGroups, workers, func(w, lo, hi int) {
+	parts := make([][skipSize]field.E, workers.N())
+	workers.For(headGroups, func(w, lo, hi int) {
 		acc := &parts[w]
 		var v [skipSize]field.E
 		for g := lo; g < hi; g++ {

@@ -20,7 +20,7 @@ func NewStage() graph.Stage[Job, Result] {
 		Name:       "zerocheck",
 		MinWorkers: 1,
 		Run: func(_ context.Context, w graph.Workers, j Job) (Result, error) {
-			return ProveWith(j.Transcript, j.Input, w.N(), j.Buffers)
+			return ProveWith(j.Transcript, j.Input, w, j.Buffers)
 		},
 	}
 }

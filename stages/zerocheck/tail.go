@@ -1,9 +1,8 @@
 package zerocheck
 
 import (
-	"sync"
-
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // words is a packed bit vector with a periodic tail: word i is head[i] below
@@ -51,33 +50,6 @@ func log2(n int) int {
 	return l
 }
 
-// parallelRange splits [0, n) into at most workers contiguous chunks and runs
-// fn(worker, lo, hi) on each, in its own goroutine when workers > 1.
-func parallelRange(n, workers int, fn func(w, lo, hi int)) {
-	if workers < 1 {
-		workers = 1
-	}
-	if workers == 1 || n < 2*workers {
-		if n > 0 {
-			fn(0, 0, n)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		if lo == hi {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(w, lo, hi)
-		}()
-	}
-	wg.Wait()
-}
-
 // splitLog is the number of low coordinates of a split eq table.
 const splitLog = 7
 
@@ -86,17 +58,21 @@ const splitLog = 7
 // pad pairs (nHead a multiple of padPairs; padPairs = 0 when there is no tail).
 // row(head, base, n, eq) returns Σ_{l<n} eq[l]·f(base + l) for the two message
 // components.
-func pairSum(rr []field.E, nHead, padPairs, workers int, row func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E) [2]field.E {
+func pairSum(rr []field.E, nHead, padPairs int, workers par.Workers, row func(head bool, base, n int, eq []field.E, s *scratch) [2]field.E) [2]field.E {
 	nlo := min(splitLog, len(rr))
 	lo := make([]field.E, 1<<nlo)
 	field.EqTable(lo, rr[:nlo])
 	hi := make([]field.E, 1<<(len(rr)-nlo))
 	field.EqTable(hi, rr[nlo:])
 	rows := (nHead + len(lo) - 1) / len(lo)
-	parts := make([][2]field.E, max(workers, 1))
-	parallelRange(rows, workers, func(w, r0, r1 int) {
-		var acc [2]field.E
-		sc := newScratch(len(lo))
+	parts := make([][2]field.E, workers.N())
+	scr := make([]*scratch, workers.N())
+	workers.For(rows, func(w, r0, r1 int) {
+		if scr[w] == nil {
+			scr[w] = newScratch(len(lo))
+		}
+		sc := scr[w]
+		acc := parts[w]
 		for h := r0; h < r1; h++ {
 			base := h * len(lo)
 			n := min(len(lo), nHead-base)
@@ -105,7 +81,7 @@ func pairSum(rr []field.E, nHead, padPairs, workers int, row func(head bool, bas
 			acc[1] = acc[1].Add(hi[h].Mul(s[1]))
 		}
 		parts[w] = acc
-	})
+	}, par.MinChunk(2))
 	var out [2]field.E
 	for _, p := range parts {
 		out[0] = out[0].Add(p[0])

@@ -9,6 +9,7 @@ import (
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
 	"github.com/leanpipe/leanpipe/internal/vectors/hexfield"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -187,7 +188,7 @@ func TestWorkerIndependence(t *testing.T) {
 		want []field.E
 	}{{in, ref}, {small, smallRef}, {in, ref}, {small, smallRef}} {
 		p := transcript.NewProver(testLabel, nil)
-		if _, err := ProveWith(p, c.in, 2, buf); err != nil {
+		if _, err := ProveWith(p, c.in, par.New(nil, 2), buf); err != nil {
 			t.Fatal(err)
 		}
 		sameStream(t, fmt.Sprintf("reused buffers, proof %d", n), p.Proof().Stream, c.want)
@@ -298,7 +299,7 @@ func TestBadInput(t *testing.T) {
 		bad := in
 		f(&bad)
 		p := transcript.NewProver(testLabel, nil)
-		if _, err := Prove(p, bad, 1); !errors.Is(err, ErrInput) {
+		if _, err := Prove(p, bad, par.New(nil, 1)); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: got %v, want ErrInput", name, err)
 		}
 	}

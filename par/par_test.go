@@ -1,0 +1,159 @@
+package par
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+)
+
+func TestForCoversOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 64, 1000, 4097} {
+		for _, k := range []int{1, 2, 3, 8} {
+			for _, o := range [][]Option{nil, {Grain(64)}, {MinChunk(100)}, {PerWorker(1)}, {Grain(8), MinChunk(30), PerWorker(16)}} {
+				seen := make([]int32, n)
+				var maxWorker atomic.Int32
+				New(context.Background(), k).For(n, func(worker, lo, hi int) {
+					if worker >= k || lo >= hi {
+						t.Errorf("n=%d k=%d: worker %d chunk [%d,%d)", n, k, worker, lo, hi)
+					}
+					if worker > int(maxWorker.Load()) {
+						maxWorker.Store(int32(worker))
+					}
+					g := opts{grain: 1}
+					for _, f := range o {
+						f(&g)
+					}
+					if lo%g.grain != 0 || (hi%g.grain != 0 && hi != n) {
+						t.Errorf("n=%d grain %d: chunk [%d,%d) off the grain", n, g.grain, lo, hi)
+					}
+					for i := lo; i < hi; i++ {
+						atomic.AddInt32(&seen[i], 1)
+					}
+				}, o...)
+				for i, c := range seen {
+					if c != 1 {
+						t.Fatalf("n=%d k=%d: index %d visited %d times", n, k, i, c)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMinChunkLimitsWorkers(t *testing.T) {
+	w := New(context.Background(), 8)
+	if c := w.Chunks(100, MinChunk(60)); c != 1 {
+		t.Fatalf("100 items with min chunk 60: %d chunks, want 1", c)
+	}
+	if c := w.Chunks(1000, MinChunk(100), PerWorker(1)); c != 8 {
+		t.Fatalf("1000 items, 8 workers, one chunk each: %d chunks", c)
+	}
+}
+
+func TestSumIndependentOfWorkers(t *testing.T) {
+	// A non-commutative add (concatenation) shows the chunk order is kept.
+	add := func(a, b []int) []int { return append(append([]int(nil), a...), b...) }
+	for _, k := range []int{1, 2, 3, 7} {
+		got := Sum(New(context.Background(), k), 1000, add, func(lo, hi int) []int {
+			out := make([]int, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				out = append(out, i)
+			}
+			return out
+		}, Grain(3))
+		if len(got) != 1000 {
+			t.Fatalf("k=%d: %d items", k, len(got))
+		}
+		for i, v := range got {
+			if v != i {
+				t.Fatalf("k=%d: item %d is %d", k, i, v)
+			}
+		}
+	}
+}
+
+func TestPanicInWorkerIsRecorded(t *testing.T) {
+	for _, k := range []int{1, 2, 4} {
+		w := New(context.Background(), k)
+		var after atomic.Int32
+		w.For(1<<12, func(_, lo, _ int) {
+			if lo == 0 {
+				var m map[int]int
+				m[0] = 1 // a runtime panic in one chunk
+			}
+			after.Add(1)
+		}, PerWorker(64))
+		var pe *PanicError
+		if !errors.As(w.Err(), &pe) || len(pe.Stack) == 0 {
+			t.Fatalf("k=%d: Err() = %v, want a *PanicError with a stack", k, w.Err())
+		}
+		if !w.Stopped() {
+			t.Fatal("not stopped after a panic")
+		}
+		// Later ranges (and copies limited from w) run nothing.
+		ran := false
+		w.Limit(1).Range(10, func(int, int) { ran = true })
+		if ran {
+			t.Fatal("a chunk ran after the failure")
+		}
+	}
+}
+
+func TestCancelStopsBetweenChunks(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	why := errors.New("shutdown")
+	w := New(ctx, 2)
+	var chunks atomic.Int32
+	w.Range(1000, func(lo, hi int) {
+		if chunks.Add(1) == 3 {
+			cancel(why)
+		}
+	}, PerWorker(500))
+	if n := chunks.Load(); n > 4 {
+		t.Fatalf("%d chunks ran after cancellation at the third", n)
+	}
+	if !errors.Is(w.Err(), why) {
+		t.Fatalf("Err() = %v, want the context's cause", w.Err())
+	}
+}
+
+func TestChunkHook(t *testing.T) {
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "stage-x")
+	restore := SetChunkHook(func(ctx context.Context) {
+		if ctx.Value(key{}) == "stage-x" {
+			panic("injected")
+		}
+	})
+	defer restore()
+	w := New(ctx, 2)
+	w.Range(100, func(int, int) {})
+	var pe *PanicError
+	if !errors.As(w.Err(), &pe) || pe.Value != "injected" {
+		t.Fatalf("Err() = %v", w.Err())
+	}
+	other := New(context.Background(), 2)
+	other.Range(100, func(int, int) {})
+	if other.Err() != nil {
+		t.Fatalf("hook fired outside its context: %v", other.Err())
+	}
+}
+
+func TestZeroValue(t *testing.T) {
+	var w Workers
+	if w.N() != 1 || w.Err() != nil || w.Stopped() {
+		t.Fatal("zero Workers is not one idle worker")
+	}
+	n := 0
+	w.Range(10, func(lo, hi int) { n += hi - lo })
+	if n != 10 {
+		t.Fatalf("covered %d of 10", n)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a panic with no failure record was swallowed")
+		}
+	}()
+	w.Range(1, func(int, int) { panic("boom") })
+}
