@@ -101,20 +101,29 @@ func TestPanicInWorkerIsRecorded(t *testing.T) {
 }
 
 func TestCancelStopsBetweenChunks(t *testing.T) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	why := errors.New("shutdown")
-	w := New(ctx, 2)
-	var chunks atomic.Int32
-	w.Range(1000, func(lo, hi int) {
-		if chunks.Add(1) == 3 {
-			cancel(why)
+	for _, k := range []int{1, 2, 4} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		why := errors.New("shutdown")
+		w := New(ctx, k)
+		var chunks, late atomic.Int32
+		var cancelled atomic.Bool
+		w.Range(1000, func(lo, hi int) {
+			if cancelled.Load() {
+				late.Add(1)
+			}
+			if chunks.Add(1) == 3 {
+				cancel(why)
+				cancelled.Store(true)
+			}
+		}, PerWorker(1000/k))
+		// Once cancel has returned, only the chunks other workers had already taken
+		// (at most one each) may start; the canceller takes no more.
+		if n := late.Load(); n > int32(k-1) {
+			t.Fatalf("k=%d: %d chunks started after cancellation returned (of %d run)", k, n, chunks.Load())
 		}
-	}, PerWorker(500))
-	if n := chunks.Load(); n > 4 {
-		t.Fatalf("%d chunks ran after cancellation at the third", n)
-	}
-	if !errors.Is(w.Err(), why) {
-		t.Fatalf("Err() = %v, want the context's cause", w.Err())
+		if !errors.Is(w.Err(), why) {
+			t.Fatalf("k=%d: Err() = %v, want the context's cause", k, w.Err())
+		}
 	}
 }
 
