@@ -2,6 +2,7 @@ package blake2s
 
 import (
 	"fmt"
+	"github.com/leanpipe/leanpipe/cpu"
 	"testing"
 
 	xb "golang.org/x/crypto/blake2s"
@@ -39,9 +40,9 @@ func BenchmarkNodeMany(b *testing.B) {
 		children[i][1] = byte(i >> 8)
 	}
 	dst := make([]Digest, benchBatch)
-	for _, l := range supportedLevels() {
-		b.Run(levelNames[l], func(b *testing.B) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		b.Run(l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
 			b.SetBytes(benchBatch * 2 * Size)
 			loop(b, benchBatch, func() { NodeMany(dst, children) })
 		})
@@ -55,9 +56,9 @@ func BenchmarkSumMany(b *testing.B) {
 			src[i] = byte(i * 7)
 		}
 		dst := make([]Digest, benchBatch)
-		for _, l := range supportedLevels() {
-			b.Run(fmt.Sprintf("%d/%s", msgLen, levelNames[l]), func(b *testing.B) {
-				defer setLevel(l)()
+		for _, l := range Kernels.Levels() {
+			b.Run(fmt.Sprintf("%d/%s", msgLen, l.String()), func(b *testing.B) {
+				defer cpu.SetLevel(l)()
 				b.SetBytes(int64(len(src)))
 				loop(b, benchBatch*compressions(msgLen), func() { SumMany(dst, src, msgLen) })
 			})
@@ -68,9 +69,9 @@ func BenchmarkSumMany(b *testing.B) {
 func BenchmarkSum256(b *testing.B) {
 	for _, n := range []int{64, 192, 512} {
 		data := make([]byte, n)
-		for _, l := range supportedLevels() {
-			b.Run(fmt.Sprintf("%d/%s", n, levelNames[l]), func(b *testing.B) {
-				defer setLevel(l)()
+		for _, l := range Kernels.Levels() {
+			b.Run(fmt.Sprintf("%d/%s", n, l.String()), func(b *testing.B) {
+				defer cpu.SetLevel(l)()
 				b.SetBytes(int64(n))
 				loop(b, compressions(n), func() { sink = Sum256(data) })
 			})
@@ -80,9 +81,9 @@ func BenchmarkSum256(b *testing.B) {
 
 func BenchmarkNode(b *testing.B) {
 	var left, right Digest
-	for _, l := range supportedLevels() {
-		b.Run(levelNames[l], func(b *testing.B) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		b.Run(l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
 			b.SetBytes(2 * Size)
 			loop(b, 1, func() { sink = Node(&left, &right) })
 		})

@@ -1,5 +1,7 @@
 package blake2s
 
+import "github.com/leanpipe/leanpipe/cpu"
+
 import "fmt"
 
 // Size is the digest length in bytes.
@@ -17,7 +19,7 @@ type Digest = [Size]byte
 // Sum256 returns the unkeyed BLAKE2s-256 digest of data.
 func Sum256(data []byte) Digest {
 	var d Digest
-	if level >= levelAVX2 {
+	if Kernels.Level() >= cpu.AVX2 {
 		sum256AVX(&d, data)
 	} else {
 		sum256Generic(&d, data)
@@ -28,7 +30,7 @@ func Sum256(data []byte) Digest {
 // Node returns BLAKE2s-256(left ‖ right), the Merkle and transcript node hash.
 func Node(left, right *Digest) Digest {
 	var d Digest
-	if level >= levelAVX2 {
+	if Kernels.Level() >= cpu.AVX2 {
 		nodeAVX(&d, left, right)
 	} else {
 		nodeGeneric(&d, left, right)
@@ -41,7 +43,7 @@ func Node(left, right *Digest) Digest {
 // and finalization flags f0 (0xFFFFFFFF on the last block, else 0) and f1 (last-node flag, 0
 // outside tree modes).
 func Compress(h *[8]uint32, m *[16]uint32, t uint64, f0, f1 uint32) {
-	if level >= levelAVX2 {
+	if Kernels.Level() >= cpu.AVX2 {
 		compressAVX(h, m, t, f0, f1)
 	} else {
 		compressGeneric(h, m, t, f0, f1)
@@ -97,7 +99,7 @@ func SumManyZeroPrefix(dst []Digest, src []byte, msgLen, zeroBlocks int) {
 func sumMany(dst []Digest, src []byte, msgLen int, h0 *[8]uint32, t0 uint64) {
 	n := len(dst)
 	i := 0
-	if level >= levelAVX2 {
+	if Kernels.Level() >= cpu.AVX2 {
 		var h8 *[8][8]uint32
 		var hb [8][8]uint32
 		if h0 != nil {
@@ -117,7 +119,7 @@ func sumMany(dst []Digest, src []byte, msgLen int, h0 *[8]uint32, t0 uint64) {
 		if h0 != nil {
 			h = *h0
 		}
-		if level >= levelAVX2 {
+		if Kernels.Level() >= cpu.AVX2 {
 			sumFromAVX(&dst[i], &h, t0, src[i*msgLen:(i+1)*msgLen])
 		} else {
 			sumFromGeneric(&dst[i], &h, t0, src[i*msgLen:(i+1)*msgLen])
@@ -134,13 +136,13 @@ func NodeMany(dst []Digest, children []Digest) {
 	}
 	n := len(dst)
 	i := 0
-	if level >= levelAVX2 {
+	if Kernels.Level() >= cpu.AVX2 {
 		for ; i+8 <= n; i += 8 {
 			node8AVX2((*[8]Digest)(dst[i:i+8]), (*[16]Digest)(children[2*i:2*i+16]))
 		}
 	}
 	for ; i < n; i++ {
-		if level >= levelAVX2 {
+		if Kernels.Level() >= cpu.AVX2 {
 			nodeAVX(&dst[i], &children[2*i], &children[2*i+1])
 		} else {
 			nodeGeneric(&dst[i], &children[2*i], &children[2*i+1])

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/leanpipe/leanpipe/cpu"
 	"math/rand/v2"
 	"testing"
 
@@ -20,14 +21,14 @@ func TestRFC7693AppendixB(t *testing.T) {
 	if hex.EncodeToString(got[:]) != want {
 		t.Fatalf("Sum256(abc) = %x, want %s", got, want)
 	}
-	for _, l := range supportedLevels() {
-		restore := setLevel(l)
+	for _, l := range Kernels.Levels() {
+		restore := cpu.SetLevel(l)
 		dst := make([]Digest, 9)
 		SumMany(dst, bytes.Repeat([]byte("abc"), 9), 3)
 		restore()
 		for i := range dst {
 			if hex.EncodeToString(dst[i][:]) != want {
-				t.Fatalf("level %s: SumMany lane %d = %x, want %s", levelNames[l], i, dst[i], want)
+				t.Fatalf("level %s: SumMany lane %d = %x, want %s", l.String(), i, dst[i], want)
 			}
 		}
 	}
@@ -99,9 +100,9 @@ func TestRFC7693SelfTest(t *testing.T) {
 		0x53, 0xC5, 0x98, 0xB2, 0x4F, 0x4F, 0xC7, 0x87,
 		0xFB, 0xDC, 0x88, 0x79, 0x7F, 0x4C, 0x1D, 0xFE,
 	}
-	for _, l := range supportedLevels() {
-		t.Run(levelNames[l], func(t *testing.T) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		t.Run(l.String(), func(t *testing.T) {
+			defer cpu.SetLevel(l)()
 			if got := selfTestGrandHash(t); !bytes.Equal(got[:], want) {
 				t.Fatalf("grand hash = %x, want %x", got, want)
 			}
@@ -155,9 +156,9 @@ func crossLengths() []int {
 
 func TestSum256MatchesXCrypto(t *testing.T) {
 	r := testrand.New(t)
-	for _, l := range supportedLevels() {
-		t.Run(levelNames[l], func(t *testing.T) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		t.Run(l.String(), func(t *testing.T) {
+			defer cpu.SetLevel(l)()
 			for _, n := range crossLengths() {
 				for rep := 0; rep < 2; rep++ {
 					data := randBytes(r, n)
@@ -172,9 +173,9 @@ func TestSum256MatchesXCrypto(t *testing.T) {
 
 func TestNodeMatchesXCrypto(t *testing.T) {
 	r := testrand.New(t)
-	for _, l := range supportedLevels() {
-		t.Run(levelNames[l], func(t *testing.T) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		t.Run(l.String(), func(t *testing.T) {
+			defer cpu.SetLevel(l)()
 			for rep := 0; rep < 200; rep++ {
 				var left, right Digest
 				copy(left[:], randBytes(r, 32))
@@ -191,9 +192,9 @@ func TestNodeMatchesXCrypto(t *testing.T) {
 // 64-bit counters and flags.
 func TestCompressAllLevels(t *testing.T) {
 	r := testrand.New(t)
-	for _, l := range supportedLevels() {
-		t.Run(levelNames[l], func(t *testing.T) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		t.Run(l.String(), func(t *testing.T) {
+			defer cpu.SetLevel(l)()
 			for rep := 0; rep < 500; rep++ {
 				var h [8]uint32
 				var m [16]uint32
@@ -228,9 +229,9 @@ func manyLengths() []int {
 
 func TestSumManyAllLevels(t *testing.T) {
 	r := testrand.New(t)
-	for _, l := range supportedLevels() {
-		t.Run(levelNames[l], func(t *testing.T) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		t.Run(l.String(), func(t *testing.T) {
+			defer cpu.SetLevel(l)()
 			for _, msgLen := range manyLengths() {
 				for count := 0; count <= 40; count++ {
 					src := randBytes(r, count*msgLen)
@@ -254,9 +255,9 @@ func TestSumManyAllLevels(t *testing.T) {
 
 func TestSumManyEveryLength(t *testing.T) {
 	r := testrand.New(t)
-	for _, l := range supportedLevels() {
-		t.Run(levelNames[l], func(t *testing.T) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		t.Run(l.String(), func(t *testing.T) {
+			defer cpu.SetLevel(l)()
 			dst := make([]Digest, 9)
 			for _, msgLen := range crossLengths() {
 				src := randBytes(r, 9*msgLen)
@@ -275,9 +276,9 @@ func TestSumManyEveryLength(t *testing.T) {
 // empty and partial messages, counts around the 8-lane groups, a sentinel past dst.
 func TestSumManyZeroPrefixAllLevels(t *testing.T) {
 	r := testrand.New(t)
-	for _, l := range supportedLevels() {
-		t.Run(levelNames[l], func(t *testing.T) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		t.Run(l.String(), func(t *testing.T) {
+			defer cpu.SetLevel(l)()
 			for _, zb := range []int{0, 1, 2, 7} {
 				for _, msgLen := range []int{0, 1, 8, 63, 64, 65, 96, 128, 192, 200, 512} {
 					for _, count := range []int{0, 1, 7, 8, 9, 16, 19} {
@@ -304,9 +305,9 @@ func TestSumManyZeroPrefixAllLevels(t *testing.T) {
 
 func TestNodeManyAllLevels(t *testing.T) {
 	r := testrand.New(t)
-	for _, l := range supportedLevels() {
-		t.Run(levelNames[l], func(t *testing.T) {
-			defer setLevel(l)()
+	for _, l := range Kernels.Levels() {
+		t.Run(l.String(), func(t *testing.T) {
+			defer cpu.SetLevel(l)()
 			for count := 0; count <= 40; count++ {
 				children := make([]Digest, 2*count)
 				for i := range children {
@@ -327,8 +328,8 @@ func TestNodeManyAllLevels(t *testing.T) {
 // NodeMany must allow dst to alias the first half of children (building a Merkle layer in place).
 func TestNodeManyInPlace(t *testing.T) {
 	r := testrand.New(t)
-	for _, l := range supportedLevels() {
-		restore := setLevel(l)
+	for _, l := range Kernels.Levels() {
+		restore := cpu.SetLevel(l)
 		defer restore()
 		for _, count := range []int{1, 7, 8, 9, 16, 33} {
 			buf := make([]Digest, 2*count)
@@ -342,7 +343,7 @@ func TestNodeManyInPlace(t *testing.T) {
 			NodeMany(buf[:count], buf)
 			for i := range want {
 				if buf[i] != want[i] {
-					t.Fatalf("level %s count %d: in-place node %d = %x, want %x", levelNames[l], count, i, buf[i], want[i])
+					t.Fatalf("level %s count %d: in-place node %d = %x, want %x", l.String(), count, i, buf[i], want[i])
 				}
 			}
 		}
@@ -379,8 +380,8 @@ func TestZeroAllocs(t *testing.T) {
 	var l, rr Digest
 	var h [8]uint32
 	var m [16]uint32
-	for _, lv := range supportedLevels() {
-		restore := setLevel(lv)
+	for _, lv := range Kernels.Levels() {
+		restore := cpu.SetLevel(lv)
 		for name, f := range map[string]func(){
 			"Sum256":                func() { dst[0] = Sum256(data[:600]) },
 			"Node":                  func() { dst[0] = Node(&l, &rr) },
@@ -393,7 +394,7 @@ func TestZeroAllocs(t *testing.T) {
 			"SumManyZeroPrefix/100": func() { SumManyZeroPrefix(dst[:11], data[:1100], 100, 3) },
 		} {
 			if a := testing.AllocsPerRun(20, f); a != 0 {
-				t.Errorf("level %s: %s allocates %v times per call", levelNames[lv], name, a)
+				t.Errorf("level %s: %s allocates %v times per call", lv.String(), name, a)
 			}
 		}
 		restore()

@@ -2,11 +2,7 @@
 
 package blake2s
 
-import "github.com/klauspost/cpuid/v2"
+import "github.com/leanpipe/leanpipe/cpu"
 
-func detectLevel() impl {
-	if cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2) {
-		return levelAVX2
-	}
-	return levelGeneric
-}
+// archLevels are the kernels this build has beyond the portable ones.
+var archLevels = []cpu.Level{cpu.AVX2}

@@ -1,6 +1,7 @@
 package blake2s
 
 import (
+	"github.com/leanpipe/leanpipe/cpu"
 	"testing"
 
 	xb "golang.org/x/crypto/blake2s"
@@ -23,14 +24,14 @@ func FuzzSumMany(f *testing.F) {
 		for i := range want {
 			want[i] = Sum256(src[i*msgLen : (i+1)*msgLen])
 		}
-		for _, l := range supportedLevels() {
-			restore := setLevel(l)
+		for _, l := range Kernels.Levels() {
+			restore := cpu.SetLevel(l)
 			got := make([]Digest, n)
 			SumMany(got, src, msgLen)
 			restore()
 			for i := range got {
 				if got[i] != want[i] {
-					t.Fatalf("level %s: SumMany(%d × %d) lane %d = %x, want %x", levelNames[l], n, msgLen, i, got[i], want[i])
+					t.Fatalf("level %s: SumMany(%d × %d) lane %d = %x, want %x", l.String(), n, msgLen, i, got[i], want[i])
 				}
 			}
 		}

@@ -4,6 +4,7 @@ package blake2s
 
 import (
 	"encoding/binary"
+	"github.com/leanpipe/leanpipe/cpu"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/internal/testrand"
@@ -12,7 +13,7 @@ import (
 // The 8-lane kernel's full contract: arbitrary chaining values, a counter crossing 2^32 (so
 // the high counter word changes between blocks), any f0, the stride, and both outputs.
 func TestHash8Contract(t *testing.T) {
-	if detected < levelAVX2 {
+	if Kernels.Level() < cpu.AVX2 {
 		t.Skip("no AVX2 on this CPU: the kernel cannot run")
 	}
 	r := testrand.New(t)
@@ -74,7 +75,7 @@ func TestHash8Contract(t *testing.T) {
 
 // The single-message kernel over several blocks with a counter crossing 2^32 and both flags.
 func TestCompress1Contract(t *testing.T) {
-	if detected < levelAVX2 {
+	if Kernels.Level() < cpu.AVX2 {
 		t.Skip("no AVX on this CPU: the kernel cannot run")
 	}
 	r := testrand.New(t)

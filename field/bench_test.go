@@ -2,6 +2,7 @@ package field
 
 import (
 	"fmt"
+	"github.com/leanpipe/leanpipe/cpu"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/simd"
@@ -10,9 +11,9 @@ import (
 var sinkE E
 
 func benchLevels(b *testing.B, f func(b *testing.B)) {
-	for _, l := range simd.Levels() {
+	for _, l := range simd.Kernels.Levels() {
 		b.Run(l.String(), func(b *testing.B) {
-			defer simd.SetLevel(l)()
+			defer cpu.SetLevel(l)()
 			f(b)
 		})
 	}

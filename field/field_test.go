@@ -1,6 +1,7 @@
 package field
 
 import (
+	"github.com/leanpipe/leanpipe/cpu"
 	"math/rand/v2"
 	"testing"
 
@@ -182,9 +183,9 @@ func TestPolyHelpers(t *testing.T) {
 
 // forEachLevel runs f once per simd dispatch level this machine supports.
 func forEachLevel(t *testing.T, f func(t *testing.T)) {
-	for _, l := range simd.Levels() {
+	for _, l := range simd.Kernels.Levels() {
 		t.Run(l.String(), func(t *testing.T) {
-			defer simd.SetLevel(l)()
+			defer cpu.SetLevel(l)()
 			f(t)
 		})
 	}

@@ -2,6 +2,7 @@ package ntt
 
 import (
 	"fmt"
+	"github.com/leanpipe/leanpipe/cpu"
 	"testing"
 	"time"
 
@@ -112,11 +113,10 @@ func BenchmarkSubTarget(b *testing.B) {
 }
 
 func BenchmarkButterfly(b *testing.B) {
-	saved := kernelLevel
-	defer func() { kernelLevel = saved }()
-	for lv := levelGeneric; lv <= detectLevel(); lv++ {
-		kernelLevel = lv
-		b.Run(KernelName(), func(b *testing.B) {
+	defer cpu.SetLevel(cpu.Active())()
+	for _, lv := range Kernels.Levels() {
+		cpu.SetLevel(lv)
+		b.Run(lv.String(), func(b *testing.B) {
 			u, v := make([]uint64, 512), make([]uint64, 512)
 			for i := range u {
 				u[i], v[i] = uint64(i)*0x9e3779b97f4a7c15, uint64(i)

@@ -4,44 +4,14 @@ import (
 	"crypto/subtle"
 	"unsafe"
 
-	"github.com/klauspost/cpuid/v2"
-
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/simd"
 )
 
-// Kernel levels. The level in use is chosen once, in detectLevel; tests force each.
-const (
-	levelGeneric = iota // portable Go
-	levelPCLMUL         // amd64 SSE2 + PCLMULQDQ (xmm, two words at a time)
-	levelVPCLMUL        // amd64 AVX2 + VPCLMULQDQ (ymm, four words at a time)
-)
-
-// kernelLevel is the dispatch level of the butterfly kernels.
-var kernelLevel = detectLevel()
-
-// detectLevel is the one place the CPU features are read.
-func detectLevel() int {
-	switch {
-	case !haveAsm:
-		return levelGeneric
-	case cpuid.CPU.Supports(cpuid.AVX2, cpuid.VPCLMULQDQ, cpuid.CLMUL):
-		return levelVPCLMUL
-	case cpuid.CPU.Supports(cpuid.SSE2, cpuid.CLMUL):
-		return levelPCLMUL
-	}
-	return levelGeneric
-}
-
-// KernelName names the butterfly kernels in use, for version output and logs.
-func KernelName() string {
-	switch kernelLevel {
-	case levelVPCLMUL:
-		return "avx2+vpclmulqdq"
-	case levelPCLMUL:
-		return "sse2+pclmulqdq"
-	}
-	return "generic"
-}
+// Kernels is the NTT butterfly family ("ntt" in cpu's registry): portable, PCLMULQDQ
+// on xmm (two words at a time) and, where this build has the assembly, AVX2 with
+// VPCLMULQDQ on ymm (four words at a time).
+var Kernels = cpu.NewFamily("ntt", archLevels...)
 
 // fwd applies the forward butterfly u ← u + λ·v, v ← v + u word by word
 // (len(u) == len(v)).
@@ -51,10 +21,10 @@ func fwd(u, v []uint64, lambda uint64) {
 		xorWords(v[:len(u)], u)
 		return
 	}
-	switch kernelLevel {
-	case levelVPCLMUL:
+	switch lv := Kernels.Level(); {
+	case lv >= cpu.AVX2VPCLMUL:
 		fwdAsm(u, v, lambda)
-	case levelPCLMUL:
+	case lv >= cpu.PCLMUL:
 		fwdPCLMUL(u, v, lambda)
 	default:
 		fwdGeneric(u, v, lambda)
@@ -65,7 +35,7 @@ func fwd(u, v []uint64, lambda uint64) {
 // with t0, then (a, b) with t1 and (c, d) with t2 (a radix-4 group; the asm level
 // keeps the four words of each row in registers across both layers).
 func fwd4(a, b, c, d []uint64, t0, t1, t2 uint64) {
-	if kernelLevel == levelVPCLMUL && t0 != 0 {
+	if Kernels.Level() >= cpu.AVX2VPCLMUL && t0 != 0 {
 		fwd4Asm(a, b, c, d, t0, t1, t2)
 		return
 	}
@@ -83,7 +53,7 @@ func fwd4Generic(a, b, c, d []uint64, t0, t1, t2 uint64) {
 // fwd4io is fwd4 reading rows in[0..3] and writing rows o[0..3], all of length
 // len(o[0]); o[k] is either in[k] itself or a row overlapping no other.
 func fwd4io(o, in *[4][]uint64, t0, t1, t2 uint64) {
-	if kernelLevel == levelVPCLMUL {
+	if Kernels.Level() >= cpu.AVX2VPCLMUL {
 		fwd4ioAsm(o, in, t0, t1, t2)
 		return
 	}
@@ -102,7 +72,7 @@ func fwd4ioGeneric(o, in *[4][]uint64, t0, t1, t2 uint64) {
 // fwdio is fwd reading rows ui, vi and writing rows uo, vo, all of length len(uo);
 // uo is ui itself or overlaps no other row, and likewise vo.
 func fwdio(uo, vo, ui, vi []uint64, lambda uint64) {
-	if kernelLevel == levelVPCLMUL {
+	if Kernels.Level() >= cpu.AVX2VPCLMUL {
 		fwdioAsm(uo, vo, ui, vi, lambda)
 		return
 	}
@@ -120,7 +90,7 @@ func fwdioGeneric(uo, vo, ui, vi []uint64, lambda uint64) {
 // fwd4Blocks runs fwd4 on len(tw)/3 consecutive blocks of four rows of s words: block
 // k is buf[4k·s : 4(k+1)·s], its rows a, b, c, d in order, its twiddles tw[3k..3k+2].
 func fwd4Blocks(buf []uint64, s int, tw []uint64) {
-	if kernelLevel == levelVPCLMUL {
+	if Kernels.Level() >= cpu.AVX2VPCLMUL {
 		fwd4BlocksAsm(buf, s, tw)
 		return
 	}
@@ -147,10 +117,10 @@ func xorWords(dst, src []uint64) {
 
 // inv applies the inverse butterfly v ← v + u, u ← u + λ·v word by word.
 func inv(u, v []uint64, lambda uint64) {
-	switch kernelLevel {
-	case levelVPCLMUL:
+	switch lv := Kernels.Level(); {
+	case lv >= cpu.AVX2VPCLMUL:
 		invAsm(u, v, lambda)
-	case levelPCLMUL:
+	case lv >= cpu.PCLMUL:
 		invPCLMUL(u, v, lambda)
 	default:
 		invGeneric(u, v, lambda)

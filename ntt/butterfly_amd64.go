@@ -2,7 +2,10 @@
 
 package ntt
 
-const haveAsm = true
+import "github.com/leanpipe/leanpipe/cpu"
+
+// archLevels are the butterfly kernels this build has beyond the portable ones.
+var archLevels = []cpu.Level{cpu.PCLMUL, cpu.AVX2VPCLMUL}
 
 // fwdVPCL applies the forward butterfly to n words at u and v.
 // Requires AVX2 and VPCLMULQDQ; n must be a positive multiple of 4; no alignment.

@@ -2,7 +2,10 @@
 
 package ntt
 
-const haveAsm = false
+import "github.com/leanpipe/leanpipe/cpu"
+
+// archLevels is empty: without assembly only the portable kernels exist.
+var archLevels []cpu.Level
 
 func fwdAsm(u, v []uint64, lambda uint64) { fwdGeneric(u, v, lambda) }
 

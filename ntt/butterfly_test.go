@@ -1,6 +1,7 @@
 package ntt
 
 import (
+	"github.com/leanpipe/leanpipe/cpu"
 	"slices"
 	"testing"
 
@@ -11,17 +12,13 @@ import (
 // Every dispatch level the CPU supports must equal the portable kernels bit for bit.
 func TestKernelLevels(t *testing.T) {
 	rng := testrand.New(t)
-	levels := []int{levelGeneric}
-	for lv := levelPCLMUL; lv <= detectLevel(); lv++ {
-		levels = append(levels, lv)
-	}
+	levels := Kernels.Levels()
 	if len(levels) == 1 {
-		t.Logf("only the generic kernel runs here (%s)", KernelName())
+		t.Logf("only the portable kernel runs here")
 	}
-	saved := kernelLevel
-	defer func() { kernelLevel = saved }()
+	defer cpu.SetLevel(cpu.Active())()
 	for _, lv := range levels {
-		kernelLevel = lv
+		cpu.SetLevel(lv)
 		for n := range 70 {
 			for _, lambda := range []uint64{0, 1, 0x1b, 1 << 63, rng.Uint64()} {
 				u, v := make([]uint64, n), make([]uint64, n)
@@ -55,10 +52,9 @@ func TestKernelLevels(t *testing.T) {
 // at every level.
 func TestRadix4Levels(t *testing.T) {
 	rng := testrand.New(t)
-	saved := kernelLevel
-	defer func() { kernelLevel = saved }()
-	for lv := levelGeneric; lv <= detectLevel(); lv++ {
-		kernelLevel = lv
+	defer cpu.SetLevel(cpu.Active())()
+	for _, lv := range Kernels.Levels() {
+		cpu.SetLevel(lv)
 		for n := range 41 {
 			for _, t0 := range []uint64{0, 1, rng.Uint64()} {
 				t1, t2 := rng.Uint64(), rng.Uint64()
@@ -109,10 +105,9 @@ func TestRadix4Levels(t *testing.T) {
 // The block-batched radix-4 kernel equals its table butterflies at every level.
 func TestRadix4BlocksLevels(t *testing.T) {
 	rng := testrand.New(t)
-	saved := kernelLevel
-	defer func() { kernelLevel = saved }()
-	for lv := levelGeneric; lv <= detectLevel(); lv++ {
-		kernelLevel = lv
+	defer cpu.SetLevel(cpu.Active())()
+	for _, lv := range Kernels.Levels() {
+		cpu.SetLevel(lv)
 		for _, s := range []int{1, 4, 6, 8, 24, 64} {
 			for _, nb := range []int{0, 1, 3, 17} {
 				buf := make([]uint64, 4*nb*s)
@@ -166,16 +161,15 @@ func invTable(u, v []uint64, lambda uint64) {
 
 // The whole encoder gives the same bytes at every dispatch level.
 func TestEncodeAcrossLevels(t *testing.T) {
-	if detectLevel() == levelGeneric {
-		t.Skipf("no asm level on this CPU (%s)", KernelName())
+	if len(Kernels.Levels()) == 1 {
+		t.Skip("no asm level on this CPU")
 	}
 	rng := testrand.New(t)
 	msg := randK(rng, 64<<10)
-	saved := kernelLevel
-	defer func() { kernelLevel = saved }()
+	defer cpu.SetLevel(cpu.Active())()
 	var outs [][]uint64
-	for lv := levelGeneric; lv <= detectLevel(); lv++ {
-		kernelLevel = lv
+	for _, lv := range Kernels.Levels() {
+		cpu.SetLevel(lv)
 		dst := make([]uint64, 64<<12)
 		EncodeK(dst, msg, 16, 6, 2, par.New(nil, 2))
 		outs = append(outs, dst)
@@ -190,8 +184,7 @@ func TestEncodeAcrossLevels(t *testing.T) {
 // The level-0 transpose gives the same rows at every dispatch level.
 func TestTransposeLevels(t *testing.T) {
 	rng := testrand.New(t)
-	saved := kernelLevel
-	defer func() { kernelLevel = saved }()
+	defer cpu.SetLevel(cpu.Active())()
 	for _, sh := range []struct{ n, s, logRows int }{{64, 64, 9}, {37, 64, 8}, {3, 5, 4}, {4, 4, 1}, {7, 7, 0}, {64, 64, 2}} {
 		rows := 1 << sh.logRows
 		msg := make([]uint64, sh.n*rows)
@@ -204,8 +197,8 @@ func TestTransposeLevels(t *testing.T) {
 				want[r*sh.s+sh.s-1-b] = msg[b*rows+r]
 			}
 		}
-		for lv := levelGeneric; lv <= detectLevel(); lv++ {
-			kernelLevel = lv
+		for _, lv := range Kernels.Levels() {
+			cpu.SetLevel(lv)
 			got := make([]uint64, sh.s*rows)
 			for i := range got {
 				got[i] = ^uint64(0)

@@ -3,6 +3,7 @@ package ntt
 import (
 	"math/bits"
 
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/par"
 )
 
@@ -77,7 +78,7 @@ func transposeLanes(buf []uint64, s int, msg []uint64, n, rows int, w par.Worker
 // transposeTile writes rows r0..r0+tile−1 of the transpose into out (tile rows of s
 // words): column s−1−b takes msg[b·rows + r0 ..].
 func transposeTile(out []uint64, s int, msg []uint64, n, rows, r0, tile int) {
-	if kernelLevel == levelVPCLMUL {
+	if Kernels.Level() >= cpu.AVX2VPCLMUL {
 		transposeTileAsm(out, s, msg, n, rows, r0, tile)
 		return
 	}

@@ -2,6 +2,7 @@ package simd
 
 import (
 	"fmt"
+	"github.com/leanpipe/leanpipe/cpu"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -11,9 +12,9 @@ import (
 // Benchmarks sweep the dispatch levels; run them with -cpu=1 for one-core figures.
 
 func benchLevels(b *testing.B, f func(b *testing.B)) {
-	for _, l := range Levels() {
+	for _, l := range cpu.Levels() {
 		b.Run(l.String(), func(b *testing.B) {
-			defer SetLevel(l)()
+			defer cpu.SetLevel(l)()
 			f(b)
 		})
 	}

@@ -5,16 +5,16 @@
 // so an E vector of n elements is a []uint64 of 3n words. The package knows no field
 // types: package field wraps these kernels with typed slices.
 //
-// Every kernel has an always-compiled portable Go twin (the Generic level). On amd64,
-// unless built with -tags=purego, the level is chosen once at start-up from the CPU
-// features reported by github.com/klauspost/cpuid/v2:
+// Every kernel has an always-compiled portable Go twin. On amd64, unless built with
+// -tags=purego, the kernels run at the level package cpu selects for the "field"
+// family (Kernels):
 //
-//   - PCLMUL: scalar carry-less products (PCLMULQDQ), one element at a time;
-//   - AVX2VPCLMUL: four elements per step with VPCLMULQDQ on ymm registers (two
+//   - cpu.PCLMUL: scalar carry-less products (PCLMULQDQ), one element at a time;
+//   - cpu.AVX2VPCLMUL: four elements per step with VPCLMULQDQ on ymm registers (two
 //     64×64-bit products per instruction) and AVX2 shuffles and shifts.
 //
-// $LEANPIPE_SIMD (generic, pclmul, avx2-vpclmul) caps the level at start-up; tests and
-// benchmarks switch levels with SetLevel.
+// Higher levels run the AVX2VPCLMUL kernels; $LEANPIPE_SIMD caps the level for every
+// family, and tests and benchmarks switch it with cpu.SetLevel.
 //
 // Vector kernels take 128-bit unreduced products, XOR them, and reduce each output
 // limb once; inner products reduce once at the very end. Results are identical at

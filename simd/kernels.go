@@ -1,8 +1,10 @@
 package simd
 
+import "github.com/leanpipe/leanpipe/cpu"
+
 // MulK returns a·b in K.
 func MulK(a, b uint64) uint64 {
-	if level >= PCLMUL {
+	if Kernels.Level() >= cpu.PCLMUL {
 		return mulKArch(a, b)
 	}
 	return mulKGeneric(a, b)
@@ -10,7 +12,7 @@ func MulK(a, b uint64) uint64 {
 
 // MulE writes a·b in E to dst; dst may equal a or b.
 func MulE(dst, a, b *[3]uint64) {
-	if level >= PCLMUL {
+	if Kernels.Level() >= cpu.PCLMUL {
 		mulEArch(dst, a, b)
 		return
 	}
@@ -19,7 +21,7 @@ func MulE(dst, a, b *[3]uint64) {
 
 // MulEKScalar writes a·k to dst for an E element a and a K element k; dst may equal a.
 func MulEKScalar(dst, a *[3]uint64, k uint64) {
-	if level >= PCLMUL {
+	if Kernels.Level() >= cpu.PCLMUL {
 		mulEKScalarArch(dst, a, k)
 		return
 	}

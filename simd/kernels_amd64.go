@@ -2,17 +2,10 @@
 
 package simd
 
-import "github.com/klauspost/cpuid/v2"
+import "github.com/leanpipe/leanpipe/cpu"
 
-func detect() Level {
-	switch {
-	case cpuid.CPU.Supports(cpuid.AVX2, cpuid.VPCLMULQDQ, cpuid.CLMUL):
-		return AVX2VPCLMUL
-	case cpuid.CPU.Supports(cpuid.CLMUL):
-		return PCLMUL
-	}
-	return Generic
-}
+// archLevels are the field kernels this build has beyond the portable ones.
+var archLevels = []cpu.Level{cpu.PCLMUL, cpu.AVX2VPCLMUL}
 
 // Scalar kernels; they need PCLMULQDQ (SSE2 is part of amd64).
 
@@ -96,7 +89,7 @@ func finishDot(acc *[24]uint64) (out [3]uint64) {
 // avx2Prefix returns the number of leading elements the vector kernels take at the
 // active level: n rounded down to a multiple of 4 at AVX2VPCLMUL, else 0.
 func avx2Prefix(n int) int {
-	if level < AVX2VPCLMUL {
+	if Kernels.Level() < cpu.AVX2VPCLMUL {
 		return 0
 	}
 	return n &^ 3
@@ -106,7 +99,7 @@ func avx2Prefix(n int) int {
 // return how many elements they did; the caller finishes with the portable twin.
 
 func mulKKArch(dst, a, b []uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	d := avx2Prefix(len(dst))
@@ -120,7 +113,7 @@ func mulKKArch(dst, a, b []uint64) int {
 }
 
 func mulEKArch(dst, a, b []uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	d := avx2Prefix(len(b))
@@ -137,7 +130,7 @@ func mulEKArch(dst, a, b []uint64) int {
 }
 
 func scaleEKArch(dst, a []uint64, s uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	d := 3 * avx2Prefix(len(dst)/3)
@@ -151,7 +144,7 @@ func scaleEKArch(dst, a []uint64, s uint64) int {
 }
 
 func mulEEArch(dst, a, b []uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	d := 3 * avx2Prefix(len(dst)/3)
@@ -165,7 +158,7 @@ func mulEEArch(dst, a, b []uint64) int {
 }
 
 func scaleEArch(dst, a []uint64, s *[3]uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	d := 3 * avx2Prefix(len(dst)/3)
@@ -181,7 +174,7 @@ func scaleEArch(dst, a []uint64, s *[3]uint64) int {
 }
 
 func axpyEArch(dst, src []uint64, s *[3]uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	d := 3 * avx2Prefix(len(dst)/3)
@@ -201,7 +194,7 @@ func axpyEArch(dst, src []uint64, s *[3]uint64) int {
 }
 
 func axpyKEArch(dst, src []uint64, s *[3]uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	d := avx2Prefix(len(src))
@@ -220,7 +213,7 @@ func axpyKEArch(dst, src []uint64, s *[3]uint64) int {
 }
 
 func dotKEArch(a, b []uint64) [3]uint64 {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return dotKEGeneric(a, b)
 	}
 	var out [3]uint64
@@ -240,7 +233,7 @@ func dotKEArch(a, b []uint64) [3]uint64 {
 }
 
 func dotEEArch(a, b []uint64) [3]uint64 {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return dotEEGeneric(a, b)
 	}
 	var out, t [3]uint64
@@ -260,7 +253,7 @@ func dotEEArch(a, b []uint64) [3]uint64 {
 }
 
 func foldEArch(dst, a, b []uint64, r *[3]uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	var d [3]uint64
@@ -280,7 +273,7 @@ func foldEArch(dst, a, b []uint64, r *[3]uint64) int {
 }
 
 func foldPairsEArch(dst, src []uint64, r *[3]uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	var d [3]uint64
@@ -301,7 +294,7 @@ func foldPairsEArch(dst, src []uint64, r *[3]uint64) int {
 }
 
 func foldKArch(dst, a, b []uint64, r *[3]uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	p := avx2Prefix(len(a))
@@ -321,7 +314,7 @@ func foldKArch(dst, a, b []uint64, r *[3]uint64) int {
 }
 
 func foldPairsKArch(dst, src []uint64, r *[3]uint64) int {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
 	n := len(src) / 2
@@ -342,7 +335,7 @@ func foldPairsKArch(dst, src []uint64, r *[3]uint64) int {
 }
 
 func dotPairsEEArch(f, b []uint64) (q0, q1, qInf [3]uint64) {
-	if level < PCLMUL {
+	if Kernels.Level() < cpu.PCLMUL {
 		return dotPairsEEGeneric(f, b)
 	}
 	d := 3 * avx2Prefix(len(f)/3)

@@ -1,7 +1,7 @@
 package simd
 
 import (
-	"errors"
+	"github.com/leanpipe/leanpipe/cpu"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -50,9 +50,9 @@ func randWords(rng *rand.Rand, n int) []uint64 {
 }
 
 func forEachLevel(t *testing.T, f func(t *testing.T)) {
-	for _, l := range Levels() {
+	for _, l := range cpu.Levels() {
 		t.Run(l.String(), func(t *testing.T) {
-			defer SetLevel(l)()
+			defer cpu.SetLevel(l)()
 			f(t)
 		})
 	}
@@ -268,7 +268,7 @@ func TestVectorKernels(t *testing.T) {
 					want := c.run(rand.New(rand.NewPCG(seed, base)), n, true)
 					got := c.run(rand.New(rand.NewPCG(seed, base)), n, false)
 					if !slices.Equal(got, want) {
-						t.Fatalf("n=%d: level %v disagrees with the portable twin", n, Active())
+						t.Fatalf("n=%d: level %v disagrees with the portable twin", n, Kernels.Level())
 					}
 				}
 			})
@@ -292,20 +292,4 @@ func TestLengthPanics(t *testing.T) {
 	mustPanic("DotKE", func() { DotKE(make([]uint64, 2), make([]uint64, 3)) })
 	mustPanic("ScaleE", func() { ScaleE(make([]uint64, 4), make([]uint64, 4), &s) })
 	mustPanic("FoldPairsE", func() { FoldPairsE(make([]uint64, 3), make([]uint64, 3), &s) })
-}
-
-func TestParseLevel(t *testing.T) {
-	for l := Generic; l <= AVX2VPCLMUL; l++ {
-		got, err := ParseLevel(l.String())
-		if err != nil || got != l {
-			t.Fatalf("ParseLevel(%q) = %v, %v", l.String(), got, err)
-		}
-	}
-	if _, err := ParseLevel("avx512"); !errors.Is(err, ErrLevel) {
-		t.Fatalf("ParseLevel(avx512): %v", err)
-	}
-	if capLevel(AVX2VPCLMUL, "pclmul") != PCLMUL || capLevel(PCLMUL, "avx2-vpclmul") != PCLMUL ||
-		capLevel(AVX2VPCLMUL, "bogus") != AVX2VPCLMUL || capLevel(PCLMUL, "") != PCLMUL {
-		t.Fatal("capLevel")
-	}
 }

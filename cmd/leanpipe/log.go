@@ -1,15 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"time"
 
-	"github.com/leanpipe/leanpipe/blake2s"
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/graph"
-	"github.com/leanpipe/leanpipe/ntt"
-	"github.com/leanpipe/leanpipe/simd"
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -39,6 +36,7 @@ func printSpans(w io.Writer, title string, spans []graph.Span) {
 	graph.WriteTable(w, title, spans)
 }
 
+// kernelLevels is every kernel family's level in use, in protocol order.
 func kernelLevels() string {
-	return fmt.Sprintf("field=%s ntt=%s blake2s=%s", simd.Active(), ntt.KernelName(), blake2s.Implementation())
+	return cpu.Kernels("field", "ntt", "blake2s", "zerocheck", "reduce", "open")
 }

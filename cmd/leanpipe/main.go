@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/leanpipe/leanpipe/cpu"
 )
 
 // Version is the leanpipe version, set at build time with -ldflags "-X main.Version=…".
@@ -32,6 +34,13 @@ func newRoot() *cobra.Command {
 		Short:         "leanpipe proves batches of BLAKE2s compressions with leanVM-b's Flock + WHIR, byte-compatible with the reference",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// An unknown $LEANPIPE_SIMD is refused before any command runs.
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if err := cpu.Check(); err != nil {
+				return usageError{err}
+			}
+			return nil
+		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(versionCmd())

@@ -1,14 +1,18 @@
 package open
 
-import "github.com/leanpipe/leanpipe/simd"
+import "github.com/leanpipe/leanpipe/cpu"
+
+// Kernels is the opening's kernel family ("open" in cpu's registry): the vector sums
+// of xorWords, portable and, where this build has the assembly, AVX2.
+var Kernels = cpu.NewFamily("open", archLevels...)
 
 // xorWords writes dst = a ^ b word by word (a and b at least as long as dst): the
-// sum of two E (or K) vectors. At simd.AVX2VPCLMUL the bulk runs in xorAVX2
+// sum of two E (or K) vectors. At cpu.AVX2 the bulk runs in xorAVX2
 // (xor_amd64.s); the rest, and every word at lower levels, in xorWordsGeneric.
 func xorWords(dst, a, b []uint64) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	d := 0
-	if simd.Active() >= simd.AVX2VPCLMUL {
+	if Kernels.Level() >= cpu.AVX2 {
 		d = xorArch(dst, a, b)
 	}
 	xorWordsGeneric(dst[d:], a[d:], b[d:])

@@ -2,8 +2,13 @@
 
 package open
 
+import "github.com/leanpipe/leanpipe/cpu"
+
+// archLevels are the kernels this build has beyond the portable ones.
+var archLevels = []cpu.Level{cpu.AVX2}
+
 // xorAVX2 writes dst[i] = a[i] ^ b[i] for i < n. n is a positive multiple of 16;
-// the pointers need no alignment. It needs AVX2 (simd.AVX2VPCLMUL implies it).
+// the pointers need no alignment. It needs AVX2.
 //
 //go:noescape
 func xorAVX2(dst, a, b *uint64, n int)

@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/internal/testrand"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
 // xorWords at every dispatch level equals the portable loop, for lengths around the
 // 16-word block and unaligned starts, and writes nothing past dst.
 func TestXorWordsLevels(t *testing.T) {
 	rng := testrand.New(t)
-	for _, level := range simd.Levels() {
-		restore := simd.SetLevel(level)
+	for _, level := range Kernels.Levels() {
+		restore := cpu.SetLevel(level)
 		for _, n := range []int{0, 1, 3, 15, 16, 17, 31, 48, 384, 1000} {
 			for _, off := range []int{0, 1, 3} {
 				a, b := make([]uint64, n+off+8), make([]uint64, n+off+8)
@@ -43,9 +43,9 @@ func TestXorWordsLevels(t *testing.T) {
 
 func BenchmarkXorWords(b *testing.B) {
 	x, y, d := make([]uint64, 384), make([]uint64, 384), make([]uint64, 384)
-	for _, level := range simd.Levels() {
+	for _, level := range Kernels.Levels() {
 		b.Run(fmt.Sprint(level), func(b *testing.B) {
-			defer simd.SetLevel(level)()
+			defer cpu.SetLevel(level)()
 			b.SetBytes(8 * 384)
 			for b.Loop() {
 				xorWords(d, x, y)

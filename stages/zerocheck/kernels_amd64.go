@@ -3,8 +3,8 @@
 package zerocheck
 
 import (
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
 // extend3AVX2 writes the coset planes of a, b and c (see skipDomain.extend) with
@@ -13,9 +13,12 @@ import (
 //go:noescape
 func extend3AVX2(tab *[8][256][8]uint64, a, b, c uint64, out *[3][8]uint64)
 
-// useAVX2 reports whether the AVX2 kernels run; simd's level (detected once from
-// cpuid, lowered by tests) decides.
-func useAVX2() bool { return simd.Active() >= simd.AVX2VPCLMUL }
+// archLevels are the kernels this build has beyond the portable ones: AVX2 loads,
+// shuffles and XORs (no carry-less products).
+var archLevels = []cpu.Level{cpu.AVX2}
+
+// useAVX2 reports whether the AVX2 kernels run (Kernels' level decides).
+func useAVX2() bool { return Kernels.Level() >= cpu.AVX2 }
 
 func (d *skipDomain) extend3(a, b, c uint64, out *[3][8]uint64) {
 	if useAVX2() {

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
 // Every dispatch level must give the portable kernels' output.
@@ -15,8 +15,8 @@ func TestKernelLevels(t *testing.T) {
 	d := domain()
 	in := randInput(rng, 17, 14, 1)
 	var want []string
-	for _, l := range simd.Levels() {
-		restore := simd.SetLevel(l)
+	for _, l := range Kernels.Levels() {
+		restore := cpu.SetLevel(l)
 		for range 200 {
 			a, b, c := rng.Uint64(), rng.Uint64(), rng.Uint64()
 			var got, ref [3][8]uint64

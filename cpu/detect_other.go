@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package cpu
+
+func detect() Level { return Portable }
