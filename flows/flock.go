@@ -12,8 +12,9 @@ import (
 	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/ntt"
 	"github.com/leanpipe/leanpipe/stages/commit"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/open"
-	"github.com/leanpipe/leanpipe/stages/reduce"
+	"github.com/leanpipe/leanpipe/stages/ringswitch"
 	"github.com/leanpipe/leanpipe/stages/zerocheck"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -183,10 +184,11 @@ func (f *Flock) Verify(proof *transcript.Proof, st Statement) (*transcript.Proof
 	if err != nil {
 		return nil, err
 	}
-	_, ring, err := reduce.Verify(tr, c, reduce.ZerocheckClaims(zc))
+	lc, err := lincheck.Verify(tr, c, lincheck.ZerocheckClaims(zc))
 	if err != nil {
 		return nil, err
 	}
+	ring := ringswitch.Verify(tr, lc.Point, lc.S)
 	if err := open.VerifyStackedLanes(tr, root, sh.StackLog, sh.Lanes, sh.LogInvRate, open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
 		return nil, err
 	}
@@ -206,8 +208,8 @@ type Resources struct {
 
 	zc   buffers.Shelf[zerocheck.Buffers]
 	whir buffers.Shelf[open.Scratch]
-	lin  buffers.Shelf[reduce.LincheckScratch]
-	ring buffers.Shelf[reduce.RingScratch]
+	lin  buffers.Shelf[lincheck.Scratch]
+	ring buffers.Shelf[ringswitch.Scratch]
 	coms buffers.Shelf[commit.Committed]
 }
 
@@ -261,8 +263,8 @@ type (
 	}
 	Linchecked struct {
 		*Committed
-		claim reduce.LincheckClaim
-		lin   *reduce.LincheckScratch // holds claim's point and slices until the ring switch
+		claim lincheck.Claim
+		lin   *lincheck.Scratch // holds claim's point and slices until the ring switch
 	}
 )
 
@@ -306,7 +308,7 @@ func (z Zerochecked) Claims() zerocheck.Result { return z.claims }
 
 // Claim is the lincheck's output: the point and the 64 slice values (views into the
 // lincheck's scratch, valid until the Open stage has run).
-func (l Linchecked) Claim() reduce.LincheckClaim { return l.claim }
+func (l Linchecked) Claim() lincheck.Claim { return l.claim }
 
 // FlockStages are a Flock flow's stages bound to one set of Resources, in protocol
 // order. Chain them (Prover does), or wire them with graph.Then with stages of your
@@ -426,7 +428,7 @@ func (s flockStages) zerocheck(_ context.Context, w graph.Workers, c Committed) 
 
 func (s flockStages) lincheck(_ context.Context, w graph.Workers, z Zerochecked) (Linchecked, error) {
 	lin := s.r.lin.Get()
-	claim := lin.Prove(z.tr, s.f.spec.Circuit, z.stack.Data()[:z.sh.Words()], z.sh.N, reduce.ZerocheckClaims(z.claims), w)
+	claim := lin.Prove(z.tr, s.f.spec.Circuit, z.stack.Data()[:z.sh.Words()], z.sh.N, lincheck.ZerocheckClaims(z.claims), w)
 	return Linchecked{Committed: z.Committed, claim: claim, lin: lin}, nil
 }
 

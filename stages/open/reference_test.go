@@ -10,7 +10,7 @@ import (
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/open"
-	"github.com/leanpipe/leanpipe/stages/reduce"
+	"github.com/leanpipe/leanpipe/stages/ringswitch"
 	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -127,7 +127,7 @@ func verifyRef(proof *transcript.Proof, set refSet, stackLog int) error {
 	if err != nil {
 		return err
 	}
-	ring := reduce.RingSwitchVerify(tr, point, s)
+	ring := ringswitch.Verify(tr, point, s)
 	if err := open.VerifyStacked(tr, root, stackLog, 1, open.Placement{Variables: set.mu}, ring, nil); err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func TestReferenceProofsProve(t *testing.T) {
 					return v, nil
 				}
 				point, s, _ := replayFlock(channel{tr.Sample, next}, set.nLog)
-				ring := reduce.RingSwitchProve(tr, point, s, nil, par.New(nil, workers))
+				ring := ringswitch.Prove(tr, point, s, nil, par.New(nil, workers))
 				if err := open.ProveStacked(tr, c, open.Placement{Variables: set.mu}, ring, nil, par.New(nil, workers)); err != nil {
 					t.Fatal(err)
 				}

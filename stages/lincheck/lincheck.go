@@ -1,4 +1,4 @@
-package reduce
+package lincheck
 
 import (
 	"errors"
@@ -11,13 +11,17 @@ import (
 // univariate skip collapses: the skip domain is PHI(0), …, PHI(2^KSkip - 1).
 const KSkip = 6
 
-// Errors returned by the lincheck verifier.
+// KBits is the packing width: bits per committed K word, and the number of
+// slice values s_i the lincheck sends.
+const KBits = 64
+
+// Errors returned by Verify.
 var (
-	// ErrLincheckShape: the claims do not fit the circuit (too few coordinates).
-	ErrLincheckShape = errors.New("reduce: lincheck claims do not fit the circuit")
-	// ErrLincheckTerminal: the final sumcheck value disagrees with the circuit's
+	// ErrShape: the claims do not fit the circuit (too few coordinates).
+	ErrShape = errors.New("lincheck: claims do not fit the circuit")
+	// ErrTerminal: the final sumcheck value disagrees with the circuit's
 	// bilinear form at the sent slice values.
-	ErrLincheckTerminal = errors.New("reduce: Flock lincheck terminal mismatch")
+	ErrTerminal = errors.New("lincheck: terminal mismatch")
 )
 
 // Circuit is the per-block Boolean R1CS the lincheck reduces against: A0, B0
@@ -43,11 +47,11 @@ type ZerocheckClaims struct {
 	VA, VB, VC field.E
 }
 
-// LincheckClaim is what the lincheck leaves for the ring switch: the 64 slice
+// Claim is what the lincheck leaves for the ring switch: the 64 slice
 // claims S[i] = z(i, Point), i the bit of a committed K word, Point the
 // committed column's coordinates (low first: the word-in-block bits, then the
 // slot bits).
-type LincheckClaim struct {
+type Claim struct {
 	Point []field.E
 	S     []field.E
 }
@@ -98,18 +102,18 @@ func reversed(v []field.E) []field.E {
 	return out
 }
 
-// LincheckVerify replays the lincheck on the zerocheck's claims: it samples α,
-// reads the LogSize-KSkip round polynomials (c1 implied by the running claim)
-// and the 64 slice values, checks the terminal identity
+// Verify replays the lincheck on the zerocheck's claims: it samples α, reads
+// the LogSize-KSkip round polynomials (c1 implied by the running claim) and the
+// 64 slice values, checks the terminal identity
 //
 //	running = e_rowᵀ(A0 + α·B0)w_col + α²·eq(chi_in, chi_in′)·⟨L(z_skip), s⟩ + α³·w_col[const]
 //
 // with w_col = s ⊗ eq(chi_in′, ·), chi_in′ the reversed round challenges, and
 // returns Point = chi_in′ ++ Chi[LogSize-KSkip:] with the slice values S.
-func LincheckVerify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (LincheckClaim, error) {
+func Verify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (Claim, error) {
 	rounds := lincheckRounds(c)
 	if rounds < 0 || len(zc.Chi) < rounds {
-		return LincheckClaim{}, fmt.Errorf("%w: %d coordinates for %d rounds", ErrLincheckShape, len(zc.Chi), rounds)
+		return Claim{}, fmt.Errorf("%w: %d coordinates for %d rounds", ErrShape, len(zc.Chi), rounds)
 	}
 	size := 1 << c.LogSize()
 	alpha := tr.Sample()
@@ -122,7 +126,7 @@ func LincheckVerify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (Linch
 	for t := range challenges {
 		q, err := tr.RoundPoly(3, running, nil)
 		if err != nil {
-			return LincheckClaim{}, fmt.Errorf("reduce: lincheck round %d: %w", t, err)
+			return Claim{}, fmt.Errorf("lincheck: round %d: %w", t, err)
 		}
 		challenges[t] = tr.Sample()
 		running = field.PolyEval(q, challenges[t])
@@ -131,7 +135,7 @@ func LincheckVerify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (Linch
 	for i := range s {
 		v, err := tr.Receive()
 		if err != nil {
-			return LincheckClaim{}, fmt.Errorf("reduce: lincheck slice %d: %w", i, err)
+			return Claim{}, fmt.Errorf("lincheck: slice %d: %w", i, err)
 		}
 		s[i] = v
 	}
@@ -148,8 +152,8 @@ func LincheckVerify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (Linch
 		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, s))).
 		Add(a2.Mul(alpha).Mul(wCol[c.ConstCol()]))
 	if terminal != running {
-		return LincheckClaim{}, ErrLincheckTerminal
+		return Claim{}, ErrTerminal
 	}
 	point := append(chiInPrime, zc.Chi[rounds:]...)
-	return LincheckClaim{Point: point, S: s}, nil
+	return Claim{Point: point, S: s}, nil
 }

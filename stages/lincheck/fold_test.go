@@ -1,12 +1,12 @@
-package reduce
+package lincheck
 
 import (
 	"testing"
 
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/par"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
 // PartialFold at every kernel level equals the bit-by-bit fold, over shapes with
@@ -43,8 +43,8 @@ func TestPartialFoldLevels(t *testing.T) {
 		for s := 0; s < slots; s++ {
 			foldSlot(want, q[s*tc.words:(s+1)*tc.words], eqOut[s])
 		}
-		for _, l := range simd.Levels() {
-			restore := simd.SetLevel(l)
+		for _, l := range cpu.Levels() {
+			restore := cpu.SetLevel(l)
 			for _, workers := range []int{1, 2, 3} {
 				got := make([]field.E, len(want))
 				PartialFold(got, q, tc.words, eqOut, 0, par.New(nil, workers))

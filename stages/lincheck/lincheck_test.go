@@ -1,4 +1,4 @@
-package reduce
+package lincheck
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/ringswitch"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -186,9 +187,9 @@ func newLincheckCase(rng *rand.Rand, logSize, nLog, live int) *lincheckCase {
 	return &lincheckCase{c: c, q: q, nLog: nLog, live: live, zc: honestClaims(rng, c, q, nLog), words: n0(c)}
 }
 
-func (lc *lincheckCase) prove(workers int) (*fakeTranscript, LincheckClaim) {
+func (lc *lincheckCase) prove(workers int) (*fakeTranscript, Claim) {
 	tr := &fakeTranscript{}
-	cl := LincheckProve(tr, lc.c, lc.q, lc.live, lc.zc, par.New(nil, workers))
+	cl := Prove(tr, lc.c, lc.q, lc.live, lc.zc, par.New(nil, workers))
 	return tr, cl
 }
 
@@ -203,7 +204,7 @@ func TestLincheckRoundTrip(t *testing.T) {
 		if want := 2*rounds + KBits; len(tr.stream) != want {
 			t.Fatalf("%+v: stream of %d scalars, want %d", shape, len(tr.stream), want)
 		}
-		vc, err := LincheckVerify(tr.verifierCopy(), lc.c, lc.zc)
+		vc, err := Verify(tr.verifierCopy(), lc.c, lc.zc)
 		if err != nil {
 			t.Fatalf("%+v: honest lincheck rejected: %v", shape, err)
 		}
@@ -218,7 +219,7 @@ func TestLincheckRoundTrip(t *testing.T) {
 			t.Fatalf("%+v: slice values are not z(i, point)", shape)
 		}
 		// Chained into the ring switch, the claim holds on the committed column.
-		rc := RingSwitchProve(tr, pc.Point, pc.S, nil, par.New(nil, 2))
+		rc := ringswitch.Prove(tr, pc.Point, pc.S, nil, par.New(nil, 2))
 		sum := field.Zero
 		for u, w := range rc.Weights {
 			sum = sum.Add(w.MulK(lc.q[u]))
@@ -227,6 +228,33 @@ func TestLincheckRoundTrip(t *testing.T) {
 			t.Fatalf("%+v: ring claim does not hold", shape)
 		}
 	}
+}
+
+func randE(rng *rand.Rand) field.E {
+	return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+}
+
+func randEs(rng *rand.Rand, n int) []field.E {
+	out := make([]field.E, n)
+	for i := range out {
+		out[i] = randE(rng)
+	}
+	return out
+}
+
+// sliceClaims returns s_i = Σ_u eq(point, u)·bit_i(q(u)), computed directly.
+func sliceClaims(q []field.K, point []field.E) []field.E {
+	eq := make([]field.E, len(q))
+	field.EqTable(eq, point)
+	s := make([]field.E, KBits)
+	for u, w := range q {
+		for i := 0; i < KBits; i++ {
+			if w>>uint(i)&1 != 0 {
+				s[i] = s[i].Add(eq[u])
+			}
+		}
+	}
+	return s
 }
 
 func equalEs(a, b []field.E) bool {
@@ -267,11 +295,11 @@ func TestLincheckTamper(t *testing.T) {
 	for i := range tr.stream {
 		v := tr.verifierCopy()
 		v.stream[i] = v.stream[i].Add(field.E{C1: 1 << uint(rng.IntN(64))})
-		cl, err := LincheckVerify(v, lc.c, lc.zc)
+		cl, err := Verify(v, lc.c, lc.zc)
 		if err == nil && equalEs(cl.S, pc.S) && equalEs(cl.Point, pc.Point) {
 			t.Fatalf("scalar %d tampered: accepted with the same claim", i)
 		}
-		if err != nil && !errors.Is(err, ErrLincheckTerminal) {
+		if err != nil && !errors.Is(err, ErrTerminal) {
 			t.Fatalf("scalar %d tampered: unexpected error %v", i, err)
 		}
 	}
@@ -289,19 +317,19 @@ func TestLincheckTamper(t *testing.T) {
 		case 3:
 			zc.ZSkip = zc.ZSkip.Add(field.One)
 		}
-		if _, err := LincheckVerify(tr.verifierCopy(), lc.c, zc); !errors.Is(err, ErrLincheckTerminal) {
+		if _, err := Verify(tr.verifierCopy(), lc.c, zc); !errors.Is(err, ErrTerminal) {
 			t.Fatalf("claim tamper %d: err = %v, want terminal mismatch", k, err)
 		}
 	}
 	// A truncated stream and a short point are errors, not panics.
 	v := tr.verifierCopy()
 	v.stream = v.stream[:len(v.stream)-1]
-	if _, err := LincheckVerify(v, lc.c, lc.zc); !errors.Is(err, transcript.ErrStreamExhausted) {
+	if _, err := Verify(v, lc.c, lc.zc); !errors.Is(err, transcript.ErrStreamExhausted) {
 		t.Fatalf("truncated stream: err = %v", err)
 	}
 	short := lc.zc
 	short.Chi = short.Chi[:1]
-	if _, err := LincheckVerify(tr.verifierCopy(), lc.c, short); !errors.Is(err, ErrLincheckShape) {
+	if _, err := Verify(tr.verifierCopy(), lc.c, short); !errors.Is(err, ErrShape) {
 		t.Fatalf("short point: err = %v", err)
 	}
 }
@@ -314,7 +342,7 @@ func TestLincheckWrongWitness(t *testing.T) {
 	col := rng.IntN(len(lc.q))
 	lc.q[col] ^= 1 << uint(rng.IntN(64))
 	tr, _ := lc.prove(1)
-	if _, err := LincheckVerify(tr.verifierCopy(), lc.c, lc.zc); !errors.Is(err, ErrLincheckTerminal) {
+	if _, err := Verify(tr.verifierCopy(), lc.c, lc.zc); !errors.Is(err, ErrTerminal) {
 		t.Fatalf("flipped witness bit: err = %v, want terminal mismatch", err)
 	}
 }

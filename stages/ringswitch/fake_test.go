@@ -1,14 +1,20 @@
-package reduce
+package ringswitch
 
 import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
-// testLabel is the transcript label of the reduction tests.
-var testLabel = []byte("leanpipe/reduce-test")
+// testLabel is the transcript label of the ring switch tests.
+var testLabel = []byte("leanpipe/ringswitch-test")
 
-// fakeTranscript puts the real transcript behind the reduction tests' small
+// Compile-time checks that the proof transcripts serve the ring switch.
+var (
+	_ Transcript = (*transcript.Prover)(nil)
+	_ Transcript = (*transcript.Verifier)(nil)
+)
+
+// fakeTranscript puts the real transcript behind the ring switch tests' small
 // surface: used as a prover it records the sent stream in stream; a verifierCopy
 // reads a copy of that stream, which a test may alter before the first read (the
 // verifier is created on first use).
@@ -46,16 +52,7 @@ func (t *fakeTranscript) Send(v field.E) {
 	t.stream = t.p.Proof().Stream
 }
 
-func (t *fakeTranscript) SendRoundPoly(coeffs []field.E, eq bool) {
-	t.prover().SendRoundPoly(coeffs, eq)
-	t.stream = t.p.Proof().Stream
-}
-
 func (t *fakeTranscript) Receive() (field.E, error) { return t.verifier().Receive() }
-
-func (t *fakeTranscript) RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error) {
-	return t.verifier().RoundPoly(count, claim, eq)
-}
 
 // verifierCopy returns a verifier over a copy of the prover's stream.
 func (t *fakeTranscript) verifierCopy() *fakeTranscript {

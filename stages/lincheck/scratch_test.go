@@ -1,4 +1,4 @@
-package reduce
+package lincheck
 
 import (
 	"testing"
@@ -9,9 +9,9 @@ import (
 )
 
 // lincheckProveSimple is the lincheck prover written plainly (bit-by-bit slot
-// fold, one goroutine, fresh buffers): the pin for LincheckProve and
-// (*LincheckScratch).Prove.
-func lincheckProveSimple(tr ProverTranscript, c Circuit, q []field.K, zc ZerocheckClaims) LincheckClaim {
+// fold, one goroutine, fresh buffers): the pin for Prove and
+// (*Scratch).Prove.
+func lincheckProveSimple(tr ProverTranscript, c Circuit, q []field.K, zc ZerocheckClaims) Claim {
 	rounds := lincheckRounds(c)
 	size := 1 << c.LogSize()
 	words := size >> KSkip
@@ -68,14 +68,14 @@ func lincheckProveSimple(tr ProverTranscript, c Circuit, q []field.K, zc Zeroche
 	for _, v := range s {
 		tr.Send(v)
 	}
-	return LincheckClaim{Point: append(reversed(challenges), chiOut...), S: s}
+	return Claim{Point: append(reversed(challenges), chiOut...), S: s}
 }
 
 // One scratch reused over growing and shrinking shapes and worker counts gives
 // the plain prover's stream and claim every time.
-func TestLincheckScratchMatchesSimple(t *testing.T) {
+func TestScratchMatchesSimple(t *testing.T) {
 	rng := testrand.New(t)
-	var sc LincheckScratch
+	var sc Scratch
 	for i, shape := range []struct{ logSize, nLog, live, workers int }{
 		{8, 3, 0, 1}, {10, 6, 0, 2}, {9, 7, 70, 1}, {7, 2, 0, 3}, {10, 8, 0, 1}, {9, 6, 33, 2}, {6, 0, 0, 1},
 	} {
@@ -88,9 +88,9 @@ func TestLincheckScratchMatchesSimple(t *testing.T) {
 			t.Fatalf("case %d %+v: scratch prover differs from the plain prover", i, shape)
 		}
 		fresh := &fakeTranscript{}
-		fc := LincheckProve(fresh, lc.c, lc.q, lc.live, lc.zc, par.New(nil, shape.workers))
+		fc := Prove(fresh, lc.c, lc.q, lc.live, lc.zc, par.New(nil, shape.workers))
 		if !equalEs(fresh.stream, want.stream) || !equalEs(fc.Point, wc.Point) {
-			t.Fatalf("case %d %+v: LincheckProve differs from the plain prover", i, shape)
+			t.Fatalf("case %d %+v: Prove differs from the plain prover", i, shape)
 		}
 	}
 }
@@ -111,10 +111,10 @@ func (q *quietTranscript) SendRoundPoly(coeffs []field.E, _ bool) {
 
 // After one proof of a shape, Prove on the same scratch allocates nothing at
 // one worker.
-func TestLincheckScratchAllocs(t *testing.T) {
+func TestScratchAllocs(t *testing.T) {
 	rng := testrand.New(t)
 	lc := newLincheckCase(rng, 9, 6, 0)
-	var sc LincheckScratch
+	var sc Scratch
 	one := par.New(nil, 1)
 	sc.Prove(&quietTranscript{}, lc.c, lc.q, lc.live, lc.zc, one)
 	tr := &quietTranscript{}

@@ -1,4 +1,4 @@
-package reduce
+package lincheck
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/ringswitch"
 )
 
 // Compile-time check: the real circuit is a lincheck Circuit.
@@ -91,11 +92,11 @@ func TestLincheckBlake2s(t *testing.T) {
 	zc := slicedClaims(rng, c, q, a, b, nLog)
 
 	tr := &fakeTranscript{}
-	pc := LincheckProve(tr, c, q, 0, zc, par.New(nil, 2))
+	pc := Prove(tr, c, q, 0, zc, par.New(nil, 2))
 	if len(tr.stream) != 2*8+KBits {
 		t.Fatalf("stream of %d scalars", len(tr.stream))
 	}
-	vc, err := LincheckVerify(tr.verifierCopy(), c, zc)
+	vc, err := Verify(tr.verifierCopy(), c, zc)
 	if err != nil {
 		t.Fatalf("honest BLAKE2s lincheck rejected: %v", err)
 	}
@@ -106,7 +107,7 @@ func TestLincheckBlake2s(t *testing.T) {
 		t.Fatal("slice values are not z(i, point)")
 	}
 	tr1 := &fakeTranscript{}
-	LincheckProve(tr1, c, q, 0, zc, par.New(nil, 1))
+	Prove(tr1, c, q, 0, zc, par.New(nil, 1))
 	if !equalEs(tr1.stream, tr.stream) {
 		t.Fatal("stream depends on the worker count")
 	}
@@ -114,7 +115,7 @@ func TestLincheckBlake2s(t *testing.T) {
 	for i := range tr.stream {
 		v := tr.verifierCopy()
 		v.stream[i] = v.stream[i].Add(field.E{C2: 1 << uint(rng.IntN(64))})
-		if _, err := LincheckVerify(v, c, zc); !errors.Is(err, ErrLincheckTerminal) {
+		if _, err := Verify(v, c, zc); !errors.Is(err, ErrTerminal) {
 			t.Fatalf("scalar %d tampered: err = %v", i, err)
 		}
 	}
@@ -122,14 +123,14 @@ func TestLincheckBlake2s(t *testing.T) {
 	bad := append([]field.K(nil), q...)
 	bad[rng.IntN(len(bad))] ^= 1 << uint(rng.IntN(64))
 	trb := &fakeTranscript{}
-	LincheckProve(trb, c, bad, 0, zc, par.New(nil, 1))
-	if _, err := LincheckVerify(trb.verifierCopy(), c, zc); !errors.Is(err, ErrLincheckTerminal) {
+	Prove(trb, c, bad, 0, zc, par.New(nil, 1))
+	if _, err := Verify(trb.verifierCopy(), c, zc); !errors.Is(err, ErrTerminal) {
 		t.Fatalf("tampered witness: err = %v", err)
 	}
 }
 
-// BenchmarkLincheckScratch times (*LincheckScratch).Prove on a warm scratch.
-func BenchmarkLincheckScratch(b *testing.B) {
+// BenchmarkScratch times (*Scratch).Prove on a warm scratch.
+func BenchmarkScratch(b *testing.B) {
 	sizes := []int{12}
 	if os.Getenv("LEANPIPE_HEAVY") != "" {
 		sizes = append(sizes, 14)
@@ -144,7 +145,7 @@ func BenchmarkLincheckScratch(b *testing.B) {
 					q[i] = field.K(rng.Uint64())
 				}
 				zc := ZerocheckClaims{ZSkip: randE(rng), Chi: randEs(rng, c.LogSize()-KSkip+nLog)}
-				var sc LincheckScratch
+				var sc Scratch
 				sc.Prove(&fakeTranscript{}, c, q, 0, zc, par.New(nil, workers))
 				b.ReportAllocs()
 				b.ResetTimer()
@@ -171,22 +172,22 @@ func benchReduce(b *testing.B, nLog, workers int, ring bool) {
 	b.ResetTimer()
 	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
+		tr := &fakeTranscript{}
+		lc := Prove(tr, c, q, 0, zc, par.New(nil, workers))
 		if ring {
-			Prove(&fakeTranscript{}, c, q, 0, zc, weights, par.New(nil, workers))
-		} else {
-			LincheckProve(&fakeTranscript{}, c, q, 0, zc, par.New(nil, workers))
+			ringswitch.Prove(tr, lc.Point, lc.S, weights, par.New(nil, workers))
 		}
 	}
 	reportCPU(b, cpu)
 	b.ReportMetric(float64(b.N)*float64(int(1)<<nLog)/b.Elapsed().Seconds(), "slots/s")
 }
 
-// BenchmarkLincheckProve times the lincheck prover on 2^nLog BLAKE2s slots;
-// BenchmarkReduceProve adds the ring switch (dense weights). Sizes past 2^12
+// BenchmarkProve times the lincheck prover on 2^nLog BLAKE2s slots;
+// BenchmarkProveRingSwitch adds the ring switch (dense weights). Sizes past 2^12
 // slots run only with LEANPIPE_HEAVY=1.
-func BenchmarkLincheckProve(b *testing.B) { benchSizes(b, false) }
+func BenchmarkProve(b *testing.B) { benchSizes(b, false) }
 
-func BenchmarkReduceProve(b *testing.B) { benchSizes(b, true) }
+func BenchmarkProveRingSwitch(b *testing.B) { benchSizes(b, true) }
 
 func benchSizes(b *testing.B, ring bool) {
 	sizes := []int{8, 12}
@@ -200,16 +201,16 @@ func benchSizes(b *testing.B, ring bool) {
 	}
 }
 
-func BenchmarkLincheckVerify(b *testing.B) {
+func BenchmarkVerify(b *testing.B) {
 	rng := testrand.New(b)
 	c := circuit.BLAKE2s()
 	q, a, bb := solvedBatch(rng, c, 3)
 	zc := slicedClaims(rng, c, q, a, bb, 3)
 	tr := &fakeTranscript{}
-	LincheckProve(tr, c, q, 0, zc, par.New(nil, 1))
+	Prove(tr, c, q, 0, zc, par.New(nil, 1))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := LincheckVerify(tr.verifierCopy(), c, zc); err != nil {
+		if _, err := Verify(tr.verifierCopy(), c, zc); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package reduce
+package lincheck
 
 import (
 	"github.com/leanpipe/leanpipe/internal/benchutil"

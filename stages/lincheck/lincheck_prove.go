@@ -1,4 +1,4 @@
-package reduce
+package lincheck
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"github.com/leanpipe/leanpipe/par"
 )
 
-// LincheckScratch is the lincheck prover's working memory (about 4·2^LogSize +
-// 2^nLog E elements plus per-worker fold tables), reused across proofs of any
-// shape: buffers grow to the largest shape seen. The zero value is ready to
-// use. A scratch serves one proof at a time.
-type LincheckScratch struct {
+// Scratch is the lincheck prover's working memory (about 4·2^LogSize + 2^nLog
+// E elements plus per-worker fold tables), reused across proofs of any shape:
+// buffers grow to the largest shape seen. The zero value is ready to use. A
+// scratch serves one proof at a time.
+type Scratch struct {
 	eRow, comb, zv, eqOut, eqIn []field.E
 	skip                        [1 << KSkip]field.E
 	coeffs                      [3]field.E
@@ -29,34 +29,34 @@ func grow(buf []field.E, n int) []field.E {
 	return buf[:n]
 }
 
-// LincheckProve runs the prover side of the lincheck and sends exactly what
-// LincheckVerify reads: LogSize-KSkip plain quadratic round polynomials, then
-// the 64 slice values. It is (*LincheckScratch).Prove on a fresh scratch.
+// Prove runs the prover side of the lincheck and sends exactly what Verify
+// reads: LogSize-KSkip plain quadratic round polynomials, then the 64 slice
+// values. It is (*Scratch).Prove on a fresh scratch.
 //
 // q is the packed witness: block s (slot s) occupies the 2^(LogSize-KSkip)
 // words [s·W, (s+1)·W), bit i of word j being column 64·j + i of the block;
 // there are 2^(len(Chi)-rounds) blocks. Slots [live, len) must all hold the same
 // block (the padding tail); they are folded once with their summed weight.
 // live ≤ 0 means every slot is live. Output bytes do not depend on workers.
-func LincheckProve(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers par.Workers) LincheckClaim {
-	return new(LincheckScratch).Prove(tr, c, q, live, zc, workers)
+func Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers par.Workers) Claim {
+	return new(Scratch).Prove(tr, c, q, live, zc, workers)
 }
 
-// Prove is LincheckProve with the scratch's buffers: once the scratch has seen
-// the shape, it allocates nothing at workers ≤ 1 (beyond what c.Transpose and
-// the transcript do) and only the goroutines' closures at more workers. The
-// returned claim's Point and S alias the scratch: they stay valid until the
-// next Prove on it (copy them to keep them longer).
-func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers par.Workers) LincheckClaim {
+// Prove is the package's Prove with the scratch's buffers: once the scratch has
+// seen the shape, it allocates nothing at workers ≤ 1 (beyond what c.Transpose
+// and the transcript do) and only the goroutines' closures at more workers. The
+// returned claim's Point and S alias the scratch: they stay valid until the next
+// Prove on it (copy them to keep them longer).
+func (sc *Scratch) Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers par.Workers) Claim {
 	rounds := lincheckRounds(c)
 	if rounds < 0 || len(zc.Chi) < rounds {
-		panic(fmt.Sprintf("reduce: LincheckProve: %d coordinates for %d rounds", len(zc.Chi), rounds))
+		panic(fmt.Sprintf("lincheck: Prove: %d coordinates for %d rounds", len(zc.Chi), rounds))
 	}
 	size := 1 << c.LogSize()
 	words := size >> KSkip
 	nLog := len(zc.Chi) - rounds
 	if nLog >= 40 || len(q) != words<<nLog {
-		panic(fmt.Sprintf("reduce: LincheckProve: witness of %d words, want %d", len(q), words<<nLog))
+		panic(fmt.Sprintf("lincheck: Prove: witness of %d words, want %d", len(q), words<<nLog))
 	}
 	alpha := tr.Sample()
 	chiIn, chiOut := zc.Chi[:rounds], zc.Chi[rounds:]
@@ -128,7 +128,7 @@ func (sc *LincheckScratch) Prove(tr ProverTranscript, c Circuit, q []field.K, li
 		sc.point[rounds-1-i] = x
 	}
 	copy(sc.point[rounds:], chiOut)
-	return LincheckClaim{Point: sc.point, S: sc.s[:]}
+	return Claim{Point: sc.point, S: sc.s[:]}
 }
 
 // roundEvals returns, over the top-bit split at half, the round polynomial's

@@ -1,9 +1,9 @@
-package reduce
+package lincheck
 
 import "github.com/leanpipe/leanpipe/field"
 
 // ProverTranscript is the part of the Fiat–Shamir prover transcript the
-// reductions use: challenges, single scalars, and sumcheck round polynomials
+// lincheck uses: challenges, single scalars, and sumcheck round polynomials
 // (all coefficients but the one the round identity fixes: c1 for a plain
 // round, c0 when eq is true).
 type ProverTranscript interface {

@@ -1,4 +1,4 @@
-package reduce
+package lincheck
 
 import (
 	"math/rand/v2"
@@ -7,9 +7,9 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 )
 
-// FuzzLincheckVerify feeds arbitrary streams and claim points to the verifier:
+// FuzzVerify feeds arbitrary streams and claim points to the verifier:
 // it must return an error or a well-formed claim, never panic.
-func FuzzLincheckVerify(f *testing.F) {
+func FuzzVerify(f *testing.F) {
 	f.Add([]byte{}, uint8(3), uint64(1))
 	f.Add(make([]byte, 24*70), uint8(5), uint64(2))
 	f.Add([]byte("not a proof at all, just some bytes"), uint8(0), uint64(3))
@@ -26,7 +26,7 @@ func FuzzLincheckVerify(f *testing.F) {
 		if rng.IntN(4) == 0 {
 			zc.ZSkip = field.FromK(field.Phi8(byte(rng.IntN(64)))) // a skip-domain node
 		}
-		cl, err := LincheckVerify(tr, c, zc)
+		cl, err := Verify(tr, c, zc)
 		if err == nil && (len(cl.S) != KBits || len(cl.Point) != len(zc.Chi)) {
 			t.Fatalf("accepted with a malformed claim")
 		}

@@ -1,4 +1,4 @@
-package reduce
+package lincheck
 
 import (
 	"errors"
@@ -10,12 +10,13 @@ import (
 	"github.com/leanpipe/leanpipe/internal/vectors"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/stages/ringswitch"
 	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/stages/zerocheck"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
-// Compile-time checks that the proof transcript serves the reductions.
+// Compile-time checks that the proof transcript serves the lincheck.
 var (
 	_ ProverTranscript   = (*transcript.Prover)(nil)
 	_ VerifierTranscript = (*transcript.Verifier)(nil)
@@ -43,11 +44,11 @@ func verifyReference(proof *transcript.Proof, nLog int) error {
 	if err != nil {
 		return err
 	}
-	lc, err := LincheckVerify(tr, c, ZerocheckClaims(zc))
+	lc, err := Verify(tr, c, ZerocheckClaims(zc))
 	if err != nil {
 		return err
 	}
-	ring := RingSwitchVerify(tr, lc.Point, lc.S)
+	ring := ringswitch.Verify(tr, lc.Point, lc.S)
 	mu := len(lc.Point)
 	place := open.Placement{Variables: mu, Offset: 0}
 	if err := open.VerifyStacked(tr, root, max(15, mu), 1, place, ring, nil); err != nil {
@@ -78,7 +79,7 @@ func TestReferenceProofs(t *testing.T) {
 				bad.Stream = append([]field.E(nil), proof.Stream...)
 				bad.Stream[i].C0 ^= 1
 				err := verifyReference(&bad, set.nLog)
-				if !errors.Is(err, ErrLincheckTerminal) {
+				if !errors.Is(err, ErrTerminal) {
 					t.Errorf("scalar %d flipped: err = %v, want lincheck terminal mismatch", i, err)
 				}
 			}
@@ -86,7 +87,7 @@ func TestReferenceProofs(t *testing.T) {
 	}
 }
 
-func ExampleLincheckVerify() {
+func ExampleVerify() {
 	fmt.Println(lincheckRounds(circuit.BLAKE2s()))
 	// Output: 8
 }
@@ -125,7 +126,7 @@ func TestReferenceProverStream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lc := LincheckProve(tr, c, w, len(blocks), ZerocheckClaims(zc), par.New(nil, 2))
+			lc := Prove(tr, c, w, len(blocks), ZerocheckClaims(zc), par.New(nil, 2))
 			got := tr.Proof().Stream
 			m := c.LogSize() + nLog
 			if want := 2 + 64 + 2*(m-KSkip) + 2 + 2*(c.LogSize()-KSkip) + KBits; len(got) != want || want > len(proof.Stream) {
@@ -136,7 +137,7 @@ func TestReferenceProverStream(t *testing.T) {
 					t.Fatalf("scalar %d of %d differs: %v, reference %v", i, len(got), got[i], proof.Stream[i])
 				}
 			}
-			ring := RingSwitchProve(tr, lc.Point, lc.S, nil, par.New(nil, 2))
+			ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, par.New(nil, 2))
 			sum := field.Zero
 			for u, x := range w {
 				sum = sum.Add(ring.Weights[u].MulK(x))
@@ -153,11 +154,11 @@ func TestReferenceProverStream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			vlc, err := LincheckVerify(vt, c, ZerocheckClaims(vzc))
+			vlc, err := Verify(vt, c, ZerocheckClaims(vzc))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if vr := RingSwitchVerify(vt, vlc.Point, vlc.S); vr.Target != ring.Target {
+			if vr := ringswitch.Verify(vt, vlc.Point, vlc.S); vr.Target != ring.Target {
 				t.Fatal("prover and verifier ring targets differ")
 			}
 		})

@@ -1,4 +1,4 @@
-package reduce
+package ringswitch
 
 import (
 	"fmt"
@@ -31,6 +31,18 @@ func randEs(rng *rand.Rand, n int) []field.E {
 	return out
 }
 
+func equalEs(a, b []field.E) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func TestKATRingSwitch(t *testing.T) {
 	var cases []struct {
 		Challenges   [][3]string `json:"challenges"`
@@ -46,7 +58,7 @@ func TestKATRingSwitch(t *testing.T) {
 		t.Fatal("ring_switch: no cases")
 	}
 	for n, c := range cases {
-		var m RingMap
+		var m Map
 		ch := katEs(t, c.Challenges)
 		if len(ch) != len(m.Challenges) {
 			t.Fatalf("case %d: %d challenges", n, len(ch))
@@ -69,7 +81,7 @@ func TestKATRingSwitch(t *testing.T) {
 			}
 		}
 		r, rp := katEs(t, c.R), katEs(t, c.RPrime)
-		if got, w := RingWeightAt(r, rp, &coeffs), katE(t, c.RingWeight); got != w {
+		if got, w := WeightAt(r, rp, &coeffs), katE(t, c.RingWeight); got != w {
 			t.Errorf("case %d: ring weight %v, want %v", n, got, w)
 		}
 		// The byte-table form of Φ must agree with the staged one.
@@ -84,7 +96,7 @@ func TestKATRingSwitch(t *testing.T) {
 
 func TestRingCoefficientsExpandPhi(t *testing.T) {
 	rng := testrand.New(t)
-	var m RingMap
+	var m Map
 	copy(m.Challenges[:], randEs(rng, 6))
 	coeffs := m.Coefficients()
 	for trial := 0; trial < 4; trial++ {
@@ -127,14 +139,17 @@ func TestRingSwitchRoundTrip(t *testing.T) {
 
 		pt := &fakeTranscript{}
 		pt.Send(s[0]) // something bound before the map is drawn
-		pc := RingSwitchProve(pt, point, s, nil, par.New(nil, 2))
+		pc := Prove(pt, point, s, nil, par.New(nil, 2))
 		vt := pt.verifierCopy()
 		if _, err := vt.Receive(); err != nil {
 			t.Fatal(err)
 		}
-		vc := RingSwitchVerify(vt, point, s)
+		vc := Verify(vt, point, s)
 		if pc.Target != vc.Target {
 			t.Fatalf("mu=%d: prover target %v, verifier %v", mu, pc.Target, vc.Target)
+		}
+		if vc.Weights != nil {
+			t.Fatalf("mu=%d: the verifier's claim carries a dense weight table", mu)
 		}
 		// Σ_u W(u)·q(u) = T, directly.
 		sum := field.Zero
@@ -154,19 +169,19 @@ func TestRingSwitchRoundTrip(t *testing.T) {
 		bad[rng.IntN(KBits)] = bad[0].Add(field.One)
 		vt = pt.verifierCopy()
 		_, _ = vt.Receive()
-		if RingSwitchVerify(vt, point, bad).Target == sum {
+		if Verify(vt, point, bad).Target == sum {
 			t.Fatalf("mu=%d: tampered slice kept the target", mu)
 		}
 	}
 }
 
-func TestRingWeightsWorkerIndependent(t *testing.T) {
+func TestWeightsWorkerIndependent(t *testing.T) {
 	rng := testrand.New(t)
-	var m RingMap
+	var m Map
 	copy(m.Challenges[:], randEs(rng, 6))
 	point := randEs(rng, 11)
 	ref := make([]field.E, 1<<11)
-	RingWeights(ref, point, &m, par.New(nil, 1))
+	Weights(ref, point, &m, par.New(nil, 1))
 	// Reference: Φ of the full equality kernel, by the staged map.
 	eq := make([]field.E, 1<<11)
 	field.EqTable(eq, point)
@@ -177,7 +192,7 @@ func TestRingWeightsWorkerIndependent(t *testing.T) {
 	}
 	for _, workers := range []int{2, 3, 7} {
 		got := make([]field.E, len(ref))
-		RingWeights(got, point, &m, par.New(nil, workers))
+		Weights(got, point, &m, par.New(nil, workers))
 		for u := range got {
 			if got[u] != ref[u] {
 				t.Fatalf("workers=%d: W(%d) differs", workers, u)
@@ -186,7 +201,7 @@ func TestRingWeightsWorkerIndependent(t *testing.T) {
 	}
 }
 
-func BenchmarkRingWeights(b *testing.B) {
+func BenchmarkWeights(b *testing.B) {
 	sizes := []int{16, 20}
 	if os.Getenv("LEANPIPE_HEAVY") != "" {
 		sizes = append(sizes, 22)
@@ -195,7 +210,7 @@ func BenchmarkRingWeights(b *testing.B) {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("mu=%d/workers=%d", mu, workers), func(b *testing.B) {
 				rng := testrand.New(b)
-				var m RingMap
+				var m Map
 				copy(m.Challenges[:], randEs(rng, 6))
 				point := randEs(rng, mu)
 				dst := make([]field.E, 1<<mu)
@@ -203,7 +218,7 @@ func BenchmarkRingWeights(b *testing.B) {
 				b.ResetTimer()
 				cpu := processCPU()
 				for i := 0; i < b.N; i++ {
-					RingWeights(dst, point, &m, par.New(nil, workers))
+					Weights(dst, point, &m, par.New(nil, workers))
 				}
 				reportCPU(b, cpu)
 			})

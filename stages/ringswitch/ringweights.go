@@ -1,4 +1,4 @@
-package reduce
+package ringswitch
 
 import (
 	"github.com/leanpipe/leanpipe/field"
@@ -7,7 +7,7 @@ import (
 
 // The dense ring weight W(u) = Φ(eq(point, u)) over the 2^mu entries of the
 // committed column. Φ is F2-linear, so on E's 192 coordinate bits it is a sum of
-// byte tables: Φ(a) = Σ_{g<24} T_g[byte g of a]. RingWeights splits off the
+// byte tables: Φ(a) = Σ_{g<24} T_g[byte g of a]. Weights splits off the
 // lowest coordinate, eq(point, 2b + a) = lo_a·h_b with lo = eq(point_0, ·) and
 // h = eq(point[1:], ·), and folds lo into the tables: row R_g[v] holds the two
 // images Φ(lo_0·x_{g,v}), Φ(lo_1·x_{g,v}) of the element x_{g,v} whose byte g is v
@@ -45,12 +45,12 @@ func ringBasis(w int) field.E {
 }
 
 // ringBasisImages returns Φ(b_w) for the 192 basis elements b_w of E.
-func ringBasisImages(m *RingMap) [192]field.E { return ringImages(m, field.One) }
+func ringBasisImages(m *Map) [192]field.E { return ringImages(m, field.One) }
 
 // ringImages returns Φ(v·b_w) for the 192 basis elements from Φ's Frobenius
 // expansion: with b_w = x^i·y^j (i = w mod 64, j = w/64),
 // Φ(v·b_w) = Σ_k c_k·v^(2^k)·(x^(2^k))^i·(y^(2^k))^j, x^(2^k) in K.
-func ringImages(m *RingMap, v field.E) [192]field.E {
+func ringImages(m *Map, v field.E) [192]field.E {
 	coeffs := m.Coefficients()
 	var img [192]field.E
 	xk := field.K(2)
@@ -70,7 +70,7 @@ func ringImages(m *RingMap, v field.E) [192]field.E {
 	return img
 }
 
-func newRingFoldTable(m *RingMap) *ringFoldTable {
+func newRingFoldTable(m *Map) *ringFoldTable {
 	images := ringBasisImages(m)
 	t := new(ringFoldTable)
 	for b := 0; b < 24; b++ {
@@ -87,7 +87,7 @@ func newRingFoldTable(m *RingMap) *ringFoldTable {
 
 // fill writes the rows for the scalars lo_0, lo_1: the images Φ(lo_a·b_w) of
 // the basis, then subset sums per byte.
-func (p *ringPairTable) fill(m *RingMap, lo [2]field.E) {
+func (p *ringPairTable) fill(m *Map, lo [2]field.E) {
 	i0, i1 := ringImages(m, lo[0]), ringImages(m, lo[1])
 	for g := 0; g < 24; g++ {
 		p[g][0] = [8]uint64{}
@@ -128,30 +128,38 @@ func ringPairsGeneric(tab *ringPairTable, dst, src []field.E) {
 	}
 }
 
-// RingWeights writes the dense weight table dst[u] = Φ(eq(point, u)) for u over
+// Weights writes the dense weight table dst[u] = Φ(eq(point, u)) for u over
 // the 2^len(point) entries of the committed column (low coordinate first), by
 // the pair tables described above. Output does not depend on workers. It
-// panics unless len(dst) = 2^len(point). It is (*RingScratch).Weights on a
-// fresh scratch.
-func RingWeights(dst []field.E, point []field.E, m *RingMap, workers par.Workers) {
-	new(RingScratch).Weights(dst, point, m, workers)
+// panics unless len(dst) = 2^len(point). It is (*Scratch).Weights on a fresh
+// scratch.
+func Weights(dst []field.E, point []field.E, m *Map, workers par.Workers) {
+	new(Scratch).Weights(dst, point, m, workers)
 }
 
-// RingScratch holds RingWeights' working memory: Φ's pair table (384 KiB) and
-// the two eq factor tables (about 2·2^(mu/2) elements), reused across proofs
-// of any shape. The zero value is ready to use; a scratch serves one proof at
-// a time.
-type RingScratch struct {
+// Scratch holds the ring switch prover's working memory: Φ's pair table
+// (384 KiB) and the two eq factor tables (about 2·2^(mu/2) elements), reused
+// across proofs of any shape. The zero value is ready to use; a scratch serves
+// one proof at a time.
+type Scratch struct {
 	pairs  *ringPairTable
 	hA, hB []field.E
 }
 
-// Weights is RingWeights with the scratch's buffers; once the scratch has seen
-// the shape it allocates only the goroutines' closures.
-func (rs *RingScratch) Weights(dst []field.E, point []field.E, m *RingMap, workers par.Workers) {
+// grow returns buf resliced to n entries, reallocating only when it is short.
+func grow(buf []field.E, n int) []field.E {
+	if cap(buf) < n {
+		return make([]field.E, n)
+	}
+	return buf[:n]
+}
+
+// Weights is the package's Weights with the scratch's buffers; once the
+// scratch has seen the shape it allocates only the goroutines' closures.
+func (rs *Scratch) Weights(dst []field.E, point []field.E, m *Map, workers par.Workers) {
 	mu := len(point)
 	if mu >= 40 || len(dst) != 1<<mu {
-		panic("reduce: RingWeights needs len(dst) = 2^len(point)")
+		panic("ringswitch: Weights needs len(dst) = 2^len(point)")
 	}
 	if mu == 0 {
 		ringWeightsSimple(dst, point, m, workers)
@@ -198,12 +206,12 @@ func (j *ringJob) run(b0, b1 int) {
 	}
 }
 
-// ringWeightsSimple is the direct RingWeights: the equality kernel factored in
+// ringWeightsSimple is the direct Weights: the equality kernel factored in
 // two halves, Φ applied to every entry through its byte tables.
-func ringWeightsSimple(dst []field.E, point []field.E, m *RingMap, workers par.Workers) {
+func ringWeightsSimple(dst []field.E, point []field.E, m *Map, workers par.Workers) {
 	mu := len(point)
 	if mu >= 40 || len(dst) != 1<<mu {
-		panic("reduce: RingWeights needs len(dst) = 2^len(point)")
+		panic("ringswitch: Weights needs len(dst) = 2^len(point)")
 	}
 	nLo := mu / 2
 	lo := make([]field.E, 1<<nLo)

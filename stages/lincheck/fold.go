@@ -1,4 +1,4 @@
-package reduce
+package lincheck
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ func PartialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers par.Workers, tables []foldTables) {
 	slots := len(eqOut)
 	if len(dst) != words*KBits || len(q) != words*slots {
-		panic(fmt.Sprintf("reduce: PartialFold: %d outputs, %d words for %d×%d", len(dst), len(q), slots, words))
+		panic(fmt.Sprintf("lincheck: PartialFold: %d outputs, %d words for %d×%d", len(dst), len(q), slots, words))
 	}
 	if live <= 0 || live > slots {
 		live = slots

@@ -1,19 +1,19 @@
-package reduce
+package ringswitch
 
 import (
 	"fmt"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/par"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
 func TestRingBasisImages(t *testing.T) {
 	rng := testrand.New(t)
 	for range 3 {
-		var m RingMap
+		var m Map
 		copy(m.Challenges[:], randEs(rng, 6))
 		img := ringBasisImages(&m)
 		v := randE(rng)
@@ -33,7 +33,7 @@ func TestRingBasisImages(t *testing.T) {
 // the twin gives Φ(lo_a·h) by the staged map.
 func TestRingPairsLevels(t *testing.T) {
 	rng := testrand.New(t)
-	var m RingMap
+	var m Map
 	copy(m.Challenges[:], randEs(rng, 6))
 	lo := randEs(rng, 2)
 	tab := new(ringPairTable)
@@ -49,8 +49,8 @@ func TestRingPairsLevels(t *testing.T) {
 			}
 		}
 	}
-	for _, l := range simd.Levels() {
-		restore := simd.SetLevel(l)
+	for _, l := range cpu.Levels() {
+		restore := cpu.SetLevel(l)
 		for _, n := range []int{0, 1, 2, 5, 128, 300} {
 			got := make([]field.E, 2*n)
 			ringPairs(tab, got, src[:n])
@@ -63,13 +63,13 @@ func TestRingPairsLevels(t *testing.T) {
 	}
 }
 
-// RingWeights (pair tables) equals the direct form at every level, size and
+// Weights (pair tables) equals the direct form at every level, size and
 // worker count.
-func TestRingWeightsMatchesSimple(t *testing.T) {
+func TestWeightsMatchesSimple(t *testing.T) {
 	rng := testrand.New(t)
-	var rs RingScratch // reused over shrinking and growing shapes
+	var rs Scratch // reused over shrinking and growing shapes
 	for _, mu := range []int{0, 1, 2, 3, 4, 7, 12, 8, 9, 15, 5} {
-		var m RingMap
+		var m Map
 		copy(m.Challenges[:], randEs(rng, 6))
 		point := randEs(rng, mu)
 		want := make([]field.E, 1<<mu)
@@ -83,20 +83,20 @@ func TestRingWeightsMatchesSimple(t *testing.T) {
 				}
 			}
 		}
-		for _, l := range simd.Levels() {
-			restore := simd.SetLevel(l)
+		for _, l := range cpu.Levels() {
+			restore := cpu.SetLevel(l)
 			for _, workers := range []int{1, 2, 3} {
 				got := make([]field.E, 1<<mu)
-				RingWeights(got, point, &m, par.New(nil, workers))
+				Weights(got, point, &m, par.New(nil, workers))
 				if !equalEs(got, want) {
 					restore()
-					t.Fatalf("mu=%d level %v workers=%d: RingWeights differs from the direct form", mu, l, workers)
+					t.Fatalf("mu=%d level %v workers=%d: Weights differs from the direct form", mu, l, workers)
 				}
 				clear(got)
 				rs.Weights(got, point, &m, par.New(nil, workers))
 				if !equalEs(got, want) {
 					restore()
-					t.Fatalf("mu=%d level %v workers=%d: RingScratch.Weights differs from the direct form", mu, l, workers)
+					t.Fatalf("mu=%d level %v workers=%d: Scratch.Weights differs from the direct form", mu, l, workers)
 				}
 			}
 			restore()
@@ -104,20 +104,20 @@ func TestRingWeightsMatchesSimple(t *testing.T) {
 	}
 }
 
-func BenchmarkRingWeightsSimple(b *testing.B) {
+func BenchmarkWeightsSimple(b *testing.B) {
 	for _, mu := range []int{16, 20} {
 		b.Run(fmt.Sprintf("mu=%d", mu), func(b *testing.B) {
 			rng := testrand.New(b)
-			var m RingMap
+			var m Map
 			copy(m.Challenges[:], randEs(rng, 6))
 			point := randEs(rng, mu)
 			dst := make([]field.E, 1<<mu)
 			b.ResetTimer()
-			cpu := processCPU()
+			start := processCPU()
 			for i := 0; i < b.N; i++ {
 				ringWeightsSimple(dst, point, &m, par.New(nil, 1))
 			}
-			reportCPU(b, cpu)
+			reportCPU(b, start)
 		})
 	}
 }
