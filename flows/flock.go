@@ -11,10 +11,12 @@ import (
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/ntt"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/stages/ringswitch"
+	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/stages/zerocheck"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -266,6 +268,10 @@ type (
 		claim lincheck.Claim
 		lin   *lincheck.Scratch // holds claim's point and slices until the ring switch
 	}
+	RingSwitched struct {
+		*Committed
+		ring ringswitch.Claim
+	}
 )
 
 // release returns every buffer still held (safe to call twice).
@@ -307,41 +313,48 @@ func (c Committed) Root() merkle.Digest { return c.com.Root() }
 func (z Zerochecked) Claims() zerocheck.Result { return z.claims }
 
 // Claim is the lincheck's output: the point and the 64 slice values (views into the
-// lincheck's scratch, valid until the Open stage has run).
+// lincheck's scratch, valid until the RingSwitch stage has run).
 func (l Linchecked) Claim() lincheck.Claim { return l.claim }
+
+// Ring is the ring switch's claim, which the opening discharges.
+func (r RingSwitched) Ring() ringswitch.Claim { return r.ring }
 
 // FlockStages are a Flock flow's stages bound to one set of Resources, in protocol
 // order. Chain them (Prover does), or wire them with graph.Then with stages of your
 // own in between, and run the graph with an Engine's Scheduler; after a failed run,
 // call Release on its Result.
 type FlockStages struct {
-	Plan      graph.Stage[Request, *Planned]
-	Witness   graph.Stage[*Planned, Witnessed]
-	Commit    graph.Stage[Witnessed, Committed]
-	Zerocheck graph.Stage[Committed, Zerochecked]
-	Lincheck  graph.Stage[Zerochecked, Linchecked]
-	Open      graph.Stage[Linchecked, Proved]
+	Plan       graph.Stage[Request, *Planned]
+	Witness    graph.Stage[*Planned, Witnessed]
+	Commit     graph.Stage[Witnessed, Committed]
+	Zerocheck  graph.Stage[Committed, Zerochecked]
+	Lincheck   graph.Stage[Zerochecked, Linchecked]
+	RingSwitch graph.Stage[Linchecked, RingSwitched]
+	Open       graph.Stage[RingSwitched, Proved]
 }
 
-// Stages returns the flow's stages bound to res.
+// Stages returns the flow's stages bound to res: the plan is the flow's own; every
+// other stage is its stage package's node (NewStage) lifted onto the flow's edges,
+// which hand each stage its buffers and take back what it returns.
 func (f *Flock) Stages(res *Resources) FlockStages {
 	s := flockStages{f: f, r: res}
 	return FlockStages{
-		Plan:      graph.Stage[Request, *Planned]{Name: "plan", MaxWorkers: 1, Run: s.plan},
-		Witness:   graph.Stage[*Planned, Witnessed]{Name: "witness", Run: s.witness},
-		Commit:    graph.Stage[Witnessed, Committed]{Name: "commit", Run: s.commit},
-		Zerocheck: graph.Stage[Committed, Zerochecked]{Name: "zerocheck", Run: s.zerocheck},
-		Lincheck:  graph.Stage[Zerochecked, Linchecked]{Name: "lincheck", Run: s.lincheck},
-		Open:      graph.Stage[Linchecked, Proved]{Name: "open", Run: s.open},
+		Plan:       graph.Stage[Request, *Planned]{Name: "plan", MaxWorkers: 1, Run: s.plan},
+		Witness:    graph.Lift(witness.NewStage(), s.witnessJob, s.witnessed),
+		Commit:     graph.Lift(commit.NewStage(), s.commitJob, s.committed),
+		Zerocheck:  graph.Lift(zerocheck.NewStage(), s.zerocheckJob, s.zerochecked),
+		Lincheck:   graph.Lift(lincheck.NewStage(), s.lincheckJob, s.linchecked),
+		RingSwitch: graph.Lift(ringswitch.NewStage(), s.ringJob, s.ringSwitched),
+		Open:       graph.Lift(open.NewStage(), s.openJob, s.opened),
 	}
 }
 
 // Prover is the flow's stage sequence bound to res.
 func (f *Flock) Prover(res *Resources) graph.Chain[Request, Proved] {
 	st := f.Stages(res)
-	c1 := graph.Append(graph.Begin(st.Plan), st.Witness)
-	c2 := graph.Append(graph.Append(c1, st.Commit), st.Zerocheck)
-	return graph.Append(graph.Append(c2, st.Lincheck), st.Open)
+	c1 := graph.Append(graph.Append(graph.Begin(st.Plan), st.Witness), st.Commit)
+	c2 := graph.Append(graph.Append(graph.Append(c1, st.Zerocheck), st.Lincheck), st.RingSwitch)
+	return graph.Append(c2, st.Open)
 }
 
 type flockStages struct {
@@ -380,23 +393,37 @@ func (s flockStages) plan(ctx context.Context, _ graph.Workers, req Request) (*P
 	return p, nil
 }
 
-func (s flockStages) witness(_ context.Context, w graph.Workers, p *Planned) (Witnessed, error) {
+func (s flockStages) witnessJob(_ context.Context, p *Planned) (witness.Job, error) {
 	n := p.sh.Words()
-	if err := s.f.spec.Fill(w, p.input, p.sh.NLog, p.stack.Data()[:n], p.a.Data()[:n], p.b.Data()[:n]); err != nil {
+	in := p.input
+	fill := s.f.spec.Fill
+	return witness.Job{
+		N: p.sh.N, NLog: p.sh.NLog,
+		Write: func(w par.Workers, nLog int, wit, a, b []field.K) error { return fill(w, in, nLog, wit, a, b) },
+		W:     p.stack.Data()[:n], A: p.a.Data()[:n], B: p.b.Data()[:n],
+	}, nil
+}
+
+func (s flockStages) witnessed(p *Planned, _ witness.Job, _ witness.Batch, err error) (Witnessed, error) {
+	if err != nil {
 		p.release()
 		return Witnessed{}, err
 	}
 	return Witnessed{p}, nil
 }
 
-// commit encodes the stack, builds its Merkle tree, starts the transcript with the
-// flow's label and sends the root.
-func (s flockStages) commit(ctx context.Context, w graph.Workers, p Witnessed) (Committed, error) {
+// commitJob encodes the stack into a pooled commitment whose NTT plans come from the
+// shape cache; committed then starts the transcript with the flow's label and sends
+// the root (starting the transcript is the flow's part).
+func (s flockStages) commitJob(ctx context.Context, p Witnessed) (commit.Job, error) {
 	com := s.r.coms.Get()
 	com.Plans = s.r.plans(ctx)
-	err := commit.CommitInto(com, p.stack.Data(), p.sh.StackLog, p.sh.LogInvRate, w)
+	return commit.Job{Stack: p.stack.Data(), StackLog: p.sh.StackLog, LogInvRate: p.sh.LogInvRate, Into: com}, nil
+}
+
+func (s flockStages) committed(p Witnessed, j commit.Job, com *commit.Committed, err error) (Committed, error) {
 	if err != nil {
-		s.r.coms.Put(com)
+		s.r.coms.Put(j.Into)
 		p.release()
 		return Committed{}, err
 	}
@@ -405,15 +432,16 @@ func (s flockStages) commit(ctx context.Context, w graph.Workers, p Witnessed) (
 	tr.SendMany(halves[:])
 	return Committed{Planned: p.Planned, com: com, tr: tr}, nil
 }
-
-func (s flockStages) zerocheck(_ context.Context, w graph.Workers, c Committed) (Zerochecked, error) {
+func (s flockStages) zerocheckJob(_ context.Context, c Committed) (zerocheck.Job, error) {
 	n := c.sh.Words()
-	bufs := s.r.zc.Get()
-	res, err := zerocheck.ProveWith(c.tr, zerocheck.Input{
+	return zerocheck.Job{Transcript: c.tr, Buffers: s.r.zc.Get(), Input: zerocheck.Input{
 		A: c.a.Data()[:n], B: c.b.Data()[:n], C: c.stack.Data()[:n],
 		M: c.sh.M(), LogInstance: c.sh.LogInstance, Live: c.sh.N,
-	}, w, bufs)
-	s.r.zc.Put(bufs)
+	}}, nil
+}
+
+func (s flockStages) zerochecked(c Committed, j zerocheck.Job, res zerocheck.Result, err error) (Zerochecked, error) {
+	s.r.zc.Put(j.Buffers)
 	// A·w and B·w are read by the zerocheck only: hand them back now.
 	c.a.Release()
 	c.b.Release()
@@ -426,32 +454,61 @@ func (s flockStages) zerocheck(_ context.Context, w graph.Workers, c Committed) 
 	return Zerochecked{Committed: &c, claims: res}, nil
 }
 
-func (s flockStages) lincheck(_ context.Context, w graph.Workers, z Zerochecked) (Linchecked, error) {
-	lin := s.r.lin.Get()
-	claim := lin.Prove(z.tr, s.f.spec.Circuit, z.stack.Data()[:z.sh.Words()], z.sh.N, lincheck.ZerocheckClaims(z.claims), w)
-	return Linchecked{Committed: z.Committed, claim: claim, lin: lin}, nil
+func (s flockStages) lincheckJob(_ context.Context, z Zerochecked) (lincheck.Job, error) {
+	return lincheck.Job{
+		Transcript: z.tr, Circuit: s.f.spec.Circuit, Q: z.stack.Data()[:z.sh.Words()], Live: z.sh.N,
+		Claims: lincheck.ZerocheckClaims(z.claims), Scratch: s.r.lin.Get(),
+	}, nil
 }
 
-// open is the reference's "opening" stage: ring switching (Φ drawn, the dense weight
-// built) and the stacked WHIR opening on the configuration the plan stage fetched.
-func (s flockStages) open(ctx context.Context, w graph.Workers, l Linchecked) (Proved, error) {
-	defer l.release()
-	rs := s.r.ring.Get()
-	ring := rs.Prove(l.tr, l.claim.Point, l.claim.S, l.weights.Data(), w)
-	s.r.ring.Put(rs)
+// linchecked keeps the lincheck scratch on the edge: the claim's point and slice
+// values live in it until the ring switch has copied them.
+func (s flockStages) linchecked(z Zerochecked, j lincheck.Job, claim lincheck.Claim, err error) (Linchecked, error) {
+	if err != nil {
+		s.r.lin.Put(j.Scratch)
+		z.release()
+		s.r.coms.Put(z.com)
+		return Linchecked{}, err
+	}
+	return Linchecked{Committed: z.Committed, claim: claim, lin: j.Scratch}, nil
+}
+
+func (s flockStages) ringJob(_ context.Context, l Linchecked) (ringswitch.Job, error) {
+	return ringswitch.Job{Transcript: l.tr, Point: l.claim.Point, S: l.claim.S, Weights: l.weights.Data(), Scratch: s.r.ring.Get()}, nil
+}
+
+func (s flockStages) ringSwitched(l Linchecked, j ringswitch.Job, ring ringswitch.Claim, err error) (RingSwitched, error) {
+	s.r.ring.Put(j.Scratch)
 	s.r.lin.Put(l.lin) // the ring claim copied the point: the lincheck scratch is free
 	l.lin = nil
+	if err != nil {
+		l.release()
+		s.r.coms.Put(l.com)
+		return RingSwitched{}, err
+	}
+	return RingSwitched{Committed: l.Committed, ring: ring}, nil
+}
+
+// openJob runs the stacked WHIR opening on the configuration the plan stage fetched.
+func (s flockStages) openJob(ctx context.Context, r RingSwitched) (open.Job, error) {
 	scratch := s.r.whir.Get()
 	scratch.Plans = s.r.plans(ctx)
-	scratch.Config = l.whir
-	err := scratch.ProveStacked(l.tr, l.com, open.Placement{Variables: l.sh.Mu, Offset: 0}, ring, nil, w)
-	scratch.Config = nil
-	s.r.whir.Put(scratch)
-	s.r.coms.Put(l.com) // the proof keeps copies of the opened rows, never the codeword
+	scratch.Config = r.whir
+	return open.Job{
+		Transcript: r.tr, Commitment: r.com, Placement: open.Placement{Variables: r.sh.Mu, Offset: 0},
+		Ring: r.ring, Scratch: scratch,
+	}, nil
+}
+
+func (s flockStages) opened(r RingSwitched, j open.Job, _ open.Opened, err error) (Proved, error) {
+	defer r.release()
+	j.Scratch.Config = nil
+	s.r.whir.Put(j.Scratch)
+	s.r.coms.Put(r.com) // the proof keeps copies of the opened rows, never the codeword
 	if err != nil {
 		return Proved{}, err
 	}
-	return Proved{Flow: s.f.Name(), Statement: l.st, Shape: l.sh, Proof: l.tr.Proof()}, nil
+	return Proved{Flow: s.f.Name(), Statement: r.st, Shape: r.sh, Proof: r.tr.Proof()}, nil
 }
 
 // Release returns to the pools every buffer a failed or cancelled run left on its edges.

@@ -24,8 +24,9 @@ func proveFilled(sh Shape, stack, a, b []field.K, workers int) (*transcript.Proo
 		copy(p.b.Data(), b)
 		return Witnessed{p}, nil
 	}}
-	chain := graph.Append(graph.Append(graph.Append(graph.Append(graph.Append(
-		graph.Begin(st.Plan), install), st.Commit), st.Zerocheck), st.Lincheck), st.Open)
+	reduced := graph.Append(graph.Append(graph.Append(graph.Append(graph.Append(
+		graph.Begin(st.Plan), install), st.Commit), st.Zerocheck), st.Lincheck), st.RingSwitch)
+	chain := graph.Append(reduced, st.Open)
 	ctx := context.Background()
 	req := Request{Flow: Batch, Input: Blocks(make([]witness.Compression, sh.N)), LogInvRate: sh.LogInvRate}
 	p, _, _, err := chain.Run(ctx, graph.NewWorkers(ctx, workers), req)

@@ -216,3 +216,43 @@ func TestUnconsumedAfterFailure(t *testing.T) {
 		t.Fatalf("unconsumed %v", u)
 	}
 }
+
+func TestLift(t *testing.T) {
+	inner := Stage[int, int]{Name: "double", MinWorkers: 1, MaxWorkers: 3, Run: func(_ context.Context, _ Workers, x int) (int, error) {
+		if x < 0 {
+			return 0, errors.New("negative")
+		}
+		return 2 * x, nil
+	}}
+	type state struct{ x, y int }
+	var failures []error
+	lifted := Lift(inner,
+		func(_ context.Context, s state) (int, error) {
+			if s.x == 7 {
+				return 0, errors.New("seven")
+			}
+			return s.x, nil
+		},
+		func(s state, _ int, y int, err error) (state, error) {
+			if err != nil {
+				failures = append(failures, err)
+				return state{}, err
+			}
+			return state{s.x, y}, nil
+		})
+	if lifted.Name != "double" || lifted.MinWorkers != 1 || lifted.MaxWorkers != 3 {
+		t.Fatalf("lifted stage lost its name or bounds: %+v", lifted)
+	}
+	w := NewWorkers(context.Background(), 1)
+	if got, err := lifted.Run(context.Background(), w, state{x: 5}); err != nil || got != (state{5, 10}) {
+		t.Fatalf("lifted(5) = %v, %v", got, err)
+	}
+	for _, x := range []int{-1, 7} {
+		if _, err := lifted.Run(context.Background(), w, state{x: x}); err == nil {
+			t.Fatalf("lifted(%d) did not fail", x)
+		}
+	}
+	if len(failures) != 2 {
+		t.Fatalf("out saw %d failures, want 2", len(failures))
+	}
+}

@@ -97,7 +97,7 @@ func benchCmd() *cobra.Command {
 					if !asJSON {
 						fmt.Fprintf(out, "2^%d compressions, %d worker(s): prove %.1f ms (median of %d), verify %.1f ms, %.0f compressions/s, proof %d B, peak RSS %.0f MiB\n",
 							logN, w, row.ProveMS, repeat, row.VerifyMS, row.CompressionsPerS, row.ProofBytes, float64(row.PeakRSSBytes)/(1<<20))
-						for _, name := range []string{"plan", "witness", "commit", "zerocheck", "lincheck", "open"} {
+						for _, name := range []string{"plan", "witness", "commit", "zerocheck", "lincheck", "ringswitch", "open"} {
 							fmt.Fprintf(out, "    %-10s %9.2f ms %5.1f%%\n", name, row.StageMS[name], 100*row.StageMS[name]/row.ProveMS)
 						}
 						fmt.Fprintf(out, "    %-10s %9.2f ms\n    %-10s %9.2f ms\n", "total", row.ProveMS, "verify", row.VerifyMS)

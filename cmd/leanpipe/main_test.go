@@ -126,7 +126,7 @@ func TestRunConfig(t *testing.T) {
 	}
 	var sum runSummary
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Leaves) != 2 || len(sum.Leaves[0].Stages) != 6 || sum.CompressionsPerS <= 0 {
+	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Leaves) != 2 || len(sum.Leaves[0].Stages) != 7 || sum.CompressionsPerS <= 0 {
 		t.Fatalf("summary: %v %s", err, b)
 	}
 	if code, o, _ := run(t, "verify", filepath.Join(out, "leaf-0001.proof.bin")); code != 0 || strings.TrimSpace(o) != "accepted" {

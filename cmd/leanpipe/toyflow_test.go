@@ -174,7 +174,7 @@ func TestToyFlowEngine(t *testing.T) {
 		} else if !bytes.Equal(got, want) {
 			t.Fatalf("%d cores: proof differs", cores)
 		}
-		if p.Shape.LogInstance != toyLogSize || len(p.Spans) != 6 {
+		if p.Shape.LogInstance != toyLogSize || len(p.Spans) != 7 {
 			t.Fatalf("shape %+v, %d spans", p.Shape, len(p.Spans))
 		}
 	}

@@ -40,7 +40,8 @@ func proveWithRoot(e *flows.Engine, req flows.Request, rootPath string) (flows.P
 	rooted := graph.Then(g, writeRoot(rootPath), committed)
 	zerochecked := graph.Then(g, st.Zerocheck, rooted)
 	linchecked := graph.Then(g, st.Lincheck, zerochecked)
-	proved := graph.Then(g, st.Open, linchecked)
+	switched := graph.Then(g, st.RingSwitch, linchecked)
+	proved := graph.Then(g, st.Open, switched)
 
 	res, err := g.Run(context.Background(), e.Scheduler(), graph.Feed(in, req))
 	if err != nil {

@@ -26,7 +26,7 @@ func TestCustomFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(spans) != 7 || spans[3].Name != "write-root" {
+	if len(spans) != 8 || spans[3].Name != "write-root" {
 		t.Fatalf("spans %v", spans)
 	}
 	b, _ := os.ReadFile(rootPath)

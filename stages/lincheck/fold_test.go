@@ -43,7 +43,7 @@ func TestPartialFoldLevels(t *testing.T) {
 		for s := 0; s < slots; s++ {
 			foldSlot(want, q[s*tc.words:(s+1)*tc.words], eqOut[s])
 		}
-		for _, l := range cpu.Levels() {
+		for _, l := range Kernels.Levels() {
 			restore := cpu.SetLevel(l)
 			for _, workers := range []int{1, 2, 3} {
 				got := make([]field.E, len(want))

@@ -3,13 +3,16 @@
 package lincheck
 
 import (
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
-// useAVX2 reports whether the AVX2 kernels run; simd's level (detected once from
-// cpuid, lowered by tests) decides.
-func useAVX2() bool { return simd.Active() >= simd.AVX2VPCLMUL }
+// archLevels are the kernels this build has beyond the portable ones: AVX2 byte
+// shuffles and XORs (no carry-less products).
+var archLevels = []cpu.Level{cpu.AVX2}
+
+// useAVX2 reports whether the AVX2 kernels run (Kernels' level decides).
+func useAVX2() bool { return Kernels.Level() >= cpu.AVX2 }
 
 // foldTileAVX2 is foldTile8 for a full tile of foldTile groups (fold_amd64.s):
 // for count > 0 words from q (slot rows stride bytes apart) it adds the tables'

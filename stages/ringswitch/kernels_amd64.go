@@ -3,8 +3,8 @@
 package ringswitch
 
 import (
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
 // ringPairsAVX2 writes dst_{2i+a} = Σ_g tab[g][byte g of src_i][a] for n > 0
@@ -15,9 +15,12 @@ import (
 //go:noescape
 func ringPairsAVX2(tab *ringPairTable, src, dst *field.E, n int)
 
-// useAVX2 reports whether the AVX2 kernels run; simd's level (detected once from
-// cpuid, lowered by tests) decides.
-func useAVX2() bool { return simd.Active() >= simd.AVX2VPCLMUL }
+// archLevels are the kernels this build has beyond the portable ones: AVX2 byte
+// shuffles and XORs (no carry-less products).
+var archLevels = []cpu.Level{cpu.AVX2}
+
+// useAVX2 reports whether the AVX2 kernels run (Kernels' level decides).
+func useAVX2() bool { return Kernels.Level() >= cpu.AVX2 }
 
 // ringPairs writes dst[2i+a] = Σ_g tab[g][byte g of src[i]][a].
 func ringPairs(tab *ringPairTable, dst, src []field.E) {

@@ -2,7 +2,13 @@
 
 package ringswitch
 
-import "github.com/leanpipe/leanpipe/field"
+import (
+	"github.com/leanpipe/leanpipe/cpu"
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// archLevels is empty: without assembly only the portable kernels exist.
+var archLevels []cpu.Level
 
 func useAVX2() bool { return false }
 

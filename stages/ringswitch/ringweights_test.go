@@ -49,7 +49,7 @@ func TestRingPairsLevels(t *testing.T) {
 			}
 		}
 	}
-	for _, l := range cpu.Levels() {
+	for _, l := range Kernels.Levels() {
 		restore := cpu.SetLevel(l)
 		for _, n := range []int{0, 1, 2, 5, 128, 300} {
 			got := make([]field.E, 2*n)
@@ -83,7 +83,7 @@ func TestWeightsMatchesSimple(t *testing.T) {
 				}
 			}
 		}
-		for _, l := range cpu.Levels() {
+		for _, l := range Kernels.Levels() {
 			restore := cpu.SetLevel(l)
 			for _, workers := range []int{1, 2, 3} {
 				got := make([]field.E, 1<<mu)

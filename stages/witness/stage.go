@@ -2,46 +2,62 @@ package witness
 
 import (
 	"context"
+	"errors"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/par"
 )
 
-// Job is the witness stage's input: the compressions and the caller-owned buffers
-// to fill (each at least Words(NLog(len(Blocks))) words; A and B may be nil).
+// Writer writes the packed witness of 2^nLog instance slots and its packed A0·w and
+// B0·w rows into wit, a and b (a and b may be nil). The bytes written must not depend
+// on the workers.
+type Writer func(w par.Workers, nLog int, wit, a, b []field.K) error
+
+// Compressions is the Writer of a batch of BLAKE2s compressions (FillAB).
+func Compressions(blocks []Compression) Writer {
+	return func(w par.Workers, nLog int, wit, a, b []field.K) error {
+		return FillAB(wit, a, b, blocks, nLog, w)
+	}
+}
+
+// ErrNoWriter reports a witness job without a Writer.
+var ErrNoWriter = errors.New("witness: job has no writer")
+
+// Job is the witness stage's input: N live instances in 2^NLog slots, the writer of
+// their witness, and the caller-owned buffers to fill, each exactly the packed
+// witness's length for the writer's circuit (Words(NLog) for BLAKE2s; A and B may be
+// nil).
 type Job struct {
-	Blocks  []Compression
+	N, NLog int
+	Write   Writer
 	W, A, B []field.K
 }
 
-// Batch is the witness stage's output: the filled buffers (the same slices as the
-// Job's, cut to Words(NLog)) and the batch shape.
+// Batch is the witness stage's output: the filled buffers (the Job's slices) and the
+// batch shape.
 type Batch struct {
 	N, NLog int
 	W, A, B []field.K
 }
 
-// NewStage returns the graph stage that runs FillAB with the granted worker count.
+// NewStage returns the graph stage "witness": it runs the Job's Writer on the
+// granted workers.
 func NewStage() graph.Stage[Job, Batch] {
 	return graph.Stage[Job, Batch]{
 		Name:       "witness",
 		MinWorkers: 1,
-		Run: func(ctx context.Context, w graph.Workers, in Job) (Batch, error) {
-			if len(in.Blocks) == 0 {
+		Run: func(_ context.Context, w graph.Workers, in Job) (Batch, error) {
+			switch {
+			case in.N <= 0:
 				return Batch{}, ErrNoBlocks
+			case in.Write == nil:
+				return Batch{}, ErrNoWriter
 			}
-			nLog := NLog(len(in.Blocks))
-			if err := FillAB(in.W, in.A, in.B, in.Blocks, nLog, w); err != nil {
+			if err := in.Write(w, in.NLog, in.W, in.A, in.B); err != nil {
 				return Batch{}, err
 			}
-			n := Words(nLog)
-			cut := func(s []field.K) []field.K {
-				if s == nil {
-					return nil
-				}
-				return s[:n]
-			}
-			return Batch{N: len(in.Blocks), NLog: nLog, W: cut(in.W), A: cut(in.A), B: cut(in.B)}, nil
+			return Batch{N: in.N, NLog: in.NLog, W: in.W, A: in.A, B: in.B}, nil
 		},
 	}
 }

@@ -18,7 +18,7 @@ func TestStage(t *testing.T) {
 	in := graph.Input[Job](g, "blocks")
 	out := graph.Then(g, NewStage(), in)
 	n := Words(4)
-	job := Job{Blocks: blocks, W: make([]field.K, n+3), A: make([]field.K, n), B: make([]field.K, n)}
+	job := Job{N: len(blocks), NLog: NLog(len(blocks)), Write: Compressions(blocks), W: make([]field.K, n), A: make([]field.K, n), B: make([]field.K, n)}
 	res, err := g.Run(context.Background(), graph.NewScheduler(2), graph.Feed(in, job))
 	if err != nil {
 		t.Fatal(err)
@@ -39,5 +39,8 @@ func TestStage(t *testing.T) {
 	checkBatch(t, got.W, got.A, got.B, blocks, 4)
 	if _, err := g.Run(context.Background(), graph.NewScheduler(1), graph.Feed(in, Job{})); !errors.Is(err, ErrNoBlocks) {
 		t.Fatalf("empty job: %v", err)
+	}
+	if _, err := g.Run(context.Background(), graph.NewScheduler(1), graph.Feed(in, Job{N: 1, NLog: 0})); !errors.Is(err, ErrNoWriter) {
+		t.Fatalf("job without a writer: %v", err)
 	}
 }
