@@ -24,4 +24,3 @@ func Features() []string {
 
 // Brand is the CPU's model name.
 func Brand() string { return cpuid.CPU.BrandName }
-
