@@ -122,3 +122,23 @@ func FoldHighK(dst []E, src []K, r E) {
 	}
 	simd.FoldK(eWords(dst), kWords(src[:h]), kWords(src[h:]), words3(&r))
 }
+
+// Fold writes dst[i] = lo[i] + r·(lo[i] + hi[i]): the line through lo[i] (at 0) and
+// hi[i] (at 1) evaluated at r, which fixes a variable whose two halves are the separate
+// tables lo and hi. It panics unless len(lo) = len(hi) = len(dst). dst may equal lo or
+// hi exactly.
+func Fold(dst, lo, hi []E, r E) {
+	if len(lo) != len(dst) || len(hi) != len(dst) {
+		panic("field: Fold needs equal lengths")
+	}
+	simd.FoldE(eWords(dst), eWords(lo), eWords(hi), words3(&r))
+}
+
+// FoldK is Fold for K tables lo and hi: dst[i] = lo[i] + r·(lo[i] + hi[i]) in E. It
+// panics unless len(lo) = len(hi) = len(dst).
+func FoldK(dst []E, lo, hi []K, r E) {
+	if len(lo) != len(dst) || len(hi) != len(dst) {
+		panic("field: FoldK needs equal lengths")
+	}
+	simd.FoldK(eWords(dst), kWords(lo), kWords(hi), words3(&r))
+}

@@ -1,11 +1,8 @@
 package open
 
 import (
-	"unsafe"
-
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
 // Fused sumcheck steps: a fold at r immediately followed by the next round's
@@ -18,24 +15,6 @@ import (
 // chunk is the number of consecutive entries of one table a fused task handles at
 // a time: small enough for its folded values and pair sums to stay in L1.
 const chunk = 256
-
-// kWordsOf views a K slice as its words.
-func kWordsOf(v []field.K) []uint64 {
-	if len(v) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), len(v))
-}
-
-// scalarWords views an E value as its three words.
-func scalarWords(r *field.E) *[3]uint64 { return (*[3]uint64)(unsafe.Pointer(r)) }
-
-// addWords XORs a 3-word sum into acc.
-func addWords(acc *field.E, w [3]uint64) {
-	acc.C0 ^= field.K(w[0])
-	acc.C1 ^= field.K(w[1])
-	acc.C2 ^= field.K(w[2])
-}
 
 // canFuseLanes reports whether a lane round over length entries in blocks of s can
 // be fused with the next lane round (stride s): the block count is a multiple of
@@ -55,30 +34,29 @@ func foldLanesNext(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s 
 	groups := len(b) / s / 4
 	tasks := groups * perBlock
 	parts := make([][2]field.E, workers.N())
-	rw := scalarWords(&r)
 	workers.For(tasks, func(w, k0, k1 int) {
 		var u0, u2 field.E
 		var sf, sb [chunk]field.E
-		tf, tb := words(sf[:c]), words(sb[:c])
+		tf, tb := sf[:c], sb[:c]
 		for k := k0; k < k1; k++ {
 			g, x := k/perBlock, k%perBlock*c
 			for h := 0; h < 2; h++ {
 				in0 := (4*g+2*h)*s + x
 				in1, out := in0+s, (2*g+h)*s+x
 				if f == nil {
-					simd.FoldK(words(nf[out:out+c]), kWordsOf(fK[in0:in0+c]), kWordsOf(fK[in1:in1+c]), rw)
+					field.FoldK(nf[out:out+c], fK[in0:in0+c], fK[in1:in1+c], r)
 				} else {
-					simd.FoldE(words(nf[out:out+c]), words(f[in0:in0+c]), words(f[in1:in1+c]), rw)
+					field.Fold(nf[out:out+c], f[in0:in0+c], f[in1:in1+c], r)
 				}
-				simd.FoldE(words(nb[out:out+c]), words(b[in0:in0+c]), words(b[in1:in1+c]), rw)
+				field.Fold(nb[out:out+c], b[in0:in0+c], b[in1:in1+c], r)
 			}
 			o0 := 2*g*s + x
 			o1 := o0 + s
-			f0, f1, b0, b1 := words(nf[o0:o0+c]), words(nf[o1:o1+c]), words(nb[o0:o0+c]), words(nb[o1:o1+c])
-			addWords(&u0, simd.DotEE(f0, b0))
-			xorWords(tf, f0, f1)
-			xorWords(tb, b0, b1)
-			addWords(&u2, simd.DotEE(tf, tb))
+			f0, f1, b0, b1 := nf[o0:o0+c], nf[o1:o1+c], nb[o0:o0+c], nb[o1:o1+c]
+			u0 = u0.Add(field.InnerProduct(f0, b0))
+			xorE(tf, f0, f1)
+			xorE(tb, b0, b1)
+			u2 = u2.Add(field.InnerProduct(tf, tb))
 		}
 		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
 	})
@@ -92,20 +70,18 @@ func foldLanesLow(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s i
 	c := min(chunk, s)
 	tasks := s / c
 	parts := make([][2]field.E, workers.N())
-	rw := scalarWords(&r)
 	workers.For(tasks, func(w, k0, k1 int) {
 		var u0, u2 field.E
 		for k := k0; k < k1; k++ {
 			x := k * c
 			if f == nil {
-				simd.FoldK(words(nf[x:x+c]), kWordsOf(fK[x:x+c]), kWordsOf(fK[s+x:s+x+c]), rw)
+				field.FoldK(nf[x:x+c], fK[x:x+c], fK[s+x:s+x+c], r)
 			} else {
-				simd.FoldE(words(nf[x:x+c]), words(f[x:x+c]), words(f[s+x:s+x+c]), rw)
+				field.Fold(nf[x:x+c], f[x:x+c], f[s+x:s+x+c], r)
 			}
-			simd.FoldE(words(nb[x:x+c]), words(b[x:x+c]), words(b[s+x:s+x+c]), rw)
-			q0, _, qInf := simd.DotPairsEE(words(nf[x:x+c]), words(nb[x:x+c]))
-			addWords(&u0, q0)
-			addWords(&u2, qInf)
+			field.Fold(nb[x:x+c], b[x:x+c], b[s+x:s+x+c], r)
+			q0, _, qInf := field.SumcheckRoundLow(nf[x:x+c], nb[x:x+c])
+			u0, u2 = u0.Add(q0), u2.Add(qInf)
 		}
 		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
 	})
@@ -118,16 +94,14 @@ func foldLanesLow(nf, nb []field.E, fK []field.K, f, b []field.E, r field.E, s i
 func foldLowNext(nf, nb, f, b []field.E, r field.E, workers par.Workers) (field.E, field.E) {
 	n := len(nf)
 	parts := make([][2]field.E, workers.N())
-	rw := scalarWords(&r)
 	chunked(workers, n/2).For(n/2, func(w, lo, hi int) {
 		var u0, u2 field.E
 		for p := 2 * lo; p < 2*hi; p += chunk {
 			e := min(p+chunk, 2*hi)
-			simd.FoldPairsE(words(nf[p:e]), words(f[2*p:2*e]), rw)
-			simd.FoldPairsE(words(nb[p:e]), words(b[2*p:2*e]), rw)
-			q0, _, qInf := simd.DotPairsEE(words(nf[p:e]), words(nb[p:e]))
-			addWords(&u0, q0)
-			addWords(&u2, qInf)
+			field.FoldLow(nf[p:e], f[2*p:2*e], r)
+			field.FoldLow(nb[p:e], b[2*p:2*e], r)
+			q0, _, qInf := field.SumcheckRoundLow(nf[p:e], nb[p:e])
+			u0, u2 = u0.Add(q0), u2.Add(qInf)
 		}
 		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
 	})
@@ -139,12 +113,11 @@ func foldLowNext(nf, nb, f, b []field.E, r field.E, workers par.Workers) (field.
 func roundMsgPairs(f, b []field.E, workers par.Workers) (u0, u2, y field.E) {
 	parts := make([][3]field.E, workers.N())
 	chunked(workers, len(f)/2).For(len(f)/2, func(w, lo, hi int) {
-		q0, q1, qInf := simd.DotPairsEE(words(f[2*lo:2*hi]), words(b[2*lo:2*hi]))
+		q0, q1, qInf := field.SumcheckRoundLow(f[2*lo:2*hi], b[2*lo:2*hi])
 		p := &parts[w]
-		addWords(&p[0], q0)
-		addWords(&p[1], qInf)
-		addWords(&p[2], q0)
-		addWords(&p[2], q1)
+		p[0] = p[0].Add(q0)
+		p[1] = p[1].Add(qInf)
+		p[2] = p[2].Add(q0).Add(q1)
 	})
 	for _, p := range parts {
 		u0, u2, y = u0.Add(p[0]), u2.Add(p[1]), y.Add(p[2])

@@ -3,7 +3,6 @@ package open
 import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
 // Two lane rounds per pass. The lane rounds of level 0 stream the whole stack and
@@ -67,52 +66,52 @@ type groupTemps struct {
 
 // addGroupE adds the eight sums of four E witness chunks f and weight chunks b
 // (equal lengths ≤ laneChunk).
-func (s *laneSums) addGroupE(f, b *[4][]uint64, t *groupTemps) {
+func (s *laneSums) addGroupE(f, b *[4][]field.E, t *groupTemps) {
 	n := len(f[0])
-	tf, tb, gf, gb := words(t.tf[:n/3]), words(t.tb[:n/3]), words(t.gf[:n/3]), words(t.gb[:n/3])
-	addWords(&s[0], simd.DotEE(f[0], b[0]))
-	addWords(&s[1], simd.DotEE(f[2], b[2]))
-	addWords(&s[4], simd.DotEE(f[1], b[1]))
-	xorWords(tf, f[0], f[1])
-	xorWords(tb, b[0], b[1])
-	addWords(&s[2], simd.DotEE(tf, tb))
-	xorWords(tf, f[2], f[3])
-	xorWords(tb, b[2], b[3])
-	addWords(&s[3], simd.DotEE(tf, tb))
-	xorWords(gf, f[0], f[2])
-	xorWords(gb, b[0], b[2])
-	addWords(&s[5], simd.DotEE(gf, gb))
-	xorWords(tf, f[1], f[3])
-	xorWords(tb, b[1], b[3])
-	addWords(&s[6], simd.DotEE(tf, tb))
-	xorWords(gf, gf, tf)
-	xorWords(gb, gb, tb)
-	addWords(&s[7], simd.DotEE(gf, gb))
+	tf, tb, gf, gb := t.tf[:n], t.tb[:n], t.gf[:n], t.gb[:n]
+	s[0] = s[0].Add(field.InnerProduct(f[0], b[0]))
+	s[1] = s[1].Add(field.InnerProduct(f[2], b[2]))
+	s[4] = s[4].Add(field.InnerProduct(f[1], b[1]))
+	xorE(tf, f[0], f[1])
+	xorE(tb, b[0], b[1])
+	s[2] = s[2].Add(field.InnerProduct(tf, tb))
+	xorE(tf, f[2], f[3])
+	xorE(tb, b[2], b[3])
+	s[3] = s[3].Add(field.InnerProduct(tf, tb))
+	xorE(gf, f[0], f[2])
+	xorE(gb, b[0], b[2])
+	s[5] = s[5].Add(field.InnerProduct(gf, gb))
+	xorE(tf, f[1], f[3])
+	xorE(tb, b[1], b[3])
+	s[6] = s[6].Add(field.InnerProduct(tf, tb))
+	xorE(gf, gf, tf)
+	xorE(gb, gb, tb)
+	s[7] = s[7].Add(field.InnerProduct(gf, gb))
 }
 
 // addGroupK is addGroupE for K witness chunks f.
-func (s *laneSums) addGroupK(f *[4][]uint64, b *[4][]uint64, t *groupTemps) {
+func (s *laneSums) addGroupK(f *[4][]field.K, b *[4][]field.E, t *groupTemps) {
 	n := len(f[0])
-	kf, kg := kWordsOf(t.kf[:n]), kWordsOf(t.kg[:n])
-	tb, gb := words(t.tb[:n]), words(t.gb[:n])
-	addWords(&s[0], simd.DotKE(f[0], b[0]))
-	addWords(&s[1], simd.DotKE(f[2], b[2]))
-	addWords(&s[4], simd.DotKE(f[1], b[1]))
-	xorWords(kf, f[0], f[1])
-	xorWords(tb, b[0], b[1])
-	addWords(&s[2], simd.DotKE(kf, tb))
-	xorWords(kf, f[2], f[3])
-	xorWords(tb, b[2], b[3])
-	addWords(&s[3], simd.DotKE(kf, tb))
-	xorWords(kg, f[0], f[2])
-	xorWords(gb, b[0], b[2])
-	addWords(&s[5], simd.DotKE(kg, gb))
-	xorWords(kf, f[1], f[3])
-	xorWords(tb, b[1], b[3])
-	addWords(&s[6], simd.DotKE(kf, tb))
-	xorWords(kg, kg, kf)
-	xorWords(gb, gb, tb)
-	addWords(&s[7], simd.DotKE(kg, gb))
+	kf, kg := t.kf[:n], t.kg[:n]
+	tb, gb := t.tb[:n], t.gb[:n]
+	s[0] = s[0].Add(field.InnerProductKE(f[0], b[0]))
+	s[1] = s[1].Add(field.InnerProductKE(f[2], b[2]))
+	s[4] = s[4].Add(field.InnerProductKE(f[1], b[1]))
+	xorK(kf, f[0], f[1])
+	xorE(tb, b[0], b[1])
+	s[2] = s[2].Add(field.InnerProductKE(kf, tb))
+	xorK(kf, f[2], f[3])
+	xorE(tb, b[2], b[3])
+	s[3] = s[3].Add(field.InnerProductKE(kf, tb))
+	xorK(kg, f[0], f[2])
+	xorE(gb, b[0], b[2])
+	s[5] = s[5].Add(field.InnerProductKE(kg, gb))
+	xorK(kf, f[1], f[3])
+	xorE(tb, b[1], b[3])
+	s[6] = s[6].Add(field.InnerProductKE(kf, tb))
+	xorK(kg, kg, kf)
+	xorE(gb, gb, tb)
+	s[7] = s[7].Add(field.InnerProductKE(kg, gb))
 }
 
 // canLookahead reports whether the level-0 lane rounds over blocks blocks of s
@@ -129,13 +128,14 @@ func lookaheadK(f []field.K, b []field.E, s int, workers par.Workers) laneSums {
 	workers.For(tasks, func(w, k0, k1 int) {
 		var acc laneSums
 		var t groupTemps
-		var fc, bc [4][]uint64
+		var fc [4][]field.K
+		var bc [4][]field.E
 		for k := k0; k < k1; k++ {
 			g, x := k/perBlock, k%perBlock*laneChunk
 			for a := range 4 {
 				at := (4*g+a)*s + x
-				fc[a] = kWordsOf(f[at : at+laneChunk])
-				bc[a] = words(b[at : at+laneChunk])
+				fc[a] = f[at : at+laneChunk]
+				bc[a] = b[at : at+laneChunk]
 			}
 			acc.addGroupK(&fc, &bc, &t)
 		}
@@ -164,13 +164,12 @@ func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s
 	}
 	tasks := groups * perBlock
 	parts := make([]laneSums, workers.N())
-	w0, w1 := scalarWords(&r0), scalarWords(&r1)
 	workers.For(tasks, func(w, k0, k1 int) {
 		var acc laneSums
 		var t groupTemps
 		var lo, hi [laneChunk]field.E
-		lw, hw := words(lo[:]), words(hi[:])
-		var fc, bc [4][]uint64
+		lw, hw := lo[:], hi[:]
+		var fc, bc [4][]field.E
 		for k := k0; k < k1; k++ {
 			g, x0 := k/perBlock, k%perBlock*span
 			// Fold each output block's run of span offsets (eight input streams at a
@@ -181,28 +180,27 @@ func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s
 					in := func(i int) int { return (4*ob+i)*s + x }
 					out := ob*s + x
 					if f == nil {
-						simd.FoldK(lw, kWordsOf(fK[in(0):in(0)+laneChunk]), kWordsOf(fK[in(1):in(1)+laneChunk]), w0)
-						simd.FoldK(hw, kWordsOf(fK[in(2):in(2)+laneChunk]), kWordsOf(fK[in(3):in(3)+laneChunk]), w0)
+						field.FoldK(lw, fK[in(0):in(0)+laneChunk], fK[in(1):in(1)+laneChunk], r0)
+						field.FoldK(hw, fK[in(2):in(2)+laneChunk], fK[in(3):in(3)+laneChunk], r0)
 					} else {
-						simd.FoldE(lw, words(f[in(0):in(0)+laneChunk]), words(f[in(1):in(1)+laneChunk]), w0)
-						simd.FoldE(hw, words(f[in(2):in(2)+laneChunk]), words(f[in(3):in(3)+laneChunk]), w0)
+						field.Fold(lw, f[in(0):in(0)+laneChunk], f[in(1):in(1)+laneChunk], r0)
+						field.Fold(hw, f[in(2):in(2)+laneChunk], f[in(3):in(3)+laneChunk], r0)
 					}
-					simd.FoldE(words(nf[out:out+laneChunk]), lw, hw, w1)
-					simd.FoldE(lw, words(b[in(0):in(0)+laneChunk]), words(b[in(1):in(1)+laneChunk]), w0)
-					simd.FoldE(hw, words(b[in(2):in(2)+laneChunk]), words(b[in(3):in(3)+laneChunk]), w0)
-					simd.FoldE(words(nb[out:out+laneChunk]), lw, hw, w1)
+					field.Fold(nf[out:out+laneChunk], lw, hw, r1)
+					field.Fold(lw, b[in(0):in(0)+laneChunk], b[in(1):in(1)+laneChunk], r0)
+					field.Fold(hw, b[in(2):in(2)+laneChunk], b[in(3):in(3)+laneChunk], r0)
+					field.Fold(nb[out:out+laneChunk], lw, hw, r1)
 				}
 			}
 			for x := x0; x < x0+span; x += laneChunk {
 				if final {
-					q0, _, qInf := simd.DotPairsEE(words(nf[x:x+laneChunk]), words(nb[x:x+laneChunk]))
-					addWords(&acc[0], q0)
-					addWords(&acc[2], qInf)
+					q0, _, qInf := field.SumcheckRoundLow(nf[x:x+laneChunk], nb[x:x+laneChunk])
+					acc[0], acc[2] = acc[0].Add(q0), acc[2].Add(qInf)
 					continue
 				}
 				for a := range 4 {
 					out := (4*g+a)*s + x
-					fc[a], bc[a] = words(nf[out:out+laneChunk]), words(nb[out:out+laneChunk])
+					fc[a], bc[a] = nf[out:out+laneChunk], nb[out:out+laneChunk]
 				}
 				acc.addGroupE(&fc, &bc, &t)
 			}

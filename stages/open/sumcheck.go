@@ -5,19 +5,34 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
-// words views an E slice as its 3·len words (E is three K words, no padding).
-func words(v []field.E) []uint64 {
+// xorE writes dst = a + b for E vectors (a and b at least as long as dst). It runs
+// this package's own word kernel xorWords (xor.go: AVX2 where available, where
+// field.AddSlice is a portable loop), which takes raw words; xorE, xorK and the two
+// views below are the only place in the package that sees field elements as words
+// (an E is three K words with no padding, which package field asserts, and a K is
+// one uint64). All field arithmetic on the tables goes through package field.
+func xorE(dst, a, b []field.E) { xorWords(eWords(dst), eWords(a), eWords(b)) }
+
+// xorK writes dst = a + b for K vectors (a and b at least as long as dst).
+func xorK(dst, a, b []field.K) { xorWords(kWords(dst), kWords(a), kWords(b)) }
+
+// eWords views an E slice as its 3·len(v) words, for xorWords only.
+func eWords(v []field.E) []uint64 {
 	if len(v) == 0 {
 		return nil
 	}
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), 3*len(v))
 }
 
-// xorE writes dst = a + b (word-wise XOR); the slices have equal lengths.
-func xorE(dst, a, b []field.E) { xorWords(words(dst), words(a), words(b)) }
+// kWords views a K slice as its words, for xorWords only.
+func kWords(v []field.K) []uint64 {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), len(v))
+}
 
 // Kernels of the opening's degree-2 sumcheck over f·b. A round pairs the entries
 // a and a+s for a = 2i·s + x (x < s): s = 1 folds the lowest variable, s = 2^k the
@@ -65,10 +80,10 @@ func roundMsg(f, b []field.E, s int, workers par.Workers) (field.E, field.E) {
 				m := min(chunk, c-x)
 				lo, hi := a+x, a+s+x
 				flo, blo := f[lo:lo+m], b[lo:lo+m]
-				addWords(&u0, simd.DotEE(words(flo), words(blo)))
+				u0 = u0.Add(field.InnerProduct(flo, blo))
 				xorE(sf[:m], flo, f[hi:hi+m])
 				xorE(sb[:m], blo, b[hi:hi+m])
-				addWords(&u2, simd.DotEE(words(sf[:m]), words(sb[:m])))
+				u2 = u2.Add(field.InnerProduct(sf[:m], sb[:m]))
 			}
 		}
 		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
@@ -121,10 +136,10 @@ func roundMsgK(f []field.K, b []field.E, s int, workers par.Workers) (field.E, f
 				m := min(chunk, c-x)
 				lo, hi := a+x, a+s+x
 				flo, fhi, blo := f[lo:lo+m], f[hi:hi+m], b[lo:lo+m]
-				addWords(&u0, simd.DotKE(kWordsOf(flo), words(blo)))
-				xorWords(kWordsOf(sf[:m]), kWordsOf(flo), kWordsOf(fhi))
+				u0 = u0.Add(field.InnerProductKE(flo, blo))
+				xorK(sf[:m], flo, fhi)
 				xorE(sb[:m], blo, b[hi:hi+m])
-				addWords(&u2, simd.DotKE(kWordsOf(sf[:m]), words(sb[:m])))
+				u2 = u2.Add(field.InnerProductKE(sf[:m], sb[:m]))
 			}
 		}
 		parts[w] = [2]field.E{parts[w][0].Add(u0), parts[w][1].Add(u2)}
@@ -163,11 +178,10 @@ func foldPairs(dst, src []field.E, r field.E, s int, workers par.Workers) {
 		d, x := dst[n:n+s], src[lone:lone+s]
 		chunked(workers, s).For(s, func(_, lo, hi int) { field.ScaleE(d[lo:hi], x[lo:hi], r1) })
 	}
-	rw := scalarWords(&r)
 	workers.For(segments(n, s), func(_, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			p0, c, a := bounds(k, n, s)
-			simd.FoldE(words(dst[p0:p0+c]), words(src[a:a+c]), words(src[a+s:a+s+c]), rw)
+			field.Fold(dst[p0:p0+c], src[a:a+c], src[a+s:a+s+c], r)
 		}
 	})
 }
@@ -182,11 +196,10 @@ func foldPairsK(dst []field.E, src []field.K, r field.E, s int, workers par.Work
 			field.AddScaledKE(d[lo:hi], x[lo:hi], r1)
 		})
 	}
-	rw := scalarWords(&r)
 	workers.For(segments(n, s), func(_, k0, k1 int) {
 		for k := k0; k < k1; k++ {
 			p0, c, a := bounds(k, n, s)
-			simd.FoldK(words(dst[p0:p0+c]), kWordsOf(src[a:a+c]), kWordsOf(src[a+s:a+s+c]), rw)
+			field.FoldK(dst[p0:p0+c], src[a:a+c], src[a+s:a+s+c], r)
 		}
 	})
 }

@@ -1,11 +1,8 @@
 package zerocheck
 
 import (
-	"unsafe"
-
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
-	"github.com/leanpipe/leanpipe/simd"
 )
 
 // byteTables is a GF(2)-linear map from a 64-bit word to E, as 8 byte tables:
@@ -130,10 +127,9 @@ func evalHalvesGeneric(t0, t1 *byteTables, even, odd, sum []field.E, src []field
 // chi·(T_{2j} + T_{2j+1}) written in place over the even halves, and returns them with
 // the next round's message (rr) computed in the same pass.
 func foldHalvesRound(st *[3]halves, chi field.E, rr []field.E, workers par.Workers) ([3]vec, [2]field.E) {
-	r := [3]uint64{uint64(chi.C0), uint64(chi.C1), uint64(chi.C2)}
 	foldE := func(t []field.E, n, k0, k1 int) {
-		x := eWords(t[k0:k1])
-		simd.FoldE(x, x, eWords(t[n+k0:n+k1]), &r)
+		x := t[k0:k1]
+		field.Fold(x, x, t[n+k0:n+k1], chi)
 	}
 	var out [3]vec
 	nq := len(st[0].head) / 2
@@ -146,14 +142,6 @@ func foldHalvesRound(st *[3]halves, chi field.E, rr []field.E, workers par.Worke
 	}
 	g := foldRound(&out, nq, func(v, k0, k1 int) { foldE(st[v].head, nq, k0, k1) }, rr, workers)
 	return out, g
-}
-
-// eWords views an E slice as its 3·len(v) words (c0, c1, c2 of each element).
-func eWords(v []field.E) []uint64 {
-	if len(v) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), 3*len(v))
 }
 
 // headPairs is the number of pairs that touch the head; the last one may take its
