@@ -3,10 +3,10 @@ package transcript
 import (
 	"encoding/binary"
 	"math"
-	"sync"
 	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/blake2s"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // Grinding scans nonces in chunks claimed in increasing order; inside a chunk it hashes
@@ -17,15 +17,17 @@ const (
 )
 
 // grindSearch returns the smallest u64 nonce n with the low bits of word 0 of
-// compress(base, (n, 0, 0, DS_POW_NONCE)) zero (0 < bits < 64), using up to workers
-// goroutines. The result does not depend on workers.
-func grindSearch(base [4]uint64, bits, workers int) uint64 {
+// compress(base, (n, 0, 0, DS_POW_NONCE)) zero (0 < bits < 64), on the workers. The
+// result does not depend on the worker count. Once the workers are stopped (their
+// context is done or a chunk panicked) the search ends early and its result is
+// meaningless: the caller reads workers.Err().
+func grindSearch(base [4]uint64, bits int, workers par.Workers) uint64 {
 	mask := uint64(1)<<bits - 1
 	var next atomic.Uint64 // next chunk to claim
 	var best atomic.Uint64 // smallest passing nonce found so far
 	best.Store(math.MaxUint64)
 
-	work := func() {
+	work := func(int) {
 		var msgs [grindBatch * 64]byte
 		var out [grindBatch]blake2s.Digest
 		for i := 0; i < grindBatch; i++ {
@@ -38,7 +40,7 @@ func grindSearch(base [4]uint64, bits, workers int) uint64 {
 		for {
 			start := next.Add(1) - 1
 			lo := start * grindChunk
-			if start > math.MaxUint64/grindChunk || lo >= best.Load() {
+			if start > math.MaxUint64/grindChunk || lo >= best.Load() || workers.Stopped() {
 				return
 			}
 		chunk:
@@ -62,19 +64,6 @@ func grindSearch(base [4]uint64, bits, workers int) uint64 {
 		}
 	}
 
-	if workers <= 1 {
-		work()
-		return best.Load()
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
+	workers.Run(work)
 	return best.Load()
 }

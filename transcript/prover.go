@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"github.com/leanpipe/leanpipe/par"
 	"slices"
 
 	"github.com/leanpipe/leanpipe/blake2s"
@@ -116,11 +117,12 @@ func (p *Prover) SendRoundPoly(coeffs []field.E, eq bool) {
 
 // Grind finds the smallest nonce clearing bits of proof-of-work (bits = 0: nonce 0),
 // binds it and puts E(nonce, 0, 0) on the stream. It returns the nonce.
-func (p *Prover) Grind(bits int) uint64 { return p.GrindParallel(bits, 1) }
+func (p *Prover) Grind(bits int) uint64 { return p.GrindParallel(bits, par.Serial()) }
 
-// GrindParallel is Grind searching with up to workers goroutines; the nonce (the smallest
-// passing one) does not depend on workers.
-func (p *Prover) GrindParallel(bits, workers int) uint64 {
+// GrindParallel is Grind searching on the workers; the nonce (the smallest passing one)
+// does not depend on them. When the workers stop before the search ends (see
+// par.Workers.Err), the transcript is to be discarded.
+func (p *Prover) GrindParallel(bits int, workers par.Workers) uint64 {
 	checkBits(bits)
 	var n uint64
 	if bits > 0 {

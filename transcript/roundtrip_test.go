@@ -92,7 +92,7 @@ func randomScript(rng *rand.Rand, nops int) (*script, *Prover) {
 			p.SendRoundPoly(st.xs, st.eq != nil)
 		case 6:
 			st = step{kind: "grind", n: rng.IntN(11)}
-			p.GrindParallel(st.n, 1+rng.IntN(3))
+			p.GrindParallel(st.n, par.New(nil, 1+rng.IntN(3)))
 		case 7, 8:
 			depth := 1 + rng.IntN(6)
 			words := 1 + rng.IntN(8)
@@ -369,7 +369,7 @@ func TestGrindSmallest(t *testing.T) {
 		label := []byte{byte(trial)}
 		p := NewProver(label, nil)
 		base := p.fs.powBase()
-		n := p.GrindParallel(bits, 1)
+		n := p.GrindParallel(bits, par.Serial())
 		if !powOK(base, field.E{C0: field.K(n)}, bits) {
 			t.Fatalf("nonce %d does not pass %d bits", n, bits)
 		}
@@ -380,7 +380,7 @@ func TestGrindSmallest(t *testing.T) {
 		}
 		for _, w := range []int{2, 3, 5} {
 			q := NewProver(label, nil)
-			if got := q.GrindParallel(bits, w); got != n || q.State() != p.State() {
+			if got := q.GrindParallel(bits, par.New(nil, w)); got != n || q.State() != p.State() {
 				t.Fatalf("%d workers: nonce %d, want %d", w, got, n)
 			}
 		}
@@ -394,7 +394,7 @@ func BenchmarkGrind17(b *testing.B) {
 			for b.Loop() {
 				p := NewProver([]byte{byte(i), byte(i >> 8)}, nil)
 				i++
-				p.GrindParallel(17, w)
+				p.GrindParallel(17, par.New(nil, w))
 			}
 		})
 	}

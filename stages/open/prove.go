@@ -18,7 +18,7 @@ type ProverTranscript interface {
 	Sample() field.E
 	SampleQueries(blockLen, count int) []int
 	SendRoundPoly(coeffs []field.E, eq bool)
-	GrindParallel(bits, workers int) uint64
+	GrindParallel(bits int, workers par.Workers) uint64
 	Open(tree *merkle.Tree, queries []int) [][]uint64
 }
 
@@ -354,7 +354,7 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 			p.pending = append(p.pending, intro{s.eq, y, p.send(u0, u2, y)})
 		}
 
-		tr.GrindParallel(QueryGrindingBits, workers.N())
+		tr.GrindParallel(QueryGrindingBits, workers)
 		queries := tr.SampleQueries(1<<cfg.BlockLog(l), cfg.Queries[l])
 		lambda := tr.Sample()
 		s.qWeights = grow(s.qWeights, len(queries))
