@@ -45,7 +45,7 @@ type Committed struct {
 	// row.
 	Codeword []uint64
 	Tree     *merkle.Tree
-	// Plans supplies the NTT plans (nil: the process-wide cache). CommitInto keeps
+	// Plans supplies the NTT plans (nil: a fresh plan on every use). CommitInto keeps
 	// the Plans of its dst, so an engine sets it once per reused Committed.
 	Plans PlanSource
 }

@@ -1,28 +1,10 @@
 package commit
 
 import (
-	"sync"
-
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/ntt"
 	"github.com/leanpipe/leanpipe/par"
 )
-
-// plans caches one NTT plan per transform dimension (twiddle tables are shape
-// constants, built once and shared by every proof).
-var plans sync.Map // int → *ntt.Plan
-
-// Plan returns the NTT plan of dimension logD, built once per process and shared
-// (plans are read-only after construction).
-func Plan(logD int) *ntt.Plan { return planFor(logD) }
-
-func planFor(logD int) *ntt.Plan {
-	if p, ok := plans.Load(logD); ok {
-		return p.(*ntt.Plan)
-	}
-	p, _ := plans.LoadOrStore(logD, ntt.NewPlan(logD))
-	return p.(*ntt.Plan)
-}
 
 func log2(n int) int {
 	l := 0
@@ -33,13 +15,14 @@ func log2(n int) int {
 }
 
 // PlanSource supplies NTT plans by dimension logD. An engine backs it with its
-// shape cache; the nil PlanSource is the process-wide cache (Plan).
+// shape cache (the one place plans are kept); the nil PlanSource builds a fresh plan
+// on every use.
 type PlanSource func(logD int) *ntt.Plan
 
 // Plan returns the plan of dimension logD from the source.
 func (ps PlanSource) Plan(logD int) *ntt.Plan {
 	if ps == nil {
-		return planFor(logD)
+		return ntt.NewPlan(logD)
 	}
 	return ps(logD)
 }

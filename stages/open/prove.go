@@ -186,7 +186,7 @@ func (l level) decode(words [][]uint64, s *Scratch) [][]field.E {
 // aliases the Scratch.
 type Scratch struct {
 	// Plans supplies the NTT plans of the deeper levels and the query tables
-	// (nil: the process-wide cache, commit.Plan).
+	// (nil: a fresh plan on every use).
 	Plans commit.PlanSource
 	// Config is the opening's configuration for the commitment's shape, as an
 	// engine's shape cache holds it (nil, or another shape's: derived here).
