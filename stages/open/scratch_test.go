@@ -7,6 +7,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/ntt"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/transcript"
@@ -64,8 +65,16 @@ func TestScratchWarmAllocations(t *testing.T) {
 	in := newInstance(rng, log, 1, log, 1)
 	ring := in.ring(true)
 	weights := append([]field.E(nil), ring.Weights...)
-	var s Scratch
-	var c commit.Committed
+	// The plans are kept across proofs, as an engine's shape cache keeps them.
+	kept := map[int]*ntt.Plan{}
+	plans := commit.PlanSource(func(logD int) *ntt.Plan {
+		if kept[logD] == nil {
+			kept[logD] = ntt.NewPlan(logD)
+		}
+		return kept[logD]
+	})
+	s := Scratch{Plans: plans}
+	c := commit.Committed{Plans: plans}
 	prove := func() *transcript.Proof {
 		copy(ring.Weights, weights) // the full-stack column's weights are consumed
 		if err := commit.CommitInto(&c, in.stack, log, 1, par.New(nil, 2)); err != nil {
