@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/cpu"
+)
+
+// families are the kernel families the binary links, in the order the kernels line
+// prints them.
+var families = []string{"field", "ntt", "blake2s", "zerocheck", "reduce", "open"}
+
+// kernelsLine returns version's "kernels" line split into name → level.
+func kernelsLine(t *testing.T, out string) map[string]string {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "kernels "); ok {
+			m := map[string]string{}
+			var names []string
+			for _, kv := range strings.Fields(rest) {
+				k, v, _ := strings.Cut(kv, "=")
+				m[k] = v
+				names = append(names, k)
+			}
+			if !slices.Equal(names, families) {
+				t.Fatalf("kernels line names %v, want %v", names, families)
+			}
+			return m
+		}
+	}
+	t.Fatalf("no kernels line in %q", out)
+	return nil
+}
+
+// Every family the binary links reports, at every level this machine can run, the
+// best kernel it has at or below that level, and version prints exactly that.
+func TestKernelFamiliesFollowTheLevel(t *testing.T) {
+	var names []string
+	for _, f := range cpu.Families() {
+		names = append(names, f.Name())
+	}
+	slices.Sort(names)
+	want := slices.Clone(families)
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Fatalf("registered families %v, want %v", names, want)
+	}
+	for _, l := range cpu.Levels() {
+		restore := cpu.SetLevel(l)
+		_, out, _ := run(t, "version")
+		line := kernelsLine(t, out)
+		for _, f := range cpu.Families() {
+			best := cpu.Portable
+			for _, x := range f.Implemented() {
+				if x <= l {
+					best = x
+				}
+			}
+			if f.Level() != best || line[f.Name()] != best.String() {
+				restore()
+				t.Fatalf("at %v: family %s runs %v and version says %s, want %v", l, f.Name(), f.Level(), line[f.Name()], best)
+			}
+		}
+		restore()
+	}
+}
+
+// The environment cap reaches every family, and an unknown cap is a usage error,
+// in a fresh process (the cap is read once at start-up).
+func TestSIMDCapInChild(t *testing.T) {
+	if os.Getenv("LEANPIPE_TEST_CHILD") == "version" {
+		code := execute([]string{"version"}, os.Stdout, os.Stderr)
+		os.Exit(code)
+	}
+	child := func(cap string) (int, string, string) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSIMDCapInChild$")
+		cmd.Env = append(os.Environ(), "LEANPIPE_TEST_CHILD=version", cpu.EnvCap+"="+cap)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, out.String(), errb.String()
+	}
+	for _, cap := range []string{"portable", "generic", "pclmul", "avx2"} {
+		code, out, errs := child(cap)
+		if code != 0 {
+			t.Fatalf("%s=%s: exit %d: %s", cpu.EnvCap, cap, code, errs)
+		}
+		c, _ := cpu.ParseLevel(cap)
+		for name, lv := range kernelsLine(t, out) {
+			got, err := cpu.ParseLevel(lv)
+			if err != nil || got > c {
+				t.Fatalf("%s=%s: family %s runs %s", cpu.EnvCap, cap, name, lv)
+			}
+			if c == cpu.Portable && got != cpu.Portable {
+				t.Fatalf("%s=%s: family %s runs %s", cpu.EnvCap, cap, name, lv)
+			}
+		}
+	}
+	code, _, errs := child("avx9000")
+	if code != 2 || !strings.Contains(errs, cpu.EnvCap) || !strings.Contains(errs, "avx9000") {
+		t.Fatalf("unknown cap: exit %d, stderr %q", code, errs)
+	}
+}
