@@ -118,6 +118,11 @@ type Shape struct {
 // M is the number of zerocheck variables, LogInstance + NLog.
 func (s Shape) M() int { return s.LogInstance + s.NLog }
 
+// Commitment is the shape of the column's level-0 commitment.
+func (s Shape) Commitment() commit.Shape {
+	return commit.Shape{StackLog: s.StackLog, LogInvRate: s.LogInvRate, Lanes: s.Lanes}
+}
+
 // Words is the packed witness length, 2^Mu K words.
 func (s Shape) Words() int { return 1 << s.Mu }
 
@@ -191,7 +196,7 @@ func (f *Flock) Verify(proof *transcript.Proof, st Statement) (*transcript.Proof
 		return nil, err
 	}
 	ring := ringswitch.Verify(tr, lc.Point, lc.S)
-	if err := open.VerifyStackedLanes(tr, root, sh.StackLog, sh.Lanes, sh.LogInvRate, open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
+	if err := open.VerifyStacked(tr, root, sh.Commitment(), open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
 		return nil, err
 	}
 	if err := tr.Finish(); err != nil {

@@ -3,7 +3,6 @@ package commit
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
@@ -34,11 +33,9 @@ var (
 type Committed struct {
 	// Stack is the committed words: Lanes whole lane blocks of 2^(StackLog-LaneLog)
 	// words, the leading part of a 2^StackLog-word stack whose other words are zero.
-	Stack      []field.K
-	StackLog   int
-	LogInvRate int
-	// Lanes is the number of committed lane blocks (1..2^LaneLog).
-	Lanes int
+	Stack []field.K
+	// Shape is the commitment's shape (Lanes of its lane blocks are Stack).
+	Shape
 	// Codeword holds 2^(StackLog-LaneLog+LogInvRate) rows of Lanes words; word t of
 	// row q is lane block Lanes-1-t of the stack encoded at evaluation point q. A
 	// leaf hashes 2^LaneLog-Lanes zero words (the absent blocks' codewords), then the
@@ -52,9 +49,6 @@ type Committed struct {
 
 // Root returns the commitment root.
 func (c *Committed) Root() merkle.Digest { return c.Tree.Root() }
-
-// BlockLog is log2 of the number of codeword rows.
-func (c *Committed) BlockLog() int { return c.StackLog - LaneLog + c.LogInvRate }
 
 // Commit encodes a stack of 2^stackLog words at log inverse rate logInvRate and
 // builds its Merkle tree on the workers. stack holds the stack's
@@ -80,16 +74,12 @@ func Commit(stack []field.K, stackLog, logInvRate int, workers par.Workers) (*Co
 // done. On error (a bad shape, or the workers stopped: a panic in a chunk or a
 // cancelled context) dst's fields are left unchanged. The bytes do not depend on what dst held.
 func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate int, workers par.Workers) error {
-	if stackLog < MinStackLog || stackLog > MaxStackLog || logInvRate < MinLogInvRate || logInvRate > MaxLogInvRate {
-		return fmt.Errorf("%w: stack log %d, log inverse rate %d", ErrShape, stackLog, logInvRate)
+	sh, err := ShapeOf(len(stack), stackLog, logInvRate)
+	if err != nil {
+		return err
 	}
-	block := 1 << (stackLog - LaneLog)
-	lanes := len(stack) / block
-	if lanes*block != len(stack) || lanes < 1 || lanes > 1<<LaneLog {
-		return fmt.Errorf("%w: stack of %d words is not 1..%d lane blocks of 2^%d", ErrShape, len(stack), 1<<LaneLog, stackLog-LaneLog)
-	}
-	logD := stackLog - LaneLog + logInvRate
-	codeword := reuse(dst.Codeword, lanes<<logD)
+	logD := sh.BlockLog()
+	codeword := reuse(dst.Codeword, sh.Lanes<<logD)
 	var nodes []merkle.Digest
 	if dst.Tree != nil {
 		nodes = dst.Tree.Nodes()
@@ -101,11 +91,11 @@ func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate int, worke
 	if err := workers.Err(); err != nil {
 		return err
 	}
-	tree := merkle.NewPadded(nodes[:cap(nodes)], codeword, lanes, 1<<LaneLog, workers)
+	tree := merkle.NewPadded(nodes[:cap(nodes)], codeword, sh.Lanes, 1<<LaneLog, workers)
 	if err := workers.Err(); err != nil {
 		return err
 	}
-	*dst = Committed{Stack: stack, StackLog: stackLog, LogInvRate: logInvRate, Lanes: lanes, Codeword: codeword, Tree: tree, Plans: dst.Plans}
+	*dst = Committed{Stack: stack, Shape: sh, Codeword: codeword, Tree: tree, Plans: dst.Plans}
 	return nil
 }
 

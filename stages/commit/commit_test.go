@@ -183,3 +183,31 @@ func TestCommitIntoReuse(t *testing.T) {
 		t.Logf("warm CommitInto: %d bytes, %d objects per call", perRun, (after.Mallocs-before.Mallocs)/runs)
 	}
 }
+
+func TestShapeValidate(t *testing.T) {
+	for _, c := range []struct {
+		words, stackLog, rate int
+		ok                    bool
+		lanes                 int
+	}{
+		{1 << 15, 15, 1, true, 64},
+		{1 << 9, 15, 2, true, 1},
+		{3 << 9, 15, 4, true, 3},
+		{1<<9 + 1, 15, 1, false, 0}, // not whole lane blocks
+		{0, 15, 1, false, 0},        // no lane
+		{1 << 16, 15, 1, false, 0},  // more than 64 lanes
+		{1 << 14, 14, 1, false, 0},  // stack too small
+		{1 << 15, 15, 5, false, 0},  // rate out of range
+	} {
+		sh, err := ShapeOf(c.words, c.stackLog, c.rate)
+		if (err == nil) != c.ok || (c.ok && (sh.Lanes != c.lanes || sh.Words() != c.words)) {
+			t.Fatalf("ShapeOf(%d, %d, %d) = %+v, %v", c.words, c.stackLog, c.rate, sh, err)
+		}
+		if err != nil && !errors.Is(err, ErrShape) {
+			t.Fatalf("ShapeOf(%d, %d, %d): error %v is not ErrShape", c.words, c.stackLog, c.rate, err)
+		}
+	}
+	if FullShape(20, 2).Validate() != nil || FullShape(20, 2).Words() != 1<<20 {
+		t.Fatal("FullShape")
+	}
+}

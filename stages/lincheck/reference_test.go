@@ -9,6 +9,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/vectors"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/stages/ringswitch"
 	"github.com/leanpipe/leanpipe/stages/witness"
@@ -51,7 +52,7 @@ func verifyReference(proof *transcript.Proof, nLog int) error {
 	ring := ringswitch.Verify(tr, lc.Point, lc.S)
 	mu := len(lc.Point)
 	place := open.Placement{Variables: mu, Offset: 0}
-	if err := open.VerifyStacked(tr, root, max(15, mu), 1, place, ring, nil); err != nil {
+	if err := open.VerifyStacked(tr, root, commit.FullShape(max(15, mu), 1), place, ring, nil); err != nil {
 		return err
 	}
 	return tr.Finish()

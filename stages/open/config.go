@@ -3,6 +3,7 @@ package open
 import (
 	"errors"
 	"fmt"
+	"github.com/leanpipe/leanpipe/stages/commit"
 )
 
 // Protocol constants of the production WHIR profile (spec annex B): the first level
@@ -11,16 +12,16 @@ import (
 // later one; the ladder stops once at most 2^5 values remain, which are sent in the
 // clear; every level's queries are preceded by 17 bits of grinding.
 const (
-	InitialFold         = 6
+	InitialFold         = commit.LaneLog
 	SubsequentFold      = 3
 	initialDomainShrink = 3
 	laterDomainShrink   = 1
 	ResidualMaxLog      = 5
 	QueryGrindingBits   = 17
-	MinStackLog         = 15
-	MaxStackLog         = 28
-	MinLogInvRate       = 1
-	MaxLogInvRate       = 4
+	MinStackLog         = commit.MinStackLog
+	MaxStackLog         = commit.MaxStackLog
+	MinLogInvRate       = commit.MinLogInvRate
+	MaxLogInvRate       = commit.MaxLogInvRate
 	level0LaneWords     = 1 << InitialFold
 	extWordsPerElement  = 3
 )

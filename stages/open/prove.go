@@ -269,9 +269,11 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 			return err
 		}
 	}
-	n := 1 << c.StackLog
-	block := n >> InitialFold
-	if len(c.Stack) != c.Lanes*block || c.Lanes < 1 || c.Lanes > 1<<InitialFold || len(b) != len(c.Stack) {
+	if err := c.Shape.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrShape, err)
+	}
+	block := c.Shape.BlockWords()
+	if len(c.Stack) != c.Shape.Words() || len(b) != len(c.Stack) {
 		return fmt.Errorf("%w: stack %d words in %d lanes and weight %d words for 2^%d", ErrShape,
 			len(c.Stack), c.Lanes, len(b), c.StackLog)
 	}

@@ -128,7 +128,7 @@ func verifyRef(proof *transcript.Proof, set refSet, stackLog int) error {
 		return err
 	}
 	ring := ringswitch.Verify(tr, point, s)
-	if err := open.VerifyStacked(tr, root, stackLog, 1, open.Placement{Variables: set.mu}, ring, nil); err != nil {
+	if err := open.VerifyStacked(tr, root, commit.FullShape(stackLog, 1), open.Placement{Variables: set.mu}, ring, nil); err != nil {
 		return err
 	}
 	return tr.Finish()

@@ -121,7 +121,7 @@ func (in *instance) verify(proof *transcript.Proof) error {
 	if err != nil {
 		return err
 	}
-	if err := VerifyStackedLanes(tr, root, in.stackLog, in.lanes, in.rate, in.place, in.ring(false), in.points); err != nil {
+	if err := VerifyStacked(tr, root, commit.Shape{StackLog: in.stackLog, LogInvRate: in.rate, Lanes: in.lanes}, in.place, in.ring(false), in.points); err != nil {
 		return err
 	}
 	return tr.Finish()
@@ -254,7 +254,7 @@ func TestWorkersIdentical(t *testing.T) {
 		}
 		vtr := transcript.NewVerifier(tr.Proof(), testLabel, nil)
 		root, _ := ReceiveRoot(vtr)
-		if err := VerifyStacked(vtr, root, in.stackLog, in.rate, place, ring, in.points); err != nil || vtr.Finish() != nil {
+		if err := VerifyStacked(vtr, root, commit.FullShape(in.stackLog, in.rate), place, ring, in.points); err != nil || vtr.Finish() != nil {
 			t.Fatalf("reused scratch (full column %v): rejected: %v", full, err)
 		}
 	}
@@ -327,7 +327,7 @@ func TestVerifierRejectsBadShapes(t *testing.T) {
 	for _, c := range cases {
 		tr := transcript.NewVerifier(proof, testLabel, nil)
 		root, _ := ReceiveRoot(tr)
-		if err := VerifyStacked(tr, root, c.log, 1, c.place, ring, c.points); err == nil {
+		if err := VerifyStacked(tr, root, commit.FullShape(c.log, 1), c.place, ring, c.points); err == nil {
 			t.Errorf("%s: accepted", c.name)
 		} else if c.name != "small stack" && c.name != "large stack" && !errors.Is(err, ErrClaim) {
 			t.Errorf("%s: error %v is not ErrClaim", c.name, err)

@@ -2,6 +2,7 @@ package open
 
 import (
 	"fmt"
+	"github.com/leanpipe/leanpipe/stages/commit"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
@@ -58,21 +59,14 @@ func checkStacked(stackLog int, place Placement, points []PointClaim) error {
 
 // VerifyStacked checks the stacked opening: the ring-switched claim on the column at
 // place and every point claim, pooled with powers of one challenge (the ring claim
-// takes the first power), then one WHIR opening of the committed stack, committed in
-// all 2^6 lanes (VerifyStackedLanes otherwise).
-func VerifyStacked(tr VerifierTranscript, root merkle.Digest, stackLog, logInvRate int, place Placement,
+// takes the first power), then one WHIR opening (VerifyWHIR) of the stack committed
+// under root in shape sh.
+func VerifyStacked(tr VerifierTranscript, root merkle.Digest, sh commit.Shape, place Placement,
 	ring RingClaim, points []PointClaim) error {
-	return VerifyStackedLanes(tr, root, stackLog, 1<<InitialFold, logInvRate, place, ring, points)
-}
-
-// VerifyStackedLanes is VerifyStacked for a stack committed in its first lanes lane
-// blocks of 2^(stackLog-6) words (commit.Committed.Lanes).
-func VerifyStackedLanes(tr VerifierTranscript, root merkle.Digest, stackLog, lanes, logInvRate int, place Placement,
-	ring RingClaim, points []PointClaim) error {
-	if stackLog < MinStackLog || stackLog > MaxStackLog {
-		return fmt.Errorf("%w: stack log %d", ErrShape, stackLog)
+	if err := sh.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrShape, err)
 	}
-	if err := checkStacked(stackLog, place, points); err != nil {
+	if err := checkStacked(sh.StackLog, place, points); err != nil {
 		return err
 	}
 	if ring.WeightAt == nil {
@@ -88,5 +82,5 @@ func VerifyStackedLanes(tr VerifierTranscript, root merkle.Digest, stackLog, lan
 		}
 		return v
 	}
-	return VerifyWHIRLanes(tr, stackLog, lanes, logInvRate, target, root, basis)
+	return VerifyWHIR(tr, sh, target, root, basis)
 }

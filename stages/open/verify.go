@@ -118,26 +118,20 @@ func extRowInto(row []field.E, words []uint64) []field.E {
 	return row
 }
 
-// VerifyWHIR checks that the stack committed under root satisfies
+// VerifyWHIR checks that the stack committed under root in shape sh satisfies
 // Σ_u q(u)·B(u) = target, where evaluateBasis returns the multilinear extension of
-// B at a point of LogN coordinates, low (stack-index) coordinate first. The stack
-// is committed in all 2^6 lanes (VerifyWHIRLanes otherwise).
-func VerifyWHIR(tr VerifierTranscript, logN, logInvRate int, target field.E, root merkle.Digest,
+// B at a point of sh.StackLog coordinates, low (stack-index) coordinate first. A stack
+// committed in its first sh.Lanes lane blocks has wire level-0 rows that carry only
+// those lanes; the leaf images' leading zeros are supplied here.
+func VerifyWHIR(tr VerifierTranscript, sh commit.Shape, target field.E, root merkle.Digest,
 	evaluateBasis func([]field.E) field.E) error {
-	return VerifyWHIRLanes(tr, logN, 1<<InitialFold, logInvRate, target, root, evaluateBasis)
-}
-
-// VerifyWHIRLanes is VerifyWHIR for a stack committed in its first lanes lane
-// blocks (commit.Committed.Lanes): a wire proof's level-0 rows then carry only
-// those lanes, the leaf images' leading zeros being supplied here.
-func VerifyWHIRLanes(tr VerifierTranscript, logN, lanes, logInvRate int, target field.E, root merkle.Digest,
-	evaluateBasis func([]field.E) field.E) error {
-	cfg, err := DeriveConfig(logN, logInvRate)
+	if err := sh.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrShape, err)
+	}
+	logN, lanes := sh.StackLog, sh.Lanes
+	cfg, err := DeriveConfig(logN, sh.LogInvRate)
 	if err != nil {
 		return err
-	}
-	if lanes < 1 || lanes > 1<<InitialFold {
-		return fmt.Errorf("%w: %d committed lanes", ErrShape, lanes)
 	}
 	levels := cfg.Levels()
 	tr.Observe(target)
