@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/vectors"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // TestServeThreeJobs is the issue's check: two good jobs and a malformed one in,
@@ -75,5 +80,44 @@ func TestRunStreamSource(t *testing.T) {
 	}
 	if code, o, _ := run(t, "verify", filepath.Join(out, "y.proof.bin")); code != 0 || strings.TrimSpace(o) != "accepted" {
 		t.Fatalf("verify: %d %q", code, o)
+	}
+}
+
+// A panic in a worker chunk of one job's proof fails that job only: serve reports it
+// and goes on to prove the next jobs, in every stage that runs worker chunks.
+func TestServeSurvivesWorkerPanic(t *testing.T) {
+	for _, stage := range []string{"witness", "commit", "zerocheck", "lincheck", "ringswitch", "open"} {
+		dir := t.TempDir()
+		var fired atomic.Bool
+		restore := par.SetChunkHook(func(ctx context.Context) {
+			if graph.StageName(ctx) == stage && fired.CompareAndSwap(false, true) {
+				panic("injected into " + stage)
+			}
+		})
+		in := `{"id":"first","n":40,"seed":1}
+{"id":"second","n":40,"seed":2}
+`
+		var o, e bytes.Buffer
+		code := executeIn([]string{"serve", "--out", dir, "--workers", "2", "--in-flight", "1"}, strings.NewReader(in), &o, &e)
+		restore()
+		if code != 0 {
+			t.Fatalf("%s: serve exit %d: %s", stage, code, e.String())
+		}
+		lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+		if len(lines) != 2 || !fired.Load() {
+			t.Fatalf("%s: fired %v, results %q", stage, fired.Load(), o.String())
+		}
+		var first, second map[string]any
+		json.Unmarshal([]byte(lines[0]), &first)
+		json.Unmarshal([]byte(lines[1]), &second)
+		if first["ok"] != false || !strings.Contains(fmt.Sprint(first["error"]), "injected into "+stage) || second["ok"] != true {
+			t.Fatalf("%s: results %v / %v", stage, first, second)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "first.proof.bin")); err == nil {
+			t.Fatalf("%s: the failed job left a proof file", stage)
+		}
+		if code, out, _ := run(t, "verify", filepath.Join(dir, "second.proof.bin")); code != 0 || strings.TrimSpace(out) != "accepted" {
+			t.Fatalf("%s: verify second: %d %q", stage, code, out)
+		}
 	}
 }
