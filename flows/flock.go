@@ -391,10 +391,21 @@ func (s flockStages) plan(ctx context.Context, _ graph.Workers, req Request) (*P
 	// The committed stack is the column's lane blocks: a short stack's zero lanes are
 	// never encoded, so only the packed witness itself is held (the witness stage
 	// overwrites it all).
+	// A cold pool allocates (and the runtime zeroes) each buffer: the context is
+	// checked between them, so a cancelled proof does not wait for all four.
 	words := sh.Words()
-	p.stack = s.r.K.Get(words)
-	p.a, p.b = s.r.K.Get(words), s.r.K.Get(words)
-	p.weights = s.r.E.Get(1 << sh.Mu)
+	for _, get := range []func(){
+		func() { p.stack = s.r.K.Get(words) },
+		func() { p.a = s.r.K.Get(words) },
+		func() { p.b = s.r.K.Get(words) },
+		func() { p.weights = s.r.E.Get(1 << sh.Mu) },
+	} {
+		if err := ctx.Err(); err != nil {
+			p.release()
+			return nil, context.Cause(ctx)
+		}
+		get()
+	}
 	return p, nil
 }
 

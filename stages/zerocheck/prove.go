@@ -83,6 +83,9 @@ func ProveWith(tr ProverTranscript, in Input, workers par.Workers, buf *Buffers)
 
 	// Univariate skip.
 	coset := skipMessage(d, a, b, c, r[NInner:], workers)
+	if workers.Stopped() {
+		return Result{}, workers.Err()
+	}
 	for _, v := range coset {
 		tr.Send(v)
 	}
@@ -102,6 +105,9 @@ func ProveWith(tr ProverTranscript, in Input, workers par.Workers, buf *Buffers)
 	// Rounds 0 and 1 straight from the bits (round 1 reads them through tables folded
 	// at z and chi_0).
 	round(0, bitsRound(lz, a, b, c, r[1:], workers))
+	if workers.Stopped() {
+		return Result{}, workers.Err()
+	}
 	var b0, b1 [skipSize]field.E
 	for s := range lzBasis {
 		b1[s] = chi[0].Mul(lzBasis[s])
@@ -116,6 +122,11 @@ func ProveWith(tr ProverTranscript, in Input, workers par.Workers, buf *Buffers)
 	nq := len(a.head) / 4
 	var st [3]halves
 	for v := range st {
+		// On a cold Buffers each table is a large fresh allocation: check for a
+		// stop between them.
+		if workers.Stopped() {
+			return Result{}, workers.Err()
+		}
 		buf.t[v] = grow(buf.t[v], 2*nq)
 		st[v].head = buf.t[v]
 	}
