@@ -46,7 +46,9 @@ func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 		return
 	}
 	fw := f // only the parallel path moves a copy to the heap
-	workers.For(words, func(w, jlo, jhi int) { fw.run(&tables[w], jlo, jhi) })
+	// Each chunk rebuilds the subset-sum tables of every slot group, so the words
+	// are cut into one chunk per worker.
+	workers.For(words, func(w, jlo, jhi int) { fw.run(&tables[w], jlo, jhi) }, par.PerWorker(1))
 }
 
 // foldJob is one PartialFold: run folds words [jlo, jhi).
