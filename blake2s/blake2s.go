@@ -99,7 +99,22 @@ func SumManyZeroPrefix(dst []Digest, src []byte, msgLen, zeroBlocks int) {
 func sumMany(dst []Digest, src []byte, msgLen int, h0 *[8]uint32, t0 uint64) {
 	n := len(dst)
 	i := 0
-	if Kernels.Level() >= cpu.AVX2 {
+	if Kernels.Level() >= cpu.AVX512VPCLMUL {
+		var h16 *[8][16]uint32
+		var hb [8][16]uint32
+		if h0 != nil {
+			for j := range hb {
+				for k := range hb[j] {
+					hb[j][k] = h0[j]
+				}
+			}
+			h16 = &hb
+		}
+		for ; i+16 <= n; i += 16 {
+			sum16AVX512((*[16]Digest)(dst[i:i+16]), h16, t0, src[i*msgLen:(i+16)*msgLen], msgLen)
+		}
+	}
+	if Kernels.Level() >= cpu.AVX2 && i+8 <= n {
 		var h8 *[8][8]uint32
 		var hb [8][8]uint32
 		if h0 != nil {
@@ -136,6 +151,11 @@ func NodeMany(dst []Digest, children []Digest) {
 	}
 	n := len(dst)
 	i := 0
+	if Kernels.Level() >= cpu.AVX512VPCLMUL {
+		for ; i+16 <= n; i += 16 {
+			node16AVX512((*[16]Digest)(dst[i:i+16]), (*[32]Digest)(children[2*i:2*i+32]))
+		}
+	}
 	if Kernels.Level() >= cpu.AVX2 {
 		for ; i+8 <= n; i += 8 {
 			node8AVX2((*[8]Digest)(dst[i:i+8]), (*[16]Digest)(children[2*i:2*i+16]))

@@ -273,7 +273,7 @@ func TestSumManyEveryLength(t *testing.T) {
 }
 
 // SumManyZeroPrefix against x/crypto on the explicitly zero-prefixed messages, at every level:
-// empty and partial messages, counts around the 8-lane groups, a sentinel past dst.
+// empty and partial messages, counts around the 8- and 16-lane groups, a sentinel past dst.
 func TestSumManyZeroPrefixAllLevels(t *testing.T) {
 	r := testrand.New(t)
 	for _, l := range Kernels.Levels() {
@@ -281,7 +281,7 @@ func TestSumManyZeroPrefixAllLevels(t *testing.T) {
 			defer cpu.SetLevel(l)()
 			for _, zb := range []int{0, 1, 2, 7} {
 				for _, msgLen := range []int{0, 1, 8, 63, 64, 65, 96, 128, 192, 200, 512} {
-					for _, count := range []int{0, 1, 7, 8, 9, 16, 19} {
+					for _, count := range []int{0, 1, 7, 8, 9, 15, 16, 17, 19, 23, 24, 25, 31, 32, 33, 40} {
 						src := randBytes(r, count*msgLen)
 						dst := make([]Digest, count+1)
 						sentinel := Digest{0xAA, 0x55}
@@ -331,7 +331,7 @@ func TestNodeManyInPlace(t *testing.T) {
 	for _, l := range Kernels.Levels() {
 		restore := cpu.SetLevel(l)
 		defer restore()
-		for _, count := range []int{1, 7, 8, 9, 16, 33} {
+		for _, count := range []int{1, 7, 8, 9, 16, 17, 24, 32, 33, 40} {
 			buf := make([]Digest, 2*count)
 			for i := range buf {
 				copy(buf[i][:], randBytes(r, 32))

@@ -5,4 +5,4 @@ package blake2s
 import "github.com/leanpipe/leanpipe/cpu"
 
 // archLevels are the kernels this build has beyond the portable ones.
-var archLevels = []cpu.Level{cpu.AVX2}
+var archLevels = []cpu.Level{cpu.AVX2, cpu.AVX512VPCLMUL}

@@ -14,6 +14,13 @@ func sum8AVX2(dst *[8]Digest, h0 *[8][8]uint32, t0 uint64, src []byte, msgLen in
 
 func node8AVX2(dst *[8]Digest, children *[16]Digest) { panic("blake2s: no AVX2 in this build") }
 
+// The AVX-512-level kernels are never called in this build either.
+func sum16AVX512(dst *[16]Digest, h0 *[8][16]uint32, t0 uint64, src []byte, msgLen int) {
+	panic("blake2s: no AVX-512 in this build")
+}
+
+func node16AVX512(dst *[16]Digest, children *[32]Digest) { panic("blake2s: no AVX-512 in this build") }
+
 func compressAVX(h *[8]uint32, m *[16]uint32, t uint64, f0, f1 uint32) {
 	panic("blake2s: no AVX in this build")
 }
