@@ -174,10 +174,14 @@ func BenchmarkRadix4(b *testing.B) {
 			fwd4Generic(rows[0], rows[1], rows[2], rows[3], t0, t1, t2)
 		}
 	})
-	b.Run("radix4", func(b *testing.B) {
-		b.SetBytes(8 * 4 * 512)
-		for range b.N {
-			fwd4(rows[0], rows[1], rows[2], rows[3], t0, t1, t2)
-		}
-	})
+	defer cpu.SetLevel(cpu.Active())()
+	for _, lv := range Kernels.Levels() {
+		cpu.SetLevel(lv)
+		b.Run("radix4/"+lv.String(), func(b *testing.B) {
+			b.SetBytes(8 * 4 * 512)
+			for range b.N {
+				fwd4(rows[0], rows[1], rows[2], rows[3], t0, t1, t2)
+			}
+		})
+	}
 }

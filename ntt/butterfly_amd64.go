@@ -5,7 +5,7 @@ package ntt
 import "github.com/leanpipe/leanpipe/cpu"
 
 // archLevels are the butterfly kernels this build has beyond the portable ones.
-var archLevels = []cpu.Level{cpu.PCLMUL, cpu.AVX2VPCLMUL}
+var archLevels = []cpu.Level{cpu.PCLMUL, cpu.AVX2VPCLMUL, cpu.AVX512VPCLMUL}
 
 // fwdVPCL applies the forward butterfly to n words at u and v.
 // Requires AVX2 and VPCLMULQDQ; n must be a positive multiple of 4; no alignment.
@@ -104,11 +104,24 @@ func transposeTileAsm(out []uint64, s int, msg []uint64, n, rows, r0, tile int) 
 	transposeTileGeneric(out, s, msg, n, rows, r0, tile, b0)
 }
 
+// zmmHead is the number of leading words of an n-word row the AVX-512 kernels take at the
+// level in use (0 below avx512-vpclmul): a multiple of 8.
+func zmmHead(n int) int {
+	if Kernels.Level() >= cpu.AVX512VPCLMUL {
+		return n &^ 7
+	}
+	return 0
+}
+
 func fwdAsm(u, v []uint64, lambda uint64) {
 	v = v[:len(u)]
+	z := zmmHead(len(u))
+	if z > 0 {
+		fwdZ(&u[0], &v[0], z, lambda)
+	}
 	n := len(u) &^ 3
-	if n > 0 {
-		fwdVPCL(&u[0], &v[0], n, lambda)
+	if n > z {
+		fwdVPCL(&u[z], &v[z], n-z, lambda)
 	}
 	if n < len(u) {
 		fwdShort(u[n:], v[n:], lambda)
@@ -117,9 +130,13 @@ func fwdAsm(u, v []uint64, lambda uint64) {
 
 func invAsm(u, v []uint64, lambda uint64) {
 	v = v[:len(u)]
+	z := zmmHead(len(u))
+	if z > 0 {
+		invZ(&u[0], &v[0], z, lambda)
+	}
 	n := len(u) &^ 3
-	if n > 0 {
-		invVPCL(&u[0], &v[0], n, lambda)
+	if n > z {
+		invVPCL(&u[z], &v[z], n-z, lambda)
 	}
 	if n < len(u) {
 		invShort(u[n:], v[n:], lambda)
@@ -129,9 +146,13 @@ func invAsm(u, v []uint64, lambda uint64) {
 func fwd4Asm(a, b, c, d []uint64, t0, t1, t2 uint64) {
 	n := len(a)
 	b, c, d = b[:n], c[:n], d[:n]
+	z := zmmHead(n)
+	if z > 0 {
+		fwd4Z(&a[0], &b[0], &c[0], &d[0], z, t0, t1, t2)
+	}
 	m := n &^ 3
-	if m > 0 {
-		fwd4VPCL(&a[0], &b[0], &c[0], &d[0], m, t0, t1, t2)
+	if m > z {
+		fwd4VPCL(&a[z], &b[z], &c[z], &d[z], m-z, t0, t1, t2)
 	}
 	if m < n {
 		fwd4Generic(a[m:], b[m:], c[m:], d[m:], t0, t1, t2)
@@ -143,9 +164,13 @@ func fwd4ioAsm(o, in *[4][]uint64, t0, t1, t2 uint64) {
 	for k := range 4 {
 		_, _ = o[k][:n], in[k][:n]
 	}
+	z := zmmHead(n)
+	if z > 0 {
+		fwd4ioZ(&o[0][0], &o[1][0], &o[2][0], &o[3][0], &in[0][0], &in[1][0], &in[2][0], &in[3][0], z, t0, t1, t2)
+	}
 	m := n &^ 3
-	if m > 0 {
-		fwd4ioVPCL(&o[0][0], &o[1][0], &o[2][0], &o[3][0], &in[0][0], &in[1][0], &in[2][0], &in[3][0], m, t0, t1, t2)
+	if m > z {
+		fwd4ioVPCL(&o[0][z], &o[1][z], &o[2][z], &o[3][z], &in[0][z], &in[1][z], &in[2][z], &in[3][z], m-z, t0, t1, t2)
 	}
 	if m < n {
 		tail := [4][]uint64{in[0][m:n], in[1][m:n], in[2][m:n], in[3][m:n]}
@@ -156,9 +181,13 @@ func fwd4ioAsm(o, in *[4][]uint64, t0, t1, t2 uint64) {
 func fwdioAsm(uo, vo, ui, vi []uint64, lambda uint64) {
 	n := len(uo)
 	_, _, _ = vo[:n], ui[:n], vi[:n]
+	z := zmmHead(n)
+	if z > 0 {
+		fwdioZ(&uo[0], &vo[0], &ui[0], &vi[0], z, lambda)
+	}
 	m := n &^ 3
-	if m > 0 {
-		fwdioVPCL(&uo[0], &vo[0], &ui[0], &vi[0], m, lambda)
+	if m > z {
+		fwdioVPCL(&uo[z], &vo[z], &ui[z], &vi[z], m-z, lambda)
 	}
 	if m < n {
 		fwdioGeneric(uo[m:n], vo[m:n], ui[m:n], vi[m:n], lambda)
@@ -173,7 +202,14 @@ func fwd4BlocksAsm(buf []uint64, s int, tw []uint64) {
 		return
 	}
 	_ = buf[4*nb*s-1]
-	fwd4BlocksVPCL(&buf[0], s, cols, nb, &tw[0])
+	if z := zmmHead(s); z > 0 {
+		fwd4BlocksZ(&buf[0], s, z, nb, &tw[0])
+		if z < cols {
+			fwd4BlocksVPCL(&buf[z], s, cols-z, nb, &tw[0])
+		}
+	} else {
+		fwd4BlocksVPCL(&buf[0], s, cols, nb, &tw[0])
+	}
 	if cols == s {
 		return
 	}

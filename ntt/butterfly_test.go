@@ -108,7 +108,7 @@ func TestRadix4BlocksLevels(t *testing.T) {
 	defer cpu.SetLevel(cpu.Active())()
 	for _, lv := range Kernels.Levels() {
 		cpu.SetLevel(lv)
-		for _, s := range []int{1, 4, 6, 8, 24, 64} {
+		for _, s := range []int{1, 4, 6, 8, 12, 13, 16, 20, 24, 30, 64} {
 			for _, nb := range []int{0, 1, 3, 17} {
 				buf := make([]uint64, 4*nb*s)
 				for i := range buf {
