@@ -185,3 +185,48 @@ func BenchmarkRadix4(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEncodeKLevels is BenchmarkEncodeK at 2^20 words and one worker at every
+// kernel level, for level ratios within one run.
+func BenchmarkEncodeKLevels(b *testing.B) {
+	const logN, fold, rate = 20, 6, 1
+	msg := make([]field.K, 1<<logN)
+	for i := range msg {
+		msg[i] = field.K(uint64(i)*0x9e3779b97f4a7c15 ^ 0x1234)
+	}
+	p := NewPlan(logN - fold + rate)
+	dst := make([]uint64, 1<<(logN+rate))
+	defer cpu.SetLevel(cpu.Active())()
+	for _, lv := range Kernels.Levels() {
+		cpu.SetLevel(lv)
+		b.Run(lv.String(), func(b *testing.B) {
+			b.SetBytes(int64(8 << logN))
+			c0 := cpuTime()
+			for range b.N {
+				p.EncodeK(dst, msg, fold, rate, par.New(nil, 1))
+			}
+			reportCPU(b, c0)
+		})
+	}
+}
+
+// BenchmarkTranspose is the level-0 transpose of 64 lanes of 2^14 words into rows of 64
+// words (one worker) at every kernel level.
+func BenchmarkTranspose(b *testing.B) {
+	const n, s, rows = 64, 64, 1 << 14
+	msg := make([]uint64, n*rows)
+	for i := range msg {
+		msg[i] = uint64(i) * 0x9e3779b97f4a7c15
+	}
+	buf := make([]uint64, s*rows)
+	defer cpu.SetLevel(cpu.Active())()
+	for _, lv := range Kernels.Levels() {
+		cpu.SetLevel(lv)
+		b.Run(lv.String(), func(b *testing.B) {
+			b.SetBytes(int64(8 * len(msg)))
+			for range b.N {
+				transposeLanes(buf, s, msg, n, rows, par.New(nil, 1))
+			}
+		})
+	}
+}

@@ -88,13 +88,21 @@ func invPCLMUL(u, v []uint64, lambda uint64) {
 //go:noescape
 func transposeRev4(out *uint64, s int, src *uint64, laneStride int, nrows int)
 
-// transposeTileAsm is transposeTile with the four-lane AVX2 kernel.
+// transposeTileAsm is transposeTile with the eight-lane AVX-512 kernel (at that level, when
+// tile is a multiple of 8), then the four-lane AVX2 kernel.
 func transposeTileAsm(out []uint64, s int, msg []uint64, n, rows, r0, tile int) {
 	if tile%4 != 0 {
 		transposeTileGeneric(out, s, msg, n, rows, r0, tile, 0)
 		return
 	}
 	b0 := 0
+	if Kernels.Level() >= cpu.AVX512VPCLMUL && tile%8 == 0 {
+		for ; b0+8 <= n; b0 += 8 {
+			_ = out[(tile-1)*s+s-1-b0]
+			_ = msg[(b0+7)*rows+r0+tile-1]
+			transposeRev8(&out[s-8-b0], s, &msg[b0*rows+r0], rows, tile)
+		}
+	}
 	for ; b0+4 <= n; b0 += 4 {
 		// The last word written is lane b0's at row tile−1; the last read is lane b0+3's.
 		_ = out[(tile-1)*s+s-1-b0]

@@ -46,3 +46,10 @@ func fwdioZ(uo, vo, ui, vi *uint64, n int, lambda uint64)
 //
 //go:noescape
 func fwd4BlocksZ(buf *uint64, s, cols, nb int, tw *uint64)
+
+// transposeRev8 transposes eight lanes (lane k at src + k·laneStride words) of nrows
+// words into nrows rows of s words at out, lanes in descending order within a row.
+// Requires AVX-512F; nrows a positive multiple of 8; no alignment.
+//
+//go:noescape
+func transposeRev8(out *uint64, s int, src *uint64, laneStride int, nrows int)

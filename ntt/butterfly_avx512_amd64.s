@@ -266,3 +266,77 @@ fwd4bzloop:
 	JNZ       fwd4bzblock
 	VZEROUPPER
 	RET
+
+// func transposeRev8(out *uint64, s int, src *uint64, laneStride int, nrows int)
+// Transposes eight lanes (lane k = src[k*laneStride ..]) of nrows words into nrows rows of
+// s words at out, each row taking the eight lanes in DESCENDING order (lane 7 first): an
+// 8×8 transpose of qwords per eight rows, the lanes loaded in reverse into Z0..Z7.
+// Requires AVX-512F; nrows a positive multiple of 8; no alignment.
+TEXT ·transposeRev8(SB), NOSPLIT, $0-40
+	MOVQ out+0(FP), DI
+	MOVQ s+8(FP), BX
+	SHLQ $3, BX
+	MOVQ src+16(FP), SI
+	MOVQ laneStride+24(FP), DX
+	SHLQ $3, DX
+	MOVQ nrows+32(FP), CX
+	// Lane k at SI + k·DX: R8 = SI + 3·DX, R9 = SI + 6·DX.
+	LEAQ (SI)(DX*2), R8
+	ADDQ DX, R8
+	LEAQ (R8)(DX*2), R9
+	ADDQ DX, R9
+
+tr8loop:
+	// Row k of the output at DI + k·BX: R10 = DI + 3·BX, R11 = DI + 6·BX.
+	LEAQ      (DI)(BX*2), R10
+	ADDQ      BX, R10
+	LEAQ      (R10)(BX*2), R11
+	ADDQ      BX, R11
+	VMOVDQU64 (R8)(DX*4), Z0
+	VMOVDQU64 (R9), Z1
+	VMOVDQU64 (R8)(DX*2), Z2
+	VMOVDQU64 (SI)(DX*4), Z3
+	VMOVDQU64 (R8), Z4
+	VMOVDQU64 (SI)(DX*2), Z5
+	VMOVDQU64 (SI)(DX*1), Z6
+	VMOVDQU64 (SI), Z7
+	VPUNPCKLQDQ Z1, Z0, Z8
+	VPUNPCKHQDQ Z1, Z0, Z9
+	VPUNPCKLQDQ Z3, Z2, Z10
+	VPUNPCKHQDQ Z3, Z2, Z11
+	VPUNPCKLQDQ Z5, Z4, Z12
+	VPUNPCKHQDQ Z5, Z4, Z13
+	VPUNPCKLQDQ Z7, Z6, Z14
+	VPUNPCKHQDQ Z7, Z6, Z15
+	VSHUFI64X2 $0x44, Z10, Z8, Z16
+	VSHUFI64X2 $0xEE, Z10, Z8, Z17
+	VSHUFI64X2 $0x44, Z14, Z12, Z18
+	VSHUFI64X2 $0xEE, Z14, Z12, Z19
+	VSHUFI64X2 $0x88, Z18, Z16, Z24
+	VSHUFI64X2 $0xDD, Z18, Z16, Z26
+	VSHUFI64X2 $0x88, Z19, Z17, Z28
+	VSHUFI64X2 $0xDD, Z19, Z17, Z30
+	VSHUFI64X2 $0x44, Z11, Z9, Z20
+	VSHUFI64X2 $0xEE, Z11, Z9, Z21
+	VSHUFI64X2 $0x44, Z15, Z13, Z22
+	VSHUFI64X2 $0xEE, Z15, Z13, Z23
+	VSHUFI64X2 $0x88, Z22, Z20, Z25
+	VSHUFI64X2 $0xDD, Z22, Z20, Z27
+	VSHUFI64X2 $0x88, Z23, Z21, Z29
+	VSHUFI64X2 $0xDD, Z23, Z21, Z31
+	VMOVDQU64 Z24, (DI)
+	VMOVDQU64 Z25, (DI)(BX*1)
+	VMOVDQU64 Z26, (DI)(BX*2)
+	VMOVDQU64 Z27, (R10)
+	VMOVDQU64 Z28, (DI)(BX*4)
+	VMOVDQU64 Z29, (R10)(BX*2)
+	VMOVDQU64 Z30, (R11)
+	VMOVDQU64 Z31, (R10)(BX*4)
+	ADDQ      $64, SI
+	ADDQ      $64, R8
+	ADDQ      $64, R9
+	LEAQ      (DI)(BX*8), DI
+	SUBQ      $8, CX
+	JNZ       tr8loop
+	VZEROUPPER
+	RET

@@ -185,7 +185,7 @@ func TestEncodeAcrossLevels(t *testing.T) {
 func TestTransposeLevels(t *testing.T) {
 	rng := testrand.New(t)
 	defer cpu.SetLevel(cpu.Active())()
-	for _, sh := range []struct{ n, s, logRows int }{{64, 64, 9}, {37, 64, 8}, {3, 5, 4}, {4, 4, 1}, {7, 7, 0}, {64, 64, 2}} {
+	for _, sh := range []struct{ n, s, logRows int }{{64, 64, 9}, {37, 64, 8}, {3, 5, 4}, {4, 4, 1}, {7, 7, 0}, {64, 64, 2}, {8, 8, 3}, {12, 16, 5}, {13, 20, 4}, {61, 64, 6}, {23, 24, 3}} {
 		rows := 1 << sh.logRows
 		msg := make([]uint64, sh.n*rows)
 		for i := range msg {
