@@ -1,0 +1,90 @@
+package xmss
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/blake2s"
+)
+
+// encodingInputLen is the length of the encoding hash's input: tweak ‖ P ‖ m ‖ ρ ‖ 0^8.
+const encodingInputLen = TweakLen + PublicParamLen + MessageLen + RandomnessLen + 8
+
+// EncodingDigest returns D = Th(P, tweak(3, 0, e), m ‖ ρ ‖ 0^8) (XMSS.md §3).
+func EncodingDigest(p *PublicParam, epoch uint32, msg *Message, rho *Randomness) Digest {
+	var buf [encodingInputLen]byte
+	putEncodingInput(buf[:], p, epoch, msg)
+	copy(buf[64:], rho[:])
+	d := blake2s.Sum256(buf[:])
+	return Digest(d[:N])
+}
+
+// putEncodingInput writes tweak ‖ P ‖ m to b[:64] and zeros ρ's trailing pad b[88:96].
+func putEncodingInput(b []byte, p *PublicParam, epoch uint32, msg *Message) {
+	putTweak(b, TweakEncoding, 0, epoch)
+	copy(b[16:], p[:])
+	copy(b[32:], msg[:])
+	clear(b[64+RandomnessLen : encodingInputLen])
+}
+
+// Digits decodes D into the 42 digits of the target-sum encoding: x_i = (d_0 >> 3i) & 7 and
+// x_{21+i} = (d_1 >> 3i) & 7, with d_0, d_1 the little-endian words of D. It returns an error
+// wrapping ErrInvalidWots if bit 63 of either word is set or Σ x_i ≠ T.
+func Digits(d *Digest) ([V]uint8, error) {
+	var x [V]uint8
+	words := [2]uint64{binary.LittleEndian.Uint64(d[:8]), binary.LittleEndian.Uint64(d[8:])}
+	for w, word := range words {
+		if word>>63 != 0 {
+			return x, fmt.Errorf("%w: bit 63 of encoding word %d is set", ErrInvalidWots, w)
+		}
+	}
+	sum := 0
+	for i := range x {
+		x[i] = uint8(words[i/(V/2)]>>(W*(i%(V/2)))) & (ChainLength - 1)
+		sum += int(x[i])
+	}
+	if sum != TargetSum {
+		return x, fmt.Errorf("%w: digits sum to %d, not %d", ErrInvalidWots, sum, TargetSum)
+	}
+	return x, nil
+}
+
+// Encode returns the digits of the target-sum encoding of m under ρ at epoch e, or an error
+// wrapping ErrInvalidWots if the encoding rejects ρ.
+func Encode(p *PublicParam, epoch uint32, msg *Message, rho *Randomness) ([V]uint8, error) {
+	d := EncodingDigest(p, epoch, msg, rho)
+	return Digits(&d)
+}
+
+// grindBatch is the number of candidate ρ hashed together by the randomness search.
+const grindBatch = 128
+
+// findRandomness draws ρ from next until the encoding accepts it, hashing grindBatch
+// candidates per blake2s.SumMany call; candidates are tried in the order drawn and the first
+// accepted one is returned with its digits and the number of candidates tried. next fills
+// its argument with fresh candidate bytes.
+func findRandomness(p *PublicParam, epoch uint32, msg *Message, next func([]byte) error) (Randomness, [V]uint8, int, error) {
+	src := make([]byte, grindBatch*encodingInputLen)
+	for c := 0; c < grindBatch; c++ {
+		putEncodingInput(src[c*encodingInputLen:], p, epoch, msg)
+	}
+	rhos := make([]byte, grindBatch*RandomnessLen)
+	dst := make([]blake2s.Digest, grindBatch)
+	tries := 0
+	for {
+		if err := next(rhos); err != nil {
+			return Randomness{}, [V]uint8{}, tries, err
+		}
+		for c := 0; c < grindBatch; c++ {
+			copy(src[c*encodingInputLen+64:], rhos[c*RandomnessLen:(c+1)*RandomnessLen])
+		}
+		blake2s.SumMany(dst, src, encodingInputLen)
+		for c := range dst {
+			tries++
+			d := Digest(dst[c][:N])
+			if x, err := Digits(&d); err == nil {
+				return Randomness(rhos[c*RandomnessLen:]), x, tries, nil
+			}
+		}
+	}
+}
