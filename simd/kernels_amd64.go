@@ -5,7 +5,7 @@ package simd
 import "github.com/leanpipe/leanpipe/cpu"
 
 // archLevels are the field kernels this build has beyond the portable ones.
-var archLevels = []cpu.Level{cpu.PCLMUL, cpu.AVX2VPCLMUL}
+var archLevels = []cpu.Level{cpu.PCLMUL, cpu.AVX2VPCLMUL, cpu.AVX512VPCLMUL}
 
 // Scalar kernels; they need PCLMULQDQ (SSE2 is part of amd64).
 
@@ -147,9 +147,13 @@ func mulEEArch(dst, a, b []uint64) int {
 	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
-	d := 3 * avx2Prefix(len(dst)/3)
-	if d > 0 {
-		mulEEAVX2(&dst[0], &a[0], &b[0], d/3)
+	z := 3 * avx512Prefix(len(dst)/3)
+	if z > 0 {
+		mulEE512(&dst[0], &a[0], &b[0], z/3)
+	}
+	d := z + 3*avx2Prefix((len(dst)-z)/3)
+	if d > z {
+		mulEEAVX2(&dst[z], &a[z], &b[z], (d-z)/3)
 	}
 	for i := d; i < len(dst); i += 3 {
 		mulEPCLMUL((*[3]uint64)(dst[i:]), (*[3]uint64)(a[i:]), (*[3]uint64)(b[i:]))
@@ -161,11 +165,15 @@ func scaleEArch(dst, a []uint64, s *[3]uint64) int {
 	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
-	d := 3 * avx2Prefix(len(dst)/3)
-	if d > 0 {
+	z := 3 * avx512Prefix(len(dst)/3)
+	if z > 0 {
+		scaleE512(&dst[0], &a[0], s, z/3)
+	}
+	d := z + 3*avx2Prefix((len(dst)-z)/3)
+	if d > z {
 		var tab [24]uint64
 		scalarTable(&tab, s)
-		scaleEAVX2(&dst[0], &a[0], &tab, d/3)
+		scaleEAVX2(&dst[z], &a[z], &tab, (d-z)/3)
 	}
 	for i := d; i < len(dst); i += 3 {
 		mulEPCLMUL((*[3]uint64)(dst[i:]), (*[3]uint64)(a[i:]), s)
@@ -177,11 +185,15 @@ func axpyEArch(dst, src []uint64, s *[3]uint64) int {
 	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
-	d := 3 * avx2Prefix(len(dst)/3)
-	if d > 0 {
+	z := 3 * avx512Prefix(len(dst)/3)
+	if z > 0 {
+		axpyE512(&dst[0], &src[0], s, z/3)
+	}
+	d := z + 3*avx2Prefix((len(dst)-z)/3)
+	if d > z {
 		var tab [24]uint64
 		scalarTable(&tab, s)
-		axpyEAVX2(&dst[0], &src[0], &tab, d/3)
+		axpyEAVX2(&dst[z], &src[z], &tab, (d-z)/3)
 	}
 	var t [3]uint64
 	for i := d; i < len(dst); i += 3 {
@@ -217,11 +229,18 @@ func dotKEArch(a, b []uint64) [3]uint64 {
 		return dotKEGeneric(a, b)
 	}
 	var out [3]uint64
-	d := avx2Prefix(len(a))
-	if d > 0 {
+	z := avx512Prefix(len(a))
+	if z > 0 {
+		var acc [48]uint64
+		dotKE512(&a[0], &b[0], z, &acc)
+		out = finishDotKE512(&acc)
+	}
+	d := z + avx2Prefix(len(a)-z)
+	if d > z {
 		var acc [24]uint64
-		dotKEAVX2(&a[0], &b[0], d, &acc)
-		out = finishDot(&acc)
+		dotKEAVX2(&a[z], &b[3*z], d-z, &acc)
+		t := finishDot(&acc)
+		out = [3]uint64{out[0] ^ t[0], out[1] ^ t[1], out[2] ^ t[2]}
 	}
 	for i := d; i < len(a); i++ {
 		k := a[i]
@@ -237,11 +256,18 @@ func dotEEArch(a, b []uint64) [3]uint64 {
 		return dotEEGeneric(a, b)
 	}
 	var out, t [3]uint64
-	d := 3 * avx2Prefix(len(a)/3)
-	if d > 0 {
+	z := 3 * avx512Prefix(len(a)/3)
+	if z > 0 {
+		var acc [96]uint64
+		dotEE512(&a[0], &b[0], z/3, &acc)
+		out = finishDotEE512(&acc)
+	}
+	d := z + 3*avx2Prefix((len(a)-z)/3)
+	if d > z {
 		var acc [24]uint64
-		dotEEAVX2(&a[0], &b[0], d/3, &acc)
-		out = finishDot(&acc)
+		dotEEAVX2(&a[z], &b[z], (d-z)/3, &acc)
+		t = finishDot(&acc)
+		out = [3]uint64{out[0] ^ t[0], out[1] ^ t[1], out[2] ^ t[2]}
 	}
 	for i := d; i < len(a); i += 3 {
 		mulEPCLMUL(&t, (*[3]uint64)(a[i:]), (*[3]uint64)(b[i:]))
@@ -257,11 +283,15 @@ func foldEArch(dst, a, b []uint64, r *[3]uint64) int {
 		return 0
 	}
 	var d [3]uint64
-	p := 3 * avx2Prefix(len(dst)/3)
-	if p > 0 {
+	z := 3 * avx512Prefix(len(dst)/3)
+	if z > 0 {
+		foldE512(&dst[0], &a[0], &b[0], r, z/3)
+	}
+	p := z + 3*avx2Prefix((len(dst)-z)/3)
+	if p > z {
 		var tab [24]uint64
 		scalarTable(&tab, r)
-		foldEAVX2(&dst[0], &a[0], &b[0], &tab, p/3)
+		foldEAVX2(&dst[z], &a[z], &b[z], &tab, (p-z)/3)
 	}
 	for i := p; i < len(dst); i += 3 {
 		a0, a1, a2 := a[i], a[i+1], a[i+2]
@@ -277,11 +307,15 @@ func foldPairsEArch(dst, src []uint64, r *[3]uint64) int {
 		return 0
 	}
 	var d [3]uint64
-	p := 3 * avx2Prefix(len(dst)/3)
-	if p > 0 {
+	z := 3 * avx512Prefix(len(dst)/3)
+	if z > 0 {
+		foldPairsE512(&dst[0], &src[0], r, z/3)
+	}
+	p := z + 3*avx2Prefix((len(dst)-z)/3)
+	if p > z {
 		var tab [24]uint64
 		scalarTable(&tab, r)
-		foldPairsEAVX2(&dst[0], &src[0], &tab, p/3)
+		foldPairsEAVX2(&dst[z], &src[2*z], &tab, (p-z)/3)
 	}
 	for i := p; i < len(dst); i += 3 {
 		j := 2 * i
@@ -297,11 +331,15 @@ func foldKArch(dst, a, b []uint64, r *[3]uint64) int {
 	if Kernels.Level() < cpu.PCLMUL {
 		return 0
 	}
-	p := avx2Prefix(len(a))
-	if p > 0 {
+	z := avx512Prefix(len(a))
+	if z > 0 {
+		foldK512(&dst[0], &a[0], &b[0], r, z)
+	}
+	p := z + avx2Prefix(len(a)-z)
+	if p > z {
 		var tab [24]uint64
 		scalarTable(&tab, r)
-		foldKAVX2(&dst[0], &a[0], &b[0], &tab, p)
+		foldKAVX2(&dst[3*z], &a[z], &b[z], &tab, p-z)
 	}
 	for i := p; i < len(a); i++ {
 		k := a[i]

@@ -49,13 +49,18 @@ func randWords(rng *rand.Rand, n int) []uint64 {
 	return out
 }
 
+// forEachLevel runs f at every level up to the detected one and logs the field
+// kernels each level selects.
 func forEachLevel(t *testing.T, f func(t *testing.T)) {
+	var ran []string
 	for _, l := range cpu.Levels() {
 		t.Run(l.String(), func(t *testing.T) {
 			defer cpu.SetLevel(l)()
+			ran = append(ran, l.String()+"→"+Kernels.Level().String())
 			f(t)
 		})
 	}
+	t.Logf("levels run (selected → field kernels): %v", ran)
 }
 
 var testLengths = func() []int {
