@@ -3,6 +3,7 @@ package xmss
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/leanpipe/leanpipe/blake2s"
 )
@@ -31,22 +32,49 @@ func putEncodingInput(b []byte, p *PublicParam, epoch uint32, msg *Message) {
 // x_{21+i} = (d_1 >> 3i) & 7, with d_0, d_1 the little-endian words of D. It returns an error
 // wrapping ErrInvalidWots if bit 63 of either word is set or Σ x_i ≠ T.
 func Digits(d *Digest) ([V]uint8, error) {
-	var x [V]uint8
+	x, topWord, sum := digits(d)
+	switch {
+	case topWord >= 0:
+		return x, fmt.Errorf("%w: bit 63 of encoding word %d is set", ErrInvalidWots, topWord)
+	case sum != TargetSum:
+		return x, fmt.Errorf("%w: digits sum to %d, not %d", ErrInvalidWots, sum, TargetSum)
+	}
+	return x, nil
+}
+
+// digits is Digits without the error: topWord is the first word with bit 63 set (−1 if
+// none; the digits are then not decoded), sum is Σ x_i.
+func digits(d *Digest) (x [V]uint8, topWord, sum int) {
 	words := [2]uint64{binary.LittleEndian.Uint64(d[:8]), binary.LittleEndian.Uint64(d[8:])}
 	for w, word := range words {
 		if word>>63 != 0 {
-			return x, fmt.Errorf("%w: bit 63 of encoding word %d is set", ErrInvalidWots, w)
+			return x, w, 0
 		}
 	}
-	sum := 0
 	for i := range x {
 		x[i] = uint8(words[i/(V/2)]>>(W*(i%(V/2)))) & (ChainLength - 1)
 		sum += int(x[i])
 	}
-	if sum != TargetSum {
-		return x, fmt.Errorf("%w: digits sum to %d, not %d", ErrInvalidWots, sum, TargetSum)
+	return x, -1, sum
+}
+
+// accepts reports whether the encoding accepts D, returning its digits; the sum is taken
+// with popcounts first, so a rejected D is not decoded.
+func accepts(d *Digest) ([V]uint8, bool) {
+	w0, w1 := binary.LittleEndian.Uint64(d[:8]), binary.LittleEndian.Uint64(d[8:])
+	if (w0|w1)>>63 != 0 || digitSum(w0)+digitSum(w1) != TargetSum {
+		return [V]uint8{}, false
 	}
-	return x, nil
+	x, _, _ := digits(d)
+	return x, true
+}
+
+// digitLow has bits 0, 3, …, 60: the low bit of each of a word's 21 digits.
+const digitLow = 0x1249249249249249
+
+// digitSum is the sum of the 21 three-bit digits in bits 0..62 of w.
+func digitSum(w uint64) int {
+	return bits.OnesCount64(w&digitLow) + 2*bits.OnesCount64(w&(digitLow<<1)) + 4*bits.OnesCount64(w&(digitLow<<2))
 }
 
 // Encode returns the digits of the target-sum encoding of m under ρ at epoch e, or an error
@@ -82,7 +110,7 @@ func findRandomness(p *PublicParam, epoch uint32, msg *Message, next func([]byte
 		for c := range dst {
 			tries++
 			d := Digest(dst[c][:N])
-			if x, err := Digits(&d); err == nil {
+			if x, ok := accepts(&d); ok {
 				return Randomness(rhos[c*RandomnessLen:]), x, tries, nil
 			}
 		}

@@ -274,3 +274,5 @@ func TestKATKeygenTrace(t *testing.T) {
 }
 
 var xmssIV = lpblake2s.IV
+
+var xblake2sNew256 = xblake2s.New256
