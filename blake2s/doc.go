@@ -14,7 +14,10 @@
 //   - SumMany, NodeMany: many equal-length messages. At the avx2 level, groups of 8 messages
 //     go through an 8-lane kernel that keeps the state transposed (one ymm register holds
 //     one state word of 8 lanes, message words are transposed in from the 8 inputs); the
-//     remaining 0..7 messages take the single-message path.
+//     remaining 0..7 messages take the single-message path. At the avx512-vpclmul level,
+//     groups of 16 go through a 16-lane kernel of the same shape on zmm (the state in
+//     Z0..Z15, the transposed block in Z16..Z31, rotations by VPRORD), then at most one
+//     group of 8 and the single-message path.
 //   - SumManyZeroPrefix: SumMany of messages that all start with the same whole zero blocks
 //     (zero-padded Merkle leaf images); the prefix's chaining value is computed once and
 //     every lane continues from it.
@@ -23,7 +26,8 @@
 //
 // Levels: "generic" is portable Go (F unrolled by go generate, compress_generic.go); "avx2"
 // (amd64 with AVX2) adds the 8-lane kernel and a single-message kernel with 128-bit AVX rows
-// (blake2s_amd64.s). There is no AVX-512 kernel. The level is chosen once at start-up from CPU
+// (blake2s_amd64.s); "avx512-vpclmul" adds the 16-lane kernel (many16_amd64.s), which needs
+// only AVX-512F of that level's features. The level is chosen once at start-up from CPU
 // features (dispatch.go, the one place they are read); building with -tags=purego uses only
 // Go. Outputs never depend on the level; tests run every level against the portable one.
 package blake2s

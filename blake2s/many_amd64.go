@@ -2,7 +2,7 @@
 
 package blake2s
 
-// hash8 is the 8-lane AVX2 kernel (many_amd64.s); see its comment for the contract.
+// hash8 is the 8-lane AVX2 kernel (blake2s_amd64.s); see its comment for the contract.
 //
 //go:noescape
 func hash8(dst *[8]Digest, h *[8][8]uint32, src *byte, stride, nblocks uintptr, t uint64, f0, fresh uint32)

@@ -4,7 +4,7 @@ package blake2s
 
 import "unsafe"
 
-// compress1 is the single-message AVX kernel (compress_amd64.s); see its comment for the contract.
+// compress1 is the single-message AVX kernel (blake2s_amd64.s); see its comment for the contract.
 //
 //go:noescape
 func compress1(h *[8]uint32, src *byte, nblocks uintptr, t uint64, f0, f1 uint32)

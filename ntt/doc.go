@@ -54,8 +54,10 @@
 // read from the message (or the buffer) in its first sub-pass and written back in its
 // last, and the remaining layers as cache-resident sub-transforms; two layers at a time
 // go through a radix-4 kernel that keeps four rows' words in registers. Twiddle-zero
-// butterflies (block 0 of a layer) are plain XORs. The AVX2 + VPCLMULQDQ kernels have
-// portable twins that give the same bits.
+// butterflies (block 0 of a layer) are plain XORs. The AVX2 + VPCLMULQDQ kernels (four
+// words per ymm register) and the AVX-512 + VPCLMULQDQ kernels (eight words per zmm
+// register, level avx512-vpclmul, on each row's multiple-of-8 head) have portable twins
+// that give the same bits.
 //
 // The package exists because the encoder is the prover's largest memory-bound kernel; it
 // takes its buffers and worker count from the caller and its output never depends on the
