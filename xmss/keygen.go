@@ -1,6 +1,7 @@
 package xmss
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/leanpipe/leanpipe/blake2s"
@@ -112,19 +113,27 @@ func (sk *SecretKey) leaves(dst []Digest, e0 uint32, lb *leafBuffers) {
 			x[V*b+i] = sk.secret(e0+uint32(b), i)
 		}
 	}
+	for b := 0; b < n; b++ {
+		for i := 0; i < V; i++ {
+			m := src[(V*b+i)*chainInputLen:]
+			putTweak(m, TweakChain, uint32(ChainLength*i), e0+uint32(b))
+			copy(m[16:], sk.p[:])
+			copy(m[32:], x[V*b+i][:])
+		}
+	}
 	for k := 0; k < ChainLength-1; k++ {
-		for b := 0; b < n; b++ {
-			for i := 0; i < V; i++ {
-				m := src[(V*b+i)*chainInputLen:]
-				putTweak(m, TweakChain, uint32(ChainLength*i+k), e0+uint32(b))
-				copy(m[16:], sk.p[:])
-				copy(m[32:], x[V*b+i][:])
+		if k > 0 {
+			// Only the sub-position 8i+k and the input change from one round to the next.
+			for l := range x {
+				m := src[l*chainInputLen:]
+				binary.LittleEndian.PutUint32(m[1:], uint32(ChainLength*(l%V)+k))
+				copy(m[32:], out[l][:N])
 			}
 		}
 		blake2s.SumMany(out, src, chainInputLen)
-		for l := range x {
-			x[l] = Digest(out[l][:N])
-		}
+	}
+	for l := range x {
+		x[l] = Digest(out[l][:N])
 	}
 	leafs := lb.leafs[:n*leafInputLen]
 	for b := 0; b < n; b++ {
