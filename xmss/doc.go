@@ -36,7 +36,8 @@
 //
 // Byte layouts (§9): a signature is chain tips (42·16) ‖ ρ (24) ‖ path (32·16) = 1208 bytes;
 // a public key is root (16) ‖ P (16). The parsers here are strict about length (the
-// reference's bincode accepts trailing bytes).
+// reference's bincode accepts trailing bytes). A secret key serialises as seed ‖ LE32(lo) ‖
+// LE32(hi), leanpipe's own layout (the reference has none), and parsing it regenerates the key.
 //
 // The scheme is stateful: never sign two messages at one epoch. The secret key does not
 // record used epochs, as in the reference; that is the caller's job.

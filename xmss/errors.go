@@ -25,4 +25,6 @@ var (
 	ErrSignatureLength = errors.New("xmss: bad signature length")
 	// ErrPublicKeyLength: a serialised public key is not PublicKeySize bytes.
 	ErrPublicKeyLength = errors.New("xmss: bad public key length")
+	// ErrSecretKeyLength: a serialised secret key is not SecretKeySize bytes.
+	ErrSecretKeyLength = errors.New("xmss: bad secret key length")
 )

@@ -1,6 +1,7 @@
 package xmss
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 )
@@ -97,4 +98,28 @@ func ParseSignature(b []byte) (Signature, error) {
 	var sig Signature
 	err := sig.UnmarshalBinary(b)
 	return sig, err
+}
+
+// SecretKeySize is the length of a serialised secret key: seed ‖ LE32(epoch_start) ‖
+// LE32(epoch_end). This layout is leanpipe's own: the reference keeps a key as (seed, range)
+// and defines no serialisation (XMSS.md §7).
+const SecretKeySize = SeedSize + 4 + 4
+
+// MarshalBinary returns seed ‖ LE32(epoch_start) ‖ LE32(epoch_end): everything the key is
+// derived from. Keep it secret.
+func (sk *SecretKey) MarshalBinary() ([]byte, error) {
+	b := make([]byte, SecretKeySize)
+	copy(b, sk.seed[:])
+	binary.LittleEndian.PutUint32(b[SeedSize:], sk.epochStart)
+	binary.LittleEndian.PutUint32(b[SeedSize+4:], sk.epochEnd)
+	return b, nil
+}
+
+// ParseSecretKey regenerates the key pair serialised by MarshalBinary (a full key
+// generation over the range).
+func ParseSecretKey(b []byte) (*SecretKey, PublicKey, error) {
+	if len(b) != SecretKeySize {
+		return nil, PublicKey{}, fmt.Errorf("%w: %d bytes, want %d", ErrSecretKeyLength, len(b), SecretKeySize)
+	}
+	return GenerateKey([SeedSize]byte(b), binary.LittleEndian.Uint32(b[SeedSize:]), binary.LittleEndian.Uint32(b[SeedSize+4:]))
 }

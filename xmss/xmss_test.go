@@ -370,3 +370,23 @@ func TestDigitSum(t *testing.T) {
 		}
 	}
 }
+
+func TestSecretKeyRoundTrip(t *testing.T) {
+	r := testrand.New(t)
+	sk, pk, _ := GenerateKey(randomSeed(r), 40, 47)
+	b, _ := sk.MarshalBinary()
+	if len(b) != SecretKeySize {
+		t.Fatalf("%d bytes", len(b))
+	}
+	back, bpk, err := ParseSecretKey(b)
+	if err != nil || bpk != pk || back.EpochStart() != 40 || back.EpochEnd() != 47 {
+		t.Fatalf("ParseSecretKey: %v, %v", err, bpk)
+	}
+	if _, _, err := ParseSecretKey(b[1:]); !errors.Is(err, ErrSecretKeyLength) {
+		t.Errorf("short secret key: %v", err)
+	}
+	b[SeedSize] = 48 // epoch_start 48 > epoch_end 47
+	if _, _, err := ParseSecretKey(b); !errors.Is(err, ErrInvalidRange) {
+		t.Errorf("inverted range: %v", err)
+	}
+}
