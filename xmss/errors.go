@@ -15,6 +15,8 @@ var (
 var (
 	// ErrInvalidRange: the activation range has epoch_start > epoch_end.
 	ErrInvalidRange = errors.New("xmss: invalid activation range")
+	// ErrRangeTooLarge: the activation range has more than MaxEpochs epochs.
+	ErrRangeTooLarge = errors.New("xmss: activation range too large")
 	// ErrEpochOutOfRange: the signing epoch is outside the key's activation range.
 	ErrEpochOutOfRange = errors.New("xmss: epoch out of the activation range")
 )

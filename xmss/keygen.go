@@ -23,12 +23,20 @@ type SecretKey struct {
 	band [LogLifetime + 1][]Digest
 }
 
+// MaxEpochs is the longest activation range GenerateKey accepts: the key keeps its band of
+// about 2·R nodes in memory (32 bytes per epoch, 2 GiB at this bound). The reference has no
+// such bound; its key holds O(√R) nodes.
+const MaxEpochs = 1 << 26
+
 // GenerateKey derives the key pair of seed for the activation range [epochStart, epochEnd]
 // (inclusive; XMSS.md §7). The root, and so the public key, depends on the range. It costs
 // about 389 compressions per epoch of the range; the leaves are hashed many lanes at a time.
 func GenerateKey(seed [SeedSize]byte, epochStart, epochEnd uint32) (*SecretKey, PublicKey, error) {
 	if epochStart > epochEnd {
 		return nil, PublicKey{}, fmt.Errorf("%w: epoch_start %d > epoch_end %d", ErrInvalidRange, epochStart, epochEnd)
+	}
+	if r := uint64(epochEnd) - uint64(epochStart) + 1; r > MaxEpochs {
+		return nil, PublicKey{}, fmt.Errorf("%w: %d epochs, at most %d", ErrRangeTooLarge, r, MaxEpochs)
 	}
 	sk := &SecretKey{seed: seed, epochStart: epochStart, epochEnd: epochEnd}
 	sk.prf = newPRF(&sk.seed)

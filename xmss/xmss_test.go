@@ -88,6 +88,9 @@ func TestGenerateKeyRange(t *testing.T) {
 	if !errors.Is(err, ErrInvalidRange) {
 		t.Fatalf("GenerateKey(5, 4) = %v, want ErrInvalidRange", err)
 	}
+	if _, _, err := GenerateKey([SeedSize]byte{}, 0, 0xFFFFFFFF); !errors.Is(err, ErrRangeTooLarge) {
+		t.Fatalf("GenerateKey over 2^32 epochs = %v, want ErrRangeTooLarge", err)
+	}
 	// The root depends on the range (the reference's deterministic_keygen).
 	_, a, _ := GenerateKey([SeedSize]byte{1}, 0, 3)
 	_, b, _ := GenerateKey([SeedSize]byte{1}, 0, 4)
