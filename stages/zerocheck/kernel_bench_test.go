@@ -3,6 +3,7 @@ package zerocheck
 import (
 	"testing"
 
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/rusage"
 	"github.com/leanpipe/leanpipe/internal/testrand"
@@ -95,4 +96,26 @@ func BenchmarkERounds(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64((cpuTime()-t0).Nanoseconds())/float64(b.N*n), "cpu-ns/entry")
+}
+
+// BenchmarkKernelGroupPlanes runs the group kernel at every level this machine has, in
+// one process (compare the levels as ratios within one run).
+func BenchmarkKernelGroupPlanes(b *testing.B) {
+	rng := testrand.New(b)
+	d := domain()
+	var a, bb, c [groupSize]field.K
+	for i := range a {
+		a[i], bb[i] = field.K(rng.Uint64()), field.K(rng.Uint64())
+		c[i] = a[i] & bb[i]
+	}
+	var planes [1 << nMedium][8]uint64
+	for _, l := range Kernels.Levels() {
+		b.Run(l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
+			for b.Loop() {
+				d.groupPlanes(a[:], bb[:], c[:], &planes)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*groupSize), "ns/word")
+		})
+	}
 }

@@ -3,6 +3,8 @@
 package zerocheck
 
 import (
+	"sync"
+
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 )
@@ -14,8 +16,8 @@ import (
 func extend3AVX2(tab *[8][256][8]uint64, a, b, c uint64, out *[3][8]uint64)
 
 // archLevels are the kernels this build has beyond the portable ones: AVX2 loads,
-// shuffles and XORs (no carry-less products).
-var archLevels = []cpu.Level{cpu.AVX2}
+// shuffles and XORs (no carry-less products), and the AVX-512 + GFNI group kernel.
+var archLevels = []cpu.Level{cpu.AVX2, cpu.AVX512GFNI}
 
 // useAVX2 reports whether the AVX2 kernels run (Kernels' level decides).
 func useAVX2() bool { return Kernels.Level() >= cpu.AVX2 }
@@ -59,7 +61,47 @@ func (t *byteTables) evalSplit(odd, sum []field.E, src []field.K) {
 //go:noescape
 func groupPlanesAVX2(tab *[8][256][8]uint64, a, b, c *field.K, out *[1 << nMedium][8]uint64, scratch *[47][4]uint64)
 
+// groupBytesGFNI is groupPlanesGeneric with the coset values as bytes: tab is
+// extBytesTable(d), a, b, c point at the group's 128 words, norm is d.smallNorm (any
+// weights). Needs AVX-512 F and BW and GFNI; no alignment needed.
+//
+//go:noescape
+func groupBytesGFNI(tab *[8][256][64]byte, a, b, c *field.K, norm *[1 << nSmall]byte, out *[1 << nMedium][8]uint64)
+
+// extBytes caches extBytesTable per domain.
+var extBytes sync.Map // *skipDomain → *[8][256][64]byte
+
+// extBytesTable returns d.extPlanes in byte form: row [i][v] holds the 64 coset bytes
+// (byte j = Σ_p (bit j of extPlanes[i][v][p]) << p) with the eight bytes of each qword
+// in reverse order (byte 8g+r at 8g+7-r), the order groupBytesGFNI's bit transpose
+// undoes.
+func extBytesTable(d *skipDomain) *[8][256][64]byte {
+	if t, ok := extBytes.Load(d); ok {
+		return t.(*[8][256][64]byte)
+	}
+	t := new([8][256][64]byte)
+	for i := range d.extPlanes {
+		for v := range d.extPlanes[i] {
+			pl := &d.extPlanes[i][v]
+			for j := 0; j < skipSize; j++ {
+				var x byte
+				for p := range pl {
+					x |= byte(pl[p]>>j&1) << p
+				}
+				t[i][v][j&^7|7-j&7] = x
+			}
+		}
+	}
+	got, _ := extBytes.LoadOrStore(d, t)
+	return got.(*[8][256][64]byte)
+}
+
 func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uint64) {
+	if Kernels.Level() >= cpu.AVX512GFNI {
+		a, b, c = a[:groupSize], b[:groupSize], c[:groupSize]
+		groupBytesGFNI(extBytesTable(d), &a[0], &b[0], &c[0], &d.smallNorm, planes)
+		return
+	}
 	if useAVX2() && d.normPowers {
 		var scratch [47][4]uint64
 		a, b, c = a[:groupSize], b[:groupSize], c[:groupSize]

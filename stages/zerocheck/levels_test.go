@@ -15,6 +15,7 @@ func TestKernelLevels(t *testing.T) {
 	d := domain()
 	in := randInput(rng, 17, 14, 1)
 	var want []string
+	t.Logf("levels run: %v", Kernels.Levels())
 	for _, l := range Kernels.Levels() {
 		restore := cpu.SetLevel(l)
 		for range 200 {
