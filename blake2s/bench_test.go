@@ -110,6 +110,11 @@ func BenchmarkSumManyStream(b *testing.B) {
 		src[i] = byte(i * 7)
 	}
 	dst := make([]Digest, count)
-	b.SetBytes(int64(len(src)))
-	loop(b, count*compressions(msgLen), func() { SumMany(dst, src, msgLen) })
+	for _, l := range Kernels.Levels() {
+		b.Run(l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
+			b.SetBytes(int64(len(src)))
+			loop(b, count*compressions(msgLen), func() { SumMany(dst, src, msgLen) })
+		})
+	}
 }

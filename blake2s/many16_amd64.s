@@ -82,7 +82,7 @@ GLOBL hinit16<>(SB), (NOPTR+RODATA), $32
 // chaining values start from the unkeyed BLAKE2s-256 initial value when fresh ≠ 0, else from h
 // (transposed: h[j][i] = word j of lane i). At the end they go to dst as 16 little-endian
 // digests when dst ≠ nil, else back to h. nblocks = 0 does nothing. Requires AVX-512F.
-TEXT ·hash16(SB), NOSPLIT, $576-56
+TEXT ·hash16(SB), 0, $576-56
 	MOVQ  h+8(FP), AX
 	MOVQ  src+16(FP), R8
 	MOVQ  stride+24(FP), DX
