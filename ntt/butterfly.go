@@ -12,7 +12,8 @@ import (
 // on xmm (two words at a time) and, where this build has the assembly, AVX2 with
 // VPCLMULQDQ on ymm (four words at a time) and AVX-512 with VPCLMULQDQ on zmm (eight
 // words at a time; the avx512-vpclmul level runs the ymm kernels on a row's last four
-// words when its length is 4 mod 8).
+// words when its length is 4 mod 8) and, at avx512-gfni, the same zmm kernels with the
+// reduction done by GF2P8AFFINEQB.
 var Kernels = cpu.NewFamily("ntt", archLevels...)
 
 // fwd applies the forward butterfly u ← u + λ·v, v ← v + u word by word

@@ -5,7 +5,7 @@ package ntt
 import "github.com/leanpipe/leanpipe/cpu"
 
 // archLevels are the butterfly kernels this build has beyond the portable ones.
-var archLevels = []cpu.Level{cpu.PCLMUL, cpu.AVX2VPCLMUL, cpu.AVX512VPCLMUL}
+var archLevels = []cpu.Level{cpu.PCLMUL, cpu.AVX2VPCLMUL, cpu.AVX512VPCLMUL, cpu.AVX512GFNI}
 
 // fwdVPCL applies the forward butterfly to n words at u and v.
 // Requires AVX2 and VPCLMULQDQ; n must be a positive multiple of 4; no alignment.
@@ -121,11 +121,18 @@ func zmmHead(n int) int {
 	return 0
 }
 
+// gfni reports whether the AVX-512 kernels run in their GFNI variants (level avx512-gfni).
+func gfni() bool { return Kernels.Level() >= cpu.AVX512GFNI }
+
 func fwdAsm(u, v []uint64, lambda uint64) {
 	v = v[:len(u)]
 	z := zmmHead(len(u))
 	if z > 0 {
-		fwdZ(&u[0], &v[0], z, lambda)
+		if gfni() {
+			fwdG(&u[0], &v[0], z, lambda)
+		} else {
+			fwdZ(&u[0], &v[0], z, lambda)
+		}
 	}
 	n := len(u) &^ 3
 	if n > z {
@@ -140,7 +147,11 @@ func invAsm(u, v []uint64, lambda uint64) {
 	v = v[:len(u)]
 	z := zmmHead(len(u))
 	if z > 0 {
-		invZ(&u[0], &v[0], z, lambda)
+		if gfni() {
+			invG(&u[0], &v[0], z, lambda)
+		} else {
+			invZ(&u[0], &v[0], z, lambda)
+		}
 	}
 	n := len(u) &^ 3
 	if n > z {
@@ -156,7 +167,11 @@ func fwd4Asm(a, b, c, d []uint64, t0, t1, t2 uint64) {
 	b, c, d = b[:n], c[:n], d[:n]
 	z := zmmHead(n)
 	if z > 0 {
-		fwd4Z(&a[0], &b[0], &c[0], &d[0], z, t0, t1, t2)
+		if gfni() {
+			fwd4G(&a[0], &b[0], &c[0], &d[0], z, t0, t1, t2)
+		} else {
+			fwd4Z(&a[0], &b[0], &c[0], &d[0], z, t0, t1, t2)
+		}
 	}
 	m := n &^ 3
 	if m > z {
@@ -174,7 +189,11 @@ func fwd4ioAsm(o, in *[4][]uint64, t0, t1, t2 uint64) {
 	}
 	z := zmmHead(n)
 	if z > 0 {
-		fwd4ioZ(&o[0][0], &o[1][0], &o[2][0], &o[3][0], &in[0][0], &in[1][0], &in[2][0], &in[3][0], z, t0, t1, t2)
+		if gfni() {
+			fwd4ioG(&o[0][0], &o[1][0], &o[2][0], &o[3][0], &in[0][0], &in[1][0], &in[2][0], &in[3][0], z, t0, t1, t2)
+		} else {
+			fwd4ioZ(&o[0][0], &o[1][0], &o[2][0], &o[3][0], &in[0][0], &in[1][0], &in[2][0], &in[3][0], z, t0, t1, t2)
+		}
 	}
 	m := n &^ 3
 	if m > z {
@@ -191,7 +210,11 @@ func fwdioAsm(uo, vo, ui, vi []uint64, lambda uint64) {
 	_, _, _ = vo[:n], ui[:n], vi[:n]
 	z := zmmHead(n)
 	if z > 0 {
-		fwdioZ(&uo[0], &vo[0], &ui[0], &vi[0], z, lambda)
+		if gfni() {
+			fwdioG(&uo[0], &vo[0], &ui[0], &vi[0], z, lambda)
+		} else {
+			fwdioZ(&uo[0], &vo[0], &ui[0], &vi[0], z, lambda)
+		}
 	}
 	m := n &^ 3
 	if m > z {
@@ -211,7 +234,11 @@ func fwd4BlocksAsm(buf []uint64, s int, tw []uint64) {
 	}
 	_ = buf[4*nb*s-1]
 	if z := zmmHead(s); z > 0 {
-		fwd4BlocksZ(&buf[0], s, z, nb, &tw[0])
+		if gfni() {
+			fwd4BlocksG(&buf[0], s, z, nb, &tw[0])
+		} else {
+			fwd4BlocksZ(&buf[0], s, z, nb, &tw[0])
+		}
 		if z < cols {
 			fwd4BlocksVPCL(&buf[z], s, cols-z, nb, &tw[0])
 		}
