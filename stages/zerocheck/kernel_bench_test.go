@@ -119,3 +119,37 @@ func BenchmarkKernelGroupPlanes(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKernelEval runs evalSplit (with sums) and evalHalves on 128-element chunks
+// (the round kernels' chunk) at every level, in one process.
+func BenchmarkKernelEval(b *testing.B) {
+	rng := testrand.New(b)
+	var basis, basis1 [skipSize]field.E
+	for i := range basis {
+		basis[i] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+		basis1[i] = basis[i].Mul(basis[i])
+	}
+	t0, t1 := new(byteTables), new(byteTables)
+	t0.fill(&basis)
+	t1.fill(&basis1)
+	const n = 1 << splitLog
+	src := make([]field.K, 4*n)
+	for i := range src {
+		src[i] = field.K(rng.Uint64())
+	}
+	e, o, s := make([]field.E, n), make([]field.E, n), make([]field.E, n)
+	for _, l := range Kernels.Levels() {
+		b.Run("Split/"+l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
+			for b.Loop() {
+				t0.evalSplit(o, s, src[:2*n])
+			}
+		})
+		b.Run("Halves/"+l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
+			for b.Loop() {
+				evalHalves(t0, t1, e, o, s, src)
+			}
+		})
+	}
+}

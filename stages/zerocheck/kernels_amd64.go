@@ -3,10 +3,12 @@
 package zerocheck
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/simd"
 )
 
 // extend3AVX2 writes the coset planes of a, b and c (see skipDomain.extend) with
@@ -36,12 +38,84 @@ func (d *skipDomain) extend3(a, b, c uint64, out *[3][8]uint64) {
 //go:noescape
 func evalSplitAVX2(tab *byteTables, src *field.K, odd, sum *field.E, n int)
 
+// gfniMatrices writes the GFNI form of the linear map t: m[i][q][L] is the 8×8 bit
+// matrix (VGF2P8AFFINEQB's layout: row 7-r gives output bit r) from byte i of a word to
+// byte L of limb q of its value. t must be linear (t[i][0] = 0), as fill makes it.
+func gfniMatrices(t *byteTables, m *[8][3][8]uint64) {
+	for i := range m {
+		for q := range m[i] {
+			for l := range m[i][q] {
+				var g uint64
+				for b := range 8 {
+					g |= (t[i][1<<b][q] >> (8 * l) & 0xff) << (8 * b)
+				}
+				m[i][q][l] = bits.ReverseBytes64(simd.Transpose8x8(g))
+			}
+		}
+	}
+}
+
+// gfniEntry is one cached gfniMatrices result with the table rows it came from.
+type gfniEntry struct {
+	rows [8][8][3]uint64 // t[i][1<<b][:3]
+	m    [8][3][8]uint64
+}
+
+// gfniCache maps a *byteTables to its latest *gfniEntry. Entries are never written
+// after they are stored; a table refilled with another basis gets a new entry.
+var gfniCache sync.Map
+
+// matricesOf returns gfniMatrices(t), rebuilt only when t's basis rows changed (the
+// round kernels call per 128-element chunk with tables filled once per proof).
+func matricesOf(t *byteTables) *[8][3][8]uint64 {
+	var rows [8][8][3]uint64
+	for i := range rows {
+		for b := range rows[i] {
+			r := &t[i][1<<b]
+			rows[i][b] = [3]uint64{r[0], r[1], r[2]}
+		}
+	}
+	if e, ok := gfniCache.Load(t); ok && e.(*gfniEntry).rows == rows {
+		return &e.(*gfniEntry).m
+	}
+	e := &gfniEntry{rows: rows}
+	gfniMatrices(t, &e.m)
+	gfniCache.Store(t, e)
+	return &e.m
+}
+
+// evalSplitGFNI and evalHalvesGFNI are evalSplitAVX2 and evalHalvesAVX2 with the
+// tables given as gfniMatrices, for n a positive multiple of 8. Need AVX-512 F and BW
+// and GFNI; no alignment needed.
+//
+//go:noescape
+func evalSplitGFNI(mat *[8][3][8]uint64, src *field.K, odd, sum *field.E, n int)
+
+//go:noescape
+func evalHalvesGFNI(mat0, mat1 *[8][3][8]uint64, src *field.K, even, odd, sum *field.E, n int)
+
+// useGFNI reports whether the AVX512GFNI kernels run.
+func useGFNI() bool { return Kernels.Level() >= cpu.AVX512GFNI }
+
 // evalSplit writes odd[l] = t(src[2l+1]) and, when sum is not nil, sum[l] =
 // t(src[2l] ^ src[2l+1]) = t(src[2l]) + t(src[2l+1]).
 func (t *byteTables) evalSplit(odd, sum []field.E, src []field.K) {
 	n := len(odd)
 	if 2*n != len(src) || (sum != nil && len(sum) != n) {
 		panic("zerocheck: evalSplit length mismatch")
+	}
+	if z := n &^ 7; useGFNI() && z > 0 {
+		m := matricesOf(t)
+		var sp *field.E
+		if sum != nil {
+			sp = &sum[0]
+		}
+		evalSplitGFNI(m, &src[0], &odd[0], sp, z)
+		odd, src = odd[z:], src[2*z:]
+		if sum != nil {
+			sum = sum[z:]
+		}
+		n -= z
 	}
 	if useAVX2() && n > 0 {
 		var sp *field.E
@@ -149,6 +223,19 @@ func evalHalves(t0, t1 *byteTables, even, odd, sum []field.E, src []field.K) {
 	n := len(even)
 	if len(odd) != n || 4*n != len(src) || (sum != nil && len(sum) != n) {
 		panic("zerocheck: evalHalves length mismatch")
+	}
+	if z := n &^ 7; useGFNI() && z > 0 {
+		m0, m1 := matricesOf(t0), matricesOf(t1)
+		var sp *field.E
+		if sum != nil {
+			sp = &sum[0]
+		}
+		evalHalvesGFNI(m0, m1, &src[0], &even[0], &odd[0], sp, z)
+		even, odd, src = even[z:], odd[z:], src[4*z:]
+		if sum != nil {
+			sum = sum[z:]
+		}
+		n -= z
 	}
 	if useAVX2() && n > 0 {
 		var sp *field.E

@@ -72,7 +72,7 @@ func TestKernelLevels(t *testing.T) {
 		t0, t1 := new(byteTables), new(byteTables)
 		t0.fill(&basis)
 		t1.fill(&basis1)
-		for _, n := range []int{0, 1, 5, 64} {
+		for _, n := range []int{0, 1, 5, 7, 8, 9, 15, 16, 17, 23, 64, 67} {
 			src := make([]field.K, 2*n)
 			for i := range src {
 				src[i] = field.K(rng.Uint64())
