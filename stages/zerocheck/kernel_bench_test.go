@@ -1,6 +1,8 @@
 package zerocheck
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/cpu"
@@ -121,7 +123,7 @@ func BenchmarkKernelGroupPlanes(b *testing.B) {
 }
 
 // BenchmarkKernelEval runs evalSplit (with sums) and evalHalves on 128-element chunks
-// (the round kernels' chunk) at every level, in one process.
+// (the round kernels' chunk) and on 4096 at every level, in one process.
 func BenchmarkKernelEval(b *testing.B) {
 	rng := testrand.New(b)
 	var basis, basis1 [skipSize]field.E
@@ -132,20 +134,25 @@ func BenchmarkKernelEval(b *testing.B) {
 	t0, t1 := new(byteTables), new(byteTables)
 	t0.fill(&basis)
 	t1.fill(&basis1)
-	const n = 1 << splitLog
+	for _, n := range []int{1 << splitLog, 1 << 12} {
+		benchEval(b, n, t0, t1, rng)
+	}
+}
+
+func benchEval(b *testing.B, n int, t0, t1 *byteTables, rng *rand.Rand) {
 	src := make([]field.K, 4*n)
 	for i := range src {
 		src[i] = field.K(rng.Uint64())
 	}
 	e, o, s := make([]field.E, n), make([]field.E, n), make([]field.E, n)
 	for _, l := range Kernels.Levels() {
-		b.Run("Split/"+l.String(), func(b *testing.B) {
+		b.Run(fmt.Sprintf("Split/n=%d/%v", n, l), func(b *testing.B) {
 			defer cpu.SetLevel(l)()
 			for b.Loop() {
 				t0.evalSplit(o, s, src[:2*n])
 			}
 		})
-		b.Run("Halves/"+l.String(), func(b *testing.B) {
+		b.Run(fmt.Sprintf("Halves/n=%d/%v", n, l), func(b *testing.B) {
 			defer cpu.SetLevel(l)()
 			for b.Loop() {
 				evalHalves(t0, t1, e, o, s, src)

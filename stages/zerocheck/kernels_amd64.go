@@ -68,20 +68,32 @@ var gfniCache sync.Map
 // matricesOf returns gfniMatrices(t), rebuilt only when t's basis rows changed (the
 // round kernels call per 128-element chunk with tables filled once per proof).
 func matricesOf(t *byteTables) *[8][3][8]uint64 {
-	var rows [8][8][3]uint64
-	for i := range rows {
-		for b := range rows[i] {
-			r := &t[i][1<<b]
-			rows[i][b] = [3]uint64{r[0], r[1], r[2]}
-		}
-	}
-	if e, ok := gfniCache.Load(t); ok && e.(*gfniEntry).rows == rows {
+	if e, ok := gfniCache.Load(t); ok && e.(*gfniEntry).matches(t) {
 		return &e.(*gfniEntry).m
 	}
-	e := &gfniEntry{rows: rows}
+	e := new(gfniEntry)
+	for i := range e.rows {
+		for b := range e.rows[i] {
+			r := &t[i][1<<b]
+			e.rows[i][b] = [3]uint64{r[0], r[1], r[2]}
+		}
+	}
 	gfniMatrices(t, &e.m)
 	gfniCache.Store(t, e)
 	return &e.m
+}
+
+// matches reports whether t's basis rows are the ones e was built from.
+func (e *gfniEntry) matches(t *byteTables) bool {
+	var diff uint64
+	for i := range e.rows {
+		ti, wi := &t[i], &e.rows[i]
+		for b := range wi {
+			r, w := &ti[1<<b], &wi[b]
+			diff |= r[0] ^ w[0] | r[1] ^ w[1] | r[2] ^ w[2]
+		}
+	}
+	return diff == 0
 }
 
 // evalSplitGFNI and evalHalvesGFNI are evalSplitAVX2 and evalHalvesAVX2 with the
