@@ -113,20 +113,29 @@ GLOBL ehidx<>(SB), RODATA|NOPTR, $256
 	VPSHUFB Z21, X, Y; \
 	VPERMW  Y, Z22, Y
 
-#define EVI(I, off, R, O0, O1, O2) \
+// EVI2 adds the images of byte positions i and i+1 (broadcast indices I, J, matrices
+// at off(R) and off+192(R)) into O0, O1, O2. Clobbers Z16, Z18–Z20.
+#define EVI2(I, J, off, R, O0, O1, O2) \
 	VPERMQ Z17, I, Z18; \
-	VGF2P8AFFINEQB $0, (off)(R), Z18, Z19; VPXORQ Z19, O0, O0; \
-	VGF2P8AFFINEQB $0, (off+64)(R), Z18, Z19; VPXORQ Z19, O1, O1; \
-	VGF2P8AFFINEQB $0, (off+128)(R), Z18, Z19; VPXORQ Z19, O2, O2
+	VPERMQ Z17, J, Z16; \
+	VGF2P8AFFINEQB $0, (off)(R), Z18, Z19; \
+	VGF2P8AFFINEQB $0, (off+192)(R), Z16, Z20; \
+	VPTERNLOGQ $0x96, Z19, Z20, O0; \
+	VGF2P8AFFINEQB $0, (off+64)(R), Z18, Z19; \
+	VGF2P8AFFINEQB $0, (off+256)(R), Z16, Z20; \
+	VPTERNLOGQ $0x96, Z19, Z20, O1; \
+	VGF2P8AFFINEQB $0, (off+128)(R), Z18, Z19; \
+	VGF2P8AFFINEQB $0, (off+320)(R), Z16, Z20; \
+	VPTERNLOGQ $0x96, Z19, Z20, O2
 
 // EVAL adds t(word m of W), in transposed form, into O0, O1, O2 (matrices at R).
-// Clobbers Z17–Z19.
+// Clobbers Z16–Z20.
 #define EVAL(W, R, O0, O1, O2) \
 	TRB(W, Z17); \
-	EVI(Z24, 0, R, O0, O1, O2); EVI(Z25, 192, R, O0, O1, O2); \
-	EVI(Z26, 384, R, O0, O1, O2); EVI(Z27, 576, R, O0, O1, O2); \
-	EVI(Z28, 768, R, O0, O1, O2); EVI(Z29, 960, R, O0, O1, O2); \
-	EVI(Z30, 1152, R, O0, O1, O2); EVI(Z31, 1344, R, O0, O1, O2)
+	EVI2(Z24, Z25, 0, R, O0, O1, O2); \
+	EVI2(Z26, Z27, 384, R, O0, O1, O2); \
+	EVI2(Z28, Z29, 768, R, O0, O1, O2); \
+	EVI2(Z30, Z31, 1152, R, O0, O1, O2)
 
 // STORET stores the transposed accumulators O0, O1, O2 (clobbered) as eight E
 // elements (word order) at p; clobbers Z17 and Z20.
@@ -160,12 +169,11 @@ TEXT ·evalSplitGFNI(SB), NOSPLIT, $0-40
 	MOVQ n+32(FP), CX
 	SHRQ $3, CX
 	SETUP
-	VMOVDQU64 eveq<>(SB), Z16
 
 esloop:
 	VMOVDQU64 0(BX), Z0
 	VMOVDQU64 64(BX), Z1
-	VMOVDQA64 Z16, Z2
+	VMOVDQU64 eveq<>(SB), Z2
 	VPERMI2Q  Z1, Z0, Z2 // even words
 	VMOVDQU64 eodq<>(SB), Z3
 	VPERMI2Q  Z1, Z0, Z3 // odd words
