@@ -252,3 +252,48 @@ ehnosum:
 	JNE  ehloop
 	VZEROUPPER
 	RET
+
+// EVM2 adds the images of medium indices k and k+1 (their bytes for the eight
+// outputs are the qword at off(BX) and off+64(BX), matrices at moff(SI)) into Z8–Z10.
+// Clobbers Z16, Z18–Z20.
+#define EVM2(off, moff) \
+	VPBROADCASTQ off(BX), Z18; \
+	VPBROADCASTQ (off+64)(BX), Z16; \
+	VGF2P8AFFINEQB $0, (moff)(SI), Z18, Z19; \
+	VGF2P8AFFINEQB $0, (moff+192)(SI), Z16, Z20; \
+	VPTERNLOGQ $0x96, Z19, Z20, Z8; \
+	VGF2P8AFFINEQB $0, (moff+64)(SI), Z18, Z19; \
+	VGF2P8AFFINEQB $0, (moff+256)(SI), Z16, Z20; \
+	VPTERNLOGQ $0x96, Z19, Z20, Z9; \
+	VGF2P8AFFINEQB $0, (moff+128)(SI), Z18, Z19; \
+	VGF2P8AFFINEQB $0, (moff+320)(SI), Z16, Z20; \
+	VPTERNLOGQ $0x96, Z19, Z20, Z10
+
+// func mediumGFNI(mat *[2][8][3][8]uint64, bytes *[16][64]byte, out *field.E)
+// out_j = Σ_k medium[k][bytes[k][j]] for j < 64, with mat the gfniMatrices of the
+// medium tables (k < 8, then k ≥ 8); the 64 E elements at out are overwritten. No
+// alignment needed.
+TEXT ·mediumGFNI(SB), NOSPLIT, $0-24
+	MOVQ mat+0(FP), SI
+	MOVQ bytes+8(FP), BX
+	MOVQ out+16(FP), DI
+	SETUP
+	MOVQ $8, CX
+
+emloop:
+	ZERO3(Z8, Z9, Z10)
+	EVM2(0, 0)
+	EVM2(128, 384)
+	EVM2(256, 768)
+	EVM2(384, 1152)
+	EVM2(512, 1536)
+	EVM2(640, 1920)
+	EVM2(768, 2304)
+	EVM2(896, 2688)
+	STORET(DI, Z8, Z9, Z10)
+	ADDQ $8, BX
+	ADDQ $192, DI
+	DECQ CX
+	JNE  emloop
+	VZEROUPPER
+	RET

@@ -160,3 +160,24 @@ func benchEval(b *testing.B, n int, t0, t1 *byteTables, rng *rand.Rand) {
 		})
 	}
 }
+
+// BenchmarkKernelMedium runs mediumSum at every level, in one process.
+func BenchmarkKernelMedium(b *testing.B) {
+	rng := testrand.New(b)
+	d := domain()
+	var bytes [1 << nMedium][skipSize]byte
+	for k := range bytes {
+		for j := range bytes[k] {
+			bytes[k][j] = byte(rng.Uint32())
+		}
+	}
+	var out [skipSize]field.E
+	for _, l := range Kernels.Levels() {
+		b.Run(l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
+			for b.Loop() {
+				d.mediumSum(&bytes, &out)
+			}
+		})
+	}
+}

@@ -215,7 +215,31 @@ func planesBytes(planes *[1 << nMedium][8]uint64, out *[1 << nMedium][skipSize]b
 //go:noescape
 func mediumAVX2(tab *[1 << nMedium][256][4]uint64, bytes *[1 << nMedium][skipSize]byte, out *field.E)
 
+// mediumGFNI is mediumAVX2 with the medium tables given as gfniMatrices (k < 8, then
+// k ≥ 8). Needs AVX-512 F and BW and GFNI; no alignment needed.
+//
+//go:noescape
+func mediumGFNI(mat *[2][8][3][8]uint64, bytes *[1 << nMedium][skipSize]byte, out *field.E)
+
+// mediumMats caches the medium tables' gfniMatrices per domain (fixed once built).
+var mediumMats sync.Map // *skipDomain → *[2][8][3][8]uint64
+
+func mediumMatrices(d *skipDomain) *[2][8][3][8]uint64 {
+	if m, ok := mediumMats.Load(d); ok {
+		return m.(*[2][8][3][8]uint64)
+	}
+	m := new([2][8][3][8]uint64)
+	gfniMatrices((*byteTables)(d.mediumPad[:8]), &m[0])
+	gfniMatrices((*byteTables)(d.mediumPad[8:]), &m[1])
+	got, _ := mediumMats.LoadOrStore(d, m)
+	return got.(*[2][8][3][8]uint64)
+}
+
 func (d *skipDomain) mediumSum(bytes *[1 << nMedium][skipSize]byte, out *[skipSize]field.E) {
+	if useGFNI() {
+		mediumGFNI(mediumMatrices(d), bytes, &out[0])
+		return
+	}
 	if useAVX2() {
 		mediumAVX2(&d.mediumPad, bytes, &out[0])
 		return
