@@ -100,3 +100,32 @@ gbloop:
 	JNE  gbloop
 	VZEROUPPER
 	RET
+
+// func planesBytesGFNI(planes *[16][8]uint64, out *[16][64]byte)
+// planesToBytes on each of the 16 plane sets: the 8×8 byte transpose (qword g ← byte
+// g of each plane), VGF2P8AFFINEQB with the planes' bytes as matrices and the unit
+// bytes as sources (each qword's 8×8 bit transpose, bits of each byte reversed), then
+// VGF2P8AFFINEQB with the unit bytes as the matrix (the bit reversal). No alignment
+// needed.
+TEXT ·planesBytesGFNI(SB), NOSPLIT, $0-16
+	MOVQ planes+0(FP), SI
+	MOVQ out+8(FP), DI
+	MOVQ $0x8040201008040201, AX
+	VPBROADCASTQ AX, Z20
+	VBROADCASTI32X4 pairb<>(SB), Z21
+	VMOVDQU64 permw<>(SB), Z22
+	MOVQ $16, CX
+
+pbloop:
+	VMOVDQU64      (SI), Z0
+	VPSHUFB        Z21, Z0, Z0
+	VPERMW         Z0, Z22, Z0
+	VGF2P8AFFINEQB $0, Z0, Z20, Z1
+	VGF2P8AFFINEQB $0, Z20, Z1, Z1
+	VMOVDQU64      Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE  pbloop
+	VZEROUPPER
+	RET

@@ -181,3 +181,23 @@ func BenchmarkKernelMedium(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKernelPlanesBytes runs planesBytes at every level, in one process.
+func BenchmarkKernelPlanesBytes(b *testing.B) {
+	rng := testrand.New(b)
+	var planes [1 << nMedium][8]uint64
+	for k := range planes {
+		for p := range planes[k] {
+			planes[k][p] = rng.Uint64()
+		}
+	}
+	var out [1 << nMedium][skipSize]byte
+	for _, l := range Kernels.Levels() {
+		b.Run(l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
+			for b.Loop() {
+				planesBytes(&planes, &out)
+			}
+		})
+	}
+}

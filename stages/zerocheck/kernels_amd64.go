@@ -202,7 +202,17 @@ func (d *skipDomain) groupPlanes(a, b, c []field.K, planes *[1 << nMedium][8]uin
 //go:noescape
 func planesBytesAVX2(planes *[1 << nMedium][8]uint64, out *[1 << nMedium][skipSize]byte)
 
+// planesBytesGFNI is planesBytesAVX2 with GFNI bit transposes; needs AVX-512 F and BW
+// and GFNI.
+//
+//go:noescape
+func planesBytesGFNI(planes *[1 << nMedium][8]uint64, out *[1 << nMedium][skipSize]byte)
+
 func planesBytes(planes *[1 << nMedium][8]uint64, out *[1 << nMedium][skipSize]byte) {
+	if useGFNI() {
+		planesBytesGFNI(planes, out)
+		return
+	}
 	if useAVX2() {
 		planesBytesAVX2(planes, out)
 		return
