@@ -129,4 +129,5 @@ func BenchmarkVector(b *testing.B) {
 	benchVector(b, "DotPairsEE", ee, func(d, a, c []uint64) { sinkK = func() uint64 { q, _, _ := DotPairsEE(a, c); return q[0] }() })
 	benchVector(b, "FoldPairsE", ee, func(d, a, c []uint64) { FoldPairsE(d[:len(d)/2], a, &s) })
 	benchVector(b, "FoldE", ee, func(d, a, c []uint64) { FoldE(d, a, c, &s) })
+	benchVector(b, "FoldK", ek, func(d, a, c []uint64) { FoldK(d, c, a[:len(c)], &s) })
 }
