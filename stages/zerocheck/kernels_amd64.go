@@ -5,6 +5,8 @@ package zerocheck
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
@@ -55,23 +57,34 @@ func gfniMatrices(t *byteTables, m *[8][3][8]uint64) {
 	}
 }
 
-// gfniEntry is one cached gfniMatrices result with the table rows it came from.
+// gfniEntry is one cached gfniMatrices result: the table's address (a hint only, never
+// dereferenced) and the basis rows it came from. m comes first: the allocation's
+// 64-byte alignment keeps the kernels' matrix loads inside cache lines.
 type gfniEntry struct {
-	rows [8][8][3]uint64 // t[i][1<<b][:3]
 	m    [8][3][8]uint64
+	rows [8][8][3]uint64 // t[i][1<<b][:3]
+	key  uintptr
 }
 
-// gfniCache maps a *byteTables to its latest *gfniEntry. Entries are never written
-// after they are stored; a table refilled with another basis gets a new entry.
-var gfniCache sync.Map
+// gfniCache holds the latest gfniMatrices results in a few slots, replaced round
+// robin. Entries are never written after they are stored and hold no pointer to their
+// table (a proof's tables are garbage afterwards); an entry is used only when the
+// table's basis rows match it, so a new table at an old address is rebuilt.
+var (
+	gfniCache [8]atomic.Pointer[gfniEntry]
+	gfniNext  atomic.Uint32
+)
 
 // matricesOf returns gfniMatrices(t), rebuilt only when t's basis rows changed (the
 // round kernels call per 128-element chunk with tables filled once per proof).
 func matricesOf(t *byteTables) *[8][3][8]uint64 {
-	if e, ok := gfniCache.Load(t); ok && e.(*gfniEntry).matches(t) {
-		return &e.(*gfniEntry).m
+	key := uintptr(unsafe.Pointer(t))
+	for i := range gfniCache {
+		if e := gfniCache[i].Load(); e != nil && e.key == key && e.matches(t) {
+			return &e.m
+		}
 	}
-	e := new(gfniEntry)
+	e := &gfniEntry{key: key}
 	for i := range e.rows {
 		for b := range e.rows[i] {
 			r := &t[i][1<<b]
@@ -79,7 +92,7 @@ func matricesOf(t *byteTables) *[8][3][8]uint64 {
 		}
 	}
 	gfniMatrices(t, &e.m)
-	gfniCache.Store(t, e)
+	gfniCache[(gfniNext.Add(1)-1)%uint32(len(gfniCache))].Store(e)
 	return &e.m
 }
 
@@ -98,7 +111,7 @@ func (e *gfniEntry) matches(t *byteTables) bool {
 
 // evalSplitGFNI and evalHalvesGFNI are evalSplitAVX2 and evalHalvesAVX2 with the
 // tables given as gfniMatrices, for n a positive multiple of 8. Need AVX-512 F and BW
-// and GFNI; no alignment needed.
+// and GFNI; no alignment needed (mat 64-byte aligned avoids split loads).
 //
 //go:noescape
 func evalSplitGFNI(mat *[8][3][8]uint64, src *field.K, odd, sum *field.E, n int)
