@@ -1,0 +1,480 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/stream"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// checkOne fails unless results hold exactly one ok result per job of jobs.
+func checkOne(t *testing.T, jobs []stream.Envelope[stream.Job], results []Result) {
+	t.Helper()
+	if len(results) != len(jobs) {
+		t.Fatalf("%d results for %d jobs", len(results), len(jobs))
+	}
+	seen := map[string]bool{}
+	for i, r := range results {
+		if !r.OK {
+			t.Errorf("job %s: %s", r.ID, r.Error)
+		}
+		if r.ID != jobs[i].Val.ID || r.Seq != jobs[i].Seq {
+			t.Errorf("result %d is job %s (seq %d), want %s (seq %d)", i, r.ID, r.Seq, jobs[i].Val.ID, jobs[i].Seq)
+		}
+		if seen[r.ID] {
+			t.Errorf("job %s answered twice", r.ID)
+		}
+		seen[r.ID] = true
+		if r.Worker == "" || r.Deliveries < 1 {
+			t.Errorf("job %s: worker %q, deliveries %d", r.ID, r.Worker, r.Deliveries)
+		}
+	}
+}
+
+// Two workers on two engines share 20 jobs: one ok result each, every fetched
+// proof verifies (Submit verifies; the files are checked again here), no job is
+// proved twice and the queue is empty at the end.
+func TestTwoWorkers(t *testing.T) {
+	ts := startServer(t)
+	o := Options{AckWait: 5 * time.Second}
+	var engs []*testEngine
+	var ws []*running
+	for _, name := range []string{"w1", "w2"} {
+		_, js := ts.connect(t, name)
+		e := newEngine(t)
+		engs = append(engs, e)
+		wo := o
+		wo.Worker = name
+		ws = append(ws, startWorker(t, js, e, wo, nil))
+	}
+	_, js := ts.connect(t, "submit")
+	jobs := nJobs(t, "j", 20)
+	dir := t.TempDir()
+	so := o
+	so.Fetch = dir
+	results, err := submit(t, js, jobs, so, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOne(t, jobs, results)
+	for _, r := range results {
+		if r.Proof != stream.ProofPath(dir, r.ID) {
+			t.Errorf("job %s: proof %q", r.ID, r.Proof)
+		}
+		data, err := os.ReadFile(r.Proof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb, err := os.ReadFile(r.Proof + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, err := flows.ParseMeta(mb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := flows.VerifyBytes(data, meta); err != nil {
+			t.Errorf("job %s: %v", r.ID, err)
+		}
+		if meta.N != r.N || len(data) != r.Bytes {
+			t.Errorf("job %s: meta n %d, %d bytes; result n %d, %d bytes", r.ID, meta.N, len(data), r.N, r.Bytes)
+		}
+	}
+	var acked, proofs int
+	var storeBytes int64
+	for i, w := range ws {
+		m := w.stop(t)
+		acked += m.Acked
+		storeBytes += m.StoreBytes
+		proofs += int(engs[i].proofs.Load())
+		if m.OK != m.Acked {
+			t.Errorf("worker %s: %d proved, %d acked", m.Worker, m.OK, m.Acked)
+		}
+	}
+	if acked != 20 || proofs != 20 {
+		t.Errorf("%d jobs acked, %d proofs made; want 20 and 20", acked, proofs)
+	}
+	if storeBytes == 0 {
+		t.Error("no store bytes counted")
+	}
+	if n := streamMsgs(t, js, JobsStream); n != 0 {
+		t.Errorf("%d jobs left in the queue", n)
+	}
+}
+
+// A worker cancelled in the middle of a proof Naks its job; the other worker
+// proves it and there is one result.
+func TestCancelledWorkerRedelivers(t *testing.T) {
+	ts := startServer(t)
+	o := Options{AckWait: 5 * time.Second}
+	_, jsA := ts.connect(t, "a")
+	ea := newEngine(t)
+	ea.block = true
+	oa := o
+	oa.Worker = "a"
+	a := startWorker(t, jsA, ea, oa, nil)
+
+	_, js := ts.connect(t, "submit")
+	jobs := nJobs(t, "c", 1)
+	type out struct {
+		rs  []Result
+		err error
+	}
+	got := make(chan out, 1)
+	go func() {
+		rs, err := submit(t, js, jobs, o, time.Minute)
+		got <- out{rs, err}
+	}()
+	<-ea.started // a is proving
+	_, jsB := ts.connect(t, "b")
+	eb := newEngine(t)
+	ob := o
+	ob.Worker = "b"
+	b := startWorker(t, jsB, eb, ob, nil)
+	ma := a.stop(t)
+	res := <-got
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	checkOne(t, jobs, res.rs)
+	if r := res.rs[0]; r.Worker != "b" || r.Deliveries != 2 {
+		t.Errorf("answered by %s at delivery %d, want b at 2", r.Worker, r.Deliveries)
+	}
+	if ma.Nacked != 1 || ma.Abandoned != 1 || ma.Published != 0 {
+		t.Errorf("worker a: %d nacked, %d abandoned, %d published; want 1, 1, 0", ma.Nacked, ma.Abandoned, ma.Published)
+	}
+	if mb := b.stop(t); mb.Redeliveries != 1 || mb.Acked != 1 {
+		t.Errorf("worker b: %d redeliveries, %d acked; want 1, 1", mb.Redeliveries, mb.Acked)
+	}
+}
+
+// A worker whose connection dies mid-proof (as under SIGKILL: no Nak) loses its
+// lease after AckWait; the other worker proves the job; one result.
+func TestDeadWorkerLeaseExpires(t *testing.T) {
+	ts := startServer(t)
+	o := Options{AckWait: time.Second}
+	ncA, jsA := ts.connect(t, "a")
+	ea := newEngine(t)
+	ea.block = true
+	oa := o
+	oa.Worker = "a"
+	a := startWorker(t, jsA, ea, oa, nil)
+	_, js := ts.connect(t, "submit")
+	jobs := nJobs(t, "k", 1)
+	got := make(chan []Result, 1)
+	go func() {
+		rs, err := submit(t, js, jobs, o, time.Minute)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- rs
+	}()
+	<-ea.started
+	ncA.Close()
+	_, jsB := ts.connect(t, "b")
+	ob := o
+	ob.Worker = "b"
+	startWorker(t, jsB, newEngine(t), ob, nil)
+	rs := <-got
+	checkOne(t, jobs, rs)
+	if rs[0].Worker != "b" || rs[0].Deliveries != 2 {
+		t.Errorf("answered by %s at delivery %d, want b at 2", rs[0].Worker, rs[0].Deliveries)
+	}
+	a.stop(t)
+}
+
+// resultsOf subscribes (core NATS) to the results of job id.
+func resultsOf(t *testing.T, nc *nats.Conn, id string) *nats.Subscription {
+	t.Helper()
+	sub, err := nc.SubscribeSync(ResultsSubject + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sub
+}
+
+// A malformed job published by hand gets one error result and is terminated, not
+// redelivered; so does a job whose id cannot be a subject token. Submit refuses
+// malformed lines itself, without publishing them.
+func TestMalformedJob(t *testing.T) {
+	ts := startServer(t)
+	o := Options{AckWait: 300 * time.Millisecond, Worker: "w"}
+	_, jsW := ts.connect(t, "w")
+	e := newEngine(t)
+	w := startWorker(t, jsW, e, o, nil)
+	nc, js := ts.connect(t, "t")
+	if _, err := Ensure(context.Background(), js, o); err != nil {
+		t.Fatal(err)
+	}
+	bad := resultsOf(t, nc, "bad")
+	dotted := resultsOf(t, nc, "job-2")
+	ctx := context.Background()
+	if _, err := js.Publish(ctx, JobsSubject+flows.DefaultName, []byte(`{"id":"bad","n":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, JobsSubject+flows.DefaultName, []byte(`{"id":"a.b","n":8}`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []*nats.Subscription{bad, dotted} {
+		m, err := sub.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := parseResult(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OK || !strings.Contains(r.Error, "malformed") || r.Deliveries != 1 || r.Worker != "w" {
+			t.Errorf("%s: %+v", m.Subject, r)
+		}
+	}
+	time.Sleep(4 * o.AckWait) // a redelivery would have come by now
+	for _, sub := range []*nats.Subscription{bad, dotted} {
+		if m, err := sub.NextMsg(10 * time.Millisecond); err == nil {
+			t.Errorf("second result: %s", m.Data)
+		}
+	}
+	if n := streamMsgs(t, js, JobsStream); n != 0 {
+		t.Errorf("%d jobs left in the queue", n)
+	}
+
+	// Submit's own refusals: an unreadable line, a dotted id, a repeated id.
+	jobs := parseJobs(t, `{"id":"x","n":`, `{"id":"d.d","n":8}`, `{"id":"r","n":8}`, `{"id":"r","n":16}`)
+	rs, err := submit(t, js, jobs, o, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 4 || rs[0].OK || rs[1].OK || !rs[2].OK || rs[3].OK {
+		t.Fatalf("results %+v", rs)
+	}
+	if !errors.Is(rs[0].Err, stream.ErrJob) || !errors.Is(rs[1].Err, stream.ErrJob) || !errors.Is(rs[3].Err, stream.ErrBusy) {
+		t.Errorf("errors: %v; %v; %v", rs[0].Err, rs[1].Err, rs[3].Err)
+	}
+	m := w.stop(t)
+	if m.Terminated != 2 || m.Malformed != 2 || m.Redeliveries != 0 || e.proofs.Load() != 1 {
+		t.Errorf("worker: %d terminated, %d malformed, %d redeliveries, %d proofs; want 2, 2, 0, 1",
+			m.Terminated, m.Malformed, m.Redeliveries, e.proofs.Load())
+	}
+}
+
+// A job over the limits is refused before any work: by Submit over the flow's
+// limit (not published), by the worker over its own MaxN (an error result, no
+// proof started).
+func TestSizeLimit(t *testing.T) {
+	ts := startServer(t)
+	o := Options{AckWait: 5 * time.Second, Worker: "w", MaxN: 32}
+	_, jsW := ts.connect(t, "w")
+	e := newEngine(t)
+	w := startWorker(t, jsW, e, o, nil)
+	_, js := ts.connect(t, "t")
+
+	jobs := parseJobs(t, fmt.Sprintf(`{"id":"huge","n":%d}`, flows.MaxBatch+1), `{"id":"big","n":64}`)
+	rs, err := submit(t, js, jobs, Options{AckWait: 5 * time.Second}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.OK || !errors.Is(r.Err, stream.ErrLimit) && !strings.Contains(r.Error, "over the limits") {
+			t.Errorf("job %s: %+v", r.ID, r)
+		}
+	}
+	if rs[0].Worker != "" || rs[1].Worker != "w" || rs[1].Deliveries != 1 {
+		t.Errorf("huge answered by %q, big by %q at delivery %d", rs[0].Worker, rs[1].Worker, rs[1].Deliveries)
+	}
+	s, _ := js.Stream(context.Background(), JobsStream)
+	if info, _ := s.Info(context.Background()); info.State.LastSeq != 1 {
+		t.Errorf("%d jobs published, want 1 (the job over the flow's limit is not)", info.State.LastSeq)
+	}
+	m := w.stop(t)
+	if e.proofs.Load() != 0 || m.Refused != 1 || m.Terminated != 1 {
+		t.Errorf("%d proofs, %d refused, %d terminated; want 0, 1, 1", e.proofs.Load(), m.Refused, m.Terminated)
+	}
+}
+
+// A worker that dies after storing a proof and before answering leaves the job to
+// a redelivery, which the other worker answers from the store without proving; a
+// resubmission of the same job is answered from the store too.
+func TestRedeliveryAnsweredFromStore(t *testing.T) {
+	ts := startServer(t)
+	o := Options{AckWait: time.Second}
+	ncA, jsA := ts.connect(t, "a")
+	stored := make(chan string, 1)
+	oa := o
+	oa.Worker = "a"
+	a := startWorker(t, jsA, newEngine(t), oa, func(w *Worker) {
+		w.afterStore = func(_ context.Context, id string) {
+			ncA.Close() // dies: no result, no ack
+			stored <- id
+		}
+	})
+	_, js := ts.connect(t, "submit")
+	jobs := nJobs(t, "s", 1)
+	got := make(chan []Result, 1)
+	go func() {
+		rs, err := submit(t, js, jobs, o, time.Minute)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- rs
+	}()
+	<-stored
+	_, jsB := ts.connect(t, "b")
+	eb := newEngine(t)
+	ob := o
+	ob.Worker = "b"
+	ob.Out = t.TempDir()
+	b := startWorker(t, jsB, eb, ob, nil)
+	rs := <-got
+	checkOne(t, jobs, rs)
+	if rs[0].Worker != "b" || rs[0].Deliveries != 2 {
+		t.Errorf("answered by %s at delivery %d, want b at 2", rs[0].Worker, rs[0].Deliveries)
+	}
+	// Resubmitted unchanged: a new message, answered from the store.
+	dir := t.TempDir()
+	rs, err := submit(t, js, jobs, Options{AckWait: time.Second, Fetch: dir}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOne(t, jobs, rs)
+	if _, err := os.Stat(stream.ProofPath(ob.Out, jobs[0].Val.ID)); err != nil {
+		t.Errorf("worker b's local copy: %v", err)
+	}
+	mb := b.stop(t)
+	if eb.proofs.Load() != 0 || mb.FromStore != 2 || mb.Acked != 2 {
+		t.Errorf("worker b: %d proofs, %d from the store, %d acked; want 0, 2, 2", eb.proofs.Load(), mb.FromStore, mb.Acked)
+	}
+	a.stop(t)
+}
+
+// A job delivered more than MaxDeliver times goes to the dead-letter subject with
+// an error result, without being proved, and leaves the queue.
+func TestDeadLetter(t *testing.T) {
+	ts := startServer(t)
+	o := Options{AckWait: time.Second, MaxDeliver: 2}
+	_, js := ts.connect(t, "t")
+	sh, err := Ensure(context.Background(), js, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := nJobs(t, "dl", 1)
+	got := make(chan []Result, 1)
+	go func() {
+		rs, err := submit(t, js, jobs, o, time.Minute)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- rs
+	}()
+	// Two deliveries that "kill their worker": taken and given back.
+	for range o.MaxDeliver {
+		msg, err := sh.Workers.Next(jetstream.FetchMaxWait(10 * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := msg.Nak(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, jsW := ts.connect(t, "w")
+	e := newEngine(t)
+	ow := o
+	ow.Worker = "w"
+	w := startWorker(t, jsW, e, ow, nil)
+	rs := <-got
+	if len(rs) != 1 || rs[0].OK || !strings.Contains(rs[0].Error, "delivered too many times") || rs[0].Deliveries != 3 {
+		t.Fatalf("results %+v", rs)
+	}
+	if n := streamMsgs(t, js, DeadStream); n != 1 {
+		t.Errorf("%d dead letters stored, want 1", n)
+	}
+	dead, err := sh.Dead.GetLastMsgForSubject(context.Background(), DeadSubject+flows.DefaultName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dead.Header.Get(HeaderDeliveries) != "3" || dead.Header.Get(HeaderID) != jobs[0].Val.ID {
+		t.Errorf("dead letter headers %v", dead.Header)
+	}
+	m := w.stop(t)
+	if e.proofs.Load() != 0 || m.DeadLetters != 1 || m.Terminated != 1 {
+		t.Errorf("%d proofs, %d dead letters, %d terminated; want 0, 1, 1", e.proofs.Load(), m.DeadLetters, m.Terminated)
+	}
+	if n := streamMsgs(t, js, JobsStream); n != 0 {
+		t.Errorf("%d jobs left in the queue", n)
+	}
+}
+
+// A worker holds at most InFlight pulled, unacked jobs.
+func TestInFlightBound(t *testing.T) {
+	ts := startServer(t)
+	o := Options{AckWait: 5 * time.Second, InFlight: 1, Worker: "w"}
+	_, jsW := ts.connect(t, "w")
+	e := newEngine(t)
+	e.block = true
+	w := startWorker(t, jsW, e, o, nil)
+	_, js := ts.connect(t, "t")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _, _ = Submit(ctx, js, nJobs(t, "f", 5), o) }()
+	<-e.started
+	time.Sleep(300 * time.Millisecond)
+	c, err := js.Consumer(context.Background(), JobsStream, Consumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.NumAckPending != 1 || info.NumPending != 4 {
+		t.Errorf("%d unacked, %d waiting; want 1 and 4", info.NumAckPending, info.NumPending)
+	}
+	if m := w.stop(t); m.Pulled != 1 || m.Nacked != 1 {
+		t.Errorf("pulled %d, nacked %d; want 1 and 1", m.Pulled, m.Nacked)
+	}
+}
+
+// The NATS server stopped and restarted on the same store in the middle of a
+// stream of jobs: no job is lost, each has one ok result.
+func TestServerRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("restarts a server")
+	}
+	ts := startServer(t)
+	o := Options{AckWait: 2 * time.Second}
+	var ws []*running
+	for _, name := range []string{"w1", "w2"} {
+		_, js := ts.connect(t, name)
+		wo := o
+		wo.Worker = name
+		ws = append(ws, startWorker(t, js, newEngine(t), wo, nil))
+	}
+	_, js := ts.connect(t, "submit")
+	jobs := nJobs(t, "r", 16)
+	type out struct {
+		rs  []Result
+		err error
+	}
+	got := make(chan out, 1)
+	go func() {
+		rs, err := submit(t, js, jobs, Options{AckWait: o.AckWait, Fetch: t.TempDir()}, 2*time.Minute)
+		got <- out{rs, err}
+	}()
+	waitFor(t, "a few results", 30*time.Second, func() bool {
+		return ws[0].w.Metrics().Published+ws[1].w.Metrics().Published >= 3
+	})
+	ts.restart(300 * time.Millisecond)
+	res := <-got
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	checkOne(t, jobs, res.rs)
+	waitFor(t, "an empty queue", 30*time.Second, func() bool { return streamMsgs(t, js, JobsStream) == 0 })
+}

@@ -1,0 +1,79 @@
+package queue
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/leanpipe/leanpipe/stream"
+)
+
+// Result is one job's outcome as a result message carries it: serve's result
+// (stream.Result: seq, id, ok, proof, flow, n, ms, bytes, format, error) plus the
+// worker that answered and the job's delivery count. Proof names the proof object
+// in the bucket (<id>.proof.bin), or the local file once Submit has fetched it.
+type Result struct {
+	stream.Result
+	Worker     string `json:"worker,omitempty"`
+	Deliveries int    `json:"deliveries,omitempty"`
+	// Queued marks, with Options.NoWait, a job that was published and not waited for.
+	Queued bool `json:"queued,omitempty"`
+}
+
+// JSON is the result's line: the JSON object with no newline.
+func (r Result) JSON() []byte {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic("queue: result does not encode: " + err.Error())
+	}
+	return b
+}
+
+// parseResult decodes a result message; the error text becomes Err.
+func parseResult(data []byte) (Result, error) {
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Result{}, err
+	}
+	if !r.OK && r.Error != "" {
+		r.Err = errors.New(r.Error)
+	}
+	return r, nil
+}
+
+func failedResult(seq uint64, id string, err error) Result {
+	return Result{Result: stream.Result{Seq: seq, ID: id, Err: err, Error: err.Error()}}
+}
+
+// Metrics are a worker's: the Prover's (stream.Metrics, for the jobs it proved or
+// refused) plus the queue's own counts.
+type Metrics struct {
+	stream.Metrics
+	Worker string `json:"worker"`
+	// Pulled counts deliveries taken from the consumer; Redeliveries those that
+	// were not a job's first delivery.
+	Pulled       int `json:"pulled"`
+	Redeliveries int `json:"redeliveries"`
+	// FromStore counts jobs answered from the proofs bucket without proving.
+	FromStore int `json:"from_store"`
+	// DeadLetters counts jobs sent to the dead-letter subject.
+	DeadLetters int `json:"dead_letters"`
+	// Published counts result messages; Acked, Terminated and Nacked the jobs
+	// finished each way; Unfinished the jobs left to their lease's expiry (the
+	// server could not be reached).
+	Published  int `json:"results_published"`
+	Acked      int `json:"acked"`
+	Terminated int `json:"terminated"`
+	Nacked     int `json:"nacked"`
+	Unfinished int `json:"unfinished"`
+	// StoreBytes is the bytes put into the proofs bucket (proofs and statements).
+	StoreBytes int64 `json:"store_bytes"`
+	// LocalFailures counts local copies (Options.Out) that could not be written;
+	// their results stay ok, the stored proof being the result.
+	LocalFailures int `json:"local_failures"`
+}
+
+// JSON returns the metrics as indented JSON.
+func (m Metrics) JSON() []byte {
+	b, _ := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n')
+}

@@ -1,0 +1,459 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/stream"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Worker proves the jobs of the shared queue on one Engine until its context ends.
+type Worker struct {
+	js  jetstream.JetStream
+	eng stream.Engine
+	o   Options
+
+	mu    sync.Mutex
+	m     Metrics
+	p     *stream.Prover
+	store jetstream.ObjectStore
+	busy  map[string]bool      // job ids held by this worker
+	held  map[uint64]*delivery // jobs handed to the Prover, by envelope seq
+	seq   uint64               // next envelope seq
+
+	// afterStore, for tests, runs after a proof is stored and before its result
+	// is published.
+	afterStore func(ctx context.Context, id string)
+}
+
+// delivery is one pulled message, from its pull to its ack, term or nak.
+type delivery struct {
+	msg       jetstream.Msg
+	streamSeq uint64 // the job's sequence in JobsStream (the same on every delivery)
+	n         int    // deliveries so far, this one included
+	subSeq    uint64 // the job's place in its submission (HeaderSeq), else streamSeq
+	token     string // HeaderSubmission
+	id        string // the result subject's token
+	key       string // jobKey of the parsed job
+	reserved  bool   // id held in busy
+	stop      chan struct{}
+	once      sync.Once
+}
+
+// NewWorker prepares a worker proving on eng; Run starts it.
+func NewWorker(js jetstream.JetStream, eng stream.Engine, o Options) *Worker {
+	o = o.withDefaults()
+	return &Worker{js: js, eng: eng, o: o, busy: map[string]bool{}, held: map[uint64]*delivery{},
+		m: Metrics{Worker: o.Worker}}
+}
+
+// Metrics returns the worker's metrics so far (final once Run has returned).
+func (w *Worker) Metrics() Metrics {
+	w.mu.Lock()
+	m, p := w.m, w.p
+	w.mu.Unlock()
+	if p != nil {
+		m.Metrics = p.Metrics()
+	}
+	return m
+}
+
+func (w *Worker) count(f func(m *Metrics)) {
+	w.mu.Lock()
+	f(&w.m)
+	w.mu.Unlock()
+}
+
+// Run ensures the shared objects (waiting for the server if needed), then pulls and
+// proves jobs until ctx ends. At the end it stops pulling, gives running proofs
+// Options.Grace, Naks the jobs it gives up, and returns once every pulled job is
+// acked, terminated, Nak'ed or left to its lease.
+func (w *Worker) Run(ctx context.Context) (Metrics, error) {
+	sh, err := Ensure(ctx, w.js, w.o)
+	if err != nil {
+		return w.Metrics(), err
+	}
+	if w.o.Out != "" {
+		if err := os.MkdirAll(w.o.Out, 0o755); err != nil {
+			return w.Metrics(), fmt.Errorf("queue: proof directory: %w", err)
+		}
+	}
+	p := stream.NewProver(ctx, w.eng, w.o.proverOptions())
+	w.mu.Lock()
+	w.p, w.store = p, sh.Proofs
+	w.mu.Unlock()
+
+	// Finishing a job (store, publish, ack) outlives ctx: a proof made is kept.
+	fin := context.WithoutCancel(ctx)
+	slots := make(chan struct{}, w.o.InFlight)
+	var finishing, feeding sync.WaitGroup
+	outDone := make(chan struct{})
+	go func() {
+		defer close(outDone)
+		for v := range p.Out() {
+			env := v.(stream.Envelope[stream.Result])
+			w.mu.Lock()
+			d := w.held[env.Seq]
+			delete(w.held, env.Seq)
+			w.mu.Unlock()
+			if d == nil {
+				panic(fmt.Sprintf("queue: the prover returned an unknown job (seq %d)", env.Seq))
+			}
+			finishing.Add(1)
+			go func() {
+				defer finishing.Done()
+				defer func() { <-slots }()
+				w.finish(fin, d, env.Val)
+			}()
+		}
+	}()
+
+	wait := 50 * time.Millisecond
+pull:
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			break pull
+		}
+		msg, err := w.next(ctx, sh.Workers)
+		if msg == nil {
+			<-slots
+			if ctx.Err() != nil {
+				break pull
+			}
+			if err != nil {
+				// The server is away: wait and pull again.
+				select {
+				case <-time.After(wait):
+				case <-ctx.Done():
+				}
+				wait = min(2*wait, time.Second)
+			}
+			continue
+		}
+		wait = 50 * time.Millisecond
+		feeding.Add(1)
+		go func() {
+			defer feeding.Done()
+			if !w.handle(ctx, fin, msg) {
+				<-slots
+			}
+		}()
+	}
+	feeding.Wait()
+	close(p.In())
+	<-outDone
+	finishing.Wait()
+	return w.Metrics(), nil
+}
+
+// next pulls one job, waiting up to 5 s; it returns nil without an error when
+// none came.
+func (w *Worker) next(ctx context.Context, c jetstream.Consumer) (jetstream.Msg, error) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	msg, err := c.Next(jetstream.FetchContext(cctx))
+	if err != nil {
+		if errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return msg, nil
+}
+
+// handle reads one pulled job and either finishes it at once (dead letter, answer
+// from the store, id busy: it returns false) or hands it to the Prover (true; the
+// result finishes it).
+func (w *Worker) handle(ctx, fin context.Context, msg jetstream.Msg) bool {
+	d := &delivery{msg: msg, stop: make(chan struct{})}
+	if md, err := msg.Metadata(); err == nil {
+		d.streamSeq, d.n = md.Sequence.Stream, int(md.NumDelivered)
+	}
+	w.count(func(m *Metrics) {
+		m.Pulled++
+		if d.n > 1 {
+			m.Redeliveries++
+		}
+	})
+	go w.lease(d)
+	hdr := msg.Headers()
+	d.token = hdr.Get(HeaderSubmission)
+	d.subSeq = d.streamSeq
+	if s, err := strconv.ParseUint(hdr.Get(HeaderSeq), 10, 64); err == nil {
+		d.subSeq = s
+	}
+	defID := hdr.Get(HeaderID)
+	if CheckID(defID) != nil {
+		defID = fmt.Sprintf("job-%d", d.streamSeq)
+	}
+
+	var job stream.Job
+	var err error
+	if data := msg.Data(); len(data) > stream.MaxLineBytes {
+		err = fmt.Errorf("%w: job %s: %d bytes, at most %d", stream.ErrLimit, defID, len(data), stream.MaxLineBytes)
+	} else {
+		job, err = stream.ParseJob(data, "", defID)
+	}
+	if job.ID == "" {
+		job.ID = defID
+	}
+	if err == nil {
+		err = CheckID(job.ID)
+	}
+	d.id = job.ID
+	if CheckID(d.id) != nil {
+		d.id = defID
+	}
+	if job.Flow == "" {
+		job.Flow = w.o.Flow
+	}
+
+	if d.n > w.o.MaxDeliver {
+		w.deadLetter(fin, d, job)
+		return false
+	}
+	if err == nil {
+		d.key = jobKey(job)
+		if r, ok := w.fromStore(ctx, d, job.ID); ok {
+			w.count(func(m *Metrics) { m.FromStore++ })
+			w.answer(fin, d, r)
+			return false
+		}
+		w.mu.Lock()
+		busy := w.busy[job.ID]
+		if !busy {
+			w.busy[job.ID], d.reserved = true, true
+		}
+		w.mu.Unlock()
+		if busy {
+			// The same id is being proved here: try again after a lease, when
+			// the store will most likely answer it.
+			_ = msg.NakWithDelay(w.o.AckWait)
+			w.count(func(m *Metrics) { m.Nacked++ })
+			w.done(d)
+			return false
+		}
+	}
+	job.Unordered = true
+	w.mu.Lock()
+	s := w.seq
+	w.seq++
+	w.held[s] = d
+	w.mu.Unlock()
+	w.p.In() <- stream.Envelope[stream.Job]{Seq: s, Val: job, Err: err}
+	return true
+}
+
+// lease renews the job's ack wait every AckWait/3 until the job is finished.
+func (w *Worker) lease(d *delivery) {
+	t := time.NewTicker(w.o.AckWait / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			_ = d.msg.InProgress()
+		case <-d.stop:
+			return
+		}
+	}
+}
+
+// done ends the job's lease and frees its id.
+func (w *Worker) done(d *delivery) {
+	d.once.Do(func() { close(d.stop) })
+	if d.reserved {
+		w.mu.Lock()
+		delete(w.busy, d.id)
+		w.mu.Unlock()
+	}
+}
+
+// window is how long a worker retries storing, publishing and acking while the
+// server is away, before leaving the job to its lease.
+func (w *Worker) window() time.Duration { return max(10*time.Second, w.o.AckWait) }
+
+// finish handles the Prover's result for a job: an abandoned job is Nak'ed, a
+// proof is stored, answered and acked, an error is answered and terminated.
+func (w *Worker) finish(fin context.Context, d *delivery, res stream.Result) {
+	if errors.Is(res.Err, stream.ErrAbandoned) {
+		defer w.done(d)
+		if err := d.msg.Nak(); err == nil {
+			w.count(func(m *Metrics) { m.Nacked++ })
+		} else {
+			w.count(func(m *Metrics) { m.Unfinished++ })
+		}
+		return
+	}
+	r := Result{Result: res, Worker: w.o.Worker, Deliveries: d.n}
+	r.Seq, r.Data = d.subSeq, nil
+	if !res.OK {
+		w.answer(fin, d, r)
+		return
+	}
+	name := ProofName(res.ID)
+	r.Proof = name
+	mb, _ := json.MarshalIndent(res.Meta, "", "  ")
+	mb = append(mb, '\n')
+	err := retry(fin, func(ctx context.Context) error {
+		_, err := w.store.PutBytes(ctx, name+".json", mb)
+		return err
+	}, w.window())
+	if err == nil {
+		err = retry(fin, func(ctx context.Context) error {
+			_, err := w.store.Put(ctx, jetstream.ObjectMeta{Name: name, Headers: nats.Header{HeaderJob: []string{d.key}}},
+				bytes.NewReader(res.Data))
+			return err
+		}, w.window())
+	}
+	if err != nil {
+		// Not stored: leave the job to its lease, another delivery proves it again.
+		w.count(func(m *Metrics) { m.Unfinished++ })
+		w.done(d)
+		return
+	}
+	w.count(func(m *Metrics) { m.StoreBytes += int64(len(mb) + len(res.Data)) })
+	if w.o.Out != "" {
+		if err := flows.WriteProofBytes(stream.ProofPath(w.o.Out, res.ID), res.Data, res.Meta); err != nil {
+			w.count(func(m *Metrics) { m.LocalFailures++ }) // the stored proof is the result
+		}
+	}
+	if w.afterStore != nil {
+		w.afterStore(fin, res.ID)
+	}
+	w.answer(fin, d, r)
+}
+
+// answer publishes the job's result, then acks the job (ok) or terminates it.
+// When the result cannot be published the job is left to its lease.
+func (w *Worker) answer(fin context.Context, d *delivery, r Result) {
+	defer w.done(d)
+	msg := &nats.Msg{Subject: ResultsSubject + d.id, Data: r.JSON(), Header: nats.Header{}}
+	if d.token != "" {
+		msg.Header.Set(HeaderSubmission, d.token)
+	}
+	err := retry(fin, func(ctx context.Context) error {
+		_, err := w.js.PublishMsg(ctx, msg, jetstream.WithMsgID(fmt.Sprintf("result-%d", d.streamSeq)))
+		return err
+	}, w.window())
+	if err != nil {
+		w.count(func(m *Metrics) { m.Unfinished++ })
+		return
+	}
+	w.count(func(m *Metrics) { m.Published++ })
+	if r.OK {
+		err = retry(fin, func(ctx context.Context) error { return d.msg.DoubleAck(ctx) }, w.window())
+		w.count(func(m *Metrics) {
+			if err == nil {
+				m.Acked++
+			} else {
+				m.Unfinished++
+			}
+		})
+		return
+	}
+	err = d.msg.Term()
+	w.count(func(m *Metrics) {
+		if err == nil {
+			m.Terminated++
+		} else {
+			m.Unfinished++
+		}
+	})
+}
+
+// fromStore answers a job from the proofs bucket when its proof is there and was
+// made from the same job.
+func (w *Worker) fromStore(ctx context.Context, d *delivery, id string) (Result, bool) {
+	name := ProofName(id)
+	info, err := w.store.GetInfo(ctx, name)
+	if err != nil || info.Headers.Get(HeaderJob) != d.key {
+		return Result{}, false
+	}
+	mb, err := w.store.GetBytes(ctx, name+".json")
+	if err != nil {
+		return Result{}, false
+	}
+	meta, err := flows.ParseMeta(mb)
+	if err != nil {
+		return Result{}, false
+	}
+	r := Result{Result: stream.Result{Seq: d.subSeq, ID: id, OK: true, Proof: name, Flow: meta.Flow, N: meta.N,
+		Bytes: int(info.Size), Form: meta.Format}, Worker: w.o.Worker, Deliveries: d.n}
+	if w.o.Out != "" {
+		data, err := w.store.GetBytes(ctx, name)
+		if err == nil {
+			err = flows.WriteProofBytes(stream.ProofPath(w.o.Out, id), data, meta)
+		}
+		if err != nil {
+			w.count(func(m *Metrics) { m.LocalFailures++ })
+		}
+	}
+	return r, true
+}
+
+// deadLetter copies a job delivered more than MaxDeliver times to the dead-letter
+// subject, answers it with an ErrDead result and terminates it.
+func (w *Worker) deadLetter(fin context.Context, d *delivery, job stream.Job) {
+	flow := job.Flow
+	if !tokenPattern.MatchString(flow) {
+		flow = "unknown"
+	}
+	reason := fmt.Sprintf("delivered %d times, at most %d are proved", d.n, w.o.MaxDeliver)
+	dm := &nats.Msg{Subject: DeadSubject + flow, Data: d.msg.Data(), Header: nats.Header{}}
+	for k, v := range d.msg.Headers() {
+		if k != nats.MsgIdHdr {
+			dm.Header[k] = v
+		}
+	}
+	dm.Header.Set(HeaderReason, reason)
+	dm.Header.Set(HeaderDeliveries, strconv.Itoa(d.n))
+	dm.Header.Set(HeaderSubject, d.msg.Subject())
+	err := retry(fin, func(ctx context.Context) error {
+		_, err := w.js.PublishMsg(ctx, dm, jetstream.WithMsgID(fmt.Sprintf("dead-%d", d.streamSeq)))
+		return err
+	}, w.window())
+	if err != nil {
+		// The server delivers it once more (MaxDeliver+2), for another try.
+		w.count(func(m *Metrics) { m.Unfinished++ })
+		w.done(d)
+		return
+	}
+	w.count(func(m *Metrics) { m.DeadLetters++ })
+	r := failedResult(d.subSeq, job.ID, fmt.Errorf("%w: job %s: %s; copied to %s", ErrDead, job.ID, reason, dm.Subject))
+	r.Worker, r.Deliveries = w.o.Worker, d.n
+	w.answer(fin, d, r)
+}
+
+// jobKey is the digest of what a job's proof depends on: its flow, input, form and
+// rate (a job resubmitted unchanged has the same key; its input file's contents are
+// not read).
+func jobKey(j stream.Job) string {
+	seed := j.Seed
+	if j.N > 0 && seed == nil {
+		one := uint64(1)
+		seed = &one
+	}
+	b, _ := json.Marshal(struct {
+		Flow, Input, Blocks string
+		N                   int
+		Seed                *uint64
+		Format              string
+		LogInvRate          int
+	}{j.Flow, j.Input, j.Blocks, j.N, seed, j.Format, j.LogInvRate})
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
