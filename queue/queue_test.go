@@ -478,3 +478,43 @@ func TestServerRestart(t *testing.T) {
 	checkOne(t, jobs, res.rs)
 	waitFor(t, "an empty queue", 30*time.Second, func() bool { return streamMsgs(t, js, JobsStream) == 0 })
 }
+
+// A job with the id of a stored proof made from another job is proved again, and
+// the fetched proof is the new one; NoWait returns once the jobs are published.
+func TestSameIDOtherJob(t *testing.T) {
+	ts := startServer(t)
+	o := Options{AckWait: 5 * time.Second, Worker: "w"}
+	_, jsW := ts.connect(t, "w")
+	e := newEngine(t)
+	w := startWorker(t, jsW, e, o, nil)
+	_, js := ts.connect(t, "t")
+	first := parseJobs(t, `{"id":"x","n":8}`)
+	rs, err := submit(t, js, first, Options{NoWait: true}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || !rs[0].OK || !rs[0].Queued || rs[0].Worker != "" {
+		t.Fatalf("no-wait results %+v", rs)
+	}
+	waitFor(t, "the first proof", 30*time.Second, func() bool { return w.w.Metrics().Acked == 1 })
+	second := parseJobs(t, `{"id":"x","n":16,"format":"raw"}`)
+	dir := t.TempDir()
+	rs, err = submit(t, js, second, Options{Fetch: dir}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOne(t, second, rs)
+	if rs[0].N != 16 || rs[0].Form != "raw" || e.proofs.Load() != 2 {
+		t.Errorf("n %d, format %s, %d proofs; want 16, raw, 2", rs[0].N, rs[0].Form, e.proofs.Load())
+	}
+	mb, err := os.ReadFile(stream.ProofPath(dir, "x") + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta, err := flows.ParseMeta(mb); err != nil || meta.N != 16 || meta.Format != "raw" {
+		t.Errorf("fetched statement %+v, %v", meta, err)
+	}
+	if m := w.stop(t); m.FromStore != 0 {
+		t.Errorf("%d answered from the store, want 0", m.FromStore)
+	}
+}

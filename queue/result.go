@@ -3,6 +3,8 @@ package queue
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 
 	"github.com/leanpipe/leanpipe/stream"
 )
@@ -44,8 +46,9 @@ func failedResult(seq uint64, id string, err error) Result {
 	return Result{Result: stream.Result{Seq: seq, ID: id, Err: err, Error: err.Error()}}
 }
 
-// Metrics are a worker's: the Prover's (stream.Metrics, for the jobs it proved or
-// refused) plus the queue's own counts.
+// Metrics are a worker's: the Prover's (stream.Metrics, counting the jobs handed
+// to it: proved, malformed, refused, abandoned, failed) plus the queue's own counts
+// (jobs answered from the store or dead-lettered never reach the Prover).
 type Metrics struct {
 	stream.Metrics
 	Worker string `json:"worker"`
@@ -77,3 +80,14 @@ func (m Metrics) JSON() []byte {
 	b, _ := json.MarshalIndent(m, "", "  ")
 	return append(b, '\n')
 }
+
+// WriteText prints the metrics for people: the stream's, then the queue's.
+func (m Metrics) WriteText(w io.Writer) {
+	m.Metrics.WriteText(w)
+	fmt.Fprintf(w, "  queue (worker %s): %d pulled (%d redeliveries), %d answered from the store, %d dead letters; "+
+		"%d results published, %d acked, %d terminated, %d nacked, %d left to their lease; %s stored\n",
+		m.Worker, m.Pulled, m.Redeliveries, m.FromStore, m.DeadLetters,
+		m.Published, m.Acked, m.Terminated, m.Nacked, m.Unfinished, mib(m.StoreBytes))
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
