@@ -37,6 +37,10 @@ type Run struct {
 	Input string `json:"input,omitempty"`
 	// Format is the proof form written: "wire" (default, the reference prover's) or "raw".
 	Format string `json:"format"`
+	// MemoryBudget bounds the estimated memory of one proof in bytes (AutoBudget:
+	// derived from the machine; 0: none); a leaf needing more is refused before any
+	// work. A stream's own memory_budget, when given, overrides it.
+	MemoryBudget int64 `json:"memory_budget"`
 	// Stream, when set, proves a stream of jobs (as `leanpipe serve` does) instead of
 	// generated leaves.
 	Stream *Stream `json:"stream,omitempty"`
@@ -55,7 +59,8 @@ type Stream struct {
 	// (0 = 4 × InFlight).
 	InFlight int `json:"in_flight"`
 	Pending  int `json:"pending"`
-	// MemoryBudget bounds the estimated memory of running proofs in bytes (0 = none).
+	// MemoryBudget bounds the estimated memory of running proofs in bytes
+	// (AutoBudget: the run's memory_budget; 0 = none).
 	MemoryBudget int64 `json:"memory_budget"`
 	// Grace is how long running proofs may finish after a stop signal.
 	Grace time.Duration `json:"grace"`
@@ -65,8 +70,12 @@ type Stream struct {
 
 // StreamDefaults are the stream settings a `stream:` section starts from.
 func StreamDefaults() Stream {
-	return Stream{Source: "lines", Poll: 200 * time.Millisecond, InFlight: 2, Grace: 30 * time.Second, MaxN: MaxBatch}
+	return Stream{Source: "lines", Poll: 200 * time.Millisecond, InFlight: 2, MemoryBudget: AutoBudget, Grace: 30 * time.Second, MaxN: MaxBatch}
 }
+
+// AutoBudget is the memory_budget "auto": derived from the machine's memory, its
+// cgroup limit and the address-space limit, less a margin.
+const AutoBudget = -1
 
 // Limits of the fields.
 const (
@@ -78,7 +87,7 @@ const (
 // Defaults is the embedded default run: four leaves of 256 compressions at the
 // reference's rate.
 func Defaults() Run {
-	return Run{Flow: flows.DefaultName, Leaves: 4, Batch: 256, LogInvRate: 1, Workers: 0, Output: "out", Seed: 1, Format: "wire"}
+	return Run{Flow: flows.DefaultName, Leaves: 4, Batch: 256, LogInvRate: 1, Workers: 0, Output: "out", Seed: 1, Format: "wire", MemoryBudget: AutoBudget}
 }
 
 // ErrInvalid is wrapped by every config error.
@@ -167,10 +176,12 @@ func Parse(b []byte) (Run, error) {
 			if err == nil && r.Format != "wire" && r.Format != "raw" {
 				err = errAt(v, key, "want wire or raw, got %q", r.Format)
 			}
+		case "memory_budget":
+			r.MemoryBudget, err = byteCount(v, key)
 		case "stream":
 			r.Stream, err = parseStream(v)
 		default:
-			err = errAt(k, key, "unknown key (known: flow, leaves, batch, log_inv_rate, workers, output, seed, input, format, stream)")
+			err = errAt(k, key, "unknown key (known: flow, leaves, batch, log_inv_rate, workers, output, seed, input, format, memory_budget, stream)")
 		}
 		if err != nil {
 			return Run{}, err
@@ -250,7 +261,10 @@ func duration(v *yaml.Node, key string) (time.Duration, error) {
 
 func byteCount(v *yaml.Node, key string) (int64, error) {
 	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!str") {
-		return 0, errAt(v, key, "want a byte count such as 2GiB, got %s", describe(v))
+		return 0, errAt(v, key, "want a byte count such as 2GiB, or auto, got %s", describe(v))
+	}
+	if v.Value == "auto" {
+		return AutoBudget, nil
 	}
 	n, err := ParseBytes(v.Value)
 	if err != nil {

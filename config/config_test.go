@@ -16,9 +16,23 @@ func TestDefaultsAndOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Run{Flow: "blake2s-batch", Leaves: 2, Batch: 300, LogInvRate: 2, Workers: 1, Output: "o", Seed: 9, Format: "raw", Input: "x.blocks.bin"}
+	want := Run{Flow: "blake2s-batch", Leaves: 2, Batch: 300, LogInvRate: 2, Workers: 1, Output: "o", Seed: 9, Format: "raw", Input: "x.blocks.bin", MemoryBudget: AutoBudget}
 	if r != want {
 		t.Fatalf("got %+v", r)
+	}
+}
+
+// memory_budget is auto unless given: a byte count, auto, or 0 for none.
+func TestMemoryBudget(t *testing.T) {
+	for doc, want := range map[string]int64{"leaves: 1\n": AutoBudget, "memory_budget: auto\n": AutoBudget, "memory_budget: 0\n": 0, "memory_budget: 3GiB\n": 3 << 30} {
+		r, err := Parse([]byte(doc))
+		if err != nil || r.MemoryBudget != want {
+			t.Errorf("%q: budget %d, %v; want %d", doc, r.MemoryBudget, err, want)
+		}
+	}
+	r, err := Parse([]byte("stream:\n  path: j\n"))
+	if err != nil || r.Stream.MemoryBudget != AutoBudget {
+		t.Fatalf("stream without memory_budget: %+v, %v", r.Stream, err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/sysmem"
 	"github.com/reugn/go-streams"
 	"golang.org/x/sync/semaphore"
 )
@@ -30,6 +31,9 @@ type Options struct {
 	// Jobs are admitted in order, so a large job waiting for budget also holds
 	// back the smaller jobs behind it.
 	MemoryBudget int64
+	// BudgetFrom says what set MemoryBudget, for the error of a refused job (e.g.
+	// "--memory-budget").
+	BudgetFrom string
 	// MaxN is the most instances a job may ask for (0 or above its flow's MaxN:
 	// the flow's MaxN); MaxInputBytes the largest input file (0 = 1 GiB).
 	MaxN          int
@@ -228,8 +232,12 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 	}
 	cost = job.flow.Estimate(n, job.LogInvRate)
 	if p.budget != nil && cost > p.opt.MemoryBudget {
-		return 0, false, fmt.Errorf("%w: job %s: %d instances of %s need an estimated %d bytes, over the memory budget of %d bytes",
-			ErrLimit, job.ID, n, job.flow.Name(), cost, p.opt.MemoryBudget)
+		from := ""
+		if p.opt.BudgetFrom != "" {
+			from = ", " + p.opt.BudgetFrom
+		}
+		return 0, false, fmt.Errorf("%w: job %s: %d instances of %s at log_inv_rate %d need an estimated %s, over the memory budget of %s%s",
+			ErrLimit, job.ID, n, job.flow.Name(), job.LogInvRate, sysmem.Format(cost), sysmem.Format(p.opt.MemoryBudget), from)
 	}
 	p.mu.Lock()
 	busy := p.active[job.ID]

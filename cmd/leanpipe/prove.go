@@ -54,9 +54,9 @@ func readInput(f flows.Flow, flag, path string) (flows.Input, error) {
 
 func proveCmd() *cobra.Command {
 	var (
-		flowName, inputPath, blocksPath, out, format string
-		n, rate, workers                             int
-		seed                                         uint64
+		flowName, inputPath, blocksPath, out, format, budget string
+		n, rate, workers                                     int
+		seed                                                 uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "prove (--input FILE | --blocks FILE | --n N --seed S) --out PROOF [--flow NAME]",
@@ -104,6 +104,13 @@ func proveCmd() *cobra.Command {
 			if err := fl.Check(in.Len(), rate); err != nil {
 				return usage("%v", err)
 			}
+			mem, err := resolveBudget("--memory-budget", budget)
+			if err != nil {
+				return err
+			}
+			if err := mem.check("prove", fl, in.Len(), rate); err != nil {
+				return err
+			}
 			e, err := flows.NewEngine(flows.EngineOptions{Cores: workers})
 			if err != nil {
 				return err
@@ -132,6 +139,7 @@ func proveCmd() *cobra.Command {
 	f.StringVar(&format, "format", "wire", "proof form: wire (the reference prover's) or raw (one path per query)")
 	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's)")
 	f.IntVar(&workers, "workers", 0, "cores to use (0 = all)")
+	f.StringVar(&budget, "memory-budget", "auto", budgetHelp)
 	return cmd
 }
 

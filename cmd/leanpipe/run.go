@@ -60,7 +60,8 @@ func stagesOf(spans []graph.Span) []stageTimes {
 }
 
 func runCmd() *cobra.Command {
-	return &cobra.Command{
+	var budget string
+	cmd := &cobra.Command{
 		Use:   "run CONFIG.yaml",
 		Short: "prove what a config describes, verify each proof, write proofs and a JSON summary",
 		Args:  cobra.ExactArgs(1),
@@ -70,8 +71,14 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			mem := budgetOf("memory_budget", cfg.MemoryBudget)
+			if cmd.Flags().Changed("memory-budget") {
+				if mem, err = resolveBudget("--memory-budget", budget); err != nil {
+					return err
+				}
+			}
 			if cfg.Stream != nil {
-				return runStream(cmd, args[0], cfg)
+				return runStream(cmd, args[0], cfg, mem)
 			}
 			fl, err := lookupFlow(cfg.Flow)
 			if err != nil {
@@ -89,6 +96,13 @@ func runCmd() *cobra.Command {
 				if err := fl.Check(fixed.Len(), cfg.LogInvRate); err != nil {
 					return usage("input %s: %v", in, err)
 				}
+			}
+			n := cfg.Batch
+			if fixed != nil {
+				n = fixed.Len()
+			}
+			if err := mem.check("leaf", fl, n, cfg.LogInvRate); err != nil {
+				return err
 			}
 			if err := os.MkdirAll(cfg.Output, 0o755); err != nil {
 				return fmt.Errorf("output: %w", err)
@@ -160,19 +174,24 @@ func runCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&budget, "memory-budget", "auto", budgetHelp+" (overrides the config's memory_budget)")
+	return cmd
 }
 
 // runStream runs a config's stream source like `leanpipe serve`, verifying every proof,
 // with the stream's metrics written to OUTPUT/metrics.json.
-func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run) error {
+func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget) error {
 	s := cfg.Stream
+	if s.MemoryBudget != config.AutoBudget && !cmd.Flags().Changed("memory-budget") {
+		mem = budgetOf("stream.memory_budget", s.MemoryBudget)
+	}
 	path := s.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(cfgPath), path)
 	}
 	sc := streamConfig{
 		Out: cfg.Output, Poll: s.Poll, Metrics: filepath.Join(cfg.Output, "metrics.json"), Workers: cfg.Workers,
-		Options: stream.Options{InFlight: s.InFlight, Pending: s.Pending, MemoryBudget: s.MemoryBudget, MaxN: s.MaxN, Flow: cfg.Flow, Grace: s.Grace, Verify: true},
+		Options: stream.Options{InFlight: s.InFlight, Pending: s.Pending, MemoryBudget: mem.Bytes, BudgetFrom: mem.From, MaxN: s.MaxN, Flow: cfg.Flow, Grace: s.Grace, Verify: true},
 	}
 	switch s.Source {
 	case "dir":

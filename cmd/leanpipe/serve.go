@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/leanpipe/leanpipe/config"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/stream"
@@ -61,9 +60,9 @@ jobs were abandoned or results could not be written.`,
 			if maxN < 1 || maxN > fl.MaxN() {
 				return usage("--max-n: %d is out of range [1, %d] (the %s flow's limit)", maxN, fl.MaxN(), fl.Name())
 			}
-			mem, err := config.ParseBytes(budget)
+			mem, err := resolveBudget("--memory-budget", budget)
 			if err != nil {
-				return usage("--memory-budget: %v", err)
+				return err
 			}
 			if watch != "" {
 				if st, err := os.Stat(watch); err != nil || !st.IsDir() {
@@ -72,7 +71,7 @@ jobs were abandoned or results could not be written.`,
 			}
 			return streamJobs(cmd, streamConfig{
 				Out: out, Watch: watch, Poll: poll, Metrics: metricsPath, Workers: workers,
-				Options: stream.Options{InFlight: inFlight, Pending: pending, MemoryBudget: mem, MaxN: maxN, Grace: grace, Flow: flowName},
+				Options: stream.Options{InFlight: inFlight, Pending: pending, MemoryBudget: mem.Bytes, BudgetFrom: mem.From, MaxN: maxN, Grace: grace, Flow: flowName},
 			})
 		},
 	}
@@ -81,7 +80,7 @@ jobs were abandoned or results could not be written.`,
 	f.IntVar(&workers, "workers", 0, "cores the engine grants (0 = all)")
 	f.IntVar(&inFlight, "in-flight", 2, "proofs running at once on the engine")
 	f.IntVar(&pending, "pending", 0, "jobs held between reading and printing their result (0 = 4 × --in-flight); reading stops when reached")
-	f.StringVar(&budget, "memory-budget", "0", "bound on the estimated memory of running proofs, e.g. 2GiB (0 = none); a job needing more is refused")
+	f.StringVar(&budget, "memory-budget", "auto", budgetHelp)
 	f.StringVar(&metricsPath, "metrics", "", "write the stream's metrics as JSON to FILE at exit")
 	f.IntVar(&maxN, "max-n", flows.MaxBatch, "most instances per job; larger jobs are refused")
 	f.StringVar(&flowName, "flow", flows.DefaultName, "the flow of jobs that name none (a job's \"flow\" picks its own; leanpipe flows lists them)")
@@ -160,7 +159,7 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 		src, srcErr = l, l.Err
 	}
 	sink := stream.NewJSONLines(cmd.OutOrStdout())
-	log.Info().Str("out", sc.Out).Int("cores", opts.Cores).Int("in_flight", opts.InFlight).Int64("memory_budget", opts.MemoryBudget).Msg("serving")
+	log.Info().Str("out", sc.Out).Int("cores", opts.Cores).Int("in_flight", opts.InFlight).Int64("memory_budget", opts.MemoryBudget).Str("memory_budget_from", opts.BudgetFrom).Msg("serving")
 	m := stream.Run(src, p, files, sink)
 	m.WriteText(cmd.ErrOrStderr())
 	if sc.Metrics != "" {
