@@ -35,9 +35,16 @@ type ProofFiles struct {
 	failed  atomic.Int64
 }
 
-// NewProofFiles creates dir if needed and starts the flow.
+// NewProofFiles creates dir if needed, checks that it is writable, and starts the
+// flow.
 func NewProofFiles(dir string) (*ProofFiles, error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("stream: proof directory %s is not a directory", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("stream: proof directory: %w", err)
+	}
+	if err := atomicfile.CheckDir(dir); err != nil {
 		return nil, fmt.Errorf("stream: proof directory: %w", err)
 	}
 	f := &ProofFiles{dir: dir, in: make(chan any), out: make(chan any)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
@@ -13,6 +14,37 @@ import (
 func addCommands(root *cobra.Command) {
 	root.PersistentFlags().String("log-level", "info", "log level: debug, info, warn, error")
 	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd(), serveCmd(), flowsCmd())
+}
+
+// checkOutFile refuses, before any work, an output file that cannot be written: its
+// directory is missing or not writable, or it (or its PROOF.json) is a directory.
+func checkOutFile(flag, path string) error {
+	for _, p := range []string{path, path + ".json"} {
+		if err := atomicfile.Check(p); err != nil {
+			return usage("%s %s: %v", flag, path, err)
+		}
+	}
+	return nil
+}
+
+// prepareOutDir creates an output directory and checks, before any work, that it is
+// writable and that none of the files to be written in it is a directory.
+func prepareOutDir(flag, dir string, files ...string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usage("%s %s: not a directory", flag, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usage("%s %s: %v", flag, dir, err)
+	}
+	if err := atomicfile.CheckDir(dir); err != nil {
+		return usage("%s %s: %v", flag, dir, err)
+	}
+	for _, f := range files {
+		if st, err := os.Stat(filepath.Join(dir, f)); err == nil && st.IsDir() {
+			return usage("%s %s: %s is a directory", flag, dir, f)
+		}
+	}
+	return nil
 }
 
 func checkFormat(f string) error {
@@ -73,6 +105,9 @@ func proveCmd() *cobra.Command {
 			}
 			if out == "" {
 				return usage("--out is required")
+			}
+			if err := checkOutFile("--out", out); err != nil {
+				return err
 			}
 			if blocksPath != "" {
 				if fl.Name() != flows.Name {
@@ -154,6 +189,11 @@ func verifyCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
+			if rawOut != "" {
+				if err := checkOutFile("--raw-out", rawOut); err != nil {
+					return err
+				}
+			}
 			data, err := os.ReadFile(path)
 			if err != nil {
 				return usage("%v", err)

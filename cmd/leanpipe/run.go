@@ -59,6 +59,9 @@ func stagesOf(spans []graph.Span) []stageTimes {
 	return out
 }
 
+// leafName is the file name of leaf i's proof.
+func leafName(i int) string { return fmt.Sprintf("leaf-%04d.proof.bin", i) }
+
 func runCmd() *cobra.Command {
 	var budget string
 	cmd := &cobra.Command{
@@ -104,8 +107,12 @@ func runCmd() *cobra.Command {
 			if err := mem.check("leaf", fl, n, cfg.LogInvRate); err != nil {
 				return err
 			}
-			if err := os.MkdirAll(cfg.Output, 0o755); err != nil {
-				return fmt.Errorf("output: %w", err)
+			files := []string{"summary.json"}
+			for i := range cfg.Leaves {
+				files = append(files, leafName(i), leafName(i)+".json")
+			}
+			if err := prepareOutDir("output", cfg.Output, files...); err != nil {
+				return err
 			}
 			e, err := flows.NewEngine(flows.EngineOptions{Cores: cfg.Workers})
 			if err != nil {
@@ -142,7 +149,7 @@ func runCmd() *cobra.Command {
 					return fmt.Errorf("leaf %d: the proof does not verify: %w", i, err)
 				}
 				vdur := time.Since(vstart)
-				path := filepath.Join(cfg.Output, fmt.Sprintf("leaf-%04d.proof.bin", i))
+				path := filepath.Join(cfg.Output, leafName(i))
 				if err := flows.WriteProofBytes(path, data, meta); err != nil {
 					return err
 				}
@@ -205,8 +212,8 @@ func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget
 		}
 		sc.Input = path
 	}
-	if err := os.MkdirAll(cfg.Output, 0o755); err != nil {
-		return fmt.Errorf("output: %w", err)
+	if err := prepareOutDir("output", cfg.Output, "metrics.json"); err != nil {
+		return err
 	}
 	return streamJobs(cmd, sc)
 }

@@ -111,7 +111,12 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 	log := newLogger(cmd)
 	files, err := stream.NewProofFiles(sc.Out)
 	if err != nil {
-		return usage("--out: %v", err)
+		return usage("--out %s: %v", sc.Out, err)
+	}
+	if sc.Metrics != "" {
+		if err := atomicfile.Check(sc.Metrics); err != nil {
+			return usage("--metrics %s: %v", sc.Metrics, err)
+		}
 	}
 	e, err := flows.NewEngine(flows.EngineOptions{Cores: sc.Workers, InFlight: sc.Options.InFlight})
 	if err != nil {

@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +29,38 @@ func TestWriteReplacesAndLeavesNoTemp(t *testing.T) {
 	ents, _ = os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Fatalf("failed write left files: %v", ents)
+	}
+}
+
+// Check refuses what Write would fail on, naming the path given; Write's own errors
+// never name the temporary file.
+func TestCheckNamesThePath(t *testing.T) {
+	dir := t.TempDir()
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o555)
+	cases := []struct{ path, want string }{
+		{filepath.Join(dir, "nodir", "x.bin"), "nodir does not exist"},
+		{dir, "is a directory"},
+		{filepath.Join(dir, "file", "x"), "is not a directory"},
+	}
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
+	if os.Geteuid() != 0 { // root writes anywhere
+		cases = append(cases, struct{ path, want string }{filepath.Join(ro, "x"), "not writable"})
+	}
+	for _, c := range cases {
+		err := Check(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Check(%s) = %v, want %q", c.path, err, c.want)
+		}
+		werr := Write(c.path, []byte("x"))
+		if werr == nil || strings.Contains(werr.Error(), ".tmp-") || !strings.Contains(werr.Error(), c.path) {
+			t.Errorf("Write(%s) = %v, want an error naming the path and not the temporary file", c.path, werr)
+		}
+	}
+	if err := Check(filepath.Join(dir, "new.bin")); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Fatalf("Check left files: %v", ents)
 	}
 }
