@@ -93,6 +93,10 @@ func Defaults() Run {
 // ErrInvalid is wrapped by every config error.
 var ErrInvalid = errors.New("config: invalid")
 
+// ErrEmpty is the error of an empty config (no document, or only comments): a run
+// says what it wants, if only {} for the defaults.
+var ErrEmpty = fmt.Errorf("%w: empty config; give at least one key, or {} for the defaults", ErrInvalid)
+
 func errAt(n *yaml.Node, key, format string, a ...any) error {
 	return fmt.Errorf("%w: line %d: %s: %s", ErrInvalid, n.Line, key, fmt.Sprintf(format, a...))
 }
@@ -117,7 +121,7 @@ func Parse(b []byte) (Run, error) {
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return r, nil
+			return Run{}, ErrEmpty
 		}
 		return Run{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
@@ -126,11 +130,11 @@ func Parse(b []byte) (Run, error) {
 		return Run{}, fmt.Errorf("%w: more than one YAML document", ErrInvalid)
 	}
 	if len(doc.Content) == 0 {
-		return r, nil
+		return Run{}, ErrEmpty
 	}
 	m := doc.Content[0]
 	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
-		return r, nil
+		return Run{}, ErrEmpty
 	}
 	if m.Kind != yaml.MappingNode {
 		return Run{}, errAt(m, "(document)", "want a mapping of keys to values")

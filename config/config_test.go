@@ -8,9 +8,14 @@ import (
 )
 
 func TestDefaultsAndOverrides(t *testing.T) {
-	r, err := Parse(nil)
+	r, err := Parse([]byte("{}\n"))
 	if err != nil || r != Defaults() {
-		t.Fatalf("empty config: %+v, %v", r, err)
+		t.Fatalf("{}: %+v, %v", r, err)
+	}
+	for _, doc := range []string{"", "# only a comment\n", "~\n", "\n\n"} {
+		if _, err := Parse([]byte(doc)); !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), "or {} for the defaults") {
+			t.Errorf("%q: %v, want the empty-config error", doc, err)
+		}
 	}
 	r, err = Parse([]byte("flow: blake2s-batch\nleaves: 2\nbatch: 300\nlog_inv_rate: 2\nworkers: 1\noutput: o\nseed: 9\nformat: raw\ninput: x.blocks.bin\n"))
 	if err != nil {

@@ -78,6 +78,9 @@ func benchCmd() *cobra.Command {
 			if repeat < 1 {
 				return usage("--repeat: want at least 1")
 			}
+			if err := fl.Check(1, rate); err != nil {
+				return usage("--log-inv-rate: %v", err)
+			}
 			var rows []benchRow
 			out := cmd.OutOrStdout()
 			for _, logN := range sizes {

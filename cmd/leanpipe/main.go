@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -34,18 +36,74 @@ func newRoot() *cobra.Command {
 		Short:         "leanpipe proves batches of BLAKE2s compressions with leanVM-b's Flock + WHIR, byte-compatible with the reference",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// An unknown $LEANPIPE_SIMD is refused before any command runs.
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		// An unknown $LEANPIPE_SIMD and bad global flags are refused before any
+		// command runs.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cpu.Check(); err != nil {
 				return usageError{err}
 			}
+			if f := cmd.Flag("log-level"); f != nil {
+				if err := checkLogLevel(f.Value.String()); err != nil {
+					return err
+				}
+			}
 			return nil
+		},
+		// The root runs only when no command matched: a usage error.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				cmd.SetOut(cmd.ErrOrStderr())
+				_ = cmd.Help()
+				return usage("give a command")
+			}
+			msg := fmt.Sprintf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(cmd), ", "))
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			return usage("%s", msg)
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(versionCmd())
 	addCommands(root)
+	for _, c := range root.Commands() {
+		if c.Args != nil {
+			c.Args = usageArgs(c.Args)
+		}
+	}
 	return root
+}
+
+// usageArgs makes an argument check's error a usage error (exit status 2).
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usage("%s: %v (usage: %s)", cmd.Name(), err, cmd.UseLine())
+		}
+		return nil
+	}
+}
+
+// commandNames lists root's commands.
+func commandNames(root *cobra.Command) []string {
+	var out []string
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() {
+			out = append(out, c.Name())
+		}
+	}
+	return out
+}
+
+// logLevels are the values of --log-level.
+var logLevels = []string{"debug", "info", "warn", "error"}
+
+func checkLogLevel(s string) error {
+	if !slices.Contains(logLevels, s) {
+		return usage("--log-level: %q, want one of %s", s, strings.Join(logLevels, ", "))
+	}
+	return nil
 }
 
 func main() {

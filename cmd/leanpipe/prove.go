@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
@@ -12,7 +13,7 @@ import (
 )
 
 func addCommands(root *cobra.Command) {
-	root.PersistentFlags().String("log-level", "info", "log level: debug, info, warn, error")
+	root.PersistentFlags().String("log-level", "info", "log level: "+strings.Join(logLevels, ", "))
 	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd(), serveCmd(), flowsCmd())
 }
 
@@ -105,6 +106,9 @@ func proveCmd() *cobra.Command {
 			}
 			if out == "" {
 				return usage("--out is required")
+			}
+			if workers < 0 || workers > 1024 {
+				return usage("--workers: %d is out of range [0, 1024]", workers)
 			}
 			if err := checkOutFile("--out", out); err != nil {
 				return err

@@ -53,6 +53,12 @@ jobs were abandoned or results could not be written.`,
 			if workers < 0 || workers > 1024 {
 				return usage("--workers: %d is out of range [0, 1024]", workers)
 			}
+			if grace < 0 {
+				return usage("--grace: %v is negative", grace)
+			}
+			if poll <= 0 {
+				return usage("--poll: %v, want a positive interval", poll)
+			}
 			fl, err := lookupFlow(flowName)
 			if err != nil {
 				return err
