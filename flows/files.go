@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/transcript"
@@ -113,28 +114,56 @@ func WriteProofBytes(path string, data []byte, meta Meta) error {
 // verifies it against the statement meta describes, with the flow meta names. It
 // returns the raw form of the accepted proof.
 func VerifyBytes(data []byte, meta Meta) (*transcript.Proof, error) {
+	raw, _, err := VerifyBytesForm(data, meta)
+	return raw, err
+}
+
+// VerifyBytesForm is VerifyBytes that also returns the form the proof was read in
+// (meta.Format, or the form detected when it is empty). When the form is detected
+// and neither decoder reads the bytes, the error gives both decoders' reasons; when
+// one reads them, the error is that form's verification error.
+func VerifyBytesForm(data []byte, meta Meta) (*transcript.Proof, string, error) {
 	f, err := Lookup(meta.Flow)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	forms := []string{meta.Format}
-	if meta.Format == "" {
-		forms = []string{FormatWire, FormatRaw}
+	if meta.Format != "" {
+		if err := CheckFormat(meta.Format); err != nil {
+			return nil, "", err
+		}
+		p, err := DecodeProof(data, meta.Format)
+		if err != nil {
+			return nil, meta.Format, fmt.Errorf("flows: %s form: %w", meta.Format, err)
+		}
+		raw, err := f.Verify(p, meta.Proves())
+		return raw, meta.Format, err
 	}
-	st := meta.Proves()
-	var firstErr error
-	for _, form := range forms {
+	var reasons []string
+	for _, form := range []string{FormatWire, FormatRaw} {
 		p, err := DecodeProof(data, form)
-		var raw *transcript.Proof
-		if err == nil {
-			raw, err = f.Verify(p, st)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("as %s: %v", form, err))
+			continue
 		}
-		if err == nil {
-			return raw, nil
-		}
-		if firstErr == nil {
-			firstErr = err
+		raw, err := f.Verify(p, meta.Proves())
+		return raw, form, err
+	}
+	return nil, "", fmt.Errorf("flows: the proof is in neither form: %s", strings.Join(reasons, "; "))
+}
+
+// DescribeStatement says what a verifier checks for st with flow f. For a Flock flow
+// that is the slot count 2^NLog, not N: every N with the same ⌈log2 N⌉ (at least 3)
+// gives the same statement and verifies the same proof, as in the reference.
+func DescribeStatement(f Flow, st Statement) string {
+	if fl, ok := f.(*Flock); ok {
+		if sh, err := fl.Shape(st.N, st.LogInvRate); err == nil {
+			lo := 1
+			if sh.NLog > 3 {
+				lo = 1<<(sh.NLog-1) + 1
+			}
+			return fmt.Sprintf("flow %s, 2^%d slots (n = %d; the proof binds the slot count, so any n in %d..%d verifies it), log_inv_rate %d",
+				f.Name(), sh.NLog, st.N, lo, min(1<<sh.NLog, fl.MaxN()), st.LogInvRate)
 		}
 	}
-	return nil, firstErr
+	return fmt.Sprintf("flow %s, n = %d, log_inv_rate %d", f.Name(), st.N, st.LogInvRate)
 }

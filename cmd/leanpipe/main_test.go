@@ -38,11 +38,11 @@ func TestProveReferenceBlocks(t *testing.T) {
 		if err := json.Unmarshal(mb, &meta); err != nil || meta["n"] != 300.0 || meta["format"] != form.flag || meta["label"] != "flock-blake2s-batch" || meta["flow"] != "blake2s-batch" || meta["log_inv_rate"] != 1.0 {
 			t.Fatalf("sidecar %s: %v", mb, err)
 		}
-		if code, o, _ := run(t, "verify", out); code != 0 || strings.TrimSpace(o) != "accepted" {
+		if code, o, _ := run(t, "verify", out); code != 0 || !accepted(o) {
 			t.Fatalf("verify %s: exit %d, %q", form.flag, code, o)
 		}
 		// The reference's file without a sidecar: statement and form from flags, or detected.
-		if code, o, _ := run(t, "verify", vectors.Path(t, set+form.ref), "--n", "300"); code != 0 || strings.TrimSpace(o) != "accepted" {
+		if code, o, _ := run(t, "verify", vectors.Path(t, set+form.ref), "--n", "300"); code != 0 || !accepted(o) {
 			t.Fatalf("verify reference %s: exit %d, %q", form.flag, code, o)
 		}
 	}
@@ -129,7 +129,7 @@ func TestRunConfig(t *testing.T) {
 	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Leaves) != 2 || len(sum.Leaves[0].Stages) != 7 || sum.CompressionsPerS <= 0 {
 		t.Fatalf("summary: %v %s", err, b)
 	}
-	if code, o, _ := run(t, "verify", filepath.Join(out, "leaf-0001.proof.bin")); code != 0 || strings.TrimSpace(o) != "accepted" {
+	if code, o, _ := run(t, "verify", filepath.Join(out, "leaf-0001.proof.bin")); code != 0 || !accepted(o) {
 		t.Fatalf("verify leaf: %d %q", code, o)
 	}
 	if !strings.Contains(o, "zerocheck") || !strings.Contains(o, "all verified") {
@@ -141,5 +141,38 @@ func TestVersion(t *testing.T) {
 	code, o, _ := run(t, "version")
 	if code != 0 || !strings.Contains(o, "leanpipe") || !strings.Contains(o, "kernels") {
 		t.Fatalf("version: %d %q", code, o)
+	}
+}
+
+// accepted reports whether verify's output says accepted (its first line).
+func accepted(out string) bool {
+	first, _, _ := strings.Cut(out, "\n")
+	return first == "accepted"
+}
+
+// verify prints the statement it checked: the flow, the slot count, the rate and
+// the form; the slot count, not N, is what the proof binds.
+func TestVerifySaysWhatItChecked(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.proof.bin")
+	if code, _, e := run(t, "prove", "--n", "300", "--out", out); code != 0 {
+		t.Fatalf("prove: %d %s", code, e)
+	}
+	code, o, _ := run(t, "verify", out)
+	if code != 0 || !accepted(o) || !strings.Contains(o, "checked: flow blake2s-batch, 2^9 slots (n = 300;") ||
+		!strings.Contains(o, "any n in 257..512 verifies it") || !strings.Contains(o, "log_inv_rate 1, wire form") {
+		t.Fatalf("verify: %d %q", code, o)
+	}
+	// Without PROOF.json, another n of the same power of two verifies the same proof.
+	os.Remove(out + ".json")
+	code, o, _ = run(t, "verify", out, "--n", "511")
+	if code != 0 || !accepted(o) || !strings.Contains(o, "2^9 slots (n = 511;") || !strings.Contains(o, "wire form (detected)") {
+		t.Fatalf("verify --n 511: %d %q", code, o)
+	}
+	// Bytes neither decoder reads: both reasons are given.
+	os.WriteFile(out, []byte("not a proof"), 0o644)
+	code, o, _ = run(t, "verify", out, "--n", "300")
+	if code != 1 || !strings.HasPrefix(o, "rejected: ") || !strings.Contains(o, "as wire: ") || !strings.Contains(o, "as raw: ") {
+		t.Fatalf("verify garbage: %d %q", code, o)
 	}
 }

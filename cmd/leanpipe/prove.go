@@ -189,7 +189,14 @@ func verifyCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "verify PROOF",
-		Short: "verify a proof; prints accepted or rejected: <reason>",
+		Short: "verify a proof; prints accepted or rejected: <reason>, then the statement checked",
+		Long: `verify checks PROOF against its statement (from PROOF.json when present, else from
+--flow, --n and --log-inv-rate) and prints "accepted" or "rejected: <reason>" on the first
+line and, on the second, what was checked: the flow, the slot count 2^k, the rate and the
+proof form (detected when neither PROOF.json nor --format gives it).
+
+The protocol binds the slot count 2^k = 2^max(3, ⌈log2 N⌉), not N: any N of the same power
+of two verifies the same proof (that is the reference's statement).`,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
@@ -223,6 +230,9 @@ func verifyCmd() *cobra.Command {
 				if cmd.Flags().Changed("log-inv-rate") && rate != meta.LogInvRate {
 					return usage("--log-inv-rate %d disagrees with %s.json (%d)", rate, path, meta.LogInvRate)
 				}
+				if fl, err = lookupFlow(meta.Flow); err != nil {
+					return err
+				}
 			} else if !cmd.Flags().Changed("n") {
 				return usage("no %s.json beside the proof: give --n", path)
 			}
@@ -234,9 +244,17 @@ func verifyCmd() *cobra.Command {
 			if err := fl.Check(meta.N, meta.LogInvRate); err != nil {
 				return usage("%v", err)
 			}
-			raw, err := flows.VerifyBytes(data, meta)
+			raw, form, err := flows.VerifyBytesForm(data, meta)
+			formNote := form + " form"
+			switch {
+			case form == "":
+				formNote = "form not detected"
+			case meta.Format == "":
+				formNote += " (detected)"
+			}
+			checked := fmt.Sprintf("checked: %s, %s", flows.DescribeStatement(fl, meta.Proves()), formNote)
 			if err != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "rejected: %v\n", err)
+				fmt.Fprintf(cmd.OutOrStdout(), "rejected: %v\n%s\n", err, checked)
 				return errRejected
 			}
 			if rawOut != "" {
@@ -244,7 +262,7 @@ func verifyCmd() *cobra.Command {
 					return err
 				}
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "accepted")
+			fmt.Fprintf(cmd.OutOrStdout(), "accepted\n%s\n", checked)
 			return nil
 		},
 	}
