@@ -197,7 +197,7 @@ proof form (detected when neither PROOF.json nor --format gives it).
 
 The protocol binds the slot count 2^k = 2^max(3, ⌈log2 N⌉), not N: any N of the same power
 of two verifies the same proof (that is the reference's statement).`,
-		Args:  cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
 			if rawOut != "" {
