@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -97,11 +98,22 @@ func NewMeta(n, logInvRate int, format string) Meta {
 	return NewMetaFor(Batch, Statement{Flow: Name, N: n, LogInvRate: logInvRate}, format)
 }
 
-// ProveBatch proves the compressions with the given worker count on the direct call
-// path (the batch flow's stages run in order on the caller's goroutine, no graph),
-// returning the proof with both Merkle forms.
-func ProveBatch(blocks []witness.Compression, logInvRate, workers int) (*transcript.Proof, error) {
-	p, err := Prove(context.Background(), Request{Flow: Batch, Input: Blocks(blocks), LogInvRate: logInvRate}, workers)
+// BatchOptions configure ProveBatch; the zero value is the defaults.
+type BatchOptions struct {
+	// LogInvRate is the WHIR level-0 log inverse rate (0: the reference's, 1).
+	LogInvRate int
+	// Workers is the number of cores the stages use (0: runtime.NumCPU()).
+	Workers int
+}
+
+// ProveBatch proves the compressions on the direct call path (the batch flow's stages
+// run in order on the caller's goroutine, no graph), returning the proof with both
+// Merkle forms. No blocks, or negative options, are errors wrapping ErrInput.
+func ProveBatch(blocks []witness.Compression, o BatchOptions) (*transcript.Proof, error) {
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("%w: %s: no compressions", ErrInput, Name)
+	}
+	p, err := Prove(context.Background(), Request{Flow: Batch, Input: Blocks(blocks), LogInvRate: o.LogInvRate}, ProveOptions{Workers: o.Workers})
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +122,8 @@ func ProveBatch(blocks []witness.Compression, logInvRate, workers int) (*transcr
 
 // VerifyBatch verifies a batch proof of n compressions (the statement: only the slot
 // count 2^NLog it implies enters the proof) at the given rate. It accepts raw and
-// wire proofs.
+// wire proofs. It never panics: a nil proof, n out of range or a bad rate are errors
+// wrapping ErrInput.
 func VerifyBatch(proof *transcript.Proof, n, logInvRate int) error {
 	_, err := VerifyBatchRaw(proof, n, logInvRate)
 	return err
@@ -122,13 +135,29 @@ func VerifyBatchRaw(proof *transcript.Proof, n, logInvRate int) (*transcript.Pro
 	return Batch.Verify(proof, Statement{Flow: Name, N: n, LogInvRate: logInvRate})
 }
 
+// ProveOptions configure Prove, the direct call path; the zero value is the defaults.
+type ProveOptions struct {
+	// Workers is the number of cores the stages use (0: runtime.NumCPU()).
+	Workers int
+}
+
 // Prove runs req's flow on the direct call path: the flow's stages, the same ones the
-// Engine wires into its graph, run in order on the caller's goroutine with the given
-// workers and fresh resources. Proof bytes equal the Engine's.
-func Prove(ctx context.Context, req Request, workers int) (Proved, error) {
+// Engine wires into its graph, run in order on the caller's goroutine with
+// o.Workers cores and fresh resources. Proof bytes equal the Engine's. A nil
+// context or input, or negative options, are errors wrapping ErrInput.
+func Prove(ctx context.Context, req Request, o ProveOptions) (Proved, error) {
+	if err := req.check(ctx); err != nil {
+		return Proved{}, err
+	}
+	if o.Workers < 0 {
+		return Proved{}, fmt.Errorf("%w: %d workers", ErrInput, o.Workers)
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.NumCPU()
+	}
 	req = req.withDefaults()
 	res := NewResources(nil, 1)
-	p, spans, leftover, err := req.Flow.Prover(res).Run(ctx, graph.NewWorkers(ctx, max(workers, 1)), req)
+	p, spans, leftover, err := req.Flow.Prover(res).Run(ctx, graph.NewWorkers(ctx, o.Workers), req)
 	if err != nil {
 		releaseValue(leftover)
 		return Proved{}, fmt.Errorf("flows: %w", err)

@@ -47,7 +47,7 @@ func TestReferenceProofsByteIdentical(t *testing.T) {
 					t.Fatalf("reference %s proof rejected: %v", form.name, err)
 				}
 			}
-			proof, err := ProveBatch(blocks, 1, 2)
+			proof, err := ProveBatch(blocks, BatchOptions{LogInvRate: 1, Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

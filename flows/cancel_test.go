@@ -70,7 +70,7 @@ func TestCancelledProofReturnsPromptly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := ProveBatch(small, 1, 1)
+		want, err := ProveBatch(small, BatchOptions{LogInvRate: 1, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func stagesWithChunks(t *testing.T, e *Engine, req Request) []string {
 func TestWorkerPanicInEveryStage(t *testing.T) {
 	blocks := randomBlocks(t, 300)
 	req := Request{Input: Blocks(blocks), LogInvRate: 1}
-	want, err := ProveBatch(blocks, 1, 1)
+	want, err := ProveBatch(blocks, BatchOptions{LogInvRate: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestWorkerPanicInEveryStage(t *testing.T) {
 			}
 		})
 		_, engErr := e.Prove(context.Background(), req)
-		_, directErr := Prove(context.Background(), req, 2)
+		_, directErr := Prove(context.Background(), req, ProveOptions{Workers: 2})
 		restore()
 		for path, err := range map[string]error{"engine": engErr, "direct": directErr} {
 			var pe *graph.PanicError

@@ -32,7 +32,8 @@ type flowGraph struct {
 	out graph.Port[Proved]
 }
 
-// EngineOptions configure an Engine.
+// EngineOptions configure an Engine; the zero value is the defaults, and negative
+// values are errors.
 type EngineOptions struct {
 	// Cores is the number of cores the scheduler grants (0 = runtime.NumCPU()).
 	Cores int
@@ -45,10 +46,13 @@ type EngineOptions struct {
 
 // NewEngine returns an engine.
 func NewEngine(o EngineOptions) (*Engine, error) {
-	if o.Cores <= 0 {
+	if o.Cores < 0 || o.CacheBytes < 0 || o.InFlight < 0 {
+		return nil, fmt.Errorf("%w: engine options %+v: negative", ErrInput, o)
+	}
+	if o.Cores == 0 {
 		o.Cores = runtime.NumCPU()
 	}
-	if o.CacheBytes <= 0 {
+	if o.CacheBytes == 0 {
 		o.CacheBytes = 256 << 20
 	}
 	cache, err := graph.NewShapeCache(o.CacheBytes)
@@ -96,7 +100,12 @@ func (e *Engine) graphFor(f Flow) *flowGraph {
 
 // Prove runs one request through its flow's graph. Proof bytes do not depend on the
 // cores granted, on other proofs in flight, or on the pools' state.
+// The zero values of req's Flow and LogInvRate are the defaults; a nil context or
+// input is an error wrapping ErrInput.
 func (e *Engine) Prove(ctx context.Context, req Request) (Proved, error) {
+	if err := req.check(ctx); err != nil {
+		return Proved{}, err
+	}
 	start := time.Now()
 	req = req.withDefaults()
 	fg := e.graphFor(req.Flow)

@@ -30,7 +30,7 @@ func randomBlocks(t testing.TB, n int) []witness.Compression {
 // the direct call path, at 1, 2 and 4 cores, and its proofs verify in both forms.
 func TestEngineMatchesDirectAtEveryWorkerCount(t *testing.T) {
 	blocks := randomBlocks(t, 300)
-	want, err := ProveBatch(blocks, 1, 1)
+	want, err := ProveBatch(blocks, BatchOptions{LogInvRate: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestSmallAndOddBatches(t *testing.T) {
 	cases := []struct{ n, rate int }{{1, 1}, {5, 1}, {8, 1}, {9, 2}, {64, 1}, {65, 1}, {129, 3}, {33, 4}}
 	for _, c := range cases {
 		blocks := randomBlocks(t, c.n)
-		proof, err := ProveBatch(blocks, c.rate, 2)
+		proof, err := ProveBatch(blocks, BatchOptions{LogInvRate: c.rate, Workers: 2})
 		if err != nil {
 			t.Fatalf("n=%d: %v", c.n, err)
 		}
@@ -136,7 +136,7 @@ func TestEngineConcurrentProofs(t *testing.T) {
 	reqs := make([]Request, len(sizes))
 	for i, n := range sizes {
 		reqs[i] = Request{Input: Blocks(Generate(n, uint64(i))), LogInvRate: 1}
-		p, err := ProveBatch(reqs[i].Input.(Blocks), 1, 1)
+		p, err := ProveBatch(reqs[i].Input.(Blocks), BatchOptions{LogInvRate: 1, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestShortStackCommitsItsLanes(t *testing.T) {
 		if want := 1 << (sh.Mu - 9); sh.Lanes != want || sh.StackLog != 15 {
 			t.Fatalf("n=%d: shape %+v", n, sh)
 		}
-		narrow, err := ProveBatch(blocks, 1, 2)
+		narrow, err := ProveBatch(blocks, BatchOptions{LogInvRate: 1, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

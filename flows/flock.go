@@ -172,7 +172,17 @@ func (f *Flock) Estimate(n, logInvRate int) int64 {
 }
 
 // Verify checks a proof of st and returns its raw form.
-func (f *Flock) Verify(proof *transcript.Proof, st Statement) (*transcript.Proof, error) {
+func (f *Flock) Verify(proof *transcript.Proof, st Statement) (raw *transcript.Proof, err error) {
+	if proof == nil {
+		return nil, fmt.Errorf("%w: %s: nil proof", ErrInput, f.spec.Name)
+	}
+	// Verify never panics: a panic below is a bug in a verifier's handling of
+	// hostile input, reported as a rejection rather than taking the caller down.
+	defer func() {
+		if r := recover(); r != nil {
+			raw, err = nil, fmt.Errorf("%w: %s: the verifier panicked on this proof (a bug): %v", ErrInput, f.spec.Name, r)
+		}
+	}()
 	if st.Flow != "" && st.Flow != f.spec.Name {
 		return nil, fmt.Errorf("%w: statement of flow %q given to %q", ErrInput, st.Flow, f.spec.Name)
 	}

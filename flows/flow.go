@@ -1,6 +1,7 @@
 package flows
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,11 +83,25 @@ func StatementOf(f Flow, in Input, logInvRate int) Statement {
 }
 
 // Request is one proof to make: a flow (nil: the default flow), its input and the
-// level-0 log inverse rate (0: the reference's, 1).
+// level-0 log inverse rate (0: the reference's, 1). The zero value of every field
+// but Input means its default.
 type Request struct {
 	Flow       Flow
 	Input      Input
 	LogInvRate int
+}
+
+// check refuses what no flow can prove: a nil context or input, a negative rate.
+func (r Request) check(ctx context.Context) error {
+	switch {
+	case ctx == nil:
+		return fmt.Errorf("%w: nil context", ErrInput)
+	case r.Input == nil:
+		return fmt.Errorf("%w: request without input", ErrInput)
+	case r.LogInvRate < 0:
+		return fmt.Errorf("%w: log inverse rate %d", ErrInput, r.LogInvRate)
+	}
+	return nil
 }
 
 func (r Request) withDefaults() Request {

@@ -57,7 +57,7 @@ func TestFlippedWitnessBitRejected(t *testing.T) {
 // forms; every mutation must be rejected.
 func TestProofMutationsRejected(t *testing.T) {
 	blocks := randomBlocks(t, 40)
-	proof, err := ProveBatch(blocks, 1, 2)
+	proof, err := ProveBatch(blocks, BatchOptions{LogInvRate: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestRoundTripSizes(t *testing.T) {
 			continue
 		}
 		blocks := randomBlocks(t, n)
-		proof, err := ProveBatch(blocks, 1, 2)
+		proof, err := ProveBatch(blocks, BatchOptions{LogInvRate: 1, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

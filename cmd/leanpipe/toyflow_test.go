@@ -178,7 +178,7 @@ func TestToyFlowEngine(t *testing.T) {
 			t.Fatalf("shape %+v, %d spans", p.Shape, len(p.Spans))
 		}
 	}
-	direct, err := flows.Prove(context.Background(), req, 2)
+	direct, err := flows.Prove(context.Background(), req, flows.ProveOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
