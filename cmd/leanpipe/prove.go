@@ -156,14 +156,18 @@ func proveCmd() *cobra.Command {
 			}
 			defer e.Close()
 			log.Info().Str("flow", fl.Name()).Int("n", in.Len()).Int("log_inv_rate", rate).Int("cores", e.Scheduler().Cores()).Msg("proving")
+			bar := newProgress(cmd.ErrOrStderr(), fmt.Sprintf("proving %d instances", in.Len()), 0)
+			restore := bar.stages()
 			res, err := e.Prove(context.Background(), flows.Request{Flow: fl, Input: in, LogInvRate: rate})
+			restore()
+			bar.finish()
 			if err != nil {
 				return err
 			}
 			if err := flows.WriteProof(out, res.Proof, flows.NewMetaFor(fl, res.Statement, format)); err != nil {
 				return err
 			}
-			printSpans(cmd.ErrOrStderr(), fmt.Sprintf("%s: %d instances (2^%d slots)", fl.Name(), in.Len(), res.Shape.NLog), res.Spans)
+			printSpans(cmd.OutOrStdout(), fmt.Sprintf("%s: %d instances (2^%d slots)", fl.Name(), in.Len(), res.Shape.NLog), res.Spans)
 			log.Info().Str("proof", out).Dur("wall", res.Wall).Msg("proved")
 			return nil
 		},

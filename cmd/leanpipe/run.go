@@ -14,7 +14,6 @@ import (
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/stream"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -122,11 +121,10 @@ func runCmd() *cobra.Command {
 			log.Info().Str("config", args[0]).Str("flow", fl.Name()).Int("leaves", cfg.Leaves).Int("batch", cfg.Batch).
 				Int("cores", e.Scheduler().Cores()).Str("output", cfg.Output).Msg("run")
 
-			var bar *progressbar.ProgressBar
-			if terminal(cmd.ErrOrStderr()) {
-				bar = progressbar.NewOptions(cfg.Leaves, progressbar.OptionSetWriter(cmd.ErrOrStderr()),
-					progressbar.OptionSetDescription("proving leaves"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
-			}
+			bar := newProgress(cmd.ErrOrStderr(), "proving leaves", cfg.Leaves)
+			defer bar.finish()
+			restore := bar.stages()
+			defer restore()
 			sum := runSummary{Config: cfg}
 			start := time.Now()
 			compressions := 0
@@ -159,10 +157,10 @@ func runCmd() *cobra.Command {
 					ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)})
 				lastSpans = res.Spans
 				log.Debug().Int("leaf", i).Dur("prove", res.Wall).Dur("verify", vdur).Str("proof", path).Msg("leaf proved and verified")
-				if bar != nil {
-					_ = bar.Add(1)
-				}
+				bar.add(1)
 			}
+			restore()
+			bar.finish()
 			wall := time.Since(start)
 			sum.WallMS = float64(wall.Microseconds()) / 1e3
 			sum.CompressionsPerS = float64(compressions) / wall.Seconds()
