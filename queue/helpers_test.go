@@ -1,10 +1,14 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,13 +20,38 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// serverBin, when set ($LEANPIPE_NATS_SERVER, e.g. /usr/sbin/nats-server), is a
+// nats-server binary the tests run instead of the embedded server: the suite then
+// checks the queue against that server's version (Debian ships 2.9.10).
+var serverBin = os.Getenv("LEANPIPE_NATS_SERVER")
+
 // testServer is a JetStream-enabled NATS server on 127.0.0.1 with its store in a
 // temporary directory; restart brings it back on the same port and store.
 type testServer struct {
 	t    *testing.T
 	opts server.Options
 	s    *server.Server
+	cmd  *exec.Cmd // with serverBin
+	log  syncBuffer
 	url  string
+}
+
+// syncBuffer collects a server's output.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func startServer(t *testing.T) *testServer {
@@ -31,15 +60,60 @@ func startServer(t *testing.T) *testServer {
 		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
 		NoLog: true, NoSigs: true,
 	}}
+	if serverBin != "" {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts.opts.Port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
 	ts.start()
-	ts.opts.Port = ts.s.Addr().(*net.TCPAddr).Port
+	if serverBin == "" {
+		ts.opts.Port = ts.s.Addr().(*net.TCPAddr).Port
+	}
 	ts.url = fmt.Sprintf("nats://127.0.0.1:%d", ts.opts.Port)
-	t.Cleanup(func() { ts.s.Shutdown(); ts.s.WaitForShutdown() })
+	t.Cleanup(func() {
+		ts.stop()
+		if t.Failed() && serverBin != "" {
+			t.Logf("%s output:\n%s", serverBin, ts.log.String())
+		}
+	})
 	return ts
+}
+
+func (ts *testServer) stop() {
+	if ts.cmd != nil {
+		_ = ts.cmd.Process.Signal(os.Interrupt)
+		_ = ts.cmd.Wait()
+		ts.cmd = nil
+		return
+	}
+	ts.s.Shutdown()
+	ts.s.WaitForShutdown()
 }
 
 func (ts *testServer) start() {
 	ts.t.Helper()
+	if serverBin != "" {
+		cmd := exec.Command(serverBin, "-js", "-a", "127.0.0.1", "-p", fmt.Sprint(ts.opts.Port), "-sd", ts.opts.StoreDir)
+		cmd.Stdout, cmd.Stderr = &ts.log, &ts.log
+		if err := cmd.Start(); err != nil {
+			ts.t.Fatal(err)
+		}
+		ts.cmd = cmd
+		addr := fmt.Sprintf("127.0.0.1:%d", ts.opts.Port)
+		for end := time.Now().Add(10 * time.Second); ; {
+			if c, err := net.Dial("tcp", addr); err == nil {
+				c.Close()
+				return
+			}
+			if time.Now().After(end) {
+				ts.t.Fatalf("%s does not listen on %s", serverBin, addr)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	o := ts.opts
 	s, err := server.NewServer(&o)
 	if err != nil {
@@ -54,8 +128,7 @@ func (ts *testServer) start() {
 
 // restart stops the server, waits, and starts it again on the same port and store.
 func (ts *testServer) restart(down time.Duration) {
-	ts.s.Shutdown()
-	ts.s.WaitForShutdown()
+	ts.stop()
 	time.Sleep(down)
 	ts.start()
 }
@@ -198,4 +271,16 @@ func streamMsgs(t *testing.T, js jetstream.JetStream, name string) uint64 {
 		t.Fatal(err)
 	}
 	return info.State.Msgs
+}
+
+// recv receives from ch or fails the test after d.
+func recv[T any](t *testing.T, ch <-chan T, d time.Duration, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(d):
+		t.Fatalf("timed out waiting for %s", what)
+		panic("unreachable")
+	}
 }

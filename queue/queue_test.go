@@ -133,26 +133,29 @@ func TestCancelledWorkerRedelivers(t *testing.T) {
 		rs, err := submit(t, js, jobs, o, time.Minute)
 		got <- out{rs, err}
 	}()
-	<-ea.started // a is proving
+	recv(t, ea.started, 30*time.Second, "a's proof")
 	_, jsB := ts.connect(t, "b")
 	eb := newEngine(t)
 	ob := o
 	ob.Worker = "b"
 	b := startWorker(t, jsB, eb, ob, nil)
 	ma := a.stop(t)
-	res := <-got
+	res := recv(t, got, time.Minute, "the results")
 	if res.err != nil {
 		t.Fatal(res.err)
 	}
 	checkOne(t, jobs, res.rs)
-	if r := res.rs[0]; r.Worker != "b" || r.Deliveries != 2 {
+	// Server 2.9 may count the Nak'ed delivery back (a's other pull request,
+	// left waiting at the server, had no interest any more): b's delivery is the
+	// second or, there, the first.
+	if r := res.rs[0]; r.Worker != "b" || r.Deliveries < 1 || r.Deliveries > 2 {
 		t.Errorf("answered by %s at delivery %d, want b at 2", r.Worker, r.Deliveries)
 	}
 	if ma.Nacked != 1 || ma.Abandoned != 1 || ma.Published != 0 {
 		t.Errorf("worker a: %d nacked, %d abandoned, %d published; want 1, 1, 0", ma.Nacked, ma.Abandoned, ma.Published)
 	}
-	if mb := b.stop(t); mb.Redeliveries != 1 || mb.Acked != 1 {
-		t.Errorf("worker b: %d redeliveries, %d acked; want 1, 1", mb.Redeliveries, mb.Acked)
+	if mb := b.stop(t); mb.Acked != 1 || mb.Redeliveries != res.rs[0].Deliveries-1 {
+		t.Errorf("worker b: %d redeliveries, %d acked; want %d, 1", mb.Redeliveries, mb.Acked, res.rs[0].Deliveries-1)
 	}
 }
 
@@ -177,13 +180,13 @@ func TestDeadWorkerLeaseExpires(t *testing.T) {
 		}
 		got <- rs
 	}()
-	<-ea.started
+	recv(t, ea.started, 30*time.Second, "a's proof")
 	ncA.Close()
 	_, jsB := ts.connect(t, "b")
 	ob := o
 	ob.Worker = "b"
 	startWorker(t, jsB, newEngine(t), ob, nil)
-	rs := <-got
+	rs := recv(t, got, time.Minute, "the results")
 	checkOne(t, jobs, rs)
 	if rs[0].Worker != "b" || rs[0].Deliveries != 2 {
 		t.Errorf("answered by %s at delivery %d, want b at 2", rs[0].Worker, rs[0].Deliveries)
@@ -325,14 +328,14 @@ func TestRedeliveryAnsweredFromStore(t *testing.T) {
 		}
 		got <- rs
 	}()
-	<-stored
+	recv(t, stored, 30*time.Second, "a's stored proof")
 	_, jsB := ts.connect(t, "b")
 	eb := newEngine(t)
 	ob := o
 	ob.Worker = "b"
 	ob.Out = t.TempDir()
 	b := startWorker(t, jsB, eb, ob, nil)
-	rs := <-got
+	rs := recv(t, got, time.Minute, "the results")
 	checkOne(t, jobs, rs)
 	if rs[0].Worker != "b" || rs[0].Deliveries != 2 {
 		t.Errorf("answered by %s at delivery %d, want b at 2", rs[0].Worker, rs[0].Deliveries)
@@ -388,7 +391,7 @@ func TestDeadLetter(t *testing.T) {
 	ow := o
 	ow.Worker = "w"
 	w := startWorker(t, jsW, e, ow, nil)
-	rs := <-got
+	rs := recv(t, got, time.Minute, "the results")
 	if len(rs) != 1 || rs[0].OK || !strings.Contains(rs[0].Error, "delivered too many times") || rs[0].Deliveries != 3 {
 		t.Fatalf("results %+v", rs)
 	}
@@ -423,7 +426,7 @@ func TestInFlightBound(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _, _ = Submit(ctx, js, nJobs(t, "f", 5), o) }()
-	<-e.started
+	recv(t, e.started, 30*time.Second, "the proof")
 	time.Sleep(300 * time.Millisecond)
 	c, err := js.Consumer(context.Background(), JobsStream, Consumer)
 	if err != nil {
@@ -471,7 +474,7 @@ func TestServerRestart(t *testing.T) {
 		return ws[0].w.Metrics().Published+ws[1].w.Metrics().Published >= 3
 	})
 	ts.restart(300 * time.Millisecond)
-	res := <-got
+	res := recv(t, got, time.Minute, "the results")
 	if res.err != nil {
 		t.Fatal(res.err)
 	}
