@@ -3,6 +3,8 @@ package transcript
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
@@ -115,21 +117,39 @@ func (r *reader) u64() (uint64, error) {
 	return v, nil
 }
 
-// count reads a length prefix of items that take at least itemSize bytes each.
-func (r *reader) count(itemSize int, what string) (int, error) {
+// count reads a length prefix of items (named by their plural, what) that take at
+// least itemSize bytes each; exact says whether every item takes exactly itemSize.
+// A count the bytes left cannot hold is an error comparing bytes with bytes.
+func (r *reader) count(itemSize int, what string, exact bool) (int, error) {
 	at := r.off
 	n, err := r.u64()
 	if err != nil {
 		return 0, err
 	}
 	if n > uint64(r.remaining()/itemSize) {
-		return 0, fmt.Errorf("%w: %s length %d at byte %d exceeds the %d bytes left", ErrMalformed, what, n, at, r.remaining())
+		need := "more than " + commas(uint64(math.MaxInt64))
+		if n <= uint64(math.MaxInt64/itemSize) {
+			need = commas(n * uint64(itemSize))
+			if !exact {
+				need = "at least " + need
+			}
+		}
+		return 0, fmt.Errorf("%w: at byte %d, %s %s need %s bytes, %s left", ErrMalformed, at, commas(n), what, need, commas(uint64(r.remaining())))
 	}
 	return int(n), nil
 }
 
+// commas formats n with thousands separators.
+func commas(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 func (r *reader) stream() ([]field.E, error) {
-	n, err := r.count(24, "stream")
+	n, err := r.count(24, "stream scalars", true)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +167,7 @@ func (r *reader) stream() ([]field.E, error) {
 }
 
 func (r *reader) words() ([]uint64, error) {
-	n, err := r.count(8, "word vector")
+	n, err := r.count(8, "words", true)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +180,7 @@ func (r *reader) words() ([]uint64, error) {
 }
 
 func (r *reader) digests() ([]merkle.Digest, error) {
-	n, err := r.count(32, "digest vector")
+	n, err := r.count(32, "digests", true)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +206,7 @@ func (p *Proof) UnmarshalRaw(data []byte) error {
 	if err != nil {
 		return err
 	}
-	q, err := r.count(16, "opening")
+	q, err := r.count(16, "openings", false)
 	if err != nil {
 		return err
 	}
@@ -214,13 +234,13 @@ func (p *Proof) UnmarshalWire(data []byte) error {
 	if err != nil {
 		return err
 	}
-	np, err := r.count(16, "phase")
+	np, err := r.count(16, "phases", false)
 	if err != nil {
 		return err
 	}
 	phases := make([]merkle.Phase, np)
 	for i := range phases {
-		nr, err := r.count(8, "row")
+		nr, err := r.count(8, "rows", false)
 		if err != nil {
 			return err
 		}

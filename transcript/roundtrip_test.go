@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/blake2s"
@@ -431,5 +432,34 @@ func TestCompressMatchesSum256(t *testing.T) {
 		if Compress(l, r) != digestWords(&d) {
 			t.Fatal("Compress differs from Sum256 of the 64-byte image")
 		}
+	}
+}
+
+// A length prefix the bytes left cannot hold is reported in bytes against bytes.
+func TestLengthErrorsCompareBytes(t *testing.T) {
+	// 154 digests need 4,928 bytes; give one fewer.
+	r := &reader{b: make([]byte, 8+4927)}
+	binary.LittleEndian.PutUint64(r.b, 154)
+	_, err := r.digests()
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "154 digests need 4,928 bytes, 4,927 left") {
+		t.Fatalf("error %v", err)
+	}
+	r = &reader{b: make([]byte, 8+10)}
+	binary.LittleEndian.PutUint64(r.b, 1<<62)
+	if _, err := r.count(16, "phases", false); err == nil || !strings.Contains(err.Error(), "phases need more than") {
+		t.Fatalf("huge count: %v", err)
+	}
+	r = &reader{b: make([]byte, 8+10)}
+	binary.LittleEndian.PutUint64(r.b, 2)
+	if _, err := r.count(16, "openings", false); err == nil || !strings.Contains(err.Error(), "2 openings need at least 32 bytes, 10 left") {
+		t.Fatalf("small count: %v", err)
+	}
+}
+
+// A nil proof is an empty one to the verifier: reads fail, nothing panics.
+func TestVerifierNilProof(t *testing.T) {
+	v := NewVerifier(nil, []byte("test"), nil)
+	if _, err := v.Receive(); err == nil {
+		t.Fatal("a nil proof yielded a scalar")
 	}
 }

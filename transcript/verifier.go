@@ -24,6 +24,9 @@ type Verifier struct {
 
 // NewVerifier starts a transcript over proof for label and the public statement.
 func NewVerifier(proof *Proof, label []byte, statement []field.E) *Verifier {
+	if proof == nil {
+		proof = new(Proof) // an empty proof: every read fails as truncated
+	}
 	return &Verifier{fs: newDuplex(label, statement), proof: proof, wire: proof.Phases != nil}
 }
 
