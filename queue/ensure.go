@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/leanpipe/leanpipe/stream"
@@ -73,19 +74,19 @@ func Ensure(ctx context.Context, js jetstream.JetStream, o Options) (Shared, err
 	err := retry(ctx, func(ctx context.Context) error {
 		var ss []jetstream.Stream
 		for _, cfg := range streamConfigs() {
-			s, err := js.CreateOrUpdateStream(ctx, cfg)
+			s, err := ensureStream(ctx, js, cfg)
 			if err != nil {
 				return fmt.Errorf("stream %s: %w", cfg.Name, err)
 			}
 			ss = append(ss, s)
 		}
 		sh.Jobs, sh.Results, sh.Dead = ss[0], ss[1], ss[2]
-		c, err := js.CreateOrUpdateConsumer(ctx, JobsStream, consumerConfig(o))
+		c, err := ensureConsumer(ctx, js, consumerConfig(o))
 		if err != nil {
 			return fmt.Errorf("consumer %s: %w", Consumer, err)
 		}
 		sh.Workers = c
-		b, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		b, err := ensureBucket(ctx, js, jetstream.ObjectStoreConfig{
 			Bucket:      Bucket,
 			Description: "leanpipe proofs and their statements, by job id, kept 7 days",
 			TTL:         ProofsTTL,
@@ -101,6 +102,53 @@ func Ensure(ctx context.Context, js jetstream.JetStream, o Options) (Shared, err
 		return Shared{}, fmt.Errorf("queue: ensuring the JetStream objects: %w", err)
 	}
 	return sh, nil
+}
+
+// ensureStream, ensureConsumer and ensureBucket read the object first and write
+// it only when it is missing or its settings differ: workers starting together
+// then send the server no concurrent updates.
+func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	s, err := js.Stream(ctx, cfg.Name)
+	if err == nil {
+		c := s.CachedInfo().Config
+		if c.Description == cfg.Description && slices.Equal(c.Subjects, cfg.Subjects) && c.Retention == cfg.Retention &&
+			c.Storage == cfg.Storage && c.MaxMsgSize == cfg.MaxMsgSize && c.MaxAge == cfg.MaxAge && c.Duplicates == cfg.Duplicates {
+			return s, nil
+		}
+	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, err
+	}
+	return js.CreateOrUpdateStream(ctx, cfg)
+}
+
+func ensureConsumer(ctx context.Context, js jetstream.JetStream, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	c, err := js.Consumer(ctx, JobsStream, cfg.Durable)
+	if err == nil {
+		g := c.CachedInfo().Config
+		if g.Description == cfg.Description && g.AckPolicy == cfg.AckPolicy && g.AckWait == cfg.AckWait &&
+			g.MaxDeliver == cfg.MaxDeliver && g.DeliverPolicy == cfg.DeliverPolicy && g.FilterSubject == cfg.FilterSubject {
+			return c, nil
+		}
+	} else if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return nil, err
+	}
+	return js.CreateOrUpdateConsumer(ctx, JobsStream, cfg)
+}
+
+func ensureBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.ObjectStoreConfig) (jetstream.ObjectStore, error) {
+	b, err := js.ObjectStore(ctx, cfg.Bucket)
+	if err == nil {
+		st, err := b.Status(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if st.Description() == cfg.Description && st.TTL() == cfg.TTL && st.Storage() == cfg.Storage {
+			return b, nil
+		}
+	} else if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, err
+	}
+	return js.CreateOrUpdateObjectStore(ctx, cfg)
 }
 
 // transient reports whether err may go away by itself (the server is restarting,

@@ -54,7 +54,8 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-func startServer(t *testing.T) *testServer {
+// startServer starts a server and creates the shared objects with o's settings.
+func startServer(t *testing.T, o Options) *testServer {
 	t.Helper()
 	ts := &testServer{t: t, opts: server.Options{
 		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
@@ -73,6 +74,14 @@ func startServer(t *testing.T) *testServer {
 		ts.opts.Port = ts.s.Addr().(*net.TCPAddr).Port
 	}
 	ts.url = fmt.Sprintf("nats://127.0.0.1:%d", ts.opts.Port)
+	// Create the shared objects once, as an operator would: otherwise the
+	// workers' and submitters' first Ensure calls create them at the same time,
+	// and the embedded server has a data race between a stream update and a
+	// consumer creation (inside nats-server, seen under -race).
+	_, js := ts.connect(t, "setup")
+	if _, err := Ensure(context.Background(), js, o); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		ts.stop()
 		if t.Failed() && serverBin != "" {

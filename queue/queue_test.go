@@ -43,8 +43,8 @@ func checkOne(t *testing.T, jobs []stream.Envelope[stream.Job], results []Result
 // proof verifies (Submit verifies; the files are checked again here), no job is
 // proved twice and the queue is empty at the end.
 func TestTwoWorkers(t *testing.T) {
-	ts := startServer(t)
 	o := Options{AckWait: 5 * time.Second}
+	ts := startServer(t, o)
 	var engs []*testEngine
 	var ws []*running
 	for _, name := range []string{"w1", "w2"} {
@@ -113,8 +113,8 @@ func TestTwoWorkers(t *testing.T) {
 // A worker cancelled in the middle of a proof Naks its job; the other worker
 // proves it and there is one result.
 func TestCancelledWorkerRedelivers(t *testing.T) {
-	ts := startServer(t)
 	o := Options{AckWait: 5 * time.Second}
+	ts := startServer(t, o)
 	_, jsA := ts.connect(t, "a")
 	ea := newEngine(t)
 	ea.block = true
@@ -162,8 +162,8 @@ func TestCancelledWorkerRedelivers(t *testing.T) {
 // A worker whose connection dies mid-proof (as under SIGKILL: no Nak) loses its
 // lease after AckWait; the other worker proves the job; one result.
 func TestDeadWorkerLeaseExpires(t *testing.T) {
-	ts := startServer(t)
 	o := Options{AckWait: time.Second}
+	ts := startServer(t, o)
 	ncA, jsA := ts.connect(t, "a")
 	ea := newEngine(t)
 	ea.block = true
@@ -208,8 +208,8 @@ func resultsOf(t *testing.T, nc *nats.Conn, id string) *nats.Subscription {
 // redelivered; so does a job whose id cannot be a subject token. Submit refuses
 // malformed lines itself, without publishing them.
 func TestMalformedJob(t *testing.T) {
-	ts := startServer(t)
 	o := Options{AckWait: 300 * time.Millisecond, Worker: "w"}
+	ts := startServer(t, o)
 	_, jsW := ts.connect(t, "w")
 	e := newEngine(t)
 	w := startWorker(t, jsW, e, o, nil)
@@ -272,8 +272,8 @@ func TestMalformedJob(t *testing.T) {
 // limit (not published), by the worker over its own MaxN (an error result, no
 // proof started).
 func TestSizeLimit(t *testing.T) {
-	ts := startServer(t)
 	o := Options{AckWait: 5 * time.Second, Worker: "w", MaxN: 32}
+	ts := startServer(t, o)
 	_, jsW := ts.connect(t, "w")
 	e := newEngine(t)
 	w := startWorker(t, jsW, e, o, nil)
@@ -306,8 +306,8 @@ func TestSizeLimit(t *testing.T) {
 // a redelivery, which the other worker answers from the store without proving; a
 // resubmission of the same job is answered from the store too.
 func TestRedeliveryAnsweredFromStore(t *testing.T) {
-	ts := startServer(t)
 	o := Options{AckWait: time.Second}
+	ts := startServer(t, o)
 	ncA, jsA := ts.connect(t, "a")
 	stored := make(chan string, 1)
 	oa := o
@@ -360,8 +360,8 @@ func TestRedeliveryAnsweredFromStore(t *testing.T) {
 // A job delivered more than MaxDeliver times goes to the dead-letter subject with
 // an error result, without being proved, and leaves the queue.
 func TestDeadLetter(t *testing.T) {
-	ts := startServer(t)
 	o := Options{AckWait: time.Second, MaxDeliver: 2}
+	ts := startServer(t, o)
 	_, js := ts.connect(t, "t")
 	sh, err := Ensure(context.Background(), js, o)
 	if err != nil {
@@ -416,8 +416,8 @@ func TestDeadLetter(t *testing.T) {
 
 // A worker holds at most InFlight pulled, unacked jobs.
 func TestInFlightBound(t *testing.T) {
-	ts := startServer(t)
 	o := Options{AckWait: 5 * time.Second, InFlight: 1, Worker: "w"}
+	ts := startServer(t, o)
 	_, jsW := ts.connect(t, "w")
 	e := newEngine(t)
 	e.block = true
@@ -450,8 +450,8 @@ func TestServerRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("restarts a server")
 	}
-	ts := startServer(t)
 	o := Options{AckWait: 2 * time.Second}
+	ts := startServer(t, o)
 	var ws []*running
 	for _, name := range []string{"w1", "w2"} {
 		_, js := ts.connect(t, name)
@@ -485,8 +485,8 @@ func TestServerRestart(t *testing.T) {
 // A job with the id of a stored proof made from another job is proved again, and
 // the fetched proof is the new one; NoWait returns once the jobs are published.
 func TestSameIDOtherJob(t *testing.T) {
-	ts := startServer(t)
-	o := Options{AckWait: 5 * time.Second, Worker: "w"}
+	o := Options{Worker: "w"}
+	ts := startServer(t, o)
 	_, jsW := ts.connect(t, "w")
 	e := newEngine(t)
 	w := startWorker(t, jsW, e, o, nil)
@@ -519,5 +519,41 @@ func TestSameIDOtherJob(t *testing.T) {
 	}
 	if m := w.stop(t); m.FromStore != 0 {
 		t.Errorf("%d answered from the store, want 0", m.FromStore)
+	}
+}
+
+// Ensure is idempotent and brings the consumer to the caller's settings.
+func TestEnsureUpdates(t *testing.T) {
+	o := Options{}
+	ts := startServer(t, o)
+	_, js := ts.connect(t, "t")
+	ctx := context.Background()
+	for _, wait := range []time.Duration{7 * time.Second, 7 * time.Second, 30 * time.Second} {
+		sh, err := Ensure(ctx, js, Options{AckWait: wait, MaxDeliver: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := sh.Workers.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Config.AckWait != wait || info.Config.MaxDeliver != 5 {
+			t.Errorf("ack wait %v, max deliver %d; want %v, 5", info.Config.AckWait, info.Config.MaxDeliver, wait)
+		}
+		st, err := sh.Proofs.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.TTL() != ProofsTTL {
+			t.Errorf("proofs kept %v, want %v", st.TTL(), ProofsTTL)
+		}
+	}
+	s, _ := js.Stream(ctx, ResultsStream)
+	if c := s.CachedInfo().Config; c.MaxAge != ResultsMaxAge || c.Retention != jetstream.LimitsPolicy {
+		t.Errorf("results stream: max age %v, retention %v", c.MaxAge, c.Retention)
+	}
+	s, _ = js.Stream(ctx, JobsStream)
+	if c := s.CachedInfo().Config; c.Retention != jetstream.WorkQueuePolicy || c.MaxMsgSize != stream.MaxLineBytes {
+		t.Errorf("jobs stream: retention %v, max message %d", c.Retention, c.MaxMsgSize)
 	}
 }
