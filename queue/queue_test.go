@@ -110,8 +110,8 @@ func TestTwoWorkers(t *testing.T) {
 	}
 }
 
-// A worker cancelled in the middle of a proof Naks its job; the other worker
-// proves it and there is one result.
+// A worker cancelled in the middle of a proof (its context ends, then Abort ends
+// the grace) Naks its job; the other worker proves it and there is one result.
 func TestCancelledWorkerRedelivers(t *testing.T) {
 	o := Options{AckWait: 5 * time.Second}
 	ts := startServer(t, o)
@@ -119,7 +119,7 @@ func TestCancelledWorkerRedelivers(t *testing.T) {
 	ea := newEngine(t)
 	ea.block = true
 	oa := o
-	oa.Worker = "a"
+	oa.Worker, oa.Grace = "a", time.Hour
 	a := startWorker(t, jsA, ea, oa, nil)
 
 	_, js := ts.connect(t, "submit")
@@ -139,6 +139,8 @@ func TestCancelledWorkerRedelivers(t *testing.T) {
 	ob := o
 	ob.Worker = "b"
 	b := startWorker(t, jsB, eb, ob, nil)
+	a.cancel()
+	a.w.Abort()
 	ma := a.stop(t)
 	res := recv(t, got, time.Minute, "the results")
 	if res.err != nil {

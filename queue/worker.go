@@ -70,6 +70,17 @@ func (w *Worker) Metrics() Metrics {
 	return m
 }
 
+// Abort cancels the running proofs now, as a second signal does in serve: their
+// jobs are Nak'ed. Without it, proofs running when Run's context ends get Grace.
+func (w *Worker) Abort() {
+	w.mu.Lock()
+	p := w.p
+	w.mu.Unlock()
+	if p != nil {
+		p.Abort()
+	}
+}
+
 func (w *Worker) count(f func(m *Metrics)) {
 	w.mu.Lock()
 	f(&w.m)
