@@ -14,7 +14,7 @@ import (
 
 func addCommands(root *cobra.Command) {
 	root.PersistentFlags().String("log-level", "info", "log level: "+strings.Join(logLevels, ", "))
-	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd(), serveCmd(), flowsCmd())
+	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd(), serveCmd(), submitCmd(), flowsCmd())
 }
 
 // checkOutFile refuses, before any work, an output file that cannot be written: its

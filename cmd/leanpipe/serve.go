@@ -22,6 +22,8 @@ func serveCmd() *cobra.Command {
 		flowName                         string
 		workers, inFlight, pending, maxN int
 		grace, poll                      time.Duration
+		nf                               natsFlags
+		name                             string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve --out DIR",
@@ -38,11 +40,25 @@ atomically and prints one result line per job, in job order:
 A bad job never stops the stream. At the end of input it exits 0. On SIGINT/SIGTERM it stops
 reading and lets running proofs finish for --grace (a second signal abandons them at once);
 every job read gets its result line and no partial proof file is left. Exit status 1 when
-jobs were abandoned or results could not be written.`,
+jobs were abandoned or results could not be written.
+
+With --nats URL it is instead a worker of the shared JetStream work queue (jobs published by
+"leanpipe submit"): it pulls at most --in-flight unacked jobs, keeps each lease while proving,
+stores each proof and its metadata in the leanpipe-proofs object store, publishes the result on
+leanpipe.results.<id> and only then acks; --out is then optional (a local copy). It runs until
+SIGINT/SIGTERM; abandoned jobs go back to the queue.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if out == "" {
-				return usage("--out is required")
+			if out == "" && nf.url == "" {
+				return usage("--out is required (it is optional with --nats)")
+			}
+			if nf.url != "" {
+				if watch != "" {
+					return usage("--watch and --nats are two job sources: give one")
+				}
+				if err := nf.check(); err != nil {
+					return err
+				}
 			}
 			if inFlight < 1 || inFlight > 1024 {
 				return usage("--in-flight: %d is out of range [1, 1024]", inFlight)
@@ -75,6 +91,11 @@ jobs were abandoned or results could not be written.`,
 					return usage("--watch: %s is not a directory", watch)
 				}
 			}
+			if nf.url != "" {
+				o := nf.options()
+				o.Worker, o.InFlight, o.MemoryBudget, o.MaxN, o.Grace, o.Flow, o.Out = name, inFlight, mem.Bytes, maxN, grace, flowName, out
+				return serveNATS(cmd, &nf, o, workers, metricsPath)
+			}
 			return streamJobs(cmd, streamConfig{
 				Out: out, Watch: watch, Poll: poll, Metrics: metricsPath, Workers: workers,
 				Options: stream.Options{InFlight: inFlight, Pending: pending, MemoryBudget: mem.Bytes, BudgetFrom: mem.From, MaxN: maxN, Grace: grace, Flow: flowName},
@@ -93,6 +114,8 @@ jobs were abandoned or results could not be written.`,
 	f.DurationVar(&grace, "grace", 30*time.Second, "on SIGINT/SIGTERM, how long running proofs may finish before they are abandoned")
 	f.StringVar(&watch, "watch", "", "read jobs from DIR/*.job files (polled) instead of stdin")
 	f.DurationVar(&poll, "poll", 200*time.Millisecond, "with --watch, the polling interval")
+	nf.add(cmd)
+	f.StringVar(&name, "name", "", "with --nats, this worker's name in results and metrics (default host-pid)")
 	return cmd
 }
 

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/atomicfile"
+	"github.com/leanpipe/leanpipe/queue"
+)
+
+// natsFlags are the connection and queue flags serve --nats and submit share.
+type natsFlags struct {
+	url, creds, tlsCA string
+	ackWait           time.Duration
+	maxDeliver        int
+}
+
+func (n *natsFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&n.url, "nats", "", "NATS server URL(s), comma-separated: work through the JetStream queue")
+	f.StringVar(&n.creds, "creds", "", "NATS credentials file (never logged)")
+	f.StringVar(&n.tlsCA, "tls-ca", "", "CA certificate file for the NATS server's TLS certificate")
+	f.DurationVar(&n.ackWait, "ack-wait", 30*time.Second, "lease of a pulled job; workers renew it while proving (give submit and workers the same value)")
+	f.IntVar(&n.maxDeliver, "max-deliver", 5, "deliveries a job may be proved before it goes to the dead-letter subject")
+}
+
+func (n *natsFlags) check() error {
+	switch {
+	case n.ackWait < time.Second:
+		return usage("--ack-wait: %v, want at least 1s", n.ackWait)
+	case n.maxDeliver < 1 || n.maxDeliver > 100:
+		return usage("--max-deliver: %d is out of range [1, 100]", n.maxDeliver)
+	}
+	for name, p := range map[string]string{"--creds": n.creds, "--tls-ca": n.tlsCA} {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			return usage("%s %s: not a readable file", name, p)
+		}
+	}
+	return nil
+}
+
+func (n *natsFlags) options() queue.Options {
+	return queue.Options{URL: n.url, Creds: n.creds, TLSCA: n.tlsCA, AckWait: n.ackWait, MaxDeliver: n.maxDeliver}
+}
+
+// serveNATS is serve --nats: a worker of the shared JetStream queue until a signal
+// stops it (the first lets running proofs finish for the grace, a second abandons
+// them; their jobs are handed back to the queue).
+func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, metricsPath string) error {
+	log := newLogger(cmd)
+	if o.Out != "" {
+		if err := atomicfile.CheckDir(o.Out); err != nil {
+			return usage("--out %s: %v", o.Out, err)
+		}
+	}
+	if metricsPath != "" {
+		if err := atomicfile.Check(metricsPath); err != nil {
+			return usage("--metrics %s: %v", metricsPath, err)
+		}
+	}
+	nc, js, err := queue.Connect(o)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer nc.Close()
+	e, err := flows.NewEngine(flows.EngineOptions{Cores: workers, InFlight: o.InFlight})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	o.Cores = e.Scheduler().Cores()
+	w := queue.NewWorker(js, e, o)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		log.Warn().Str("signal", s.String()).Dur("grace", o.Grace).Msg("shutting down: no new jobs; running proofs may finish (signal again to abandon them)")
+		cancel()
+		if s, ok = <-sigs; ok {
+			log.Warn().Str("signal", s.String()).Msg("abandoning running proofs; their jobs go back to the queue")
+			w.Abort()
+		}
+	}()
+	log.Info().Str("worker", o.Worker).Int("cores", o.Cores).Int("in_flight", o.InFlight).Int64("memory_budget", o.MemoryBudget).Dur("ack_wait", o.AckWait).Msg("serving the NATS queue")
+	m, err := w.Run(ctx)
+	m.WriteText(cmd.ErrOrStderr())
+	if metricsPath != "" {
+		if werr := atomicfile.Write(metricsPath, m.JSON()); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+func submitCmd() *cobra.Command {
+	var (
+		n               natsFlags
+		fetch, flowName string
+		noWait          bool
+		maxN            int
+		timeout         time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "submit --nats URL JOBS.jsonl",
+		Short: "publish jobs to the JetStream queue, wait for their results and print one result line per job",
+		Long: `submit publishes the jobs of a JSON-lines file (serve's job form; ids limited to
+A-Z a-z 0-9 _ -) to the shared JetStream work queue (subjects leanpipe.jobs.<flow>), creating
+the streams, the workers' consumer and the proof bucket when missing, waits for every job's
+result (unless --no-wait) and prints exactly one result line per job on stdout: serve's JSON
+plus "worker" and "deliveries". --fetch DIR downloads each proof as DIR/<id>.proof.bin with its
+.json sidecar and verifies it. Exit status 0 when every job is ok, 1 otherwise, 2 for bad input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if n.url == "" {
+				return usage("--nats is required")
+			}
+			if err := n.check(); err != nil {
+				return err
+			}
+			if timeout < 0 {
+				return usage("--timeout: %v is negative", timeout)
+			}
+			fl, err := lookupFlow(flowName)
+			if err != nil {
+				return err
+			}
+			if maxN < 1 || maxN > fl.MaxN() {
+				return usage("--max-n: %d is out of range [1, %d] (the %s flow's limit)", maxN, fl.MaxN(), fl.Name())
+			}
+			if fetch != "" {
+				if noWait {
+					return usage("--fetch needs the results: drop --no-wait")
+				}
+				if err := atomicfile.CheckDir(fetch); err != nil {
+					return usage("--fetch %s: %v", fetch, err)
+				}
+			}
+			f, err := os.Open(args[0])
+			if err != nil {
+				return usage("jobs: %v", err)
+			}
+			defer f.Close()
+			ctx := context.Background()
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
+			jobs, err := queue.ReadJobs(ctx, f, filepath.Dir(args[0]))
+			if err != nil {
+				return usage("%s: %v", args[0], err)
+			}
+			o := n.options()
+			o.Flow, o.MaxN, o.NoWait, o.Fetch = flowName, maxN, noWait, fetch
+			nc, js, err := queue.Connect(o)
+			if err != nil {
+				return fmt.Errorf("submit: %w", err)
+			}
+			defer nc.Close()
+			results, err := queue.Submit(ctx, js, jobs, o)
+			out := cmd.OutOrStdout()
+			bad := 0
+			for _, r := range results {
+				out.Write(append(r.JSON(), '\n'))
+				if !r.OK {
+					bad++
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("submit: %w", err)
+			}
+			if bad > 0 {
+				return fmt.Errorf("submit: %d of %d jobs failed", bad, len(results))
+			}
+			return nil
+		},
+	}
+	n.add(cmd)
+	f := cmd.Flags()
+	f.StringVar(&fetch, "fetch", "", "download and verify each proof into DIR")
+	f.BoolVar(&noWait, "no-wait", false, "return once every job is published")
+	f.IntVar(&maxN, "max-n", flows.MaxBatch, "most instances per job; larger jobs are refused before publishing")
+	f.StringVar(&flowName, "flow", flows.DefaultName, "the flow of jobs that name none")
+	f.DurationVar(&timeout, "timeout", 0, "give up waiting after this long (0 = wait for every result)")
+	return cmd
+}

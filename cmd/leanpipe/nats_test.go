@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/leanpipe/leanpipe/queue"
+)
+
+// TestChildCommand runs the command line given in LEANPIPE_TEST_ARGS (separated by U+001F)
+// when the test binary is started as a child by another test.
+func TestChildCommand(t *testing.T) {
+	args := os.Getenv("LEANPIPE_TEST_ARGS")
+	if args == "" {
+		t.Skip("only as a child process")
+	}
+	os.Exit(execute(strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
+}
+
+// child starts this test binary running `leanpipe args…` in its own process.
+func child(t *testing.T, stderr *bytes.Buffer, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildCommand$")
+	cmd.Env = append(os.Environ(), "LEANPIPE_TEST_ARGS="+strings.Join(args, "\x1f"))
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// Two `serve --nats` worker processes and `submit --fetch`: every job gets exactly one
+// ok result, and every fetched proof verifies with `leanpipe verify`; a worker killed
+// with SIGKILL mid-run loses no job; SIGTERM stops the other cleanly.
+func TestNATSWorkersAndSubmit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a NATS server and worker processes")
+	}
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats server not ready")
+	}
+	defer s.Shutdown()
+	url := s.ClientURL()
+	// Create the shared objects once, as an operator (or the first submit) would.
+	nc, js, err := queue.Connect(queue.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queue.Ensure(context.Background(), js, queue.Options{URL: url, AckWait: 2 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+
+	dir := t.TempDir()
+	var jobs strings.Builder
+	const n = 8
+	for i := range n {
+		fmt.Fprintf(&jobs, `{"id":"j%d","n":%d,"seed":%d}`+"\n", i, 16000+100*i, i+1)
+	}
+	jobsFile := filepath.Join(dir, "jobs.jsonl")
+	os.WriteFile(jobsFile, []byte(jobs.String()), 0o644)
+
+	var e1, e2 bytes.Buffer
+	common := []string{"serve", "--nats", url, "--workers", "1", "--in-flight", "1", "--ack-wait", "2s", "--grace", "1s"}
+	w1 := child(t, &e1, append(common, "--name", "w1")...)
+	w2 := child(t, &e2, append(common, "--name", "w2")...)
+	defer w1.Process.Kill()
+	defer w2.Process.Kill()
+	// Kill w1 once it has started proving (its jobs must be redelivered to w2).
+	go func() {
+		time.Sleep(400 * time.Millisecond)
+		w1.Process.Signal(syscall.SIGKILL)
+	}()
+
+	fetch := filepath.Join(dir, "fetched")
+	os.Mkdir(fetch, 0o755)
+	var o, e bytes.Buffer
+	code := executeIn([]string{"submit", "--nats", url, "--ack-wait", "2s", "--fetch", fetch, "--timeout", "90s", jobsFile}, strings.NewReader(""), &o, &e)
+	if code != 0 {
+		t.Fatalf("submit: exit %d: %s\nstdout %s\nw1: %s\nw2: %s", code, e.String(), o.String(), e1.String(), e2.String())
+	}
+	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+	if len(lines) != n {
+		t.Fatalf("%d result lines for %d jobs: %s", len(lines), n, o.String())
+	}
+	seen := map[string]bool{}
+	byWorker := map[string]int{}
+	redelivered := 0
+	for _, l := range lines {
+		var r struct {
+			ID, Worker string
+			OK         bool
+			Deliveries int
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil || !r.OK || r.Worker == "" || r.Deliveries < 1 || seen[r.ID] {
+			t.Fatalf("result %s (%v)", l, err)
+		}
+		seen[r.ID] = true
+		byWorker[r.Worker]++
+		if r.Deliveries > 1 {
+			redelivered++
+		}
+		if code, out, _ := run(t, "verify", filepath.Join(fetch, r.ID+".proof.bin")); code != 0 || !strings.HasPrefix(out, "accepted") {
+			t.Fatalf("verify %s: %d %q", r.ID, code, out)
+		}
+	}
+	t.Logf("results by worker %v, %d redelivered", byWorker, redelivered)
+	w1.Wait()
+	w2.Process.Signal(syscall.SIGTERM)
+	if err := w2.Wait(); err != nil {
+		t.Fatalf("w2 after SIGTERM: %v\n%s", err, e2.String())
+	}
+}
