@@ -1,0 +1,392 @@
+package aggregate
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/xmss"
+)
+
+// LogSize is log2 of the block: one signature verification per 2^22 columns.
+const LogSize = 22
+
+// Slots is the number of chain-step compressions, Σ (7 − x_i) for every valid encoding.
+const Slots = xmss.NumChainHashes
+
+// Column layout of the pinned regions (fixed, 2^10-aligned; see doc.go).
+const (
+	ConstCol   = 0
+	PBase      = 1024 // P, 128 bits: bit 8·byte+b of P at PBase+8·byte+b
+	MsgBase    = 1152 // the message, 256 bits, same bit order
+	EpochBase  = 1408 // the epoch, 32 bits, bit ℓ at EpochBase+ℓ
+	RootBase   = 2048 // the computed root, 128 linear columns
+	AssertBase = 2176 // the asserted-zero columns (AssertLen of them)
+	FreeBase   = 4096 // the first free (prover-chosen) input column
+
+	// Offsets inside the asserted-zero region.
+	AssertBit63  = 0                 // bit 63 of d₀
+	AssertBit127 = 1                 // bit 63 of d₁
+	AssertSum    = 2                 // 9 bits: (Σ x_i) ⊕ 195
+	AssertNoWrap = AssertSum + 9     // Slots bits: slot j's position k'_j is 7
+	AssertTip    = AssertNoWrap + 99 // 42 bits: chain i's routed end fails its label check
+	AssertLen    = AssertTip + xmss.V
+)
+
+// Window returns the slots [Lo, Hi] that can hold the last step of chain i when the
+// 99 steps are laid out chain-major (chain 0's steps first): S_i = Σ_{i'≤i}(7−x_{i'})
+// lies in [99 − 7·(41−i), 7·(i+1)], and the last step is slot S_i − 1.
+func Window(i int) (lo, hi int) {
+	lo = max(0, Slots-1-7*(xmss.V-1-i))
+	hi = min(Slots-1, 7*i+6)
+	return lo, hi
+}
+
+// selBits is the number of control bits of chain i's selector.
+func selBits(i int) int {
+	lo, hi := Window(i)
+	return bits.Len(uint(hi - lo))
+}
+
+// Layout locates the free inputs of a signature's block (the prover's witness
+// choices). Every field is a first column; widths are in the comments.
+type Layout struct {
+	Rho       int // 192 bits of ρ
+	Start     int // Slots bits s_j (slot 0's is the constant 1, its column unused)
+	Chain     int // Slots × 6 bits C_j (the chain a run starting at slot j walks)
+	Pos       int // Slots × 3 bits K_j (the position it starts from)
+	Value     int // Slots × 128 bits F_j (the value it starts from: the chain tip)
+	Sel       [xmss.V]int
+	Tip       int // 42 × 128 bits T_i (the end used when x_i = 7: the tip itself)
+	Sibling   int // 32 × 128 bits A_ℓ
+	FreeEnd   int // one past the last free input
+	GateStart int // the first product column
+}
+
+// Circuit is the verification circuit of one XMSS signature.
+type Circuit struct {
+	*circuit.Circuit
+	Layout Layout
+}
+
+var build = sync.OnceValue(newCircuit)
+
+// New returns the circuit (built once, about a second, and shared).
+func New() *Circuit { return build() }
+
+type gen struct {
+	b   *circuit.Builder
+	col int // next free product column
+}
+
+func (g *gen) product(x, y circuit.Wire) circuit.Wire {
+	w := g.b.Product(g.col, x, y)
+	g.col++
+	return w
+}
+
+func (g *gen) mux(s circuit.Wire, x, y []circuit.Wire) []circuit.Wire {
+	out, next := g.b.Mux(g.col, s, x, y)
+	g.col = next
+	return out
+}
+
+func (g *gen) compress(h [8]circuit.Word, m [16]circuit.Word, t uint64, final bool) [8]circuit.Word {
+	out, next := g.b.Compress(g.col, h, m, t, final)
+	g.col = next
+	return out
+}
+
+func (g *gen) cols(base, n int) []circuit.Wire {
+	w := make([]circuit.Wire, n)
+	for i := range w {
+		w[i] = g.b.Col(base + i)
+	}
+	return w
+}
+
+func toWords(bits []circuit.Wire) []circuit.Word {
+	ws := make([]circuit.Word, len(bits)/32)
+	for i := range ws {
+		copy(ws[i][:], bits[32*i:])
+	}
+	return ws
+}
+
+func flat(ws ...circuit.Word) []circuit.Wire {
+	var out []circuit.Wire
+	for _, w := range ws {
+		out = append(out, w[:]...)
+	}
+	return out
+}
+
+// tweakWords returns message words 0..3 of a tweak whose type and sub-position bits
+// are given (sub as 9 wires, higher bits 0) and whose index is idx (32 wires).
+func (g *gen) tweakWords(typ byte, sub []circuit.Wire, idx []circuit.Wire) [4]circuit.Word {
+	var w [4]circuit.Word
+	for i := range 8 {
+		w[0][i] = g.b.Const(uint(typ >> i))
+	}
+	for i, s := range sub {
+		w[0][8+i] = s
+	}
+	for i := range 24 {
+		w[1][8+i] = idx[i]
+	}
+	for i := range 8 {
+		w[2][i] = idx[24+i]
+	}
+	return w
+}
+
+func (g *gen) constBits(v uint64, n int) []circuit.Wire {
+	w := make([]circuit.Wire, n)
+	for i := range w {
+		w[i] = g.b.Const(uint(v >> i))
+	}
+	return w
+}
+
+// addBits returns x + y as a ripple-carry sum one bit wider than the wider operand
+// (one product per full adder: carry = (x ⊕ c)(y ⊕ c) ⊕ c).
+func (g *gen) addBits(x, y []circuit.Wire) []circuit.Wire {
+	n := max(len(x), len(y))
+	out := make([]circuit.Wire, n+1)
+	c := circuit.Zero
+	for i := range n {
+		xi, yi := circuit.Zero, circuit.Zero
+		if i < len(x) {
+			xi = x[i]
+		}
+		if i < len(y) {
+			yi = y[i]
+		}
+		out[i] = g.b.Xor(g.b.Xor(xi, yi), c)
+		c = g.b.Xor(c, g.product(g.b.Xor(xi, c), g.b.Xor(yi, c)))
+	}
+	out[n] = c
+	return out
+}
+
+// andAll returns the product of the wires (len−1 product columns).
+func (g *gen) andAll(ws []circuit.Wire) circuit.Wire {
+	acc := ws[0]
+	for _, w := range ws[1:] {
+		acc = g.product(acc, w)
+	}
+	return acc
+}
+
+func (g *gen) not(w circuit.Wire) circuit.Wire { return g.b.Xor(w, g.b.One()) }
+
+func newCircuit() *Circuit {
+	b := circuit.NewBuilder("xmss-verify", LogSize, ConstCol)
+	g := &gen{b: b}
+	b.Input("P", PBase, 128)
+	b.Input("message", MsgBase, 256)
+	b.Input("epoch", EpochBase, 32)
+
+	var L Layout
+	next := FreeBase
+	input := func(name string, n int) int {
+		base := next
+		b.Input(name, base, n)
+		next += n
+		return base
+	}
+	L.Rho = input("rho", 192)
+	L.Start = input("start", Slots)
+	L.Chain = input("chain", 6*Slots)
+	L.Pos = input("pos", 3*Slots)
+	L.Value = input("value", 128*Slots)
+	for i := range L.Sel {
+		L.Sel[i] = input("sel", selBits(i))
+	}
+	L.Tip = input("tip", 128*xmss.V)
+	L.Sibling = input("sibling", 128*xmss.LogLifetime)
+	L.FreeEnd = next
+	L.GateStart = (next + 1023) &^ 1023
+	g.col = L.GateStart
+
+	P := toWords(g.cols(PBase, 128))
+	msg := toWords(g.cols(MsgBase, 256))
+	epoch := g.cols(EpochBase, 32)
+	iv := [8]circuit.Word{}
+	for i := range iv {
+		iv[i] = b.ConstWord(circuit.Blake2sParamIV[i])
+	}
+	zero := b.ConstWord(0)
+	assert := func(off int, w circuit.Wire) { b.Linear(AssertBase+off, w) }
+	assertProduct := func(off int, x, y circuit.Wire) { b.Row(AssertBase+off, x, y) }
+
+	// Encoding: D = Th(P, tweak(3, 0, e), m ‖ ρ ‖ 0^8), two compressions.
+	var m [16]circuit.Word
+	tw := g.tweakWords(xmss.TweakEncoding, nil, epoch)
+	copy(m[0:4], tw[:])
+	copy(m[4:8], P)
+	copy(m[8:16], msg)
+	cv := g.compress(iv, m, 64, false)
+	rho := toWords(g.cols(L.Rho, 192))
+	m = [16]circuit.Word{}
+	copy(m[0:6], rho)
+	for i := 6; i < 16; i++ {
+		m[i] = zero
+	}
+	dOut := g.compress(cv, m, 96, true)
+	d := flat(dOut[0], dOut[1], dOut[2], dOut[3]) // D, bit 8·byte+b
+	assert(AssertBit63, d[63])
+	assert(AssertBit127, d[127])
+	var digit [xmss.V][]circuit.Wire
+	for i := range digit {
+		off := 3 * i
+		if i >= 21 {
+			off = 64 + 3*(i-21)
+		}
+		digit[i] = d[off : off+3]
+	}
+	// Σ x_i by an adder tree, then (Σ x_i) ⊕ 195 asserted zero (9 bits: Σ ≤ 294).
+	level := make([][]circuit.Wire, xmss.V)
+	for i := range level {
+		level[i] = digit[i]
+	}
+	for len(level) > 1 {
+		var nxt [][]circuit.Wire
+		for i := 0; i+1 < len(level); i += 2 {
+			nxt = append(nxt, g.addBits(level[i], level[i+1]))
+		}
+		if len(level)%2 == 1 {
+			nxt = append(nxt, level[len(level)-1])
+		}
+		level = nxt
+	}
+	sum := level[0]
+	for i := range 9 {
+		s := circuit.Zero
+		if i < len(sum) {
+			s = sum[i]
+		}
+		assert(AssertSum+i, b.Xor(s, b.Const(uint(xmss.TargetSum>>i))))
+	}
+	// Σ x_i ≤ 294 < 2^9, so any sum bit above the ninth is 0 by range.
+
+	// Chain-step slots.
+	type lane struct{ v, c, k, a []circuit.Wire } // value 128, chain 6, position 3, start position 3
+	lanes := make([]lane, Slots)
+	var prev lane
+	for j := range Slots {
+		C := g.cols(L.Chain+6*j, 6)
+		K := g.cols(L.Pos+3*j, 3)
+		F := g.cols(L.Value+128*j, 128)
+		var cur lane
+		if j == 0 {
+			cur = lane{v: F, c: C, k: K, a: K}
+		} else {
+			s := b.Col(L.Start + j)
+			inc := []circuit.Wire{g.not(prev.k[0]), b.Xor(prev.k[1], prev.k[0]), b.Xor(prev.k[2], g.product(prev.k[1], prev.k[0]))}
+			cur.v = g.mux(s, prev.v, F)
+			cur.c = g.mux(s, prev.c, C)
+			cur.k = g.mux(s, inc, K)
+			cur.a = g.mux(s, prev.a, K)
+		}
+		// No step from position 7 (a run cannot wrap its counter).
+		assertProduct(AssertNoWrap+j, g.product(cur.k[0], cur.k[1]), cur.k[2])
+		sub := append(append([]circuit.Wire{}, cur.k...), cur.c...)
+		tw := g.tweakWords(xmss.TweakChain, sub, epoch)
+		var m [16]circuit.Word
+		copy(m[0:4], tw[:])
+		copy(m[4:8], P)
+		copy(m[8:12], toWords(cur.v))
+		for i := 12; i < 16; i++ {
+			m[i] = zero
+		}
+		out := g.compress(iv, m, 48, true)
+		lanes[j] = lane{v: flat(out[0], out[1], out[2], out[3]), c: cur.c, k: cur.k, a: cur.a}
+		prev = cur
+		prev.v = lanes[j].v
+	}
+
+	// Chain ends: chain i's selector picks one slot of its window by a binary mux tree;
+	// the picked lane must carry label (i, 6, x_i), unless x_i = 7 (then the end is T_i).
+	var ends [xmss.V][]circuit.Wire
+	for i := range ends {
+		lo, hi := Window(i)
+		sel := g.cols(L.Sel[i], selBits(i))
+		cand := make([][]circuit.Wire, 0, hi-lo+1)
+		for j := lo; j <= hi; j++ {
+			ln := lanes[j]
+			cand = append(cand, append(append(append(append([]circuit.Wire{}, ln.v...), ln.c...), ln.k...), ln.a...))
+		}
+		for bit := 0; len(cand) > 1; bit++ {
+			var nxt [][]circuit.Wire
+			for p := 0; p+1 < len(cand); p += 2 {
+				nxt = append(nxt, g.mux(sel[bit], cand[p], cand[p+1]))
+			}
+			if len(cand)%2 == 1 {
+				nxt = append(nxt, cand[len(cand)-1])
+			}
+			cand = nxt
+		}
+		pick := cand[0]
+		v, c, k, a := pick[:128], pick[128:134], pick[134:137], pick[137:140]
+		var eq []circuit.Wire
+		for t := range 6 {
+			eq = append(eq, g.not(b.Xor(c[t], b.Const(uint(i>>t)))))
+		}
+		for t := range 3 {
+			eq = append(eq, g.not(b.Xor(k[t], b.Const(uint(6>>t)))))
+			eq = append(eq, g.not(b.Xor(a[t], digit[i][t])))
+		}
+		ok := g.andAll(eq)
+		seven := g.andAll(digit[i])
+		assertProduct(AssertTip+i, g.not(ok), g.not(seven))
+		ends[i] = g.mux(seven, v, g.cols(L.Tip+128*i, 128))
+	}
+
+	// Leaf: Th(P, tweak(1, 0, e), end_0 ‖ … ‖ end_41), 11 compressions.
+	var words []circuit.Word
+	tw = g.tweakWords(xmss.TweakLeaf, nil, epoch)
+	words = append(words, tw[:]...)
+	words = append(words, P...)
+	for i := range ends {
+		words = append(words, toWords(ends[i])...)
+	}
+	cv = iv
+	for q := range xmss.LeafBlocks {
+		var m [16]circuit.Word
+		copy(m[:], words[16*q:])
+		cv = g.compress(cv, m, uint64(64*(q+1)), q == xmss.LeafBlocks-1)
+	}
+	node := flat(cv[0], cv[1], cv[2], cv[3])
+
+	// Merkle: level ℓ swaps (node, A_ℓ) on epoch bit ℓ, parent tweak (2, ℓ+1, e >> (ℓ+1)).
+	for l := range xmss.LogLifetime {
+		sib := g.cols(L.Sibling+128*l, 128)
+		left := g.mux(epoch[l], node, sib)
+		right := make([]circuit.Wire, 128)
+		for t := range right { // right = node ⊕ sib ⊕ left (the swap's second half, free)
+			right[t] = b.Xor(b.Xor(node[t], sib[t]), left[t])
+		}
+		idx := make([]circuit.Wire, 32)
+		for t := range idx {
+			if l+1+t < 32 {
+				idx[t] = epoch[l+1+t]
+			}
+		}
+		tw := g.tweakWords(xmss.TweakMerkle, g.constBits(uint64(l+1), 9), idx)
+		var m [16]circuit.Word
+		copy(m[0:4], tw[:])
+		copy(m[4:8], P)
+		copy(m[8:12], toWords(left))
+		copy(m[12:16], toWords(right))
+		out := g.compress(iv, m, 64, true)
+		node = flat(out[0], out[1], out[2], out[3])
+	}
+	for t := range node {
+		b.Linear(RootBase+t, node[t])
+	}
+	b.Name("root", RootBase, 128)
+	b.Name("assert", AssertBase, AssertLen)
+	b.Name("gates", L.GateStart, g.col-L.GateStart)
+	return &Circuit{Circuit: b.Compile(), Layout: L}
+}

@@ -1,0 +1,199 @@
+package aggregate
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/xmss"
+)
+
+// Statement is what a signature's block proves about: the public key, the epoch and
+// the message. Its pinned regions' expected values follow from it alone.
+type Statement struct {
+	PublicKey xmss.PublicKey
+	Epoch     uint32
+	Message   xmss.Message
+}
+
+// Pinned is the expected value of every pinned column of a block: (column, bit)
+// pairs for P, the message, the epoch, the computed root and the asserted zeros, in
+// that order (the columns of doc.go's table).
+func (st Statement) Pinned() (cols []int, vals []uint8) {
+	put := func(base int, b []byte) {
+		for i := range 8 * len(b) {
+			cols = append(cols, base+i)
+			vals = append(vals, b[i/8]>>(i%8)&1)
+		}
+	}
+	put(PBase, st.PublicKey.P[:])
+	put(MsgBase, st.Message[:])
+	for i := range 32 {
+		cols = append(cols, EpochBase+i)
+		vals = append(vals, uint8(st.Epoch>>i&1))
+	}
+	put(RootBase, st.PublicKey.Root[:])
+	for i := range AssertLen {
+		cols = append(cols, AssertBase+i)
+		vals = append(vals, 0)
+	}
+	return cols, vals
+}
+
+// CheckPinned compares lane of the bit-sliced witness w with the statement's pinned
+// values and returns the first mismatch (region name and column) as an error.
+func (c *Circuit) CheckPinned(w []uint64, lane uint, st Statement) error {
+	cols, vals := st.Pinned()
+	for i, col := range cols {
+		if uint8(w[col]>>lane&1) != vals[i] {
+			return fmt.Errorf("aggregate: pinned column %d (%s) is %d, the statement says %d", col, RegionOf(col), vals[i]^1, vals[i])
+		}
+	}
+	return nil
+}
+
+// RegionOf names the pinned region holding col ("P", "message", "epoch", "root",
+// "assert/<check>[index]"), or "" for any other column.
+func RegionOf(col int) string {
+	switch {
+	case col >= PBase && col < PBase+128:
+		return "P"
+	case col >= MsgBase && col < MsgBase+256:
+		return "message"
+	case col >= EpochBase && col < EpochBase+32:
+		return "epoch"
+	case col >= RootBase && col < RootBase+128:
+		return "root"
+	case col >= AssertBase && col < AssertBase+AssertLen:
+		o := col - AssertBase
+		switch {
+		case o == AssertBit63:
+			return "assert/bit63"
+		case o == AssertBit127:
+			return "assert/bit127"
+		case o < AssertNoWrap:
+			return fmt.Sprintf("assert/sum[%d]", o-AssertSum)
+		case o < AssertTip:
+			return fmt.Sprintf("assert/nowrap[%d]", o-AssertNoWrap)
+		default:
+			return fmt.Sprintf("assert/tip[%d]", o-AssertTip)
+		}
+	}
+	return ""
+}
+
+// Assignment is the prover's choice of free inputs for one block: the slot layout,
+// the selectors and the signature's values. Plan derives it from a signature; tests
+// alter it to force invalid witnesses.
+type Assignment struct {
+	Statement
+	Rho   xmss.Randomness
+	Start [Slots]bool
+	Chain [Slots]uint8
+	Pos   [Slots]uint8
+	Value [Slots]xmss.Digest
+	Sel   [xmss.V]int // slot index picked for chain i (inside Window(i))
+	Tip   [xmss.V]xmss.Digest
+	Path  [xmss.LogLifetime]xmss.Digest
+}
+
+// Plan lays out the signature's verification: chains chain-major, chain i's run of
+// 7 − x_i slots starting at position x_i from tip i, chain i's end picked from the
+// last slot of its run. It does not verify the signature: digits come from D
+// whatever the encoding's verdict, and a layout that does not fit (Σ(7 − x_i) ≠ 99)
+// is cut or padded, so the block then fails a check. Use FillWitness to prove.
+func Plan(st Statement, sig *xmss.Signature) *Assignment {
+	a := &Assignment{Statement: st, Rho: sig.Rho, Tip: sig.Tips, Path: sig.Path}
+	d := xmss.EncodingDigest(&st.PublicKey.P, st.Epoch, &st.Message, &sig.Rho)
+	x, _ := xmss.Digits(&d)
+	j := 0
+	for i := range xmss.V {
+		lo, hi := Window(i)
+		a.Sel[i] = lo
+		for k := int(x[i]); k < xmss.ChainLength-1; k++ {
+			if j < Slots {
+				a.Start[j] = k == int(x[i])
+				a.Chain[j], a.Pos[j] = uint8(i), uint8(k)
+				a.Value[j] = sig.Tips[i]
+				if j >= lo && j <= hi {
+					a.Sel[i] = j
+				}
+			}
+			j++
+		}
+	}
+	for ; j < Slots; j++ { // padding for an encoding that needs fewer steps
+		a.Start[j] = true
+	}
+	a.Start[0] = true
+	return a
+}
+
+func setBytes(w []uint64, lane uint, base int, b []byte) {
+	for i := range 8 * len(b) {
+		setBit(w, lane, base+i, uint64(b[i/8]>>(i%8)&1))
+	}
+}
+
+func setBit(w []uint64, lane uint, col int, v uint64) {
+	w[col] = w[col]&^(1<<lane) | (v&1)<<lane
+}
+
+// SetInputs writes a's free and public inputs into lane of the bit-sliced witness w
+// (length Size) and sets the constant column's bit; Solve then fills every row.
+func (c *Circuit) SetInputs(w []uint64, lane uint, a *Assignment) {
+	L := &c.Layout
+	setBit(w, lane, ConstCol, 1)
+	setBytes(w, lane, PBase, a.PublicKey.P[:])
+	setBytes(w, lane, MsgBase, a.Message[:])
+	for i := range 32 {
+		setBit(w, lane, EpochBase+i, uint64(a.Epoch>>i))
+	}
+	setBytes(w, lane, L.Rho, a.Rho[:])
+	for j := range Slots {
+		var s uint64
+		if a.Start[j] {
+			s = 1
+		}
+		setBit(w, lane, L.Start+j, s)
+		for t := range 6 {
+			setBit(w, lane, L.Chain+6*j+t, uint64(a.Chain[j]>>t))
+		}
+		for t := range 3 {
+			setBit(w, lane, L.Pos+3*j+t, uint64(a.Pos[j]>>t))
+		}
+		setBytes(w, lane, L.Value+128*j, a.Value[j][:])
+	}
+	for i := range xmss.V {
+		lo, _ := Window(i)
+		for t := range selBits(i) {
+			setBit(w, lane, L.Sel[i]+t, uint64((a.Sel[i]-lo)>>t))
+		}
+		setBytes(w, lane, L.Tip+128*i, a.Tip[i][:])
+	}
+	for l := range xmss.LogLifetime {
+		setBytes(w, lane, L.Sibling+128*l, a.Path[l][:])
+	}
+}
+
+// Solve fills the witness of up to 64 assignments, bit-sliced: bit j of the result's
+// word col is column col of block j.
+func (c *Circuit) Solve(as ...*Assignment) []uint64 {
+	if len(as) > 64 {
+		panic("aggregate: more than 64 assignments in one Solve")
+	}
+	w := make([]uint64, c.Size())
+	for j, a := range as {
+		c.SetInputs(w, uint(j), a)
+	}
+	c.Circuit.Solve(w, nil, nil)
+	return w
+}
+
+// FillWitness verifies the signature natively (xmss.Verify) and returns the block's
+// witness in lane 0 of a bit-sliced vector (length 2^LogSize): every row satisfied and
+// every pinned column equal to the statement's value.
+func FillWitness(pk xmss.PublicKey, epoch uint32, msg xmss.Message, sig *xmss.Signature) ([]uint64, error) {
+	if err := xmss.Verify(pk, epoch, msg, sig); err != nil {
+		return nil, fmt.Errorf("aggregate: %w", err)
+	}
+	return New().Solve(Plan(Statement{pk, epoch, msg}, sig)), nil
+}
