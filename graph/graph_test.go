@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -254,5 +255,28 @@ func TestLift(t *testing.T) {
 	}
 	if len(failures) != 2 {
 		t.Fatalf("out saw %d failures, want 2", len(failures))
+	}
+}
+
+func TestWithStageStart(t *testing.T) {
+	var mu sync.Mutex
+	var started []string
+	ctx := WithStageStart(context.Background(), func(s string) {
+		mu.Lock()
+		started = append(started, s)
+		mu.Unlock()
+	})
+	c := Append(Begin(square()), Stage[int, int]{Name: "inc", Run: func(_ context.Context, _ Workers, x int) (int, error) { return x + 1, nil }})
+	if _, _, _, err := c.Run(ctx, NewWorkers(ctx, 1), 3); err != nil {
+		t.Fatal(err)
+	}
+	g := New()
+	in := Input[int](g, "x")
+	Wire(g, c, in)
+	if _, err := g.Run(ctx, NewScheduler(2), Feed(in, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(started, ",") != "square,inc,square,inc" {
+		t.Fatalf("stages started: %v", started)
 	}
 }

@@ -49,6 +49,15 @@ func withCounters(ctx context.Context, c *counters) context.Context {
 	return context.WithValue(ctx, spanKey{}, c)
 }
 
+type startKey struct{}
+
+// WithStageStart returns a context under which every stage a Graph or a Chain runs
+// calls fn with its name as it starts (for progress displays); fn must be quick and
+// safe for concurrent calls.
+func WithStageStart(ctx context.Context, fn func(stage string)) context.Context {
+	return context.WithValue(ctx, startKey{}, fn)
+}
+
 // StageName returns the name of the stage running under ctx ("" outside a stage).
 func StageName(ctx context.Context) string {
 	if c, _ := ctx.Value(spanKey{}).(*counters); c != nil {
@@ -62,6 +71,9 @@ func StageName(ctx context.Context) string {
 // workers saw, become the stage's error.
 func runStage(ctx context.Context, name string, n int, bytesIn int64, run func(ctx context.Context, w Workers) (any, error)) (any, Span, error) {
 	span := Span{Name: name, Start: time.Now(), Workers: n, BytesIn: bytesIn}
+	if fn, _ := ctx.Value(startKey{}).(func(string)); fn != nil {
+		fn(name)
+	}
 	cnt := &counters{stage: name}
 	sctx := withCounters(ctx, cnt)
 	w := NewWorkers(sctx, n)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/leanpipe/leanpipe/graph"
-	"github.com/leanpipe/leanpipe/par"
 )
 
 // progress is one status line on a terminal, redrawn in place: a fixed label, the
@@ -100,17 +99,12 @@ func (p *progress) setPart(s string) {
 	}
 }
 
-// stages follows the proof's stages (the stage of every worker chunk) until the
-// returned function is called.
-func (p *progress) stages() (restore func()) {
+// stages returns ctx made to name each stage on the line as it starts.
+func (p *progress) stages(ctx context.Context) context.Context {
 	if p == nil {
-		return func() {}
+		return ctx
 	}
-	return par.SetChunkHook(func(ctx context.Context) {
-		if name := graph.StageName(ctx); name != "" {
-			p.setPart(name)
-		}
-	})
+	return graph.WithStageStart(ctx, p.setPart)
 }
 
 // finish stops and clears the status line (once; later calls do nothing).

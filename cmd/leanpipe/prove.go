@@ -157,9 +157,7 @@ func proveCmd() *cobra.Command {
 			defer e.Close()
 			log.Info().Str("flow", fl.Name()).Int("n", in.Len()).Int("log_inv_rate", rate).Int("cores", e.Scheduler().Cores()).Msg("proving")
 			bar := newProgress(cmd.ErrOrStderr(), fmt.Sprintf("proving %d instances", in.Len()), 0)
-			restore := bar.stages()
-			res, err := e.Prove(context.Background(), flows.Request{Flow: fl, Input: in, LogInvRate: rate})
-			restore()
+			res, err := e.Prove(bar.stages(context.Background()), flows.Request{Flow: fl, Input: in, LogInvRate: rate})
 			bar.finish()
 			if err != nil {
 				return err

@@ -123,8 +123,7 @@ func runCmd() *cobra.Command {
 
 			bar := newProgress(cmd.ErrOrStderr(), "proving leaves", cfg.Leaves)
 			defer bar.finish()
-			restore := bar.stages()
-			defer restore()
+			ctx := bar.stages(context.Background())
 			sum := runSummary{Config: cfg}
 			start := time.Now()
 			compressions := 0
@@ -136,7 +135,7 @@ func runCmd() *cobra.Command {
 						return usage("batch: %v", err)
 					}
 				}
-				res, err := e.Prove(context.Background(), flows.Request{Flow: fl, Input: in, LogInvRate: cfg.LogInvRate})
+				res, err := e.Prove(ctx, flows.Request{Flow: fl, Input: in, LogInvRate: cfg.LogInvRate})
 				if err != nil {
 					return fmt.Errorf("leaf %d: %w", i, err)
 				}
@@ -159,7 +158,6 @@ func runCmd() *cobra.Command {
 				log.Debug().Int("leaf", i).Dur("prove", res.Wall).Dur("verify", vdur).Str("proof", path).Msg("leaf proved and verified")
 				bar.add(1)
 			}
-			restore()
 			bar.finish()
 			wall := time.Since(start)
 			sum.WallMS = float64(wall.Microseconds()) / 1e3
