@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -85,21 +83,7 @@ func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, m
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		s, ok := <-sigs
-		if !ok {
-			return
-		}
-		log.Warn().Str("signal", s.String()).Dur("grace", o.Grace).Msg("shutting down: no new jobs; running proofs may finish (signal again to abandon them)")
-		cancel()
-		if s, ok = <-sigs; ok {
-			log.Warn().Str("signal", s.String()).Msg("abandoning running proofs; their jobs go back to the queue")
-			w.Abort()
-		}
-	}()
+	defer onShutdown(log, o.Grace, "abandoning running proofs; their jobs go back to the queue", cancel, w.Abort)()
 	log.Info().Str("worker", o.Worker).Int("cores", o.Cores).Int("in_flight", o.InFlight).Int64("memory_budget", o.MemoryBudget).Dur("ack_wait", o.AckWait).Msg("serving the NATS queue")
 	m, err := w.Run(ctx)
 	m.WriteText(cmd.ErrOrStderr())

@@ -13,6 +13,7 @@ import (
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/stream"
 	"github.com/reugn/go-streams"
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 )
 
@@ -158,21 +159,7 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 	opts := sc.Options
 	opts.Cores = e.Scheduler().Cores()
 	p := stream.NewProver(ctx, e, opts)
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		s, ok := <-sigs
-		if !ok {
-			return
-		}
-		log.Warn().Str("signal", s.String()).Dur("grace", opts.Grace).Msg("shutting down: no new jobs; running proofs may finish (signal again to abandon them)")
-		cancel()
-		if s, ok = <-sigs; ok {
-			log.Warn().Str("signal", s.String()).Msg("abandoning running proofs")
-			p.Abort()
-		}
-	}()
+	defer onShutdown(log, opts.Grace, "abandoning running proofs", cancel, p.Abort)()
 
 	var src streams.Source
 	var srcErr func() error
@@ -214,4 +201,25 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 		return fmt.Errorf("serve: %d accepted jobs abandoned at shutdown", m.Abandoned)
 	}
 	return nil
+}
+
+// onShutdown makes SIGINT/SIGTERM stop the work in two steps: the first signal calls
+// stop (no new jobs; running proofs get the grace), a second calls abort (running
+// proofs are abandoned). The returned function stops listening.
+func onShutdown(log zerolog.Logger, grace time.Duration, abandoned string, stop, abort func()) (release func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		log.Warn().Str("signal", s.String()).Dur("grace", grace).Msg("shutting down: no new jobs; running proofs may finish (signal again to abandon them)")
+		stop()
+		if s, ok = <-sigs; ok {
+			log.Warn().Str("signal", s.String()).Msg(abandoned)
+			abort()
+		}
+	}()
+	return func() { signal.Stop(sigs) }
 }
