@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -72,23 +71,16 @@ func TestKernelFamiliesFollowTheLevel(t *testing.T) {
 // The environment cap reaches every family, and an unknown cap is a usage error,
 // in a fresh process (the cap is read once at start-up).
 func TestSIMDCapInChild(t *testing.T) {
-	if os.Getenv("LEANPIPE_TEST_CHILD") == "version" {
-		code := execute([]string{"version"}, os.Stdout, os.Stderr)
-		os.Exit(code)
-	}
 	child := func(cap string) (int, string, string) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestSIMDCapInChild$")
-		cmd.Env = append(os.Environ(), "LEANPIPE_TEST_CHILD=version", cpu.EnvCap+"="+cap)
+		c := cliCommand(t, "", "version")
+		c.Env = append(c.Env, cpu.EnvCap+"="+cap)
 		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
+		c.Stdout, c.Stderr = &out, &errb
+		err := c.Run()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
 			t.Fatal(err)
 		}
-		return code, out.String(), errb.String()
+		return c.ProcessState.ExitCode(), out.String(), errb.String()
 	}
 	for _, cap := range []string{"portable", "generic", "pclmul", "avx2"} {
 		code, out, errs := child(cap)

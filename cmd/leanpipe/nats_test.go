@@ -18,20 +18,9 @@ import (
 	"github.com/leanpipe/leanpipe/queue"
 )
 
-// TestChildCommand runs the command line given in LEANPIPE_TEST_ARGS (separated by U+001F)
-// when the test binary is started as a child by another test.
-func TestChildCommand(t *testing.T) {
-	args := os.Getenv("LEANPIPE_TEST_ARGS")
-	if args == "" {
-		t.Skip("only as a child process")
-	}
-	os.Exit(execute(strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
-}
-
-// child starts this test binary running `leanpipe args…` in its own process.
+// child starts `leanpipe args…` in its own process (see cliCommand).
 func child(t *testing.T, stderr *bytes.Buffer, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestChildCommand$")
-	cmd.Env = append(os.Environ(), "LEANPIPE_TEST_ARGS="+strings.Join(args, "\x1f"))
+	cmd := cliCommand(t, "", args...)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
