@@ -5,8 +5,6 @@ package zerocheck
 import (
 	"math/bits"
 	"sync"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
@@ -43,7 +41,7 @@ func evalSplitAVX2(tab *byteTables, src *field.K, odd, sum *field.E, n int)
 // gfniMatrices writes the GFNI form of the linear map t: m[i][q][L] is the 8×8 bit
 // matrix (VGF2P8AFFINEQB's layout: row 7-r gives output bit r) from byte i of a word to
 // byte L of limb q of its value. t must be linear (t[i][0] = 0), as fill makes it.
-func gfniMatrices(t *byteTables, m *[8][3][8]uint64) {
+func gfniMatrices(t *[8][256][4]uint64, m *[8][3][8]uint64) {
 	for i := range m {
 		for q := range m[i] {
 			for l := range m[i][q] {
@@ -57,57 +55,9 @@ func gfniMatrices(t *byteTables, m *[8][3][8]uint64) {
 	}
 }
 
-// gfniEntry is one cached gfniMatrices result: the table's address (a hint only, never
-// dereferenced) and the basis rows it came from. m comes first: the allocation's
-// 64-byte alignment keeps the kernels' matrix loads inside cache lines.
-type gfniEntry struct {
-	m    [8][3][8]uint64
-	rows [8][8][3]uint64 // t[i][1<<b][:3]
-	key  uintptr
-}
-
-// gfniCache holds the latest gfniMatrices results in a few slots, replaced round
-// robin. Entries are never written after they are stored and hold no pointer to their
-// table (a proof's tables are garbage afterwards); an entry is used only when the
-// table's basis rows match it, so a new table at an old address is rebuilt.
-var (
-	gfniCache [8]atomic.Pointer[gfniEntry]
-	gfniNext  atomic.Uint32
-)
-
-// matricesOf returns gfniMatrices(t), rebuilt only when t's basis rows changed (the
-// round kernels call per 128-element chunk with tables filled once per proof).
-func matricesOf(t *byteTables) *[8][3][8]uint64 {
-	key := uintptr(unsafe.Pointer(t))
-	for i := range gfniCache {
-		if e := gfniCache[i].Load(); e != nil && e.key == key && e.matches(t) {
-			return &e.m
-		}
-	}
-	e := &gfniEntry{key: key}
-	for i := range e.rows {
-		for b := range e.rows[i] {
-			r := &t[i][1<<b]
-			e.rows[i][b] = [3]uint64{r[0], r[1], r[2]}
-		}
-	}
-	gfniMatrices(t, &e.m)
-	gfniCache[(gfniNext.Add(1)-1)%uint32(len(gfniCache))].Store(e)
-	return &e.m
-}
-
-// matches reports whether t's basis rows are the ones e was built from.
-func (e *gfniEntry) matches(t *byteTables) bool {
-	var diff uint64
-	for i := range e.rows {
-		ti, wi := &t[i], &e.rows[i]
-		for b := range wi {
-			r, w := &ti[1<<b], &wi[b]
-			diff |= r[0] ^ w[0] | r[1] ^ w[1] | r[2] ^ w[2]
-		}
-	}
-	return diff == 0
-}
+// fillArch writes the GFNI matrices of freshly filled tables (a few thousand
+// operations, once per table, so they are ready whatever level later evaluates them).
+func (t *byteTables) fillArch() { gfniMatrices(&t.t, &t.gfni) }
 
 // evalSplitGFNI and evalHalvesGFNI are evalSplitAVX2 and evalHalvesAVX2 with the
 // tables given as gfniMatrices, for n a positive multiple of 8. Need AVX-512 F and BW
@@ -130,7 +80,7 @@ func (t *byteTables) evalSplit(odd, sum []field.E, src []field.K) {
 		panic("zerocheck: evalSplit length mismatch")
 	}
 	if z := n &^ 7; useGFNI() && z > 0 {
-		m := matricesOf(t)
+		m := &t.gfni
 		var sp *field.E
 		if sum != nil {
 			sp = &sum[0]
@@ -252,8 +202,8 @@ func mediumMatrices(d *skipDomain) *[2][8][3][8]uint64 {
 		return m.(*[2][8][3][8]uint64)
 	}
 	m := new([2][8][3][8]uint64)
-	gfniMatrices((*byteTables)(d.mediumPad[:8]), &m[0])
-	gfniMatrices((*byteTables)(d.mediumPad[8:]), &m[1])
+	gfniMatrices((*[8][256][4]uint64)(d.mediumPad[:8]), &m[0])
+	gfniMatrices((*[8][256][4]uint64)(d.mediumPad[8:]), &m[1])
 	got, _ := mediumMats.LoadOrStore(d, m)
 	return got.(*[2][8][3][8]uint64)
 }
@@ -284,7 +234,7 @@ func evalHalves(t0, t1 *byteTables, even, odd, sum []field.E, src []field.K) {
 		panic("zerocheck: evalHalves length mismatch")
 	}
 	if z := n &^ 7; useGFNI() && z > 0 {
-		m0, m1 := matricesOf(t0), matricesOf(t1)
+		m0, m1 := &t0.gfni, &t1.gfni
 		var sp *field.E
 		if sum != nil {
 			sp = &sum[0]

@@ -12,6 +12,9 @@ var archLevels []cpu.Level
 
 func useAVX2() bool { return false }
 
+// fillArch does nothing: without assembly there are no GFNI matrices to build.
+func (t *byteTables) fillArch() {}
+
 func (d *skipDomain) extend3(a, b, c uint64, out *[3][8]uint64) {
 	d.extend3Generic(a, b, c, out)
 }

@@ -9,19 +9,25 @@ import (
 // value(w) = Σ_i t[i][byte i of w]. Each row is an E element padded to 32 bytes
 // (c0, c1, c2, 0) for the vector kernels; allocate with new so that rows do not
 // straddle cache lines.
-type byteTables [8][256][4]uint64
+type byteTables struct {
+	t [8][256][4]uint64
+	// gfni is t as the GFNI kernels' 8×8 bit matrices, written by fill where this
+	// build has those kernels (fillArch).
+	gfni [8][3][8]uint64
+}
 
 // fill builds the tables of the map sending bit s to basis[s].
 func (t *byteTables) fill(basis *[skipSize]field.E) {
 	for i := 0; i < 8; i++ {
-		t[i][0] = [4]uint64{}
+		t.t[i][0] = [4]uint64{}
 		for v := 1; v < 256; v++ {
 			low := v & -v
 			e := basis[8*i+bitIndex(uint(low))]
-			p := &t[i][v^low]
-			t[i][v] = [4]uint64{p[0] ^ uint64(e.C0), p[1] ^ uint64(e.C1), p[2] ^ uint64(e.C2), 0}
+			p := &t.t[i][v^low]
+			t.t[i][v] = [4]uint64{p[0] ^ uint64(e.C0), p[1] ^ uint64(e.C1), p[2] ^ uint64(e.C2), 0}
 		}
 	}
+	t.fillArch()
 }
 
 func (t *byteTables) eval(w uint64) field.E {
@@ -30,7 +36,7 @@ func (t *byteTables) eval(w uint64) field.E {
 	}
 	var c0, c1, c2 uint64
 	for i := 0; i < 8; i++ {
-		e := &t[i][byte(w>>(8*i))]
+		e := &t.t[i][byte(w>>(8*i))]
 		c0 ^= e[0]
 		c1 ^= e[1]
 		c2 ^= e[2]
