@@ -19,6 +19,12 @@
 // verifier checks the terminal identity through the circuit's bilinear form.
 // The Claim (Point, S) is what package ringswitch takes next.
 //
+// Public inputs (public.go). A flow whose blocks carry public bits pins them with
+// a fifth term: a Window of pinned columns, τ drawn after α, comb gaining
+// α⁴·mask(j)·eq(τ, j) at each pinned column and the claim α⁴·P(τ, chi_out), P the
+// multilinear extension of the public table (Public, Table). Without a window
+// (Prove, Verify) the transcript is the reference's, byte for byte.
+//
 // Prover kernel. The lincheck folds the packed witness over its slots with
 // 256-entry subset-sum tables of eight slot weights, indexed by 8x8-transposed
 // witness bytes (PartialFold). It has an AVX2 kernel (kernels_amd64.go,

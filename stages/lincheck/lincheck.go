@@ -111,17 +111,42 @@ func reversed(v []field.E) []field.E {
 // with w_col = s ⊗ eq(chi_in′, ·), chi_in′ the reversed round challenges, and
 // returns Point = chi_in′ ++ Chi[LogSize-KSkip:] with the slice values S.
 func Verify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (Claim, error) {
+	return VerifyPublic(tr, c, zc, nil)
+}
+
+// VerifyPublic is Verify with a public-input term (nil: none, which is Verify): after
+// α it draws τ (pub.Window().Log challenges), adds α⁴·pub.Eval(τ, chi_out) to the
+// claim and α⁴·Σ_j mask(j)·eq(τ, j)·w_col[Offset+j] to the terminal.
+func VerifyPublic(tr VerifierTranscript, c Circuit, zc ZerocheckClaims, pub Public) (Claim, error) {
 	rounds := lincheckRounds(c)
 	if rounds < 0 || len(zc.Chi) < rounds {
 		return Claim{}, fmt.Errorf("%w: %d coordinates for %d rounds", ErrShape, len(zc.Chi), rounds)
 	}
+	var win Window
+	if pub != nil {
+		win = pub.Window()
+		if err := win.check(c.LogSize()); err != nil {
+			return Claim{}, err
+		}
+	}
 	size := 1 << c.LogSize()
 	alpha := tr.Sample()
+	var tau []field.E
+	if pub != nil {
+		tau = make([]field.E, win.Log)
+		for i := range tau {
+			tau[i] = tr.Sample()
+		}
+	}
 	chiIn := zc.Chi[:rounds]
 	eRow := make([]field.E, size)
 	skip := rowWeights(eRow, zc.ZSkip, chiIn)
 
 	running := lincheckTarget(&zc, alpha)
+	a4 := alpha.Square().Square()
+	if pub != nil {
+		running = running.Add(a4.Mul(pub.Eval(tau, zc.Chi[rounds:])))
+	}
 	challenges := make([]field.E, rounds)
 	for t := range challenges {
 		q, err := tr.RoundPoly(3, running, nil)
@@ -151,6 +176,11 @@ func Verify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (Claim, error)
 	terminal := c.Bilinear(alpha, eRow, wCol).
 		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, s))).
 		Add(a2.Mul(alpha).Mul(wCol[c.ConstCol()]))
+	if pub != nil {
+		wts := make([]field.E, 1<<win.Log)
+		win.weights(wts, tau)
+		terminal = terminal.Add(a4.Mul(field.InnerProduct(wts, wCol[win.Offset:win.Offset+len(wts)])))
+	}
 	if terminal != running {
 		return Claim{}, ErrTerminal
 	}

@@ -16,6 +16,7 @@ type Scratch struct {
 	skip                        [1 << KSkip]field.E
 	coeffs                      [3]field.E
 	point, challenges           []field.E
+	tau, pubW                   []field.E // the public term's challenges and weights
 	s                           [KBits]field.E
 	parts                       []field.E    // 3 partial sums per worker
 	tables                      []foldTables // one per worker
@@ -48,6 +49,14 @@ func Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckCl
 // returned claim's Point and S alias the scratch: they stay valid until the next
 // Prove on it (copy them to keep them longer).
 func (sc *Scratch) Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, workers par.Workers) Claim {
+	return sc.ProvePublic(tr, c, q, live, zc, nil, workers)
+}
+
+// ProvePublic is Prove with a public-input term over the window pub (nil: none,
+// which is Prove): after α it draws τ and adds α⁴·mask(j)·eq(τ, j) to comb at
+// column Offset+j, as VerifyPublic expects. The witness must hold the public bits
+// in every slot (padding slots too) or the proof will not verify.
+func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckClaims, pub *Window, workers par.Workers) Claim {
 	rounds := lincheckRounds(c)
 	if rounds < 0 || len(zc.Chi) < rounds {
 		panic(fmt.Sprintf("lincheck: Prove: %d coordinates for %d rounds", len(zc.Chi), rounds))
@@ -58,7 +67,18 @@ func (sc *Scratch) Prove(tr ProverTranscript, c Circuit, q []field.K, live int, 
 	if nLog >= 40 || len(q) != words<<nLog {
 		panic(fmt.Sprintf("lincheck: Prove: witness of %d words, want %d", len(q), words<<nLog))
 	}
+	if pub != nil {
+		if err := pub.check(c.LogSize()); err != nil {
+			panic(err.Error())
+		}
+	}
 	alpha := tr.Sample()
+	if pub != nil {
+		sc.tau = grow(sc.tau, pub.Log)
+		for i := range sc.tau {
+			sc.tau[i] = tr.Sample()
+		}
+	}
 	chiIn, chiOut := zc.Chi[:rounds], zc.Chi[rounds:]
 
 	// comb = (A0 + α·B0)ᵀ·e_row + α²·e_row + α³·[constant column].
@@ -78,6 +98,10 @@ func (sc *Scratch) Prove(tr ProverTranscript, c Circuit, q []field.K, live int, 
 		})
 	}
 	comb[c.ConstCol()] = comb[c.ConstCol()].Add(a2.Mul(alpha))
+	if pub != nil {
+		sc.pubW = grow(sc.pubW, 1<<pub.Log)
+		addPublic(comb, *pub, sc.tau, a2.Square(), sc.pubW)
+	}
 
 	// zv[col] = ẑ(col, chi_out): the witness folded over the slots.
 	sc.eqOut = grow(sc.eqOut, 1<<nLog)

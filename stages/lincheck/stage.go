@@ -16,7 +16,9 @@ type Job struct {
 	Q          []field.K
 	Live       int
 	Claims     ZerocheckClaims
-	Scratch    *Scratch
+	// Public is the public-input term's window (nil: none; see ProvePublic).
+	Public  *Window
+	Scratch *Scratch
 }
 
 // NewStage returns the graph stage "lincheck": Prove on the granted workers. The
@@ -30,7 +32,7 @@ func NewStage() graph.Stage[Job, Claim] {
 			if s == nil {
 				s = new(Scratch)
 			}
-			c := s.Prove(j.Transcript, j.Circuit, j.Q, j.Live, j.Claims, w)
+			c := s.ProvePublic(j.Transcript, j.Circuit, j.Q, j.Live, j.Claims, j.Public, w)
 			return c, nil // a worker failure fails the stage in the graph
 		},
 	}
