@@ -317,14 +317,15 @@ func (g *Graph) Run(ctx context.Context, s *Scheduler, bindings ...Binding) (*Re
 				mu.Unlock()
 				return
 			}
-			grant, err := s.Acquire(ctx, n.min, n.max)
+			slots, err := s.acquireSlots(ctx, n.min, n.max)
 			if err != nil {
 				return
 			}
-			out, span, err := runStage(ctx, n.name, grant, sizeOf(in), func(sctx context.Context, w Workers) (any, error) {
+			out, span, err := runStage(ctx, n.name, len(slots), sizeOf(in), func(sctx context.Context, w Workers) (any, error) {
 				return n.exec(sctx, w, in)
 			})
-			s.Release(grant)
+			span.Cores = slots
+			s.releaseSlots(slots)
 			mu.Lock()
 			res.Spans = append(res.Spans, span)
 			if err == nil {

@@ -15,11 +15,14 @@ type Span struct {
 	Start    time.Time     `json:"start"`
 	Duration time.Duration `json:"duration_ns"`
 	Workers  int           `json:"workers"`
-	BytesIn  int64         `json:"bytes_in"`
-	BytesOut int64         `json:"bytes_out"`
-	Hits     int64         `json:"cache_hits"`
-	Misses   int64         `json:"cache_misses"`
-	Err      string        `json:"error,omitempty"`
+	// Cores are the scheduler's core slots the stage held (see Scheduler; nil
+	// for a stage run outside a Graph, as by Chain.Run).
+	Cores    []int  `json:"cores,omitempty"`
+	BytesIn  int64  `json:"bytes_in"`
+	BytesOut int64  `json:"bytes_out"`
+	Hits     int64  `json:"cache_hits"`
+	Misses   int64  `json:"cache_misses"`
+	Err      string `json:"error,omitempty"`
 }
 
 // counters collects what a running stage reports about itself.
