@@ -131,10 +131,11 @@ type collector struct {
 	budget       int64
 	stages       map[string]*StageMetrics
 	order        []string
+	byFlow       map[string]*FlowCount // results per flow (Counts)
 }
 
 func newCollector(eng Engine, o Options) *collector {
-	c := &collector{eng: eng, opt: o, start: time.Now(), stages: map[string]*StageMetrics{}}
+	c := &collector{eng: eng, opt: o, start: time.Now(), stages: map[string]*StageMetrics{}, byFlow: map[string]*FlowCount{}}
 	c.depthSince = c.start
 	runtime.ReadMemStats(&c.mem0)
 	c.cpu0 = rusage.Process()
@@ -190,11 +191,23 @@ func (c *collector) proved(p flows.Proved, n int) {
 	}
 }
 
-func (c *collector) emitted(r Result) {
+// emitted counts a result handed downstream; flow is the flow its job resolved to
+// ("" when it was refused before that).
+func (c *collector) emitted(r Result, flow string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m.Results++
 	c.setDepth(c.depth - 1)
+	fc := c.byFlow[flow]
+	if fc == nil {
+		fc = &FlowCount{Flow: flow}
+		c.byFlow[flow] = fc
+	}
+	if r.OK {
+		fc.OK++
+	} else {
+		fc.Error++
+	}
 	switch {
 	case r.OK:
 		c.m.OK++

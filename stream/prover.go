@@ -86,6 +86,7 @@ type Prover struct {
 	slots   *semaphore.Weighted // proofs running
 	budget  *semaphore.Weighted // estimated bytes of the proofs running
 	metrics *collector
+	obs     Observer // nil: none (WithObserver)
 
 	mu     sync.Mutex
 	active map[string]bool // ids in flight
@@ -104,6 +105,10 @@ func NewProver(ctx context.Context, eng Engine, o Options) *Prover {
 		slots:   semaphore.NewWeighted(int64(o.InFlight)),
 		metrics: newCollector(eng, o),
 		active:  map[string]bool{},
+		obs:     observerOf(ctx),
+	}
+	if p.obs != nil {
+		p.obs.Attach(p)
 	}
 	if o.MemoryBudget > 0 {
 		p.budget = semaphore.NewWeighted(o.MemoryBudget)
@@ -159,6 +164,7 @@ type finished struct {
 	unordered bool
 	held      bool   // holds a pending place
 	id        string // the job id reserved, if any
+	flow      string // the flow the job resolved to, if it got that far
 }
 
 func (p *Prover) run() {
@@ -187,6 +193,9 @@ func (p *Prover) run() {
 			f.res = failed(seq, job.ID, env.Err)
 		default:
 			cost, reserved, err := p.admit(&job)
+			if job.flow != nil {
+				f.flow = job.flow.Name()
+			}
 			if reserved {
 				f.id = job.ID
 			}
@@ -309,6 +318,9 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 		Meta: flows.NewMetaFor(job.flow, proved.Statement, job.Format), Data: data, Proved: proved,
 	}
 	p.metrics.proved(proved, input.Len())
+	if p.obs != nil {
+		p.obs.Proved(r, start)
+	}
 	return r
 }
 
@@ -325,7 +337,7 @@ func (p *Prover) emit(done <-chan finished, emitted chan<- struct{}) {
 			p.release(f.id)
 		}
 		p.out <- Envelope[Result]{Seq: f.res.Seq, Val: f.res}
-		p.metrics.emitted(f.res)
+		p.metrics.emitted(f.res, f.flow)
 		if f.held {
 			p.pending.Release(1)
 		}
