@@ -1,97 +1,213 @@
 package aggregate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
+	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/xmss"
 )
 
-// Signed is one signature with its statement.
-type Signed struct {
-	Statement
-	Signature xmss.Signature
-}
-
-// Signatures is the flow's input: one block per signature.
-type Signatures []Signed
-
-// Len is the number of signatures.
-func (s Signatures) Len() int { return len(s) }
-
-// FlowName and FlowLabel name the aggregation flow (not registered yet).
+// FlowName and FlowLabel name the aggregation flow.
 const (
 	FlowName  = "xmss-aggregate"
 	FlowLabel = "leanpipe-xmss-aggregate-v0"
 )
 
+// MaxSigners is the most signatures one proof aggregates (2^12 blocks of 2^22
+// columns: a committed stack of 2^28 K words, the WHIR ladder's top).
+const MaxSigners = 1 << (28 + 6 - LogSize)
+
+// Flow is the registered xmss-aggregate flow.
+var Flow = NewFlow()
+
+func init() { flows.Register(Flow) }
+
+// hooks are test-only ways to make the filler write a witness for an invalid
+// signature (skipping the native check), so that soundness tests can show the
+// verifier rejects the resulting proof.
+type hooks struct {
+	skipNativeCheck bool
+	plan            func(slot int, a *Assignment)
+}
+
 // NewFlow returns the xmss-aggregate Flock flow: the verification circuit proved per
-// signature by the shared stages. It does not yet bind the pinned regions to a
-// statement (no public-input lincheck term): a proof shows only that every block
-// satisfies the circuit. Not registered globally.
-func NewFlow() *flows.Flock {
-	c := New()
+// signature by the shared stages, the statement (message, epoch, key list) absorbed
+// in the transcript and pinned into every block by the lincheck's public term.
+func NewFlow() *flows.Flock { return newFlowWith(hooks{}, nil) }
+
+// newFlowWith is NewFlow with test hooks, and bind (nil: the statement's own
+// binding) in place of the flow's Bind.
+func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *flows.Flock {
+	if bind == nil {
+		bind = Bind
+	}
 	return flows.NewFlock(flows.FlockSpec{
 		Name: FlowName, Label: FlowLabel,
-		Summary:    "XMSS signature verification, one 2^22 block per signature (circuit only; statement binding pending)",
-		Circuit:    c.Circuit,
-		MaxN:       1 << (28 + 6 - LogSize),
-		InputBytes: xmss.SignatureSize + 128,
-		Generate: func(int, uint64) (flows.Input, error) {
-			return nil, fmt.Errorf("%w: %s generates no signers yet", flows.ErrInput, FlowName)
+		Summary: "N XMSS signatures on one message and epoch verify under N public keys (one 2^22 block each)",
+		// The circuit takes about a second to build: only a proof or a verification does.
+		LazyCircuit: func() *circuit.Circuit { return New().Circuit },
+		LogSize:     LogSize,
+		MaxN:        MaxSigners,
+		InputBytes:  xmss.SignatureSize + xmss.PublicKeySize + 1<<10,
+		Generate: func(n int, seed uint64) (flows.Input, error) {
+			in, err := Generate(n, seed, DefaultCache())
+			if err != nil {
+				return nil, err
+			}
+			return in, nil
 		},
-		Decode: func([]byte) (flows.Input, error) {
-			return nil, fmt.Errorf("%w: %s has no input file yet", flows.ErrInput, FlowName)
+		Decode: func(data []byte) (flows.Input, error) {
+			in, err := ParseInput(data)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", flows.ErrInput, err)
+			}
+			return in, nil
 		},
 		FromValue: func(v any) (flows.Input, error) {
-			if s, ok := v.(Signatures); ok {
-				return s, nil
+			switch in := v.(type) {
+			case *Input:
+				if err := checkDistinct(in.PublicKeys()); err != nil {
+					return nil, fmt.Errorf("%w: %v", flows.ErrInput, err)
+				}
+				return in, nil
+			case Input:
+				return newFlowValue(&in)
 			}
-			return nil, fmt.Errorf("%w: %s takes aggregate.Signatures, not %T", flows.ErrInput, FlowName, v)
+			return nil, fmt.Errorf("%w: %s takes *aggregate.Input, not %T", flows.ErrInput, FlowName, v)
 		},
-		FileN: func(int64) (int, error) { return 0, errors.New("aggregate: no input file yet") },
-		Fill: func(_ graph.Workers, in flows.Input, nLog int, wit, a, b []field.K) error {
-			sigs, ok := in.(Signatures)
-			if !ok || len(sigs) == 0 {
-				return fmt.Errorf("%w: %s takes aggregate.Signatures, not %T", flows.ErrInput, FlowName, in)
+		FileN: func(size int64) (int, error) {
+			// A JSON file: about 2.5 KB per signer; the exact count is known only after parsing.
+			if size <= 0 {
+				return 0, errors.New("aggregate: empty input file")
 			}
-			for i := range sigs {
-				s := &sigs[i]
-				if err := xmss.Verify(s.PublicKey, s.Epoch, s.Message, &s.Signature); err != nil {
-					return fmt.Errorf("%w: signature %d: %v", flows.ErrInput, i, err)
+			return int(max(1, min(size/(2*(xmss.SignatureSize+xmss.PublicKeySize)), MaxSigners))), nil
+		},
+		Fill: func(w graph.Workers, fin flows.Input, nLog int, wit, a, b []field.K) error {
+			in, ok := fin.(*Input)
+			if !ok || in.Len() == 0 {
+				return fmt.Errorf("%w: %s takes *aggregate.Input, not %T", flows.ErrInput, FlowName, fin)
+			}
+			if !h.skipNativeCheck {
+				if bad := in.Invalid(); len(bad) > 0 {
+					return fmt.Errorf("%w: %v", flows.ErrInput, bad[0])
 				}
 			}
-			return c.fill(sigs, nLog, wit, a, b)
+			return New().fill(w, in, nLog, wit, a, b, h.plan)
+		},
+		Bind: bind,
+		Describe: func(st flows.Statement) string {
+			ag, err := StatementOf(st)
+			if err != nil {
+				return err.Error()
+			}
+			return fmt.Sprintf("flow %s, %d signatures by the listed public keys on message %x at epoch %d, log_inv_rate %d",
+				FlowName, len(ag.PublicKeys), ag.Message, ag.Epoch, st.LogInvRate)
 		},
 	})
 }
 
-// fill writes the packed witness, A0·w and B0·w of 2^nLog slots: slot s < len(sigs)
-// holds signature s, every later slot a copy of signature 0.
-func (c *Circuit) fill(sigs Signatures, nLog int, wit, a, b []field.K) error {
+func newFlowValue(in *Input) (flows.Input, error) {
+	if err := checkDistinct(in.PublicKeys()); err != nil {
+		return nil, fmt.Errorf("%w: %v", flows.ErrInput, err)
+	}
+	return in, nil
+}
+
+// Bind is the flow's statement binding: the statement's bytes absorbed after the
+// label, and its public table pinned by the lincheck's public term.
+func Bind(st flows.Statement) (flows.Binding, error) {
+	ag, err := StatementOf(st)
+	if err != nil {
+		return flows.Binding{}, err
+	}
+	return flows.Binding{Absorb: ag.AbsorbBytes(), Public: ag.PublicTable()}, nil
+}
+
+// StatementOf decodes a flows.Statement's data as an aggregation statement and
+// checks that its key count is the statement's n.
+func StatementOf(st flows.Statement) (Aggregate, error) {
+	if len(st.Data) == 0 {
+		return Aggregate{}, fmt.Errorf("%w: %s: the statement has no message, epoch and public keys", flows.ErrInput, FlowName)
+	}
+	var ag Aggregate
+	if err := json.Unmarshal(st.Data, &ag); err != nil {
+		return Aggregate{}, fmt.Errorf("%w: %s: %v", flows.ErrInput, FlowName, err)
+	}
+	if len(ag.PublicKeys) != st.N {
+		return Aggregate{}, fmt.Errorf("%w: %s: n = %d but %d public keys", flows.ErrInput, FlowName, st.N, len(ag.PublicKeys))
+	}
+	return ag, nil
+}
+
+// fillBuffers are one Solve group's bit-sliced vectors.
+type fillBuffers struct {
+	w, wa, wb []uint64
+	packed    []field.K
+}
+
+var fillPool = sync.Pool{New: func() any { return new(fillBuffers) }}
+
+// fill writes the packed witness, A0·w and B0·w of 2^nLog slots: slot s < in.Len()
+// holds signer s, every later slot a copy of signer 0. Groups of 64 slots are solved
+// bit-sliced, one group per worker at a time; the bytes do not depend on workers.
+func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []field.K, hook func(int, *Assignment)) error {
 	size := c.Size()
 	slots := 1 << nLog
-	w := make([]uint64, size)
-	wa := make([]uint64, size)
-	wb := make([]uint64, size)
-	packed := make([]field.K, size)
-	for g := 0; g < slots; g += 64 {
-		clear(w)
-		for j := 0; j < 64 && g+j < slots; j++ {
-			s := &sigs[0]
-			if g+j < len(sigs) {
-				s = &sigs[g+j]
+	groups := (slots + 63) / 64
+	// Padding groups (every slot ≥ in.Len()) are all copies of signer 0: one such
+	// group is solved and copied to the others.
+	liveGroups := (in.Len() + 63) / 64
+	plans := make([]*Assignment, min(slots, in.Len()))
+	workers.Range(len(plans), func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			plans[s] = Plan(in.Block(s), &in.Signers[s].Signature)
+			if hook != nil {
+				hook(s, plans[s])
 			}
-			c.SetInputs(w, uint(j), Plan(s.Statement, &s.Signature))
 		}
-		c.Circuit.Solve(w, wa, wb)
-		lo, hi := g*size/64, min(g+64, slots)*size/64
-		for i, dst := range [][]field.K{wit, a, b} {
-			c.PackRows(packed, [][]uint64{w, wa, wb}[i])
-			copy(dst[lo:hi], packed)
+	})
+	solve := func(g int) {
+		fb := fillPool.Get().(*fillBuffers)
+		defer fillPool.Put(fb)
+		if len(fb.w) != size {
+			fb.w, fb.wa, fb.wb = make([]uint64, size), make([]uint64, size), make([]uint64, size)
+			fb.packed = make([]field.K, size)
+		}
+		clear(fb.w)
+		for j := 0; j < 64 && g*64+j < slots; j++ {
+			s := g*64 + j
+			if s >= len(plans) {
+				s = 0
+			}
+			c.SetInputs(fb.w, uint(j), plans[s])
+		}
+		c.Circuit.Solve(fb.w, fb.wa, fb.wb)
+		lo, hi := g*size, min(g*64+64, slots)*size/64
+		for i, src := range [][]uint64{fb.w, fb.wa, fb.wb} {
+			c.PackRows(fb.packed, src)
+			copy([][]field.K{wit, a, b}[i][lo:hi], fb.packed)
+		}
+	}
+	todo := min(groups, liveGroups+1)
+	workers.Range(todo, func(lo, hi int) {
+		for g := lo; g < hi; g++ {
+			solve(g)
+		}
+	}, par.PerWorker(1))
+	if workers.Err() != nil {
+		return workers.Err()
+	}
+	for g := todo; g < groups; g++ {
+		src := (todo - 1) * size
+		for _, dst := range [][]field.K{wit, a, b} {
+			copy(dst[g*size:(g+1)*size], dst[src:src+size])
 		}
 	}
 	return nil

@@ -33,8 +33,66 @@ type Meta struct {
 	LogInvRate int    `json:"log_inv_rate"`
 	Label      string `json:"label"`
 	Format     string `json:"format"`
-	// Statement is the flow's public data beyond n (absent for flows without any).
-	Statement json.RawMessage `json:"statement,omitempty"`
+	// Statement is the flow's public data beyond n, a JSON object whose fields sit
+	// beside the ones above in PROOF.json (absent for flows without any).
+	Statement json.RawMessage `json:"-"`
+}
+
+// metaFields are Meta's own keys; any other key of PROOF.json is statement data.
+var metaFields = map[string]bool{"flow": true, "n": true, "log_inv_rate": true, "label": true, "format": true}
+
+type metaBase Meta // Meta without its methods
+
+// MarshalJSON writes Meta's fields, then the statement's fields beside them.
+func (m Meta) MarshalJSON() ([]byte, error) {
+	base, err := json.Marshal(metaBase(m))
+	if err != nil {
+		return nil, err
+	}
+	st := bytes.TrimSpace(m.Statement)
+	if len(st) == 0 {
+		return base, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(st, &fields); err != nil {
+		return nil, fmt.Errorf("flows: proof metadata: the statement is not a JSON object: %w", err)
+	}
+	for k := range fields {
+		if metaFields[k] {
+			return nil, fmt.Errorf("flows: proof metadata: the statement's field %q clashes with the metadata's own", k)
+		}
+	}
+	if len(fields) == 0 {
+		return base, nil
+	}
+	out := append(base[:len(base)-1:len(base)-1], ',')
+	return append(out, st[1:]...), nil
+}
+
+// UnmarshalJSON reads Meta's fields and gathers every other field into Statement.
+func (m *Meta) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	own, rest := map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	for k, v := range fields {
+		if metaFields[k] {
+			own[k] = v
+		} else {
+			rest[k] = v
+		}
+	}
+	ob, _ := json.Marshal(own)
+	var base metaBase
+	if err := json.Unmarshal(ob, &base); err != nil {
+		return err
+	}
+	*m = Meta(base)
+	if len(rest) > 0 {
+		m.Statement, _ = json.Marshal(rest)
+	}
+	return nil
 }
 
 // NewMetaFor describes a proof of st in format.
@@ -51,9 +109,7 @@ func (m Meta) Proves() Statement {
 // proof form, and a statement the flow accepts.
 func ParseMeta(b []byte) (Meta, error) {
 	var m Meta
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	if err := json.Unmarshal(b, &m); err != nil {
 		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
 	}
 	f, err := Lookup(m.Flow)
@@ -67,6 +123,9 @@ func ParseMeta(b []byte) (Meta, error) {
 		return Meta{}, fmt.Errorf("flows: proof metadata: format %q, want wire or raw", m.Format)
 	}
 	if err := f.Check(m.N, m.LogInvRate); err != nil {
+		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+	}
+	if err := CheckStatement(f, m.Proves()); err != nil {
 		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
 	}
 	return m, nil
@@ -155,6 +214,9 @@ func VerifyBytesForm(data []byte, meta Meta) (*transcript.Proof, string, error) 
 // that is the slot count 2^NLog, not N: every N with the same ⌈log2 N⌉ (at least 3)
 // gives the same statement and verifies the same proof, as in the reference.
 func DescribeStatement(f Flow, st Statement) string {
+	if fl, ok := f.(*Flock); ok && fl.spec.Describe != nil {
+		return fl.spec.Describe(st)
+	}
 	if fl, ok := f.(*Flock); ok {
 		if sh, err := fl.Shape(st.N, st.LogInvRate); err == nil {
 			lo := 1

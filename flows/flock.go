@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
@@ -29,6 +30,11 @@ type FlockSpec struct {
 	Name, Label, Summary string
 	// Circuit is the block proved per instance (2^LogSize columns, 13 ≤ LogSize ≤ 24).
 	Circuit *circuit.Circuit
+	// A large circuit may instead be built on first use: LazyCircuit is called once,
+	// when a proof or a verification first needs it, and must return a circuit of
+	// 2^LogSize columns (Circuit nil, LogSize set).
+	LazyCircuit func() *circuit.Circuit
+	LogSize     int
 	// MaxN is the most instances per proof (at most 2^(34−LogSize) so that the
 	// stack stays within the WHIR ladder).
 	MaxN int
@@ -44,6 +50,51 @@ type FlockSpec struct {
 	// A0·w and B0·w, in the circuit package's row packing. The bytes written must
 	// not depend on the workers.
 	Fill func(w graph.Workers, in Input, nLog int, wit, a, b []field.K) error
+	// Bind, when set, is how a statement's public data (Statement.Data) enters the
+	// proof: bytes the transcript absorbs right after the label, and a public-input
+	// lincheck term pinning columns of every block to the statement's bits. It
+	// returns an ErrInput error for data it does not accept. Without it the flow
+	// takes no statement data and its transcript is the reference's.
+	Bind func(st Statement) (Binding, error)
+	// Describe, when set, says what a verifier checked for st (DescribeStatement).
+	Describe func(st Statement) string
+}
+
+// Binding is what a statement adds to a Flock proof (FlockSpec.Bind).
+type Binding struct {
+	// Absorb is absorbed by the transcript after the label, before the commitment.
+	Absorb []byte
+	// Public is the public-input term (nil: none). The witness must hold its bits
+	// in every slot, padding slots included.
+	Public lincheck.Public
+}
+
+// bind returns the statement's binding (the zero Binding for a flow without Bind,
+// which then refuses statement data).
+func (f *Flock) bind(st Statement) (Binding, error) {
+	if f.spec.Bind == nil {
+		if len(st.Data) != 0 {
+			return Binding{}, fmt.Errorf("%w: %s has no statement data", ErrInput, f.spec.Name)
+		}
+		return Binding{}, nil
+	}
+	return f.spec.Bind(st)
+}
+
+// CheckStatement reports whether st's data is a statement the flow accepts (no
+// data for a flow without Bind).
+func (f *Flock) CheckStatement(st Statement) error {
+	_, err := f.bind(st)
+	return err
+}
+
+// newProverTranscript starts a proof's transcript: the label, then the binding's bytes.
+func (f *Flock) newProverTranscript(b Binding) *transcript.Prover {
+	tr := transcript.NewProver([]byte(f.spec.Label), nil)
+	if b.Absorb != nil {
+		tr.AbsorbBytes(b.Absorb)
+	}
+	return tr
 }
 
 // minLogInstance is the smallest circuit the zerocheck takes: its univariate skip
@@ -51,23 +102,41 @@ type FlockSpec struct {
 const minLogInstance = zerocheck.KSkip + 7
 
 // Flock is a Flow built from a FlockSpec.
-type Flock struct{ spec FlockSpec }
+type Flock struct {
+	spec    FlockSpec
+	circuit func() *circuit.Circuit
+}
 
 var _ Flow = (*Flock)(nil)
 
 // NewFlock checks spec and returns its flow.
 func NewFlock(spec FlockSpec) *Flock {
+	f := &Flock{spec: spec}
 	switch {
-	case spec.Circuit == nil:
+	case spec.Circuit != nil:
+		spec.LogSize = spec.Circuit.LogSize()
+		f.circuit = func() *circuit.Circuit { return spec.Circuit }
+	case spec.LazyCircuit != nil:
+		f.circuit = sync.OnceValue(func() *circuit.Circuit {
+			c := spec.LazyCircuit()
+			if c.LogSize() != spec.LogSize {
+				panic(fmt.Sprintf("flows: FlockSpec %s: lazy circuit of 2^%d columns, declared 2^%d", spec.Name, c.LogSize(), spec.LogSize))
+			}
+			return c
+		})
+	default:
 		panic("flows: FlockSpec without a circuit")
-	case spec.Circuit.LogSize() < minLogInstance || spec.Circuit.LogSize() > 24:
-		panic(fmt.Sprintf("flows: FlockSpec circuit of 2^%d columns", spec.Circuit.LogSize()))
+	}
+	switch {
+	case spec.LogSize < minLogInstance || spec.LogSize > 24:
+		panic(fmt.Sprintf("flows: FlockSpec circuit of 2^%d columns", spec.LogSize))
 	case spec.Fill == nil || spec.Generate == nil || spec.Decode == nil || spec.FromValue == nil || spec.FileN == nil:
 		panic("flows: FlockSpec " + spec.Name + " lacks an input or witness function")
-	case spec.MaxN < 1 || spec.MaxN > 1<<(28+commit.LaneLog-spec.Circuit.LogSize()):
+	case spec.MaxN < 1 || spec.MaxN > 1<<(28+commit.LaneLog-spec.LogSize):
 		panic(fmt.Sprintf("flows: FlockSpec %s: MaxN %d", spec.Name, spec.MaxN))
 	}
-	return &Flock{spec: spec}
+	f.spec = spec
+	return f
 }
 
 // Name, Label, Summary and MaxN describe the flow.
@@ -75,7 +144,7 @@ func (f *Flock) Name() string              { return f.spec.Name }
 func (f *Flock) Label() string             { return f.spec.Label }
 func (f *Flock) Summary() string           { return f.spec.Summary }
 func (f *Flock) MaxN() int                 { return f.spec.MaxN }
-func (f *Flock) Circuit() *circuit.Circuit { return f.spec.Circuit }
+func (f *Flock) Circuit() *circuit.Circuit { return f.circuit() }
 
 // Generate returns n generated instances.
 func (f *Flock) Generate(n int, seed uint64) (Input, error) {
@@ -142,7 +211,7 @@ func (f *Flock) Shape(n, logInvRate int) (Shape, error) {
 	if logInvRate < commit.MinLogInvRate || logInvRate > commit.MaxLogInvRate {
 		return Shape{}, fmt.Errorf("%w: %s: log inverse rate %d (want %d..%d)", ErrInput, f.spec.Name, logInvRate, commit.MinLogInvRate, commit.MaxLogInvRate)
 	}
-	logInst := f.spec.Circuit.LogSize()
+	logInst := f.spec.LogSize
 	nLog := slotLog(n)
 	mu := logInst + nLog - commit.LaneLog
 	stackLog := max(commit.MinStackLog, mu)
@@ -186,15 +255,19 @@ func (f *Flock) Verify(proof *transcript.Proof, st Statement) (raw *transcript.P
 	if st.Flow != "" && st.Flow != f.spec.Name {
 		return nil, fmt.Errorf("%w: statement of flow %q given to %q", ErrInput, st.Flow, f.spec.Name)
 	}
-	if len(st.Data) != 0 {
-		return nil, fmt.Errorf("%w: %s has no statement data", ErrInput, f.spec.Name)
-	}
 	sh, err := f.Shape(st.N, st.LogInvRate)
 	if err != nil {
 		return nil, err
 	}
-	c := f.spec.Circuit
+	bind, err := f.bind(st)
+	if err != nil {
+		return nil, err
+	}
+	c := f.circuit()
 	tr := transcript.NewVerifier(proof, []byte(f.spec.Label), nil)
+	if bind.Absorb != nil {
+		tr.AbsorbBytes(bind.Absorb)
+	}
 	root, err := open.ReceiveRoot(tr)
 	if err != nil {
 		return nil, err
@@ -203,7 +276,7 @@ func (f *Flock) Verify(proof *transcript.Proof, st Statement) (raw *transcript.P
 	if err != nil {
 		return nil, err
 	}
-	lc, err := lincheck.Verify(tr, c, lincheck.ZerocheckClaims(zc))
+	lc, err := lincheck.VerifyPublic(tr, c, lincheck.ZerocheckClaims(zc), bind.Public)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +337,7 @@ type (
 		flow    *Flock
 		sh      Shape
 		st      Statement
+		bind    Binding
 		input   Input
 		whir    *open.Config
 		stack   *buffers.Buf[field.K] // the packed witness: the committed lane blocks
@@ -399,7 +473,12 @@ func (s flockStages) plan(ctx context.Context, _ graph.Workers, req Request) (*P
 	if err != nil {
 		return nil, err
 	}
-	p := &Planned{flow: s.f, sh: sh, st: StatementOf(s.f, req.Input, req.LogInvRate), input: req.Input, whir: cfg}
+	st := StatementOf(s.f, req.Input, req.LogInvRate)
+	bind, err := s.f.bind(st)
+	if err != nil {
+		return nil, err
+	}
+	p := &Planned{flow: s.f, sh: sh, st: st, bind: bind, input: req.Input, whir: cfg}
 	// The committed stack is the column's lane blocks: a short stack's zero lanes are
 	// never encoded, so only the packed witness itself is held (the witness stage
 	// overwrites it all).
@@ -455,7 +534,7 @@ func (s flockStages) committed(p Witnessed, j commit.Job, com *commit.Committed,
 		p.release()
 		return Committed{}, err
 	}
-	tr := transcript.NewProver([]byte(s.f.spec.Label), nil)
+	tr := s.f.newProverTranscript(p.bind)
 	halves := commit.RootHalves(com.Root())
 	tr.SendMany(halves[:])
 	return Committed{Planned: p.Planned, com: com, tr: tr}, nil
@@ -483,9 +562,14 @@ func (s flockStages) zerochecked(c Committed, j zerocheck.Job, res zerocheck.Res
 }
 
 func (s flockStages) lincheckJob(_ context.Context, z Zerochecked) (lincheck.Job, error) {
+	var win *lincheck.Window
+	if z.bind.Public != nil {
+		w := z.bind.Public.Window()
+		win = &w
+	}
 	return lincheck.Job{
-		Transcript: z.tr, Circuit: s.f.spec.Circuit, Q: z.stack.Data()[:z.sh.Words()], Live: z.sh.N,
-		Claims: lincheck.ZerocheckClaims(z.claims), Scratch: s.r.lin.Get(),
+		Transcript: z.tr, Circuit: s.f.circuit(), Q: z.stack.Data()[:z.sh.Words()], Live: z.sh.N,
+		Claims: lincheck.ZerocheckClaims(z.claims), Public: win, Scratch: s.r.lin.Get(),
 	}, nil
 }
 

@@ -59,7 +59,8 @@ type Input interface {
 }
 
 // Statement is what a verifier is told: the flow, the instance count, the rate, and
-// any flow-specific public data (in PROOF.json's "statement").
+// any flow-specific public data (a JSON object; its fields sit beside the
+// metadata's own in PROOF.json).
 type Statement struct {
 	Flow       string
 	N          int
@@ -71,6 +72,18 @@ type Statement struct {
 // statement's Data); inputs without it have an empty statement.
 type Stated interface {
 	Statement() json.RawMessage
+}
+
+// CheckStatement reports whether f accepts st's data: through the flow's own
+// CheckStatement(Statement) error when it has one; otherwise a flow takes no data.
+func CheckStatement(f Flow, st Statement) error {
+	if c, ok := f.(interface{ CheckStatement(Statement) error }); ok {
+		return c.CheckStatement(st)
+	}
+	if len(st.Data) != 0 {
+		return fmt.Errorf("%w: %s has no statement data", ErrInput, f.Name())
+	}
+	return nil
 }
 
 // StatementOf returns the statement proved when proving in with flow f at logInvRate.
