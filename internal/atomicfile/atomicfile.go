@@ -12,7 +12,12 @@ import (
 )
 
 // Write writes data to path atomically with mode 0644.
-func Write(path string, data []byte) (err error) {
+func Write(path string, data []byte) error { return WriteMode(path, data, 0o644) }
+
+// WriteMode writes data to path atomically with the given mode (0600 for a secret:
+// the temporary file is never readable by others either, and an existing file at
+// path is replaced, not reused, so its old mode does not survive).
+func WriteMode(path string, data []byte, mode os.FileMode) (err error) {
 	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
 		return fmt.Errorf("atomicfile: %s is a directory", path)
 	}
@@ -32,7 +37,7 @@ func Write(path string, data []byte) (err error) {
 	if _, err = f.Write(data); err != nil {
 		return err
 	}
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(mode); err != nil {
 		return err
 	}
 	if err = f.Sync(); err != nil {

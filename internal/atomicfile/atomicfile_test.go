@@ -64,3 +64,25 @@ func TestCheckNamesThePath(t *testing.T) {
 		t.Fatalf("Check left files: %v", ents)
 	}
 }
+
+// WriteMode gives the file the mode asked for, also when it replaces a file that was
+// readable by others.
+func TestWriteModeSecret(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "key")
+	if err := Write(p, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMode(p, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, want 0600", st.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(p); string(b) != "secret" {
+		t.Fatalf("got %q", b)
+	}
+}
