@@ -2,6 +2,7 @@ package queue
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -451,7 +452,7 @@ func (w *Worker) deadLetter(fin context.Context, d *delivery, job stream.Job) {
 
 // jobKey is the digest of what a job's proof depends on: its flow, input, form and
 // rate (a job resubmitted unchanged has the same key; its input file's contents are
-// not read).
+// not read). "signatures" counts as the job's "input" (at most one of them is set).
 func jobKey(j stream.Job) string {
 	seed := j.Seed
 	if j.N > 0 && seed == nil {
@@ -464,7 +465,7 @@ func jobKey(j stream.Job) string {
 		Seed                *uint64
 		Format              string
 		LogInvRate          int
-	}{j.Flow, j.Input, j.Blocks, j.N, seed, j.Format, j.LogInvRate})
+	}{j.Flow, cmp.Or(j.Input, j.Signatures), j.Blocks, j.N, seed, j.Format, j.LogInvRate})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }

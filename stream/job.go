@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
+	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
 )
 
@@ -30,7 +32,8 @@ var (
 const MaxLineBytes = 1 << 20
 
 // Job is one proof of a flow (the default flow, the BLAKE2s batch, when Flow is
-// empty): its input is a file (Input; Blocks is the batch flow's name for it), N
+// empty): its input is a file (Input; Blocks is the batch flow's name for it,
+// Signatures the xmss-aggregate flow's), N
 // generated instances (N, Seed, as `leanpipe prove --n N --seed S`), or, for library
 // users, a Go value the flow accepts (Value). Exactly one of the three is set.
 type Job struct {
@@ -44,6 +47,10 @@ type Job struct {
 	// path is taken relative to the source's base directory.
 	Input  string `json:"input,omitempty"`
 	Blocks string `json:"blocks,omitempty"`
+	// Signatures is the xmss-aggregate flow's input file (the JSON of message, epoch
+	// and signers; relative like Input). A job giving it without "flow" is an
+	// xmss-aggregate job.
+	Signatures string `json:"signatures,omitempty"`
 	// N and Seed describe generated instances (Seed defaults to 1).
 	N    int     `json:"n,omitempty"`
 	Seed *uint64 `json:"seed,omitempty"`
@@ -122,6 +129,9 @@ func ParseJob(data []byte, base, defaultID string) (Job, error) {
 	if j.Input != "" && !filepath.IsAbs(j.Input) && base != "" {
 		j.Input = filepath.Join(base, j.Input)
 	}
+	if j.Signatures != "" && !filepath.IsAbs(j.Signatures) && base != "" {
+		j.Signatures = filepath.Join(base, j.Signatures)
+	}
 	if err := j.check(0); err != nil {
 		return j, err
 	}
@@ -137,6 +147,9 @@ func (j *Job) check(maxN int) error {
 	case !idPattern.MatchString(j.ID):
 		return fmt.Errorf("%w: id %q: want 1 to 128 of A-Z a-z 0-9 . _ -, not starting with a dot", ErrJob, j.ID)
 	}
+	if j.Signatures != "" && j.Flow == "" {
+		j.Flow = aggregate.FlowName
+	}
 	f, err := flows.Lookup(j.Flow)
 	if err != nil {
 		return fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
@@ -144,6 +157,9 @@ func (j *Job) check(maxN int) error {
 	j.flow = f
 	if j.Blocks != "" && f.Name() != flows.Name {
 		return fmt.Errorf("%w: job %s: \"blocks\" is the %s flow's input; give \"input\" for %s", ErrJob, j.ID, flows.Name, f.Name())
+	}
+	if j.Signatures != "" && f.Name() != aggregate.FlowName {
+		return fmt.Errorf("%w: job %s: \"signatures\" is the %s flow's input; give \"input\" for %s", ErrJob, j.ID, aggregate.FlowName, f.Name())
 	}
 	if maxN <= 0 || maxN > f.MaxN() {
 		maxN = f.MaxN()
@@ -155,6 +171,9 @@ func (j *Job) check(maxN int) error {
 	if j.Input != "" {
 		set++
 	}
+	if j.Signatures != "" {
+		set++
+	}
 	if j.N != 0 || j.Seed != nil {
 		set++
 	}
@@ -162,12 +181,12 @@ func (j *Job) check(maxN int) error {
 		set++
 	}
 	if set != 1 {
-		return fmt.Errorf("%w: job %s: give exactly one of \"input\" (or \"blocks\") or \"n\"", ErrJob, j.ID)
+		return fmt.Errorf("%w: job %s: give exactly one of \"input\" (or \"blocks\", \"signatures\") or \"n\"", ErrJob, j.ID)
 	}
 	if j.Seed != nil && j.N == 0 {
 		return fmt.Errorf("%w: job %s: \"seed\" without \"n\"", ErrJob, j.ID)
 	}
-	if j.N < 0 || (j.Blocks == "" && j.Input == "" && j.Value == nil && j.N == 0) {
+	if j.N < 0 || (j.file() == "" && j.Value == nil && j.N == 0) {
 		return fmt.Errorf("%w: job %s: n = %d, want at least 1", ErrJob, j.ID, j.N)
 	}
 	if j.N > maxN {
@@ -199,8 +218,11 @@ func (j *Job) maxN(limit int) int {
 
 // file is the job's input file, if any.
 func (j *Job) file() string {
-	if j.Input != "" {
+	switch {
+	case j.Input != "":
 		return j.Input
+	case j.Signatures != "":
+		return j.Signatures
 	}
 	return j.Blocks
 }
@@ -279,5 +301,29 @@ func (j *Job) load(maxBytes int64) (flows.Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
 	}
+	if err := checkSignatures(in); err != nil {
+		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
+	}
 	return in, nil
+}
+
+// checkSignatures verifies an xmss-aggregate input's signatures natively before any
+// proving; the error names every invalid one by index, with xmss.Verify's reason.
+func checkSignatures(in flows.Input) error {
+	ag, ok := in.(*aggregate.Input)
+	if !ok {
+		return nil
+	}
+	bad := ag.Invalid()
+	if len(bad) == 0 {
+		return nil
+	}
+	if len(bad) == 1 {
+		return fmt.Errorf("signature %d invalid: %w", bad[0].Index, bad[0].Err)
+	}
+	msgs := make([]string, len(bad))
+	for i, b := range bad {
+		msgs[i] = fmt.Sprintf("signature %d invalid: %v", b.Index, b.Err)
+	}
+	return fmt.Errorf("%d of %d signatures invalid: %s", len(bad), ag.Len(), strings.Join(msgs, "; "))
 }
