@@ -311,11 +311,29 @@ func TestForcedWitnessesRejected(t *testing.T) {
 	}
 	cases = append(cases, forced{"counter off by one", wrap2, "assert/tip"})
 
-	// A tip routed from the wrong chain: chain ci's selector picks chain ci+1's end.
+	// A tip routed from the wrong chain: chains ci and ci+1 swap ends.
 	wrong := base()
-	if lo, hi := Window(ci); wrong.Sel[ci+1] >= lo && wrong.Sel[ci+1] <= hi {
-		wrong.Sel[ci] = wrong.Sel[ci+1]
-		cases = append(cases, forced{"tip from chain ci+1", wrong, "assert/tip"})
+	wrong.Src[ci], wrong.Src[ci+1] = wrong.Src[ci+1], wrong.Src[ci]
+	cases = append(cases, forced{"tips of chains ci and ci+1 swapped", wrong, "assert/tip"})
+	// A chain with steps given a free lane (a free value claimed as its end).
+	freeEnd := base()
+	for o := xmss.V; o < RouteLanes; o++ {
+		if freeEnd.Src[o] >= Slots {
+			freeEnd.Src[ci], freeEnd.Src[o] = freeEnd.Src[o], freeEnd.Src[ci]
+			break
+		}
+	}
+	cases = append(cases, forced{"free lane as a chain's end", freeEnd, "assert/tip"})
+	// A chain's end taken from the middle of its run (position < 7).
+	mid := base()
+	if x[ci] < 6 {
+		for o := range mid.Src {
+			if o != ci && mid.Src[o] == mid.Src[ci]-1 {
+				mid.Src[ci], mid.Src[o] = mid.Src[o], mid.Src[ci]
+				break
+			}
+		}
+		cases = append(cases, forced{"end from the middle of a run", mid, "assert/tip"})
 	}
 	// A mislabelled run: chain ci's run claims chain ci+1's label.
 	label := base()

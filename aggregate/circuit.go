@@ -1,15 +1,14 @@
 package aggregate
 
 import (
-	"math/bits"
 	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/xmss"
 )
 
-// LogSize is log2 of the block: one signature verification per 2^22 columns.
-const LogSize = 22
+// LogSize is log2 of the block: one signature verification per 2^21 columns.
+const LogSize = 21
 
 // Slots is the number of chain-step compressions, Σ (7 − x_i) for every valid encoding.
 const Slots = xmss.NumChainHashes
@@ -33,21 +32,6 @@ const (
 	AssertLen    = AssertTip + xmss.V
 )
 
-// Window returns the slots [Lo, Hi] that can hold the last step of chain i when the
-// 99 steps are laid out chain-major (chain 0's steps first): S_i = Σ_{i'≤i}(7−x_{i'})
-// lies in [99 − 7·(41−i), 7·(i+1)], and the last step is slot S_i − 1.
-func Window(i int) (lo, hi int) {
-	lo = max(0, Slots-1-7*(xmss.V-1-i))
-	hi = min(Slots-1, 7*i+6)
-	return lo, hi
-}
-
-// selBits is the number of control bits of chain i's selector.
-func selBits(i int) int {
-	lo, hi := Window(i)
-	return bits.Len(uint(hi - lo))
-}
-
 // Layout locates the free inputs of a signature's block (the prover's witness
 // choices). Every field is a first column; widths are in the comments.
 type Layout struct {
@@ -56,8 +40,8 @@ type Layout struct {
 	Chain     int // Slots × 6 bits C_j (the chain a run starting at slot j walks)
 	Pos       int // Slots × 3 bits K_j (the position it starts from)
 	Value     int // Slots × 128 bits F_j (the value it starts from: the chain tip)
-	Sel       [xmss.V]int
-	Tip       int // 42 × 128 bits T_i (the end used when x_i = 7: the tip itself)
+	Route     int // RouteControls bits: the routing network's switch controls
+	Free      int // FreeLanes × 128 bits: the free lanes' values (tips of chains with x_i = 7)
 	Sibling   int // 32 × 128 bits A_ℓ
 	FreeEnd   int // one past the last free input
 	GateStart int // the first product column
@@ -200,10 +184,8 @@ func newCircuit() *Circuit {
 	L.Chain = input("chain", 6*Slots)
 	L.Pos = input("pos", 3*Slots)
 	L.Value = input("value", 128*Slots)
-	for i := range L.Sel {
-		L.Sel[i] = input("sel", selBits(i))
-	}
-	L.Tip = input("tip", 128*xmss.V)
+	L.Route = input("route", RouteControls)
+	L.Free = input("free", 128*FreeLanes)
 	L.Sibling = input("sibling", 128*xmss.LogLifetime)
 	L.FreeEnd = next
 	L.GateStart = (next + 1023) &^ 1023
@@ -306,28 +288,24 @@ func newCircuit() *Circuit {
 		prev.v = lanes[j].v
 	}
 
-	// Chain ends: chain i's selector picks one slot of its window by a binary mux tree;
-	// the picked lane must carry label (i, 6, x_i), unless x_i = 7 (then the end is T_i).
+	// Chain ends: the routing network takes the slots' lanes and the free lanes
+	// (label (63, 0, 0)) to output i, chain i's end; output i must carry label
+	// (i, 6, x_i), unless x_i = 7 (then any value is the tip and the end).
+	route := make([][]circuit.Wire, RouteLanes)
+	for j, ln := range lanes {
+		route[j] = append(append(append(append([]circuit.Wire{}, ln.v...), ln.c...), ln.k...), ln.a...)
+	}
+	for f := range FreeLanes {
+		v := g.cols(L.Free+128*f, 128)
+		route[Slots+f] = append(append(v, g.constBits(freeChain, 6)...), g.constBits(0, 6)...)
+	}
+	routed, ctlEnd := g.benesCircuit(route, RouteOutputs, L.Route)
+	if ctlEnd != L.Route+RouteControls {
+		panic("aggregate: routing network control count")
+	}
 	var ends [xmss.V][]circuit.Wire
 	for i := range ends {
-		lo, hi := Window(i)
-		sel := g.cols(L.Sel[i], selBits(i))
-		cand := make([][]circuit.Wire, 0, hi-lo+1)
-		for j := lo; j <= hi; j++ {
-			ln := lanes[j]
-			cand = append(cand, append(append(append(append([]circuit.Wire{}, ln.v...), ln.c...), ln.k...), ln.a...))
-		}
-		for bit := 0; len(cand) > 1; bit++ {
-			var nxt [][]circuit.Wire
-			for p := 0; p+1 < len(cand); p += 2 {
-				nxt = append(nxt, g.mux(sel[bit], cand[p], cand[p+1]))
-			}
-			if len(cand)%2 == 1 {
-				nxt = append(nxt, cand[len(cand)-1])
-			}
-			cand = nxt
-		}
-		pick := cand[0]
+		pick := routed[i]
 		v, c, k, a := pick[:128], pick[128:134], pick[134:137], pick[137:140]
 		var eq []circuit.Wire
 		for t := range 6 {
@@ -340,7 +318,7 @@ func newCircuit() *Circuit {
 		ok := g.andAll(eq)
 		seven := g.andAll(digit[i])
 		assertProduct(AssertTip+i, g.not(ok), g.not(seven))
-		ends[i] = g.mux(seven, v, g.cols(L.Tip+128*i, 128))
+		ends[i] = v
 	}
 
 	// Leaf: Th(P, tweak(1, 0, e), end_0 ‖ … ‖ end_41), 11 compressions.

@@ -40,7 +40,7 @@ func genInput(t testing.TB, n int, seed uint64) *Input {
 // and every change of the statement is rejected.
 func TestFlowProveVerifyAndBinding(t *testing.T) {
 	if testing.Short() {
-		t.Skip("proves 8 blocks of 2^22 columns")
+		t.Skip("proves 8 blocks of 2^21 columns")
 	}
 	in := genInput(t, 3, 11)
 	p := proveInput(t, Flow, in, 2)

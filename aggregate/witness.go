@@ -90,9 +90,11 @@ type Assignment struct {
 	Chain [Slots]uint8
 	Pos   [Slots]uint8
 	Value [Slots]xmss.Digest
-	Sel   [xmss.V]int // slot index picked for chain i (inside Window(i))
-	Tip   [xmss.V]xmss.Digest
-	Path  [xmss.LogLifetime]xmss.Digest
+	// Src is the routing: input lane Src[o] reaches output o (a permutation of
+	// [0, RouteLanes); lanes ≥ Slots are the free lanes).
+	Src  [RouteLanes]int
+	Free [FreeLanes]xmss.Digest
+	Path [xmss.LogLifetime]xmss.Digest
 }
 
 // Plan lays out the signature's verification: chains chain-major, chain i's run of
@@ -101,20 +103,32 @@ type Assignment struct {
 // whatever the encoding's verdict, and a layout that does not fit (Σ(7 − x_i) ≠ 99)
 // is cut or padded, so the block then fails a check. Use FillWitness to prove.
 func Plan(st Statement, sig *xmss.Signature) *Assignment {
-	a := &Assignment{Statement: st, Rho: sig.Rho, Tip: sig.Tips, Path: sig.Path}
+	a := &Assignment{Statement: st, Rho: sig.Rho, Path: sig.Path}
 	d := xmss.EncodingDigest(&st.PublicKey.P, st.Epoch, &st.Message, &sig.Rho)
 	x, _ := xmss.Digits(&d)
-	j := 0
+	used := make([]bool, RouteLanes)
+	routed := make([]bool, RouteLanes)
+	use := func(o, lane int) {
+		a.Src[o], used[lane], routed[o] = lane, true, true
+	}
+	j, free := 0, 0
 	for i := range xmss.V {
-		lo, hi := Window(i)
-		a.Sel[i] = lo
+		if x[i] == xmss.ChainLength-1 {
+			// No steps: the tip is the end, brought in on a free lane.
+			if free < FreeLanes {
+				a.Free[free] = sig.Tips[i]
+				use(i, Slots+free)
+				free++
+			}
+			continue
+		}
 		for k := int(x[i]); k < xmss.ChainLength-1; k++ {
 			if j < Slots {
 				a.Start[j] = k == int(x[i])
 				a.Chain[j], a.Pos[j] = uint8(i), uint8(k)
 				a.Value[j] = sig.Tips[i]
-				if j >= lo && j <= hi {
-					a.Sel[i] = j
+				if k == xmss.ChainLength-2 {
+					use(i, j)
 				}
 			}
 			j++
@@ -124,7 +138,31 @@ func Plan(st Statement, sig *xmss.Signature) *Assignment {
 		a.Start[j] = true
 	}
 	a.Start[0] = true
+	// Every other output takes an unused lane, in order (a layout that did not fit
+	// routes some chain an arbitrary lane, which its check refuses).
+	next := 0
+	for o := range a.Src {
+		if routed[o] {
+			continue
+		}
+		for used[next] {
+			next++
+		}
+		use(o, next)
+	}
 	return a
+}
+
+// checkPermutation reports whether src is a permutation of [0, len(src)).
+func checkPermutation(src []int) error {
+	seen := make([]bool, len(src))
+	for o, i := range src {
+		if i < 0 || i >= len(src) || seen[i] {
+			return fmt.Errorf("aggregate: routing: output %d takes lane %d, not a permutation", o, i)
+		}
+		seen[i] = true
+	}
+	return nil
 }
 
 func setBytes(w []uint64, lane uint, base int, b []byte) {
@@ -162,12 +200,18 @@ func (c *Circuit) SetInputs(w []uint64, lane uint, a *Assignment) {
 		}
 		setBytes(w, lane, L.Value+128*j, a.Value[j][:])
 	}
-	for i := range xmss.V {
-		lo, _ := Window(i)
-		for t := range selBits(i) {
-			setBit(w, lane, L.Sel[i]+t, uint64((a.Sel[i]-lo)>>t))
+	if err := checkPermutation(a.Src[:]); err != nil {
+		panic(err.Error())
+	}
+	for t, s := range benesRoute(a.Src[:], RouteOutputs) {
+		var v uint64
+		if s {
+			v = 1
 		}
-		setBytes(w, lane, L.Tip+128*i, a.Tip[i][:])
+		setBit(w, lane, L.Route+t, v)
+	}
+	for f := range FreeLanes {
+		setBytes(w, lane, L.Free+128*f, a.Free[f][:])
 	}
 	for l := range xmss.LogLifetime {
 		setBytes(w, lane, L.Sibling+128*l, a.Path[l][:])
