@@ -14,7 +14,7 @@ import (
 
 func addCommands(root *cobra.Command) {
 	root.PersistentFlags().String("log-level", "info", "log level: "+strings.Join(logLevels, ", "))
-	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd(), serveCmd(), submitCmd(), flowsCmd())
+	root.AddCommand(proveCmd(), verifyCmd(), runCmd(), benchCmd(), serveCmd(), submitCmd(), flowsCmd(), xmssCmd())
 }
 
 // checkOutFile refuses, before any work, an output file that cannot be written: its
@@ -92,11 +92,14 @@ func proveCmd() *cobra.Command {
 		seed                                                 uint64
 	)
 	cmd := &cobra.Command{
-		Use:   "prove (--input FILE | --blocks FILE | --n N --seed S) --out PROOF [--flow NAME]",
+		Use:   "prove (--input FILE | --blocks FILE | --signatures FILE | --n N --seed S) --out PROOF [--flow NAME]",
 		Short: "prove a flow's input (by default a batch of BLAKE2s compressions); writes PROOF in the reference's bytes and PROOF.json",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := newLogger(cmd)
+			if err := signaturesInput(cmd, &flowName, &inputPath); err != nil {
+				return err
+			}
 			fl, err := lookupFlow(flowName)
 			if err != nil {
 				return err
@@ -127,7 +130,7 @@ func proveCmd() *cobra.Command {
 			case inputPath != "" && cmd.Flags().Changed("n"):
 				return usage("give --input or --n, not both")
 			case inputPath != "":
-				if in, err = readInput(fl, "--input", inputPath); err != nil {
+				if in, err = readInput(fl, inputFlag(cmd), inputPath); err != nil {
 					return err
 				}
 			case cmd.Flags().Changed("n"):
@@ -142,6 +145,9 @@ func proveCmd() *cobra.Command {
 			}
 			if err := fl.Check(in.Len(), rate); err != nil {
 				return usage("%v", err)
+			}
+			if err := checkSignatures(in); err != nil {
+				return err
 			}
 			mem, err := resolveBudget("--memory-budget", budget)
 			if err != nil {
@@ -181,6 +187,7 @@ func proveCmd() *cobra.Command {
 	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's)")
 	f.IntVar(&workers, "workers", 0, "cores to use (0 = all)")
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp)
+	addSignaturesFlag(cmd)
 	return cmd
 }
 
