@@ -25,10 +25,11 @@ func ResolveAddr(addr string, loopback bool) (string, error) {
 	if addr == "" {
 		return "", fmt.Errorf("%w: empty", ErrAddr)
 	}
-	if !strings.Contains(addr, ":") {
-		addr = ":" + addr
+	hp := addr
+	if !strings.Contains(hp, ":") {
+		hp = ":" + hp
 	}
-	host, port, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(hp)
 	if err != nil {
 		return "", fmt.Errorf("%w: %q: want PORT or HOST:PORT", ErrAddr, addr)
 	}

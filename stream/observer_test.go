@@ -47,6 +47,7 @@ func TestObserverAndCounts(t *testing.T) {
 {"id":"b","n":16,"seed":3}
 {"id":"c","flow":"no-such-flow","n":8}
 {"id":"d","n":9}
+{"id":"e","n":99999999}
 `
 	src := NewLineSource(ctx, strings.NewReader(in), "")
 	p := NewProver(ctx, eng, Options{InFlight: 2})
@@ -73,7 +74,9 @@ func TestObserverAndCounts(t *testing.T) {
 	if c.Running != 0 || c.Pending != 0 || c.Waiting != 0 {
 		t.Fatalf("after the stream: %+v", c)
 	}
-	want := []FlowCount{{Flow: "", Error: 2}, {Flow: "blake2s-batch", OK: 2, Error: 1}}
+	// "bad" and "c" are refused before their flow is known; "e" (over the limits
+	// when parsed) and "d" (failing) are the default flow's errors.
+	want := []FlowCount{{Flow: "", Error: 2}, {Flow: "blake2s-batch", OK: 2, Error: 2}}
 	if len(c.Jobs) != len(want) {
 		t.Fatalf("jobs per flow %+v, want %+v", c.Jobs, want)
 	}

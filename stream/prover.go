@@ -186,6 +186,7 @@ func (p *Prover) run() {
 		}
 		p.metrics.accepted()
 		job, seq := env.Val, env.Seq
+		f.flow = flowName(&job) // resolved by ParseJob, if it got that far
 		switch {
 		case !f.held:
 			f.res = failed(seq, job.ID, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, context.Cause(p.ctx)))
@@ -193,9 +194,7 @@ func (p *Prover) run() {
 			f.res = failed(seq, job.ID, env.Err)
 		default:
 			cost, reserved, err := p.admit(&job)
-			if job.flow != nil {
-				f.flow = job.flow.Name()
-			}
+			f.flow = flowName(&job)
 			if reserved {
 				f.id = job.ID
 			}
@@ -269,6 +268,14 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 		}
 	}
 	return cost, true, nil
+}
+
+// flowName is the name of the flow a job resolved to ("" when not resolved).
+func flowName(j *Job) string {
+	if j.flow == nil {
+		return ""
+	}
+	return j.flow.Name()
 }
 
 func (p *Prover) release(id string) {

@@ -56,7 +56,7 @@ func (n *natsFlags) options() queue.Options {
 // serveNATS is serve --nats: a worker of the shared JetStream queue until a signal
 // stops it (the first lets running proofs finish for the grace, a second abandons
 // them; their jobs are handed back to the queue).
-func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, metricsPath string) error {
+func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, metricsPath string, of *observeFlags) error {
 	log := newLogger(cmd)
 	if o.Out != "" {
 		if err := atomicfile.CheckDir(o.Out); err != nil {
@@ -78,14 +78,23 @@ func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, m
 		return err
 	}
 	defer e.Close()
+	ob, err := of.start(log, e)
+	if err != nil {
+		return err
+	}
+	defer ob.close()
 	o.Cores = e.Scheduler().Cores()
 	w := queue.NewWorker(js, e, o)
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ob.context(context.Background()))
 	defer cancel()
-	defer onShutdown(log, o.Grace, "abandoning running proofs; their jobs go back to the queue", cancel, w.Abort)()
+	ob.ready(true)
+	defer onShutdown(log, o.Grace, "abandoning running proofs; their jobs go back to the queue", func() { ob.ready(false); cancel() }, w.Abort)()
 	log.Info().Str("worker", o.Worker).Int("cores", o.Cores).Int("in_flight", o.InFlight).Int64("memory_budget", o.MemoryBudget).Dur("ack_wait", o.AckWait).Msg("serving the NATS queue")
 	m, err := w.Run(ctx)
+	if terr := ob.finish(); terr != nil && err == nil {
+		err = terr
+	}
 	m.WriteText(cmd.ErrOrStderr())
 	if metricsPath != "" {
 		if werr := atomicfile.Write(metricsPath, m.JSON()); werr != nil && err == nil {

@@ -90,6 +90,7 @@ func proveCmd() *cobra.Command {
 		flowName, inputPath, blocksPath, out, format, budget string
 		n, rate, workers                                     int
 		seed                                                 uint64
+		trace                                                *traceFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "prove (--input FILE | --blocks FILE | --signatures FILE | --n N --seed S) --out PROOF [--flow NAME]",
@@ -171,6 +172,9 @@ func proveCmd() *cobra.Command {
 			if err := flows.WriteProof(out, res.Proof, flows.NewMetaFor(fl, res.Statement, format)); err != nil {
 				return err
 			}
+			if err := trace.add(fmt.Sprintf("%s: %d instances", fl.Name(), in.Len()), res).write(); err != nil {
+				return err
+			}
 			printSpans(cmd.OutOrStdout(), fmt.Sprintf("%s: %d instances (2^%d slots)", fl.Name(), in.Len(), res.Shape.NLog), res.Spans)
 			log.Info().Str("proof", out).Dur("wall", res.Wall).Msg("proved")
 			return nil
@@ -188,6 +192,7 @@ func proveCmd() *cobra.Command {
 	f.IntVar(&workers, "workers", 0, "cores to use (0 = all)")
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp)
 	addSignaturesFlag(cmd)
+	trace = addTraceFlag(cmd)
 	return cmd
 }
 

@@ -63,6 +63,7 @@ func leafName(i int) string { return fmt.Sprintf("leaf-%04d.proof.bin", i) }
 
 func runCmd() *cobra.Command {
 	var budget string
+	var trace *traceFlag
 	cmd := &cobra.Command{
 		Use:   "run CONFIG.yaml",
 		Short: "prove what a config describes, verify each proof, write proofs and a JSON summary",
@@ -80,7 +81,7 @@ func runCmd() *cobra.Command {
 				}
 			}
 			if cfg.Stream != nil {
-				return runStream(cmd, args[0], cfg, mem)
+				return runStream(cmd, args[0], cfg, mem, trace)
 			}
 			fl, err := lookupFlow(cfg.Flow)
 			if err != nil {
@@ -155,6 +156,7 @@ func runCmd() *cobra.Command {
 				sum.Leaves = append(sum.Leaves, leafSummary{Leaf: i, Proof: path, N: in.Len(), ProofBytes: len(data),
 					ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)})
 				lastSpans = res.Spans
+				trace.add(fmt.Sprintf("leaf %d", i), res)
 				log.Debug().Int("leaf", i).Dur("prove", res.Wall).Dur("verify", vdur).Str("proof", path).Msg("leaf proved and verified")
 				bar.add(1)
 			}
@@ -171,6 +173,9 @@ func runCmd() *cobra.Command {
 			if err := atomicfile.Write(summaryPath, append(sb, '\n')); err != nil {
 				return err
 			}
+			if err := trace.write(); err != nil {
+				return err
+			}
 			printSpans(cmd.OutOrStdout(), fmt.Sprintf("last leaf: %d compressions", sum.Leaves[len(sum.Leaves)-1].N), lastSpans)
 			fmt.Fprintf(cmd.OutOrStdout(), "%d leaves, %d compressions in %.2f s: %.0f compressions/s, %.2f proofs/s; all verified; summary %s\n",
 				cfg.Leaves, compressions, wall.Seconds(), sum.CompressionsPerS, sum.ProofsPerS, summaryPath)
@@ -178,12 +183,13 @@ func runCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&budget, "memory-budget", "auto", budgetHelp+" (overrides the config's memory_budget)")
+	trace = addTraceFlag(cmd)
 	return cmd
 }
 
 // runStream runs a config's stream source like `leanpipe serve`, verifying every proof,
 // with the stream's metrics written to OUTPUT/metrics.json.
-func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget) error {
+func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, trace *traceFlag) error {
 	s := cfg.Stream
 	if s.MemoryBudget != config.AutoBudget && !cmd.Flags().Changed("memory-budget") {
 		mem = budgetOf("stream.memory_budget", s.MemoryBudget)
@@ -195,6 +201,7 @@ func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget
 	sc := streamConfig{
 		Out: cfg.Output, Poll: s.Poll, Metrics: filepath.Join(cfg.Output, "metrics.json"), Workers: cfg.Workers,
 		Options: stream.Options{InFlight: s.InFlight, Pending: s.Pending, MemoryBudget: mem.Bytes, BudgetFrom: mem.From, MaxN: s.MaxN, Flow: cfg.Flow, Grace: s.Grace, Verify: true},
+		Observe: &observeFlags{trace: trace},
 	}
 	switch s.Source {
 	case "dir":

@@ -25,6 +25,7 @@ func serveCmd() *cobra.Command {
 		grace, poll                      time.Duration
 		nf                               natsFlags
 		name                             string
+		of                               *observeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve --out DIR",
@@ -47,7 +48,11 @@ With --nats URL it is instead a worker of the shared JetStream work queue (jobs 
 "leanpipe submit"): it pulls at most --in-flight unacked jobs, keeps each lease while proving,
 stores each proof and its metadata in the leanpipe-proofs object store, publishes the result on
 leanpipe.results.<id> and only then acks; --out is then optional (a local copy). It runs until
-SIGINT/SIGTERM; abandoned jobs go back to the queue.`,
+SIGINT/SIGTERM; abandoned jobs go back to the queue.
+
+--metrics-addr serves Prometheus metrics on /metrics, /healthz (200 while the process runs)
+and /readyz (200 while it takes jobs, 503 from the first SIGINT/SIGTERM on); --trace writes
+the proofs' stages as a Chrome trace at exit; --debug-addr serves net/http/pprof on loopback.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" && nf.url == "" {
@@ -95,10 +100,10 @@ SIGINT/SIGTERM; abandoned jobs go back to the queue.`,
 			if nf.url != "" {
 				o := nf.options()
 				o.Worker, o.InFlight, o.MemoryBudget, o.MaxN, o.Grace, o.Flow, o.Out = name, inFlight, mem.Bytes, maxN, grace, flowName, out
-				return serveNATS(cmd, &nf, o, workers, metricsPath)
+				return serveNATS(cmd, &nf, o, workers, metricsPath, of)
 			}
 			return streamJobs(cmd, streamConfig{
-				Out: out, Watch: watch, Poll: poll, Metrics: metricsPath, Workers: workers,
+				Out: out, Watch: watch, Poll: poll, Metrics: metricsPath, Workers: workers, Observe: of,
 				Options: stream.Options{InFlight: inFlight, Pending: pending, MemoryBudget: mem.Bytes, BudgetFrom: mem.From, MaxN: maxN, Grace: grace, Flow: flowName},
 			})
 		},
@@ -117,6 +122,7 @@ SIGINT/SIGTERM; abandoned jobs go back to the queue.`,
 	f.DurationVar(&poll, "poll", 200*time.Millisecond, "with --watch, the polling interval")
 	nf.add(cmd)
 	f.StringVar(&name, "name", "", "with --nats, this worker's name in results and metrics (default host-pid)")
+	of = addObserveFlags(cmd)
 	return cmd
 }
 
@@ -132,6 +138,8 @@ type streamConfig struct {
 	Poll                       time.Duration
 	Workers                    int
 	Options                    stream.Options
+	// Observe are the observability flags (nil: none).
+	Observe *observeFlags
 }
 
 // streamJobs runs a stream until its input ends or a signal stops it (SIGINT or
@@ -153,13 +161,19 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 		return err
 	}
 	defer e.Close()
+	ob, err := sc.Observe.start(log, e)
+	if err != nil {
+		return err
+	}
+	defer ob.close()
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ob.context(context.Background()))
 	defer cancel()
 	opts := sc.Options
 	opts.Cores = e.Scheduler().Cores()
 	p := stream.NewProver(ctx, e, opts)
-	defer onShutdown(log, opts.Grace, "abandoning running proofs", cancel, p.Abort)()
+	ob.ready(true)
+	defer onShutdown(log, opts.Grace, "abandoning running proofs", func() { ob.ready(false); cancel() }, p.Abort)()
 
 	var src streams.Source
 	var srcErr func() error
@@ -182,11 +196,15 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 	sink := stream.NewJSONLines(cmd.OutOrStdout())
 	log.Info().Str("out", sc.Out).Int("cores", opts.Cores).Int("in_flight", opts.InFlight).Int64("memory_budget", opts.MemoryBudget).Str("memory_budget_from", opts.BudgetFrom).Msg("serving")
 	m := stream.Run(src, p, files, sink)
+	traceErr := ob.finish()
 	m.WriteText(cmd.ErrOrStderr())
 	if sc.Metrics != "" {
 		if err := atomicfile.Write(sc.Metrics, m.JSON()); err != nil {
 			return err
 		}
+	}
+	if traceErr != nil {
+		return traceErr
 	}
 	if err := srcErr(); err != nil {
 		return err
