@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
 	"go.yaml.in/yaml/v3"
 )
@@ -21,7 +22,8 @@ type Run struct {
 	// Leaves is how many leaf proofs to produce.
 	Leaves int `json:"leaves"`
 	// Batch is the number of instances per leaf (generated inputs): BLAKE2s
-	// compressions for the batch flow.
+	// compressions for the batch flow, signers for xmss-aggregate (whose configs may
+	// call it "signers").
 	Batch int `json:"batch"`
 	// LogInvRate is the WHIR level-0 log inverse rate (1 = rate 1/2, the reference's).
 	LogInvRate int `json:"log_inv_rate"`
@@ -140,6 +142,7 @@ func Parse(b []byte) (Run, error) {
 		return Run{}, errAt(m, "(document)", "want a mapping of keys to values")
 	}
 	seen := map[string]bool{}
+	var signers *yaml.Node // the signers key, when given
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		key := k.Value
@@ -160,6 +163,9 @@ func Parse(b []byte) (Run, error) {
 			r.Leaves, err = intIn(v, key, 1, MaxLeaves)
 		case "batch":
 			r.Batch, err = intIn(v, key, 1, MaxBatch)
+		case "signers":
+			r.Batch, err = intIn(v, key, 1, aggregate.MaxSigners)
+			signers = k
 		case "log_inv_rate":
 			r.LogInvRate, err = intIn(v, key, 1, 4)
 		case "workers":
@@ -185,17 +191,25 @@ func Parse(b []byte) (Run, error) {
 		case "stream":
 			r.Stream, err = parseStream(v)
 		default:
-			err = errAt(k, key, "unknown key (known: flow, leaves, batch, log_inv_rate, workers, output, seed, input, format, memory_budget, stream)")
+			err = errAt(k, key, "unknown key (known: flow, leaves, batch, signers, log_inv_rate, workers, output, seed, input, format, memory_budget, stream)")
 		}
 		if err != nil {
 			return Run{}, err
+		}
+	}
+	if signers != nil {
+		switch {
+		case seen["batch"]:
+			return Run{}, errAt(signers, "signers", "the same as batch; give one of them")
+		case r.Flow != aggregate.FlowName:
+			return Run{}, errAt(signers, "signers", "only for the %s flow (the %s flow's instances per leaf are its batch)", aggregate.FlowName, r.Flow)
 		}
 	}
 	if f, err := flows.Lookup(r.Flow); err == nil && r.Batch > f.MaxN() {
 		return Run{}, fmt.Errorf("%w: batch: %d is more than the %s flow's %d instances", ErrInvalid, r.Batch, r.Flow, f.MaxN())
 	}
 	if r.Stream != nil {
-		for _, key := range []string{"leaves", "batch", "seed", "input", "format", "log_inv_rate"} {
+		for _, key := range []string{"leaves", "batch", "signers", "seed", "input", "format", "log_inv_rate"} {
 			if seen[key] {
 				return Run{}, fmt.Errorf("%w: %s: not used with stream (each job names its own)", ErrInvalid, key)
 			}

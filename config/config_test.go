@@ -2,9 +2,12 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leanpipe/leanpipe/aggregate"
 )
 
 func TestDefaultsAndOverrides(t *testing.T) {
@@ -24,6 +27,16 @@ func TestDefaultsAndOverrides(t *testing.T) {
 	want := Run{Flow: "blake2s-batch", Leaves: 2, Batch: 300, LogInvRate: 2, Workers: 1, Output: "o", Seed: 9, Format: "raw", Input: "x.blocks.bin", MemoryBudget: AutoBudget}
 	if r != want {
 		t.Fatalf("got %+v", r)
+	}
+}
+
+// signers is the xmss-aggregate flow's name for batch, in either key order.
+func TestSigners(t *testing.T) {
+	for _, doc := range []string{"flow: xmss-aggregate\nsigners: 16\n", "signers: 16\nflow: xmss-aggregate\n", "flow: xmss-aggregate\nbatch: 16\n"} {
+		r, err := Parse([]byte(doc))
+		if err != nil || r.Flow != "xmss-aggregate" || r.Batch != 16 {
+			t.Errorf("%q: %+v, %v", doc, r, err)
+		}
 	}
 }
 
@@ -83,6 +96,10 @@ func TestErrorsNameKeyAndLine(t *testing.T) {
 		{"stream:\n  path: j\n  in_flight: 0\n", "line 3: stream.in_flight: 0 is out of range"},
 		{"stream:\n  path: j\n  colour: red\n", "line 3: stream.colour: unknown key"},
 		{"leaves: 3\nstream:\n  path: j\n", "leaves: not used with stream"},
+		{"leaves: 2\nsigners: 4\n", "line 2: signers: only for the xmss-aggregate flow"},
+		{"flow: xmss-aggregate\nbatch: 4\nsigners: 4\n", "line 3: signers: the same as batch"},
+		{fmt.Sprintf("flow: xmss-aggregate\nsigners: %d\n", aggregate.MaxSigners+1), fmt.Sprintf("line 2: signers: %d is out of range [1, %d]", aggregate.MaxSigners+1, aggregate.MaxSigners)},
+		{fmt.Sprintf("flow: xmss-aggregate\nbatch: %d\n", aggregate.MaxSigners+1), fmt.Sprintf("batch: %d is more than the xmss-aggregate flow's %d instances", aggregate.MaxSigners+1, aggregate.MaxSigners)},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.doc))
