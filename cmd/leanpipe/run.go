@@ -42,7 +42,8 @@ type runSummary struct {
 	Config            config.Run    `json:"config"`
 	Leaves            []leafSummary `json:"leaves"`
 	WallMS            float64       `json:"wall_ms"`
-	CompressionsPerS  float64       `json:"compressions_per_s"`
+	CompressionsPerS  float64       `json:"compressions_per_s,omitempty"`
+	SignaturesPerS    float64       `json:"signatures_per_s,omitempty"` // xmss-aggregate instead of compressions_per_s
 	ProofsPerS        float64       `json:"proofs_per_s"`
 	TotalProofBytes   int           `json:"total_proof_bytes"`
 	PeakRSSBytes      int64         `json:"peak_rss_bytes"`
@@ -163,7 +164,8 @@ func runCmd() *cobra.Command {
 			bar.finish()
 			wall := time.Since(start)
 			sum.WallMS = float64(wall.Microseconds()) / 1e3
-			sum.CompressionsPerS = float64(compressions) / wall.Seconds()
+			rate := float64(compressions) / wall.Seconds()
+			sum.setRate(fl, rate)
 			sum.ProofsPerS = float64(cfg.Leaves) / wall.Seconds()
 			sum.PeakRSSBytes = rusage.PeakRSS()
 			k, ext := e.PoolStats()
@@ -176,9 +178,10 @@ func runCmd() *cobra.Command {
 			if err := trace.write(); err != nil {
 				return err
 			}
-			printSpans(cmd.OutOrStdout(), fmt.Sprintf("last leaf: %d compressions", sum.Leaves[len(sum.Leaves)-1].N), lastSpans)
-			fmt.Fprintf(cmd.OutOrStdout(), "%d leaves, %d compressions in %.2f s: %.0f compressions/s, %.2f proofs/s; all verified; summary %s\n",
-				cfg.Leaves, compressions, wall.Seconds(), sum.CompressionsPerS, sum.ProofsPerS, summaryPath)
+			noun := instances(fl)
+			printSpans(cmd.OutOrStdout(), fmt.Sprintf("last leaf: %d %s", sum.Leaves[len(sum.Leaves)-1].N, noun), lastSpans)
+			fmt.Fprintf(cmd.OutOrStdout(), "%d leaves, %d %s in %.2f s: %.0f %s/s, %.2f proofs/s; all verified; summary %s\n",
+				cfg.Leaves, compressions, noun, wall.Seconds(), rate, noun, sum.ProofsPerS, summaryPath)
 			return nil
 		},
 	}

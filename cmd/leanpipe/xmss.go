@@ -406,3 +406,13 @@ func inputFlag(cmd *cobra.Command) string {
 	}
 	return "--input"
 }
+
+// setRate records a run's throughput: signatures/s for xmss-aggregate,
+// compressions/s (the batch flow's, and the field's historical name) otherwise.
+func (s *runSummary) setRate(fl flows.Flow, perS float64) {
+	if fl.Name() == aggregate.FlowName {
+		s.SignaturesPerS = perS
+	} else {
+		s.CompressionsPerS = perS
+	}
+}
