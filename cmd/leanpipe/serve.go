@@ -34,6 +34,8 @@ func serveCmd() *cobra.Command {
   {"id":"a","blocks":"x.blocks.bin"}      compressions of a blocks file (reference layout)
   {"id":"b","n":300,"seed":7}             N generated pinned compressions
   {"id":"c","flow":"NAME","input":"f"}    another registered flow's input file (or "n")
+  {"id":"d","signatures":"s.json"}        XMSS signatures to aggregate (flow xmss-aggregate; each
+                                          is verified first, an invalid one is an error naming it)
 with optional "flow" (default --flow), "format" (wire|raw), "log_inv_rate" (1..4) and "unordered" (true: the result
 may leave before earlier jobs'). It writes DIR/<id>.proof.bin and DIR/<id>.proof.bin.json
 atomically and prints one result line per job, in job order:
