@@ -36,7 +36,8 @@ const MaxTraceProofs = 10000
 // from the first proof's start. A Trace is safe for concurrent use.
 type Trace struct {
 	mu      sync.Mutex
-	proofs  []traced
+	proofs  []traced // a ring of at most MaxTraceProofs, oldest at head once full
+	head    int
 	dropped int
 }
 
@@ -55,12 +56,14 @@ func NewTrace() *Trace { return &Trace{} }
 func (t *Trace) Add(name string, start, end time.Time, spans []graph.Span) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.proofs) == MaxTraceProofs {
-		copy(t.proofs, t.proofs[1:])
-		t.proofs = t.proofs[:len(t.proofs)-1]
-		t.dropped++
+	p := traced{name: name, start: start, end: end, spans: spans}
+	if len(t.proofs) < MaxTraceProofs {
+		t.proofs = append(t.proofs, p)
+		return
 	}
-	t.proofs = append(t.proofs, traced{name: name, start: start, end: end, spans: spans})
+	t.proofs[t.head] = p
+	t.head = (t.head + 1) % MaxTraceProofs
+	t.dropped++
 }
 
 // Attach does nothing: a trace needs only the proofs (stream.Observer).
@@ -115,7 +118,7 @@ func micros(d time.Duration) json.Number {
 // File returns the trace's events.
 func (t *Trace) File() TraceFile {
 	t.mu.Lock()
-	proofs := append([]traced(nil), t.proofs...)
+	proofs := append(append([]traced(nil), t.proofs[t.head:]...), t.proofs[:t.head]...)
 	dropped := t.dropped
 	t.mu.Unlock()
 
