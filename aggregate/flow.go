@@ -149,14 +149,16 @@ func StatementOf(st flows.Statement) (Aggregate, error) {
 // fillBuffers are one Solve group's bit-sliced vectors.
 type fillBuffers struct {
 	w, wa, wb []uint64
-	packed    []field.K
 }
+
+// solveWidth is how many 64-slot groups one walk of the circuit solves.
+const solveWidth = 4
 
 var fillPool = sync.Pool{New: func() any { return new(fillBuffers) }}
 
 // fill writes the packed witness, A0·w and B0·w of 2^nLog slots: slot s < in.Len()
 // holds signer s, every later slot a copy of signer 0. Groups of 64 slots are solved
-// bit-sliced, one group per worker at a time; the bytes do not depend on workers.
+// bit-sliced, several per walk; the bytes do not depend on workers.
 func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []field.K, hook func(int, *Assignment)) error {
 	size := c.Size()
 	slots := 1 << nLog
@@ -173,32 +175,42 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 			}
 		}
 	})
-	solve := func(g int) {
-		fb := fillPool.Get().(*fillBuffers)
-		defer fillPool.Put(fb)
-		if len(fb.w) != size {
-			fb.w, fb.wa, fb.wb = make([]uint64, size), make([]uint64, size), make([]uint64, size)
-			fb.packed = make([]field.K, size)
-		}
-		clear(fb.w)
-		for j := 0; j < 64 && g*64+j < slots; j++ {
-			s := g*64 + j
-			if s >= len(plans) {
-				s = 0
-			}
-			c.SetInputs(fb.w, uint(j), plans[s])
-		}
-		c.Circuit.Solve(fb.w, fb.wa, fb.wb)
-		lo, hi := g*size, min(g*64+64, slots)*size/64
-		for i, src := range [][]uint64{fb.w, fb.wa, fb.wb} {
-			c.PackRows(fb.packed, src)
-			copy([][]field.K{wit, a, b}[i][lo:hi], fb.packed)
-		}
-	}
+	// Groups are solved up to solveWidth at a time (one walk of the circuit for all
+	// of them), one batch per worker at a time.
 	todo := min(groups, liveGroups+1)
-	workers.Range(todo, func(lo, hi int) {
-		for g := lo; g < hi; g++ {
-			solve(g)
+	width := min(solveWidth, (todo+workers.N()-1)/workers.N())
+	batches := (todo + width - 1) / width
+	workers.Range(batches, func(lo, hi int) {
+		for bt := lo; bt < hi; bt++ {
+			g0, g1 := bt*width, min(todo, (bt+1)*width)
+			fbs := make([]*fillBuffers, g1-g0)
+			ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
+			for i := range fbs {
+				fb := fillPool.Get().(*fillBuffers)
+				if len(fb.w) != size {
+					fb.w, fb.wa, fb.wb = make([]uint64, size), make([]uint64, size), make([]uint64, size)
+				}
+				clear(fb.w)
+				g := g0 + i
+				for j := 0; j < 64 && g*64+j < slots; j++ {
+					s := g*64 + j
+					if s >= len(plans) {
+						s = 0
+					}
+					c.SetInputs(fb.w, uint(j), plans[s])
+				}
+				fbs[i], ws[i], was[i], wbs[i] = fb, fb.w, fb.wa, fb.wb
+			}
+			c.Circuit.SolveMany(ws, was, wbs)
+			for i, fb := range fbs {
+				g := g0 + i
+				lanes := min(64, slots-g*64)
+				lo := g * size
+				for k, src := range [][]uint64{fb.w, fb.wa, fb.wb} {
+					c.PackLanes([][]field.K{wit, a, b}[k][lo:lo+lanes*size/64], src, lanes)
+				}
+				fillPool.Put(fb)
+			}
 		}
 	}, par.PerWorker(1))
 	if workers.Err() != nil {

@@ -8,6 +8,7 @@ import (
 
 	xb "golang.org/x/crypto/blake2s"
 
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/vectors"
@@ -402,5 +403,59 @@ func BenchmarkBilinear(b *testing.B) {
 	e, w, alpha := randVec(r, c.Size()), randVec(r, c.Size()), randE(r)
 	for b.Loop() {
 		c.Bilinear(alpha, e, w)
+	}
+}
+
+func BenchmarkTranspose64(b *testing.B) {
+	var m [64]uint64
+	for i := range m {
+		m[i] = uint64(i) * 0x9E3779B97F4A7C15
+	}
+	for b.Loop() {
+		Transpose64(&m)
+	}
+}
+
+// The transpose kernel at every level the build and machine have agrees with the
+// portable Transpose64 on random matrices, one to eight at a time.
+func TestTransposeKernels(t *testing.T) {
+	r := testrand.New(t)
+	for _, l := range Kernels.Levels() {
+		restore := cpu.SetLevel(l)
+		for n := 0; n <= 8; n++ {
+			var m, want [8][64]uint64
+			for i := range m {
+				for j := range m[i] {
+					m[i][j] = r.Uint64()
+				}
+			}
+			want = m
+			for i := range n {
+				Transpose64(&want[i])
+			}
+			transposeMany(&m, n)
+			if m != want {
+				t.Fatalf("level %v, %d matrices: transpose differs from Transpose64", l, n)
+			}
+		}
+		restore()
+	}
+}
+
+func BenchmarkTransposeKernels(b *testing.B) {
+	var m [8][64]uint64
+	for i := range m {
+		for j := range m[i] {
+			m[i][j] = uint64(i*64+j) * 0x9E3779B97F4A7C15
+		}
+	}
+	for _, l := range Kernels.Levels() {
+		b.Run(l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
+			for b.Loop() {
+				transposeMany(&m, 8)
+			}
+			b.SetBytes(8 * 512)
+		})
 	}
 }

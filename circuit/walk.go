@@ -144,40 +144,89 @@ func (c *Circuit) RowValuesK(dstA, dstB, w []field.K) { RowValuesWords(c, dstA, 
 // a·b in circuit order and every other column is set to 0. Optional dstA, dstB
 // (length Size or nil) receive A0·w and B0·w.
 func (c *Circuit) Solve(w, dstA, dstB []uint64) {
-	c.checkLen("w", len(w))
+	var as, bs [][]uint64
+	if dstA != nil {
+		as = [][]uint64{dstA}
+	}
+	if dstB != nil {
+		bs = [][]uint64{dstB}
+	}
+	c.SolveMany([][]uint64{w}, as, bs)
+}
+
+// SolveMany is Solve for several bit-sliced vectors (64·len(ws) instances) in one
+// walk of the circuit's code, which spreads the walk's per-instruction cost over
+// them. dstA and dstB are nil or hold one vector per w.
+func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
+	g := len(ws)
+	for _, w := range ws {
+		c.checkLen("w", len(w))
+	}
+	for _, d := range [][][]uint64{dstA, dstB} {
+		if d != nil && len(d) != g {
+			panic(fmt.Sprintf("circuit: SolveMany: %d row vectors for %d witnesses", len(d), g))
+		}
+		for _, v := range d {
+			c.checkLen("dst", len(v))
+			clear(v)
+		}
+	}
 	isInput := make([]bool, c.Size())
 	for _, col := range c.inputs {
 		isInput[col] = true
 	}
 	isInput[c.constCol] = true
-	for col := range w {
-		if !isInput[col] {
-			w[col] = 0
+	for _, w := range ws {
+		for col := range w {
+			if !isInput[col] {
+				w[col] = 0
+			}
 		}
 	}
-	if dstA != nil {
-		c.checkLen("dstA", len(dstA))
-		clear(dstA)
+	// Registers are interleaved: register i of vector k at r[i·g + k].
+	r := make([]uint64, c.nregs*g)
+	switch {
+	case g == 1 && dstA != nil && dstB != nil:
+		w, a, b := ws[0], dstA[0], dstB[0]
+		for _, in := range c.code {
+			switch in.op {
+			case opCol:
+				r[in.dst] = w[in.x]
+			case opXor:
+				r[in.dst] = r[in.x] ^ r[in.y]
+			default:
+				x, y := r[in.x], r[in.y]
+				w[in.dst], a[in.dst], b[in.dst] = x&y, x, y
+			}
+		}
+		return
 	}
-	if dstB != nil {
-		c.checkLen("dstB", len(dstB))
-		clear(dstB)
-	}
-	r := make([]uint64, c.nregs)
 	for _, in := range c.code {
+		d, x, y := int(in.dst)*g, int(in.x)*g, int(in.y)*g
 		switch in.op {
 		case opCol:
-			r[in.dst] = w[in.x]
+			for k, w := range ws {
+				r[d+k] = w[in.x]
+			}
 		case opXor:
-			r[in.dst] = r[in.x] ^ r[in.y]
+			rd, rx, ry := r[d:d+g], r[x:x+g], r[y:y+g]
+			for k := range rd {
+				rd[k] = rx[k] ^ ry[k]
+			}
 		default:
-			a, b := r[in.x], r[in.y]
-			w[in.dst] = a & b
+			rx, ry := r[x:x+g], r[y:y+g]
+			for k, w := range ws {
+				w[in.dst] = rx[k] & ry[k]
+			}
 			if dstA != nil {
-				dstA[in.dst] = a
+				for k, a := range dstA {
+					a[in.dst] = rx[k]
+				}
 			}
 			if dstB != nil {
-				dstB[in.dst] = b
+				for k, b := range dstB {
+					b[in.dst] = ry[k]
+				}
 			}
 		}
 	}
@@ -202,16 +251,21 @@ func (c *Circuit) Satisfied(w []uint64) int {
 // (word = column, bit = instance) and the row packing (word = 64 columns of one
 // instance, bit = column within the word).
 func Transpose64(m *[64]uint64) {
-	masks := [6]uint64{
-		0x00000000FFFFFFFF, 0x0000FFFF0000FFFF, 0x00FF00FF00FF00FF,
-		0x0F0F0F0F0F0F0F0F, 0x3333333333333333, 0x5555555555555555,
-	}
-	for lvl, j := 0, 32; j != 0; lvl, j = lvl+1, j>>1 {
-		mask := masks[lvl]
-		for k := 0; k < 64; k = (k + j + 1) &^ j {
-			t := (m[k]>>j ^ m[k+j]) & mask
-			m[k] ^= t << j
-			m[k+j] ^= t
+	transposeLevel(m, 32, 0x00000000FFFFFFFF)
+	transposeLevel(m, 16, 0x0000FFFF0000FFFF)
+	transposeLevel(m, 8, 0x00FF00FF00FF00FF)
+	transposeLevel(m, 4, 0x0F0F0F0F0F0F0F0F)
+	transposeLevel(m, 2, 0x3333333333333333)
+	transposeLevel(m, 1, 0x5555555555555555)
+}
+
+// transposeLevel swaps the j×j off-diagonal blocks of every 2j×2j block.
+func transposeLevel(m *[64]uint64, j uint, mask uint64) {
+	for base := uint(0); base < 64; base += 2 * j {
+		for k := base; k < base+j; k++ {
+			a, b := m[k&63], m[(k+j)&63]
+			t := (a>>j ^ b) & mask
+			m[k&63], m[(k+j)&63] = a^t<<j, b^t
 		}
 	}
 }
@@ -223,14 +277,30 @@ func Transpose64(m *[64]uint64) {
 // vectors the zerocheck and the commitment read, for any circuit.
 func (c *Circuit) PackRows(dst []field.K, src []uint64) {
 	c.checkLen("dst", len(dst))
+	c.PackLanes(dst, src, 64)
+}
+
+// PackLanes is PackRows for the first lanes instances only: dst holds lanes·Size/64
+// words (instance j at [j·Size/64, (j+1)·Size/64)).
+func (c *Circuit) PackLanes(dst []field.K, src []uint64, lanes int) {
 	c.checkLen("src", len(src))
 	words := c.Size() / 64
-	var m [64]uint64
-	for k := range words {
-		copy(m[:], src[64*k:64*k+64])
-		Transpose64(&m)
-		for j := range 64 {
-			dst[j*words+k] = field.K(m[j])
+	if lanes < 1 || lanes > 64 || len(dst) != lanes*words {
+		panic(fmt.Sprintf("circuit: PackLanes: %d words for %d lanes of %d", len(dst), lanes, words))
+	}
+	// Eight matrices at a time, so that each instance's eight words fill a cache line.
+	var m [8][64]uint64
+	for k0 := 0; k0 < words; k0 += 8 {
+		n := min(8, words-k0)
+		for t := range n {
+			m[t] = [64]uint64(src[64*(k0+t) : 64*(k0+t)+64])
+		}
+		transposeMany(&m, n)
+		for j := range lanes {
+			row := dst[j*words+k0 : j*words+k0+n]
+			for t := range row {
+				row[t] = field.K(m[t][j])
+			}
 		}
 	}
 }

@@ -19,7 +19,7 @@ const (
 	AVX2                       // AVX and AVX2 with PCLMULQDQ
 	AVX2VPCLMUL                // VPCLMULQDQ on ymm with AVX2
 	AVX512VPCLMUL              // AVX-512 F, BW and VL with VPCLMULQDQ on zmm
-	AVX512GFNI                 // AVX512VPCLMUL with GFNI
+	AVX512GFNI                 // AVX512VPCLMUL with GFNI and AVX-512 VBMI
 	numLevels
 )
 

@@ -23,7 +23,7 @@ func detect() Level {
 		return l
 	}
 	l = AVX512VPCLMUL
-	if !c.Supports(cpuid.GFNI) {
+	if !c.Supports(cpuid.GFNI, cpuid.AVX512VBMI) {
 		return l
 	}
 	return AVX512GFNI

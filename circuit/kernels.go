@@ -1,0 +1,8 @@
+package circuit
+
+import "github.com/leanpipe/leanpipe/cpu"
+
+// Kernels is the circuit package's kernel family ("circuit" in cpu's registry): the
+// 64×64 bit transposes of PackRows, portable and, where this build has the
+// assembly, AVX-512 with VBMI and GFNI.
+var Kernels = cpu.NewFamily("circuit", archLevels...)

@@ -1,0 +1,15 @@
+//go:build purego || !amd64
+
+package circuit
+
+import "github.com/leanpipe/leanpipe/cpu"
+
+// archLevels is empty: without assembly only the portable transpose exists.
+var archLevels []cpu.Level
+
+// transposeMany transposes the first n matrices of m.
+func transposeMany(m *[8][64]uint64, n int) {
+	for t := range n {
+		Transpose64(&m[t])
+	}
+}
