@@ -26,8 +26,8 @@ const MaxTraceProofs = 10000
 //   - process 1, "scheduler": one row (thread) per core slot; every stage of every
 //     proof appears there once per core it held, as a "grant" event named
 //     "<stage> · <proof>".
-//   - process 2, 3, …: one per proof, in the order proofs were added, named after
-//     it. Row 0 holds the proof as one "proof" event (from the start of its work
+//   - process 2, 3, …: one per proof, in the order the proofs started, named
+//     after it. Row 0 holds the proof as one "proof" event (from the start of its work
 //     to its end); row c+1 ("core c") holds each stage once, as a "stage" event on
 //     the first core slot it was granted, with the cores, workers, bytes and cache
 //     counts in its args. A stage run outside a scheduler (no slots) is on row 1.
@@ -121,6 +121,7 @@ func (t *Trace) File() TraceFile {
 	proofs := append(append([]traced(nil), t.proofs[t.head:]...), t.proofs[:t.head]...)
 	dropped := t.dropped
 	t.mu.Unlock()
+	sort.SliceStable(proofs, func(i, j int) bool { return proofs[i].start.Before(proofs[j].start) })
 
 	f := TraceFile{DisplayTimeUnit: "ms", OtherData: map[string]any{"producer": "leanpipe", "proofs": len(proofs), "dropped_proofs": dropped}}
 	if len(proofs) == 0 {
