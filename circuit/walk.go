@@ -83,6 +83,18 @@ func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
 	adj := make([]field.E, c.nregs)
 	oneA, oneB := ca == field.One, cb == field.One
 	zeroA, zeroB := ca.IsZero(), cb.IsZero()
+	// A general coefficient scales e once, vectorised, instead of once per row.
+	ea, eb := e, e
+	if !oneA && !zeroA {
+		ea = make([]field.E, len(e))
+		field.ScaleE(ea, e, ca)
+		oneA = true
+	}
+	if !oneB && !zeroB {
+		eb = make([]field.E, len(e))
+		field.ScaleE(eb, e, cb)
+		oneB = true
+	}
 	for i := len(c.code) - 1; i >= 0; i-- {
 		in := c.code[i]
 		switch in.op {
@@ -95,18 +107,11 @@ func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
 			adj[in.x] = addE(adj[in.x], t)
 			adj[in.y] = addE(adj[in.y], t)
 		default:
-			er := e[in.dst]
-			switch {
-			case oneA:
-				adj[in.x] = addE(adj[in.x], er)
-			case !zeroA:
-				adj[in.x] = addE(adj[in.x], ca.Mul(er))
+			if oneA {
+				adj[in.x] = addE(adj[in.x], ea[in.dst])
 			}
-			switch {
-			case oneB:
-				adj[in.y] = addE(adj[in.y], er)
-			case !zeroB:
-				adj[in.y] = addE(adj[in.y], cb.Mul(er))
+			if oneB {
+				adj[in.y] = addE(adj[in.y], eb[in.dst])
 			}
 		}
 	}

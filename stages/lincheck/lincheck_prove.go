@@ -175,17 +175,23 @@ func roundEvals(comb, zv []field.E, half int, withE0 bool, workers par.Workers, 
 }
 
 func roundEvalsRange(comb, zv []field.E, half int, withE0 bool, lo, hi int) (a0, a1, aInf field.E) {
-	for i := lo; i < hi; i++ {
-		cl, ch := comb[i], comb[i+half]
-		zl, zh := zv[i], zv[i+half]
-		if withE0 {
-			a0 = a0.Add(cl.Mul(zl))
-		}
-		a1 = a1.Add(ch.Mul(zh))
-		aInf = aInf.Add(cl.Add(ch).Mul(zl.Add(zh)))
+	if withE0 {
+		a0 = field.InnerProduct(comb[lo:hi], zv[lo:hi])
+	}
+	a1 = field.InnerProduct(comb[half+lo:half+hi], zv[half+lo:half+hi])
+	// The leading coefficient Σ (cl + ch)·(zl + zh), a chunk of pair sums at a time.
+	var sc, sz [roundChunk]field.E
+	for i := lo; i < hi; i += roundChunk {
+		c := min(roundChunk, hi-i)
+		field.AddSlice(sc[:c], comb[i:i+c], comb[half+i:half+i+c])
+		field.AddSlice(sz[:c], zv[i:i+c], zv[half+i:half+i+c])
+		aInf = aInf.Add(field.InnerProduct(sc[:c], sz[:c]))
 	}
 	return a0, a1, aInf
 }
+
+// roundChunk bounds the stack buffers of roundEvalsRange's pair sums.
+const roundChunk = 128
 
 // foldTop binds the top variable of v (2·half entries) to r in place:
 // v[i] ← v[i] + r·(v[i] + v[i+half]) for i < half.
@@ -198,8 +204,5 @@ func foldTop(v []field.E, half int, r field.E, workers par.Workers) {
 }
 
 func foldTopRange(v []field.E, half int, r field.E, lo, hi int) {
-	for i := lo; i < hi; i++ {
-		a := v[i]
-		v[i] = a.Add(r.Mul(a.Add(v[i+half])))
-	}
+	field.Fold(v[lo:hi], v[lo:hi], v[half+lo:half+hi], r)
 }
