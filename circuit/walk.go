@@ -42,6 +42,11 @@ func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 	c.checkLen("e", len(e))
 	c.checkLen("w", len(w))
 	r := make([]field.E, c.nregs)
+	// Each product row's weight and operands are gathered a chunk at a time and
+	// reduced with two vectorised inner products.
+	const chunk = 256
+	var ek, ak, bk [chunk]field.E
+	n := 0
 	for _, in := range c.code {
 		switch in.op {
 		case opCol:
@@ -49,11 +54,16 @@ func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 		case opXor:
 			r[in.dst] = addE(r[in.x], r[in.y])
 		default:
-			er := e[in.dst]
-			va = addE(va, er.Mul(r[in.x]))
-			vb = addE(vb, er.Mul(r[in.y]))
+			ek[n], ak[n], bk[n] = e[in.dst], r[in.x], r[in.y]
+			if n++; n == chunk {
+				va = addE(va, field.InnerProduct(ek[:], ak[:]))
+				vb = addE(vb, field.InnerProduct(ek[:], bk[:]))
+				n = 0
+			}
 		}
 	}
+	va = addE(va, field.InnerProduct(ek[:n], ak[:n]))
+	vb = addE(vb, field.InnerProduct(ek[:n], bk[:n]))
 	return va, vb
 }
 
