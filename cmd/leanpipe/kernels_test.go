@@ -11,7 +11,7 @@ import (
 
 // families are the kernel families the binary links, in the order the kernels line
 // prints them.
-var families = []string{"field", "ntt", "blake2s", "zerocheck", "reduce", "open"}
+var families = []string{"field", "ntt", "blake2s", "zerocheck", "reduce", "open", "circuit"}
 
 // kernelsLine returns version's "kernels" line split into name → level.
 func kernelsLine(t *testing.T, out string) map[string]string {

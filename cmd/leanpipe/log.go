@@ -38,5 +38,5 @@ func printSpans(w io.Writer, title string, spans []graph.Span) {
 
 // kernelLevels is every kernel family's level in use, in protocol order.
 func kernelLevels() string {
-	return cpu.Kernels("field", "ntt", "blake2s", "zerocheck", "reduce", "open")
+	return cpu.Kernels("field", "ntt", "blake2s", "zerocheck", "reduce", "open", "circuit")
 }
