@@ -40,6 +40,9 @@ type FlockSpec struct {
 	MaxN int
 	// InputBytes is the memory one instance's input holds (for Estimate).
 	InputBytes int
+	// FixedBytes is memory a proof holds whatever N is, beyond the stack-sized
+	// buffers Estimate counts (a large circuit, its witness filler's buffers).
+	FixedBytes int64
 	// Generate, Decode, FromValue and FileN are the Flow's input methods.
 	Generate  func(n int, seed uint64) (Input, error)
 	Decode    func(data []byte) (Input, error)
@@ -227,7 +230,7 @@ func (f *Flock) Shape(n, logInvRate int) (Shape, error) {
 // folds), the inputs, and 16 MiB of fixed work space. A test measures it against
 // the peak RSS of one proof per process (2^10..2^16 instances at rate 1,
 // 2^10..2^13 at rate 4): it is at least that peak and at most 1.5 × it + 64 MiB.
-// An invalid (n, rate) estimates 0.
+// A flow's FixedBytes is added. An invalid (n, rate) estimates 0.
 func (f *Flock) Estimate(n, logInvRate int) int64 {
 	sh, err := f.Shape(n, logInvRate)
 	if err != nil {
@@ -237,7 +240,7 @@ func (f *Flock) Estimate(n, logInvRate int) int64 {
 	stack := int64(k) << sh.StackLog
 	codeword := int64(k) << (sh.StackLog + sh.LogInvRate)
 	inputs := int64(sh.N) * int64(f.spec.InputBytes)
-	return 15*stack + codeword*5/2 + inputs + 16<<20
+	return 15*stack + codeword*5/2 + inputs + f.spec.FixedBytes + 16<<20
 }
 
 // Verify checks a proof of st and returns its raw form.
