@@ -94,6 +94,32 @@ func TestFlowProveVerifyAndBinding(t *testing.T) {
 	}
 }
 
+// An aggregate meant to be recursed uses log_inv_rate 2 (fewer queries to re-verify):
+// it verifies at that rate, is smaller, and does not verify as a rate-1 proof.
+func TestFlowRate2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves 8 blocks of 2^21 columns")
+	}
+	in := genInput(t, 2, 13)
+	p, err := flows.Prove(context.Background(), flows.Request{Flow: Flow, Input: in, LogInvRate: 2}, flows.ProveOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Statement.LogInvRate != 2 {
+		t.Fatalf("statement rate %d", p.Statement.LogInvRate)
+	}
+	if _, err := Flow.Verify(p.Proof, p.Statement); err != nil {
+		t.Fatalf("rate-2 proof: %v", err)
+	}
+	st := p.Statement
+	st.LogInvRate = 1
+	if _, err := Flow.Verify(p.Proof, st); err == nil {
+		t.Fatal("a rate-2 proof verified as rate 1")
+	}
+	p1 := proveInput(t, Flow, in, 2)
+	t.Logf("wire proof: rate 1 %d bytes, rate 2 %d bytes", len(p1.Proof.MarshalWire()), len(p.Proof.MarshalWire()))
+}
+
 // newFlowSpec is the flow with its Bind replaced (to test the two halves of the
 // binding apart).
 func newFlowSpec(bind func(flows.Statement) (flows.Binding, error)) *flows.Flock {
