@@ -154,7 +154,36 @@ type fillBuffers struct {
 // solveWidth is how many 64-slot groups one walk of the circuit solves.
 const solveWidth = 4
 
-var fillPool = sync.Pool{New: func() any { return new(fillBuffers) }}
+// fillFree keeps the filler's vectors between proofs (a sync.Pool would lose them
+// to the collector, and each proof would fault in fresh pages): at most
+// fillKeep sets, the rest are dropped.
+var fillFree struct {
+	sync.Mutex
+	bufs []*fillBuffers
+}
+
+const fillKeep = 2 * solveWidth
+
+func getFill(size int) *fillBuffers {
+	fillFree.Lock()
+	var fb *fillBuffers
+	if n := len(fillFree.bufs); n > 0 {
+		fb, fillFree.bufs = fillFree.bufs[n-1], fillFree.bufs[:n-1]
+	}
+	fillFree.Unlock()
+	if fb == nil || len(fb.w) != size {
+		fb = &fillBuffers{w: make([]uint64, size), wa: make([]uint64, size), wb: make([]uint64, size)}
+	}
+	return fb
+}
+
+func putFill(fb *fillBuffers) {
+	fillFree.Lock()
+	if len(fillFree.bufs) < fillKeep {
+		fillFree.bufs = append(fillFree.bufs, fb)
+	}
+	fillFree.Unlock()
+}
 
 // fill writes the packed witness, A0·w and B0·w of 2^nLog slots: slot s < in.Len()
 // holds signer s, every later slot a copy of signer 0. Groups of 64 slots are solved
@@ -186,10 +215,7 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 			fbs := make([]*fillBuffers, g1-g0)
 			ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
 			for i := range fbs {
-				fb := fillPool.Get().(*fillBuffers)
-				if len(fb.w) != size {
-					fb.w, fb.wa, fb.wb = make([]uint64, size), make([]uint64, size), make([]uint64, size)
-				}
+				fb := getFill(size)
 				clear(fb.w)
 				g := g0 + i
 				for j := 0; j < 64 && g*64+j < slots; j++ {
@@ -209,7 +235,7 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 				for k, src := range [][]uint64{fb.w, fb.wa, fb.wb} {
 					c.PackLanes([][]field.K{wit, a, b}[k][lo:lo+lanes*size/64], src, lanes)
 				}
-				fillPool.Put(fb)
+				putFill(fb)
 			}
 		}
 	}, par.PerWorker(1))

@@ -2,6 +2,7 @@ package lincheck
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
@@ -81,36 +82,36 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	}
 	chiIn, chiOut := zc.Chi[:rounds], zc.Chi[rounds:]
 
-	// comb = (A0 + α·B0)ᵀ·e_row + α²·e_row + α³·[constant column].
+	// comb = (A0 + α·B0)ᵀ·e_row + α²·e_row + α³·[constant column] (+ the public
+	// term), and zv[col] = ẑ(col, chi_out), the witness folded over the slots. The two
+	// are independent: on a large circuit with two or more workers, the circuit's
+	// transpose walk (serial) runs beside the fold.
 	sc.eRow = grow(sc.eRow, size)
 	sc.eqIn = grow(sc.eqIn, 1<<rounds)
-	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn)
 	sc.comb = grow(sc.comb, size)
-	comb, eRow := sc.comb, sc.eRow
-	c.Transpose(comb, eRow, alpha)
-	a2 := alpha.Square()
-	if workers.N() == 1 {
-		field.AddScaledE(comb, eRow, a2)
-	} else {
-		cw, ew := comb, eRow // only the parallel path moves copies to the heap
-		workers.Range(size, func(lo, hi int) {
-			field.AddScaledE(cw[lo:hi], ew[lo:hi], a2)
-		})
-	}
-	comb[c.ConstCol()] = comb[c.ConstCol()].Add(a2.Mul(alpha))
-	if pub != nil {
-		sc.pubW = grow(sc.pubW, 1<<pub.Log)
-		addPublic(comb, *pub, sc.tau, a2.Square(), sc.pubW)
-	}
-
-	// zv[col] = ẑ(col, chi_out): the witness folded over the slots.
 	sc.eqOut = grow(sc.eqOut, 1<<nLog)
-	field.EqTable(sc.eqOut, chiOut)
 	sc.zv = grow(sc.zv, size)
 	if len(sc.tables) < workers.N() {
 		sc.tables = make([]foldTables, workers.N())
 	}
-	partialFold(sc.zv, q, words, sc.eqOut, live, workers, sc.tables)
+	if workers.N() >= 2 && c.LogSize() >= concurrentCombLog {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := par.Protect(func() error { sc.buildComb(c, zc, chiIn, alpha, pub, workers.Limit(1)); return nil }); err != nil {
+				workers.Fail(err)
+			}
+		}()
+		field.EqTable(sc.eqOut, chiOut)
+		partialFold(sc.zv, q, words, sc.eqOut, live, workers.Limit(workers.N()-1), sc.tables)
+		wg.Wait()
+	} else {
+		sc.buildComb(c, zc, chiIn, alpha, pub, workers)
+		field.EqTable(sc.eqOut, chiOut)
+		partialFold(sc.zv, q, words, sc.eqOut, live, workers, sc.tables)
+	}
+	comb := sc.comb
 
 	// The product sumcheck Σ_col comb(col)·zv(col), top column bit first. Round
 	// t's polynomial is q(X) = Σ_i (lo_i + X·(lo_i + hi_i)) products over the
@@ -153,6 +154,31 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	}
 	copy(sc.point[rounds:], chiOut)
 	return Claim{Point: sc.point, S: sc.s[:]}
+}
+
+// concurrentCombLog is the smallest circuit (log2 columns) whose transpose walk runs
+// beside the slot fold when there are two or more workers.
+var concurrentCombLog = 18
+
+// buildComb writes sc.comb (see ProvePublic) from the row weights at (ZSkip, chiIn).
+func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alpha field.E, pub *Window, workers par.Workers) {
+	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn)
+	comb, eRow := sc.comb, sc.eRow
+	c.Transpose(comb, eRow, alpha)
+	a2 := alpha.Square()
+	if workers.N() == 1 {
+		field.AddScaledE(comb, eRow, a2)
+	} else {
+		cw, ew := comb, eRow // only the parallel path moves copies to the heap
+		workers.Range(len(comb), func(lo, hi int) {
+			field.AddScaledE(cw[lo:hi], ew[lo:hi], a2)
+		})
+	}
+	comb[c.ConstCol()] = comb[c.ConstCol()].Add(a2.Mul(alpha))
+	if pub != nil {
+		sc.pubW = grow(sc.pubW, 1<<pub.Log)
+		addPublic(comb, *pub, sc.tau, a2.Square(), sc.pubW)
+	}
 }
 
 // roundEvals returns, over the top-bit split at half, the round polynomial's

@@ -273,11 +273,16 @@ func TestLincheckWorkersAndPadding(t *testing.T) {
 	rng := testrand.New(t)
 	lc := newLincheckCase(rng, 9, 5, 11)
 	ref, _ := lc.prove(1)
-	for _, workers := range []int{2, 3, 8} {
-		tr, _ := lc.prove(workers)
-		if !equalEs(tr.stream, ref.stream) {
-			t.Fatalf("workers=%d: stream differs from workers=1", workers)
+	for _, concurrent := range []int{concurrentCombLog, 0} { // 0: the transpose beside the fold
+		old := concurrentCombLog
+		concurrentCombLog = concurrent
+		for _, workers := range []int{2, 3, 8} {
+			tr, _ := lc.prove(workers)
+			if !equalEs(tr.stream, ref.stream) {
+				t.Fatalf("workers=%d, concurrent comb from 2^%d: stream differs from workers=1", workers, concurrent)
+			}
 		}
+		concurrentCombLog = old
 	}
 	// Folding every slot densely gives the same stream as the padding shortcut.
 	dense := *lc
