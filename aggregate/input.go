@@ -225,6 +225,32 @@ type Invalid struct {
 
 func (v Invalid) Error() string { return fmt.Sprintf("signature %d: %v", v.Index, v.Err) }
 
+// InvalidSignatures is Check's error: the signatures that do not verify, of Of.
+type InvalidSignatures struct {
+	Bad []Invalid
+	Of  int
+}
+
+func (e *InvalidSignatures) Error() string {
+	if len(e.Bad) == 1 {
+		return fmt.Sprintf("signature %d invalid: %v", e.Bad[0].Index, e.Bad[0].Err)
+	}
+	msgs := make([]string, len(e.Bad))
+	for i, b := range e.Bad {
+		msgs[i] = fmt.Sprintf("signature %d invalid: %v", b.Index, b.Err)
+	}
+	return fmt.Sprintf("%d of %d signatures invalid: %s", len(e.Bad), e.Of, strings.Join(msgs, "; "))
+}
+
+// Check verifies every signature natively before any proving (flows.CheckInput):
+// an *InvalidSignatures naming each one that fails, or nil.
+func (in *Input) Check() error {
+	if bad := in.Invalid(); len(bad) > 0 {
+		return &InvalidSignatures{Bad: bad, Of: in.Len()}
+	}
+	return nil
+}
+
 // Invalid verifies every signature natively (xmss.Verify) and returns those that
 // fail, in index order (nil when all verify).
 func (in *Input) Invalid() []Invalid {

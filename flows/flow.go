@@ -74,6 +74,21 @@ type Stated interface {
 	Statement() json.RawMessage
 }
 
+// Checked is an Input that can be checked before any proving, beyond its parsing
+// (an XMSS aggregation input verifies its signatures natively).
+type Checked interface {
+	Check() error
+}
+
+// CheckInput runs in's Check when it has one; the command line and streams call it
+// before proving, so that a bad input is refused with its own reason.
+func CheckInput(in Input) error {
+	if c, ok := in.(Checked); ok {
+		return c.Check()
+	}
+	return nil
+}
+
 // CheckStatement reports whether f accepts st's data: through the flow's own
 // CheckStatement(Statement) error when it has one; otherwise a flow takes no data.
 func CheckStatement(f Flow, st Statement) error {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
@@ -301,29 +300,9 @@ func (j *Job) load(maxBytes int64) (flows.Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
 	}
-	if err := checkSignatures(in); err != nil {
+	if err := flows.CheckInput(in); err != nil {
 		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
 	}
 	return in, nil
 }
 
-// checkSignatures verifies an xmss-aggregate input's signatures natively before any
-// proving; the error names every invalid one by index, with xmss.Verify's reason.
-func checkSignatures(in flows.Input) error {
-	ag, ok := in.(*aggregate.Input)
-	if !ok {
-		return nil
-	}
-	bad := ag.Invalid()
-	if len(bad) == 0 {
-		return nil
-	}
-	if len(bad) == 1 {
-		return fmt.Errorf("signature %d invalid: %w", bad[0].Index, bad[0].Err)
-	}
-	msgs := make([]string, len(bad))
-	for i, b := range bad {
-		msgs[i] = fmt.Sprintf("signature %d invalid: %v", b.Index, b.Err)
-	}
-	return fmt.Errorf("%d of %d signatures invalid: %s", len(bad), ag.Len(), strings.Join(msgs, "; "))
-}

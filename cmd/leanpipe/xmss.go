@@ -75,26 +75,25 @@ func readSignatures(flag, path string) (*aggregate.Input, error) {
 	return in, nil
 }
 
-// checkSignatures verifies an xmss-aggregate input's signatures natively (other
-// flows' inputs pass): an error (exit status 1) naming every invalid signature by
-// index with its reason.
+// checkSignatures runs the input's check before proving (flows.CheckInput): for an
+// xmss-aggregate input an error (exit status 1) naming every invalid signature by
+// index with its reason, one a line.
 func checkSignatures(in flows.Input) error {
-	ag, ok := in.(*aggregate.Input)
-	if !ok {
+	err := flows.CheckInput(in)
+	var bad *aggregate.InvalidSignatures
+	switch {
+	case err == nil:
 		return nil
+	case !errors.As(err, &bad):
+		return err
+	case len(bad.Bad) == 1:
+		return fmt.Errorf("%v; nothing proved", err)
 	}
-	bad := ag.Invalid()
-	if len(bad) == 0 {
-		return nil
-	}
-	lines := make([]string, len(bad))
-	for i, b := range bad {
+	lines := make([]string, len(bad.Bad))
+	for i, b := range bad.Bad {
 		lines[i] = fmt.Sprintf("signature %d invalid: %v", b.Index, b.Err)
 	}
-	if len(bad) == 1 {
-		return fmt.Errorf("%s; nothing proved", lines[0])
-	}
-	return fmt.Errorf("%d of %d signatures invalid, nothing proved:\n  %s", len(bad), ag.Len(), strings.Join(lines, "\n  "))
+	return fmt.Errorf("%d of %d signatures invalid, nothing proved:\n  %s", len(bad.Bad), bad.Of, strings.Join(lines, "\n  "))
 }
 
 // instances names what a flow's instances are, for summaries.
