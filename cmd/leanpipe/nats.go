@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -53,13 +54,24 @@ func (n *natsFlags) options() queue.Options {
 	return queue.Options{URL: n.url, Creds: n.creds, TLSCA: n.tlsCA, AckWait: n.ackWait, MaxDeliver: n.maxDeliver}
 }
 
+// makeDir creates dir (and its parents) when it is missing, as serve --out does, and
+// checks that it is a writable directory.
+func makeDir(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return atomicfile.CheckDir(dir)
+}
+
 // serveNATS is serve --nats: a worker of the shared JetStream queue until a signal
 // stops it (the first lets running proofs finish for the grace, a second abandons
 // them; their jobs are handed back to the queue).
 func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, metricsPath string, of *observeFlags) error {
 	log := newLogger(cmd)
 	if o.Out != "" {
-		if err := atomicfile.CheckDir(o.Out); err != nil {
+		if err := makeDir(o.Out); err != nil {
 			return usage("--out %s: %v", o.Out, err)
 		}
 	}
@@ -146,7 +158,7 @@ plus "worker" and "deliveries". --fetch DIR downloads each proof as DIR/<id>.pro
 				if noWait {
 					return usage("--fetch needs the results: drop --no-wait")
 				}
-				if err := atomicfile.CheckDir(fetch); err != nil {
+				if err := makeDir(fetch); err != nil {
 					return usage("--fetch %s: %v", fetch, err)
 				}
 			}
