@@ -3,6 +3,7 @@ package lincheck
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
 )
@@ -88,6 +89,20 @@ func rowWeightsInto(dst, skip, eq []field.E, zSkip field.E, chiIn []field.E) {
 	}
 }
 
+// verifierVecs keeps the verifier's two block-sized vectors (the row and column
+// weights, fully overwritten by each verification) between verifications, so that
+// a process verifying many proofs does not allocate and zero them every time.
+var verifierVecs sync.Pool
+
+func getVec(n int) []field.E {
+	if v, ok := verifierVecs.Get().(*[]field.E); ok && len(*v) == n {
+		return *v
+	}
+	return make([]field.E, n)
+}
+
+func putVec(v []field.E) { verifierVecs.Put(&v) }
+
 // lincheckTarget returns v_a + α·v_b + α²·v_c + α³, the sumcheck's claim.
 func lincheckTarget(zc *ZerocheckClaims, alpha field.E) field.E {
 	a2 := alpha.Square()
@@ -139,7 +154,8 @@ func VerifyPublic(tr VerifierTranscript, c Circuit, zc ZerocheckClaims, pub Publ
 		}
 	}
 	chiIn := zc.Chi[:rounds]
-	eRow := make([]field.E, size)
+	eRow := getVec(size)
+	defer putVec(eRow)
 	skip := rowWeights(eRow, zc.ZSkip, chiIn)
 
 	running := lincheckTarget(&zc, alpha)
@@ -168,7 +184,8 @@ func VerifyPublic(tr VerifierTranscript, c Circuit, zc ZerocheckClaims, pub Publ
 	chiInPrime := reversed(challenges)
 	eqIn := make([]field.E, 1<<rounds)
 	field.EqTable(eqIn, chiInPrime)
-	wCol := make([]field.E, size)
+	wCol := getVec(size)
+	defer putVec(wCol)
 	for j, w := range eqIn {
 		field.ScaleE(wCol[j<<KSkip:(j+1)<<KSkip], s, w)
 	}
