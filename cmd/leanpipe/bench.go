@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math/bits"
 	"os"
 	"os/exec"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/rusage"
 	"github.com/spf13/cobra"
@@ -21,11 +24,15 @@ import (
 
 // benchRow is one measured point. N is its instance count; LogN is set when the
 // point was given as --log-n. The throughput is compressions_per_s for the batch flow
-// (and other flows), signatures_per_s for xmss-aggregate.
+// (and other flows), signatures_per_s for xmss-aggregate. Kernels is the level each
+// kernel family ran at in the process that measured the point (family → level).
+// Baseline is set when bench was given --baseline and the file has this point.
 type benchRow struct {
+	Flow             string             `json:"flow,omitempty"`
 	N                int                `json:"n"`
 	LogN             *int               `json:"log_n,omitempty"`
 	Workers          int                `json:"workers"`
+	LogInvRate       int                `json:"log_inv_rate,omitempty"`
 	Repeat           int                `json:"repeat"`
 	StageMS          map[string]float64 `json:"stage_ms_median"`
 	ProveMS          float64            `json:"prove_ms_median"`
@@ -34,6 +41,61 @@ type benchRow struct {
 	SignaturesPerS   float64            `json:"signatures_per_s,omitempty"`
 	ProofBytes       int                `json:"proof_bytes"`
 	PeakRSSBytes     int64              `json:"peak_rss_bytes"`
+	Kernels          map[string]string  `json:"kernels,omitempty"`
+	Baseline         *benchRatios       `json:"baseline,omitempty"`
+}
+
+// benchRatios compares a row with its baseline row: every ratio is new/old (below 1
+// is faster or smaller), present only where the baseline's value is positive.
+type benchRatios struct {
+	File       string             `json:"file"`
+	StageRatio map[string]float64 `json:"stage_ratio"`
+	Prove      float64            `json:"prove_ratio,omitempty"`
+	Verify     float64            `json:"verify_ratio,omitempty"`
+	PeakRSS    float64            `json:"peak_rss_ratio,omitempty"`
+}
+
+// benchStages are the Flock flows' stages in protocol order (a flow's other stages
+// follow them, by name).
+var benchStages = []string{"plan", "witness", "commit", "zerocheck", "lincheck", "ringswitch", "open"}
+
+// stageFamilies are the kernel families each stage runs: the level shown beside a
+// stage is these families' levels.
+var stageFamilies = map[string][]string{
+	"witness":    {"blake2s", "circuit"},
+	"commit":     {"ntt", "blake2s"},
+	"zerocheck":  {"zerocheck"},
+	"lincheck":   {"reduce"},
+	"ringswitch": {"reduce"},
+	"open":       {"open", "ntt", "field"},
+}
+
+// kernelMap is every registered family's level in use, family → level.
+func kernelMap() map[string]string {
+	m := map[string]string{}
+	for _, f := range cpu.Families() {
+		m[f.Name()] = f.Level().String()
+	}
+	return m
+}
+
+// stageKernels is the kernel column of stage name in a row measured with kernels k:
+// "family=level" for each of the stage's families ("?" for a family k does not
+// name), "-" for a stage that runs no kernel family.
+func stageKernels(name string, k map[string]string) string {
+	fams := stageFamilies[name]
+	if len(fams) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(fams))
+	for i, f := range fams {
+		l, ok := k[f]
+		if !ok {
+			l = "?"
+		}
+		parts[i] = f + "=" + l
+	}
+	return strings.Join(parts, " ")
 }
 
 // benchPoint is one size to measure: n instances, given as 2^logN (--log-n) or as
@@ -82,7 +144,9 @@ func median(xs []float64) float64 {
 func benchCmd() *cobra.Command {
 	var (
 		logNs, sigs, workersList string
-		flowName                 string
+		flowName, baselineFile   string
+		fromFile                 string
+		budget                   string
 		repeat, rate             int
 		asJSON, inProcess        bool
 	)
@@ -91,15 +155,43 @@ func benchCmd() *cobra.Command {
 		Short: "the standard benchmark: per-stage times, compressions/s (signatures/s) and peak RSS per size and worker count",
 		Long: `bench proves each size at each worker count (one warm-up, then --repeat measured
 proofs, each point in a child process of its own so that its peak RSS is its own) and
-prints the median per-stage times, the throughput, the verify time, the proof size and
-the peak RSS.
+prints the median per-stage times with the kernel level each stage ran at, the
+throughput, the verify time, the proof size and the peak RSS.
 
 Sizes are --log-n (2^k instances; the batch flow's, compressions) or, for the
 xmss-aggregate flow, --sigs (signature counts; --sigs implies --flow xmss-aggregate).
 Signers are generated before any timing (and cached on disk, $LEANPIPE_CACHE_DIR or the
-user cache directory), so signing is not measured.`,
+user cache directory), so signing is not measured.
+
+Every point's memory estimate is checked against --memory-budget before any point
+runs (the points run one at a time, so each is checked alone).
+
+--baseline FILE reads an earlier bench --json output and prints, for every point it
+has (same flow, size and worker count), each stage's time and the ratio new/old, the
+total's, the verify time's and the peak RSS's; points missing on either side, and
+points measured at another log_inv_rate, are listed. With --json the ratios are in each
+row's "baseline" and the listing goes to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var base *baseline
+			if baselineFile != "" {
+				var err error
+				if base, err = readBaseline(baselineFile); err != nil {
+					return err
+				}
+			}
+			if fromFile != "" {
+				for _, f := range []string{"flow", "log-n", "sigs", "workers", "repeat", "log-inv-rate", "in-process", "memory-budget"} {
+					if cmd.Flags().Changed(f) {
+						return usage("--from prints an earlier run's rows: --%s does not apply", f)
+					}
+				}
+				from, err := readBenchRows("--from", fromFile)
+				if err != nil {
+					return err
+				}
+				return printBench(cmd, from, base, asJSON)
+			}
 			if cmd.Flags().Changed("sigs") {
 				if cmd.Flags().Changed("flow") && flowName != aggregate.FlowName {
 					return usage("--sigs sizes the %s flow; give --log-n for %s", aggregate.FlowName, flowName)
@@ -141,6 +233,15 @@ user cache directory), so signing is not measured.`,
 			if err := fl.Check(1, rate); err != nil {
 				return usage("--log-inv-rate: %v", err)
 			}
+			mb, err := resolveBudget("--memory-budget", budget)
+			if err != nil {
+				return err
+			}
+			for _, p := range sizes {
+				if err := mb.check("bench "+p.String(), fl, p.n, rate); err != nil {
+					return err
+				}
+			}
 			if !inProcess && fl.Name() == aggregate.FlowName {
 				// Signers are made before any child runs, largest first: every point
 				// is then served from the signer cache, and no child spends its time
@@ -152,8 +253,6 @@ user cache directory), so signing is not measured.`,
 				}
 			}
 			var rows []benchRow
-			out := cmd.OutOrStdout()
-			noun := instances(fl)
 			for _, p := range sizes {
 				for _, w := range workers {
 					var row benchRow
@@ -169,18 +268,16 @@ user cache directory), so signing is not measured.`,
 					}
 					rows = append(rows, row)
 					if !asJSON {
-						fmt.Fprintf(out, "%s %s, %d worker(s): prove %.1f ms (median of %d), verify %.1f ms, %.1f %s/s, proof %d B (%.1f KiB), peak RSS %.0f MiB\n",
-							p, noun, w, row.ProveMS, repeat, row.VerifyMS, row.perS(), noun, row.ProofBytes, float64(row.ProofBytes)/1024, float64(row.PeakRSSBytes)/(1<<20))
-						for _, name := range []string{"plan", "witness", "commit", "zerocheck", "lincheck", "ringswitch", "open"} {
-							fmt.Fprintf(out, "    %-10s %9.2f ms %5.1f%%\n", name, row.StageMS[name], 100*row.StageMS[name]/row.ProveMS)
-						}
-						fmt.Fprintf(out, "    %-10s %9.2f ms\n    %-10s %9.2f ms\n", "total", row.ProveMS, "verify", row.VerifyMS)
+						// Each point is printed as soon as it is measured.
+						printBenchRow(cmd.OutOrStdout(), row, base)
 					}
 				}
 			}
 			if asJSON {
-				b, _ := json.MarshalIndent(rows, "", "  ")
-				fmt.Fprintln(out, string(b))
+				return printBench(cmd, rows, base, true)
+			}
+			if base != nil {
+				base.report(cmd.OutOrStdout(), rows)
 			}
 			return nil
 		},
@@ -194,11 +291,290 @@ user cache directory), so signing is not measured.`,
 	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.BoolVar(&inProcess, "in-process", false, "measure every point in this process (peak RSS is then cumulative) instead of one child process per point")
+	f.StringVar(&fromFile, "from", "", "print an earlier bench --json output's rows instead of measuring (with --baseline: compare two saved runs)")
+	f.StringVar(&baselineFile, "baseline", "", "an earlier bench --json output: print each matching point's per-stage ratios new/old")
+	f.StringVar(&budget, "memory-budget", "auto", budgetHelp+"; checked for each point before any runs")
 	return cmd
+}
+
+// printBench prints rows, as a table or as JSON, each compared with its point in
+// base (nil: no baseline), then how the rows met the baseline (on stderr with JSON,
+// whose stdout stays one array of rows).
+func printBench(cmd *cobra.Command, rows []benchRow, base *baseline, asJSON bool) error {
+	out := cmd.OutOrStdout()
+	if asJSON {
+		for i := range rows {
+			rows[i].Baseline = nil
+			if old := base.match(rows[i]); old != nil {
+				rows[i].Baseline = compareRows(base.file, rows[i], *old)
+			}
+		}
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		fmt.Fprintln(out, string(b))
+	} else {
+		for _, r := range rows {
+			printBenchRow(out, r, base)
+		}
+	}
+	if base != nil {
+		w := out
+		if asJSON {
+			w = cmd.ErrOrStderr()
+		}
+		base.report(w, rows)
+	}
+	return nil
+}
+
+// printBenchRow prints one row's table, against its point in base if any.
+func printBenchRow(out io.Writer, r benchRow, base *baseline) {
+	noun := "instances"
+	if fl, err := flows.Lookup(r.flowName()); err == nil {
+		noun = instances(fl)
+	}
+	size := strconv.Itoa(r.N)
+	if r.LogN != nil {
+		size = fmt.Sprintf("2^%d", *r.LogN)
+	}
+	writeBenchRow(out, size+" "+noun, noun, r, base.match(r))
+}
+
+// writeBenchRow prints one point: its summary line, then a line per stage with its
+// median time, its share of the proof, the kernel levels it ran at and, against a
+// baseline row old, the old time and the ratio new/old.
+func writeBenchRow(out io.Writer, what, noun string, row benchRow, old *benchRow) {
+	fmt.Fprintf(out, "%s, %d worker(s): prove %.1f ms (median of %d), verify %.1f ms, %.1f %s/s, proof %d B (%.1f KiB), peak RSS %.0f MiB\n",
+		what, row.Workers, row.ProveMS, row.Repeat, row.VerifyMS, row.perS(), noun, row.ProofBytes, float64(row.ProofBytes)/1024, float64(row.PeakRSSBytes)/(1<<20))
+	if old != nil {
+		fmt.Fprintf(out, "    %-10s %9s %6s %12s %8s  %s\n", "stage", "ms", "share", "baseline ms", "new/old", "kernels")
+	} else {
+		fmt.Fprintf(out, "    %-10s %9s %6s  %s\n", "stage", "ms", "share", "kernels")
+	}
+	line := func(name string, ms, oldMS float64, share, kernels string) {
+		var l string
+		if old == nil {
+			l = fmt.Sprintf("    %-10s %9.2f %6s  %s", name, ms, share, kernels)
+		} else {
+			l = fmt.Sprintf("    %-10s %9.2f %6s %12s %8s  %s", name, ms, share, fmtMS(oldMS), fmtRatio(ms, oldMS), kernels)
+		}
+		fmt.Fprintln(out, strings.TrimRight(l, " "))
+	}
+	for _, name := range rowStages(row, old) {
+		ms := row.StageMS[name]
+		k := stageKernels(name, row.Kernels)
+		var oldMS float64
+		if old != nil {
+			oldMS = old.StageMS[name]
+			if ok := stageKernels(name, old.Kernels); old.Kernels != nil && ok != k {
+				k += " (baseline " + ok + ")"
+			}
+		}
+		share := ""
+		if row.ProveMS > 0 {
+			share = fmt.Sprintf("%.1f%%", 100*ms/row.ProveMS)
+		}
+		line(name, ms, oldMS, share, k)
+	}
+	var oldProve, oldVerify float64
+	if old != nil {
+		oldProve, oldVerify = old.ProveMS, old.VerifyMS
+	}
+	line("total", row.ProveMS, oldProve, "", "")
+	line("verify", row.VerifyMS, oldVerify, "", "")
+	if old != nil {
+		fmt.Fprintf(out, "    %-10s %9.0f %6s %12.0f %8s\n", "peak MiB", float64(row.PeakRSSBytes)/(1<<20), "",
+			float64(old.PeakRSSBytes)/(1<<20), fmtRatio(float64(row.PeakRSSBytes), float64(old.PeakRSSBytes)))
+	}
+}
+
+// rowStages lists the stages of row (and of old, if any): the standard ones in
+// protocol order, then any others by name.
+func rowStages(row benchRow, old *benchRow) []string {
+	names := slices.Clone(benchStages)
+	var extra []string
+	add := func(m map[string]float64) {
+		for k := range m {
+			if !slices.Contains(names, k) && !slices.Contains(extra, k) {
+				extra = append(extra, k)
+			}
+		}
+	}
+	add(row.StageMS)
+	if old != nil {
+		add(old.StageMS)
+	}
+	slices.Sort(extra)
+	return append(names, extra...)
+}
+
+func fmtMS(ms float64) string {
+	if ms <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", ms)
+}
+
+func fmtRatio(v, old float64) string {
+	if old <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", v/old)
 }
 
 // perS is the row's throughput, in its flow's instances per second.
 func (r benchRow) perS() float64 { return max(r.CompressionsPerS, r.SignaturesPerS) }
+
+// benchKey identifies a point across runs: the flow, the instance count and the
+// worker count.
+type benchKey struct {
+	flow       string
+	n, workers int
+}
+
+func (k benchKey) String() string {
+	size := strconv.Itoa(k.n)
+	if k.n&(k.n-1) == 0 && k.flow != aggregate.FlowName {
+		size = fmt.Sprintf("2^%d", bits.TrailingZeros(uint(k.n)))
+	}
+	return fmt.Sprintf("%s %s, %d worker(s)", k.flow, size, k.workers)
+}
+
+// key is the row's point. A row written before rows named their flow and rate is
+// the batch flow's (xmss-aggregate's when it has signatures_per_s) at rate 1.
+func (r benchRow) key() benchKey {
+	return benchKey{flow: r.flowName(), n: r.N, workers: r.Workers}
+}
+
+func (r benchRow) flowName() string {
+	switch {
+	case r.Flow != "":
+		return r.Flow
+	case r.SignaturesPerS > 0:
+		return aggregate.FlowName
+	}
+	return flows.DefaultName
+}
+
+func (r benchRow) rate() int { return max(r.LogInvRate, 1) }
+
+// baseline is a --baseline file's rows by point.
+type baseline struct {
+	file  string
+	rows  map[benchKey]benchRow
+	order []benchKey
+}
+
+// readBaseline reads an earlier bench --json output: a JSON array of rows, each
+// with a positive n, workers and prove_ms_median. Anything else, or two rows of one
+// point, is a usage error naming the file.
+func readBaseline(path string) (*baseline, error) {
+	rows, err := readBenchRows("--baseline", path)
+	if err != nil {
+		return nil, err
+	}
+	b := &baseline{file: path, rows: map[benchKey]benchRow{}}
+	for _, r := range rows {
+		b.rows[r.key()] = r
+		b.order = append(b.order, r.key())
+	}
+	return b, nil
+}
+
+// readBenchRows reads a bench --json output given as flag: a JSON array of rows,
+// each with a positive n, workers and prove_ms_median, no two of one point.
+// Anything else is a usage error naming the file.
+func readBenchRows(flag, path string) ([]benchRow, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usage("%s: %v", flag, err)
+	}
+	var rows []benchRow
+	if err := json.Unmarshal(data, &rows); err != nil {
+		return nil, usage("%s %s: not a bench --json output (a JSON array of rows): %v", flag, path, err)
+	}
+	if rows == nil {
+		return nil, usage("%s %s: not a bench --json output (a JSON array of rows)", flag, path)
+	}
+	seen := map[benchKey]bool{}
+	for i, r := range rows {
+		if r.N < 1 || r.Workers < 1 || r.ProveMS <= 0 {
+			return nil, usage("%s %s: row %d is not a bench row (want n, workers and prove_ms_median, all positive)", flag, path, i)
+		}
+		if seen[r.key()] {
+			return nil, usage("%s %s: two rows for %s", flag, path, r.key())
+		}
+		seen[r.key()] = true
+	}
+	return rows, nil
+}
+
+// match returns the baseline's row of row's point at row's rate, or nil (always
+// nil for a nil baseline).
+func (b *baseline) match(row benchRow) *benchRow {
+	if b == nil {
+		return nil
+	}
+	old, ok := b.rows[row.key()]
+	if !ok || old.rate() != row.rate() {
+		return nil
+	}
+	return &old
+}
+
+// compareRows is row's ratios against old.
+func compareRows(file string, row, old benchRow) *benchRatios {
+	ratio := func(v, o float64) float64 {
+		if o <= 0 {
+			return 0
+		}
+		return v / o
+	}
+	r := &benchRatios{File: file, StageRatio: map[string]float64{},
+		Prove: ratio(row.ProveMS, old.ProveMS), Verify: ratio(row.VerifyMS, old.VerifyMS),
+		PeakRSS: ratio(float64(row.PeakRSSBytes), float64(old.PeakRSSBytes))}
+	for name, ms := range row.StageMS {
+		if o := old.StageMS[name]; o > 0 {
+			r.StageRatio[name] = ms / o
+		}
+	}
+	return r
+}
+
+// report lists how the measured rows met the baseline: the points compared, those it
+// lacks, those measured at another rate, and its points not measured.
+func (b *baseline) report(w io.Writer, rows []benchRow) {
+	seen := map[benchKey]bool{}
+	var compared int
+	var missing, mismatched []string
+	for _, r := range rows {
+		k := r.key()
+		seen[k] = true
+		old, ok := b.rows[k]
+		switch {
+		case !ok:
+			missing = append(missing, k.String())
+		case old.rate() != r.rate():
+			mismatched = append(mismatched, fmt.Sprintf("%s: log_inv_rate %d here, %d in the baseline", k, r.rate(), old.rate()))
+		default:
+			compared++
+		}
+	}
+	var unmeasured []string
+	for _, k := range b.order {
+		if !seen[k] {
+			unmeasured = append(unmeasured, k.String())
+		}
+	}
+	fmt.Fprintf(w, "baseline %s: %d of %d point(s) compared (ratios new/old)\n", b.file, compared, len(rows))
+	for _, l := range []struct {
+		what string
+		ks   []string
+	}{{"not in the baseline", missing}, {"mismatched, not compared", mismatched}, {"in the baseline only", unmeasured}} {
+		for _, s := range l.ks {
+			fmt.Fprintf(w, "    %s: %s\n", l.what, s)
+		}
+	}
+}
 
 // benchChild measures one point in a fresh child process, so that its peak RSS is its own.
 func benchChild(flowName string, p benchPoint, workers, repeat, rate int) (benchRow, error) {
@@ -206,11 +582,16 @@ func benchChild(flowName string, p benchPoint, workers, repeat, rate int) (bench
 	if err != nil {
 		return benchRow{}, err
 	}
-	args := append([]string{"bench", "--flow", flowName, "--in-process", "--json"}, p.flag()...)
+	// The parent checked the point against the budget; the child does not again.
+	args := append([]string{"bench", "--flow", flowName, "--in-process", "--json", "--memory-budget", "0"}, p.flag()...)
 	c := exec.Command(exe, append(args, "--workers", strconv.Itoa(workers), "--repeat", strconv.Itoa(repeat), "--log-inv-rate", strconv.Itoa(rate))...)
 	c.Stderr = os.Stderr
 	out, err := c.Output()
 	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ProcessState != nil && !ee.Exited() {
+			err = fmt.Errorf("%w (killed: out of memory? its estimate was checked against --memory-budget)", err)
+		}
 		return benchRow{}, fmt.Errorf("bench child %s/%d workers: %w", p, workers, err)
 	}
 	var rows []benchRow
@@ -232,7 +613,7 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int) (benchRow,
 		return benchRow{}, err
 	}
 	defer e.Close()
-	row := benchRow{N: p.n, Workers: workers, Repeat: repeat, StageMS: map[string]float64{}}
+	row := benchRow{Flow: fl.Name(), N: p.n, Workers: workers, LogInvRate: rate, Repeat: repeat, StageMS: map[string]float64{}, Kernels: kernelMap()}
 	if p.byLog {
 		row.LogN = &p.logN
 	}
