@@ -19,10 +19,37 @@ const (
 	opRow               // row dst: A-value r[x], B-value r[y]
 )
 
-// instr is one program step. For opRow, dst is the row index.
-type instr struct {
+// step is one program step as the builder records it (value numbers, not yet
+// registers). For opRow, dst is the row index.
+type step struct {
 	op, dst, x, y uint32
 }
+
+// instr is one compiled step, packed in 64 bits so that a walk streams half the
+// bytes: op in bits 0..1, dst (a register, or the row for opRow) in bits 2..25; for
+// opCol the column in bits 26..49; otherwise the registers x in bits 26..44 and y in
+// bits 45..63.
+type instr uint64
+
+const (
+	instrColBits = 24 // columns and rows: LogSize ≤ 24
+	instrRegBits = 19 // registers
+	maxRegs      = 1 << instrRegBits
+)
+
+func packInstr(s step) instr {
+	v := uint64(s.op) | uint64(s.dst)<<2
+	if s.op == opCol {
+		return instr(v | uint64(s.x)<<26)
+	}
+	return instr(v | uint64(s.x)<<26 | uint64(s.y)<<45)
+}
+
+func (in instr) op() uint32  { return uint32(in) & 3 }
+func (in instr) dst() uint32 { return uint32(in>>2) & (1<<instrColBits - 1) }
+func (in instr) col() uint32 { return uint32(in>>26) & (1<<instrColBits - 1) } // opCol's column
+func (in instr) x() uint32   { return uint32(in>>26) & (maxRegs - 1) }
+func (in instr) y() uint32   { return uint32(in >> 45) }
 
 // Region names a run of columns of the block (inputs, outputs, gadget products).
 type Region struct {
@@ -101,7 +128,7 @@ type Builder struct {
 	name     string
 	logSize  int
 	constCol int
-	code     []instr
+	code     []step
 	nvals    uint32
 	isRow    []bool
 	defined  []bool
@@ -170,7 +197,7 @@ func (b *Builder) checkRange(base, n int) {
 }
 
 func (b *Builder) emit(op, dst, x, y uint32) {
-	b.code = append(b.code, instr{op, dst, x, y})
+	b.code = append(b.code, step{op, dst, x, y})
 }
 
 // Col returns the wire reading committed column col. The column must be an input,
@@ -248,7 +275,7 @@ func (b *Builder) Compile() *Circuit {
 			keep[i] = live[in.dst]
 		}
 	}
-	var kept []instr
+	var kept []step
 	for i, in := range code {
 		if keep[i] {
 			kept = append(kept, in)
@@ -292,7 +319,10 @@ func (b *Builder) Compile() *Circuit {
 			phys[in.dst] = r
 			o.dst = r
 		}
-		out[i] = o
+		out[i] = packInstr(o)
+	}
+	if nregs > maxRegs {
+		panic(fmt.Sprintf("circuit: %s needs %d registers, the walk encoding holds %d", b.name, nregs, maxRegs))
 	}
 	c := &Circuit{
 		name: b.name, logSize: b.logSize, constCol: b.constCol,

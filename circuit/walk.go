@@ -25,14 +25,14 @@ func (c *Circuit) RowValues(dstA, dstB, w []field.E) {
 	clear(dstB)
 	r := make([]field.E, c.nregs)
 	for _, in := range c.code {
-		switch in.op {
+		switch in.op() {
 		case opCol:
-			r[in.dst] = w[in.x]
+			r[in.dst()] = w[in.col()]
 		case opXor:
-			r[in.dst] = addE(r[in.x], r[in.y])
+			r[in.dst()] = addE(r[in.x()], r[in.y()])
 		default:
-			dstA[in.dst] = r[in.x]
-			dstB[in.dst] = r[in.y]
+			dstA[in.dst()] = r[in.x()]
+			dstB[in.dst()] = r[in.y()]
 		}
 	}
 }
@@ -48,13 +48,13 @@ func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 	var ek, ak, bk [chunk]field.E
 	n := 0
 	for _, in := range c.code {
-		switch in.op {
+		switch in.op() {
 		case opCol:
-			r[in.dst] = w[in.x]
+			r[in.dst()] = w[in.col()]
 		case opXor:
-			r[in.dst] = addE(r[in.x], r[in.y])
+			r[in.dst()] = addE(r[in.x()], r[in.y()])
 		default:
-			ek[n], ak[n], bk[n] = e[in.dst], r[in.x], r[in.y]
+			ek[n], ak[n], bk[n] = e[in.dst()], r[in.x()], r[in.y()]
 			if n++; n == chunk {
 				va = addE(va, field.InnerProduct(ek[:], ak[:]))
 				vb = addE(vb, field.InnerProduct(ek[:], bk[:]))
@@ -107,21 +107,21 @@ func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
 	}
 	for i := len(c.code) - 1; i >= 0; i-- {
 		in := c.code[i]
-		switch in.op {
+		switch in.op() {
 		case opCol:
-			dst[in.x] = addE(dst[in.x], adj[in.dst])
-			adj[in.dst] = field.Zero
+			dst[in.col()] = addE(dst[in.col()], adj[in.dst()])
+			adj[in.dst()] = field.Zero
 		case opXor:
-			t := adj[in.dst]
-			adj[in.dst] = field.Zero
-			adj[in.x] = addE(adj[in.x], t)
-			adj[in.y] = addE(adj[in.y], t)
+			t := adj[in.dst()]
+			adj[in.dst()] = field.Zero
+			adj[in.x()] = addE(adj[in.x()], t)
+			adj[in.y()] = addE(adj[in.y()], t)
 		default:
 			if oneA {
-				adj[in.x] = addE(adj[in.x], ea[in.dst])
+				adj[in.x()] = addE(adj[in.x()], ea[in.dst()])
 			}
 			if oneB {
-				adj[in.y] = addE(adj[in.y], eb[in.dst])
+				adj[in.y()] = addE(adj[in.y()], eb[in.dst()])
 			}
 		}
 	}
@@ -138,14 +138,14 @@ func RowValuesWords[T ~uint64](c *Circuit, dstA, dstB, w []T) {
 	clear(dstB)
 	r := make([]T, c.nregs)
 	for _, in := range c.code {
-		switch in.op {
+		switch in.op() {
 		case opCol:
-			r[in.dst] = w[in.x]
+			r[in.dst()] = w[in.col()]
 		case opXor:
-			r[in.dst] = r[in.x] ^ r[in.y]
+			r[in.dst()] = r[in.x()] ^ r[in.y()]
 		default:
-			dstA[in.dst] = r[in.x]
-			dstB[in.dst] = r[in.y]
+			dstA[in.dst()] = r[in.x()]
+			dstB[in.dst()] = r[in.y()]
 		}
 	}
 }
@@ -204,24 +204,24 @@ func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
 	case g == 1 && dstA != nil && dstB != nil:
 		w, a, b := ws[0], dstA[0], dstB[0]
 		for _, in := range c.code {
-			switch in.op {
+			switch in.op() {
 			case opCol:
-				r[in.dst] = w[in.x]
+				r[in.dst()] = w[in.col()]
 			case opXor:
-				r[in.dst] = r[in.x] ^ r[in.y]
+				r[in.dst()] = r[in.x()] ^ r[in.y()]
 			default:
-				x, y := r[in.x], r[in.y]
-				w[in.dst], a[in.dst], b[in.dst] = x&y, x, y
+				x, y := r[in.x()], r[in.y()]
+				w[in.dst()], a[in.dst()], b[in.dst()] = x&y, x, y
 			}
 		}
 		return
 	}
 	for _, in := range c.code {
-		d, x, y := int(in.dst)*g, int(in.x)*g, int(in.y)*g
-		switch in.op {
+		d, x, y := int(in.dst())*g, int(in.x())*g, int(in.y())*g
+		switch in.op() {
 		case opCol:
 			for k, w := range ws {
-				r[d+k] = w[in.x]
+				r[d+k] = w[in.col()]
 			}
 		case opXor:
 			rd, rx, ry := r[d:d+g], r[x:x+g], r[y:y+g]
@@ -231,16 +231,16 @@ func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
 		default:
 			rx, ry := r[x:x+g], r[y:y+g]
 			for k, w := range ws {
-				w[in.dst] = rx[k] & ry[k]
+				w[in.dst()] = rx[k] & ry[k]
 			}
 			if dstA != nil {
 				for k, a := range dstA {
-					a[in.dst] = rx[k]
+					a[in.dst()] = rx[k]
 				}
 			}
 			if dstB != nil {
 				for k, b := range dstB {
-					b[in.dst] = ry[k]
+					b[in.dst()] = ry[k]
 				}
 			}
 		}
