@@ -200,3 +200,7 @@ func flowSubject(name string) (string, error) {
 // ProofName is the proof object of job id in the bucket; its statement sidecar
 // is ProofName(id)+".json".
 func ProofName(id string) string { return id + stream.ProofSuffix }
+
+// FormName is the object of job id's proof in its other form (a job's "formats"):
+// <id>.proof.<form>.bin, with its statement in FormName(id, form)+".json".
+func FormName(id, form string) string { return id + stream.FormSuffix(form) }

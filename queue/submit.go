@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,9 +21,15 @@ import (
 
 // ReadJobs reads JSON-lines jobs as serve does (stream.LineSource); a line that is
 // not a valid job is an envelope carrying its error, which Submit answers with an
-// error result. Relative input paths are resolved against base; they are opened by
-// the worker, so they must name files the workers can read.
+// error result. Relative input paths ("input", "blocks", "signatures") are resolved
+// against base, made absolute; they are opened by the worker, so they must name
+// files the workers can read at that same path (shared storage).
 func ReadJobs(ctx context.Context, r io.Reader, base string) ([]stream.Envelope[stream.Job], error) {
+	if base != "" {
+		if abs, err := filepath.Abs(base); err == nil {
+			base = abs
+		}
+	}
 	src := stream.NewLineSource(ctx, r, base)
 	var jobs []stream.Envelope[stream.Job]
 	for v := range src.Out() {
@@ -153,7 +160,7 @@ func Submit(ctx context.Context, js jetstream.JetStream, jobs []stream.Envelope[
 	if o.Fetch != "" {
 		for _, q := range order {
 			if r := &results[q.i]; r.OK {
-				if err := fetch(ctx, sh.Proofs, r, q.key, o.Fetch); err != nil {
+				if err := fetch(ctx, sh.Proofs, r, q.key, q.extras, o.Fetch); err != nil {
 					w, n := r.Worker, r.Deliveries
 					*r = failedResult(r.Seq, r.ID, err)
 					r.Worker, r.Deliveries = w, n
@@ -173,6 +180,7 @@ type prepared struct {
 	subject string
 	data    []byte
 	key     string
+	extras  []string // the other proof form asked for (Job.Formats)
 }
 
 // prepare checks a job as a worker will (without reading its input file) and
@@ -211,7 +219,7 @@ func prepare(env stream.Envelope[stream.Job], o Options) (prepared, error) {
 	if o.MaxN > 0 && parsed.N > o.MaxN {
 		return prepared{}, fmt.Errorf("%w: job %s: %d instances, at most %d", stream.ErrLimit, job.ID, parsed.N, o.MaxN)
 	}
-	return prepared{subject: subject, data: data, key: jobKey(parsed)}, nil
+	return prepared{subject: subject, data: data, key: jobKey(parsed), extras: parsed.Extras()}, nil
 }
 
 // watchResults streams the results stream's messages published from now on
@@ -243,10 +251,32 @@ func watchResults(ctx context.Context, js jetstream.JetStream, results jetstream
 	return ch, func() { close(done); cc.Stop() }, nil
 }
 
-// fetch downloads a result's proof and statement, checks that the proof object was
-// made from this job, verifies it and writes both files as serve does.
-func fetch(ctx context.Context, store jetstream.ObjectStore, r *Result, key, dir string) error {
-	name := ProofName(r.ID)
+// fetch downloads a result's proof and statement (and its other forms'), checks that
+// each proof object was made from this job, verifies it and writes the files as serve
+// does: the other forms first, the job's proof last.
+func fetch(ctx context.Context, store jetstream.ObjectStore, r *Result, key string, extras []string, dir string) error {
+	also := map[string]string{}
+	for _, form := range extras {
+		path := stream.FormPath(dir, r.ID, form)
+		if err := fetchOne(ctx, store, r.ID, FormName(r.ID, form), form, key, path); err != nil {
+			return err
+		}
+		also[form] = path
+	}
+	path := stream.ProofPath(dir, r.ID)
+	if err := fetchOne(ctx, store, r.ID, ProofName(r.ID), "", key, path); err != nil {
+		return err
+	}
+	r.Proof = path
+	if len(also) > 0 {
+		r.Also = also
+	}
+	return nil
+}
+
+// fetchOne downloads one proof object and its statement, checks its job key (and
+// its form, when form is set), verifies it and writes both to path.
+func fetchOne(ctx context.Context, store jetstream.ObjectStore, id, name, form, key, path string) error {
 	var data, mb []byte
 	var info *jetstream.ObjectInfo
 	err := retry(ctx, func(ctx context.Context) error {
@@ -261,22 +291,23 @@ func fetch(ctx context.Context, store jetstream.ObjectStore, r *Result, key, dir
 		return err
 	}, 0)
 	if err != nil {
-		return fmt.Errorf("%w: job %s: %v", ErrFetch, r.ID, err)
+		return fmt.Errorf("%w: job %s: %s: %v", ErrFetch, id, name, err)
 	}
 	if got := info.Headers.Get(HeaderJob); got != key {
-		return fmt.Errorf("%w: job %s: the stored proof was made from another job", ErrFetch, r.ID)
+		return fmt.Errorf("%w: job %s: the stored %s was made from another job", ErrFetch, id, name)
 	}
 	meta, err := flows.ParseMeta(mb)
 	if err != nil {
-		return fmt.Errorf("%w: job %s: %v", ErrFetch, r.ID, err)
+		return fmt.Errorf("%w: job %s: %s: %v", ErrFetch, id, name, err)
+	}
+	if form != "" && meta.Format != form {
+		return fmt.Errorf("%w: job %s: %s is in the %s form, want %s", ErrFetch, id, name, meta.Format, form)
 	}
 	if _, err := flows.VerifyBytes(data, meta); err != nil {
-		return fmt.Errorf("%w: job %s: the proof does not verify: %v", ErrFetch, r.ID, err)
+		return fmt.Errorf("%w: job %s: %s does not verify: %v", ErrFetch, id, name, err)
 	}
-	path := stream.ProofPath(dir, r.ID)
 	if err := flows.WriteProofBytes(path, data, meta); err != nil {
-		return fmt.Errorf("%w: job %s: %v", ErrFetch, r.ID, err)
+		return fmt.Errorf("%w: job %s: %v", ErrFetch, id, err)
 	}
-	r.Proof = path
 	return nil
 }

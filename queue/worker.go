@@ -240,7 +240,7 @@ func (w *Worker) handle(ctx, fin context.Context, msg jetstream.Msg) bool {
 	}
 	if err == nil {
 		d.key = jobKey(job)
-		if r, ok := w.fromStore(ctx, d, job.ID); ok {
+		if r, ok := w.fromStore(ctx, d, job); ok {
 			w.count(func(m *Metrics) { m.FromStore++ })
 			w.answer(fin, d, r)
 			return false
@@ -316,30 +316,44 @@ func (w *Worker) finish(fin context.Context, d *delivery, res stream.Result) {
 		w.answer(fin, d, r)
 		return
 	}
+	// The other forms first, each statement before its proof, and the job's proof
+	// object last: once it exists, so does everything the job asked for.
+	var err error
+	var stored int64
+	for _, e := range res.Extra {
+		var n int64
+		n, err = w.put(fin, FormName(res.ID, e.Meta.Format), d.key, e.Data, e.Meta)
+		stored += n
+		if err != nil {
+			break
+		}
+		if r.Also == nil {
+			r.Also = map[string]string{}
+		}
+		r.Also[e.Meta.Format] = FormName(res.ID, e.Meta.Format)
+	}
 	name := ProofName(res.ID)
 	r.Proof = name
-	mb, _ := json.MarshalIndent(res.Meta, "", "  ")
-	mb = append(mb, '\n')
-	err := retry(fin, func(ctx context.Context) error {
-		_, err := w.store.PutBytes(ctx, name+".json", mb)
-		return err
-	}, w.window())
 	if err == nil {
-		err = retry(fin, func(ctx context.Context) error {
-			_, err := w.store.Put(ctx, jetstream.ObjectMeta{Name: name, Headers: nats.Header{HeaderJob: []string{d.key}}},
-				bytes.NewReader(res.Data))
-			return err
-		}, w.window())
+		var n int64
+		n, err = w.put(fin, name, d.key, res.Data, res.Meta)
+		stored += n
 	}
+	w.count(func(m *Metrics) { m.StoreBytes += stored })
 	if err != nil {
 		// Not stored: leave the job to its lease, another delivery proves it again.
 		w.count(func(m *Metrics) { m.Unfinished++ })
 		w.done(d)
 		return
 	}
-	w.count(func(m *Metrics) { m.StoreBytes += int64(len(mb) + len(res.Data)) })
 	if w.o.Out != "" {
-		if err := flows.WriteProofBytes(stream.ProofPath(w.o.Out, res.ID), res.Data, res.Meta); err != nil {
+		err := flows.WriteProofBytes(stream.ProofPath(w.o.Out, res.ID), res.Data, res.Meta)
+		for _, e := range res.Extra {
+			if err == nil {
+				err = flows.WriteProofBytes(stream.FormPath(w.o.Out, res.ID, e.Meta.Format), e.Data, e.Meta)
+			}
+		}
+		if err != nil {
 			w.count(func(m *Metrics) { m.LocalFailures++ }) // the stored proof is the result
 		}
 	}
@@ -347,6 +361,29 @@ func (w *Worker) finish(fin context.Context, d *delivery, res stream.Result) {
 		w.afterStore(fin, res.ID)
 	}
 	w.answer(fin, d, r)
+}
+
+// put stores a proof object (name, tagged with the job's key) and its statement
+// (name.json, first), retrying while the server is away; it returns the bytes put.
+func (w *Worker) put(fin context.Context, name, key string, data []byte, meta flows.Meta) (int64, error) {
+	mb, _ := json.MarshalIndent(meta, "", "  ")
+	mb = append(mb, '\n')
+	err := retry(fin, func(ctx context.Context) error {
+		_, err := w.store.PutBytes(ctx, name+".json", mb)
+		return err
+	}, w.window())
+	if err != nil {
+		return 0, err
+	}
+	err = retry(fin, func(ctx context.Context) error {
+		_, err := w.store.Put(ctx, jetstream.ObjectMeta{Name: name, Headers: nats.Header{HeaderJob: []string{key}}},
+			bytes.NewReader(data))
+		return err
+	}, w.window())
+	if err != nil {
+		return int64(len(mb)), err
+	}
+	return int64(len(mb) + len(data)), nil
 }
 
 // answer publishes the job's result, then acks the job (ok) or terminates it.
@@ -389,11 +426,23 @@ func (w *Worker) answer(fin context.Context, d *delivery, r Result) {
 
 // fromStore answers a job from the proofs bucket when its proof is there and was
 // made from the same job.
-func (w *Worker) fromStore(ctx context.Context, d *delivery, id string) (Result, bool) {
+func (w *Worker) fromStore(ctx context.Context, d *delivery, job stream.Job) (Result, bool) {
+	id := job.ID
 	name := ProofName(id)
 	info, err := w.store.GetInfo(ctx, name)
 	if err != nil || info.Headers.Get(HeaderJob) != d.key {
 		return Result{}, false
+	}
+	var also map[string]string
+	for _, form := range job.Extras() {
+		fi, err := w.store.GetInfo(ctx, FormName(id, form))
+		if err != nil || fi.Headers.Get(HeaderJob) != d.key {
+			return Result{}, false
+		}
+		if also == nil {
+			also = map[string]string{}
+		}
+		also[form] = FormName(id, form)
 	}
 	mb, err := w.store.GetBytes(ctx, name+".json")
 	if err != nil {
@@ -404,17 +453,40 @@ func (w *Worker) fromStore(ctx context.Context, d *delivery, id string) (Result,
 		return Result{}, false
 	}
 	r := Result{Result: stream.Result{Seq: d.subSeq, ID: id, OK: true, Proof: name, Flow: meta.Flow, N: meta.N,
-		Bytes: int(info.Size), Form: meta.Format}, Worker: w.o.Worker, Deliveries: d.n}
+		Bytes: int(info.Size), Form: meta.Format, Also: also}, Worker: w.o.Worker, Deliveries: d.n}
 	if w.o.Out != "" {
-		data, err := w.store.GetBytes(ctx, name)
-		if err == nil {
-			err = flows.WriteProofBytes(stream.ProofPath(w.o.Out, id), data, meta)
+		err := copyOut(ctx, w.store, name, stream.ProofPath(w.o.Out, id), &meta)
+		for _, form := range job.Extras() {
+			if err == nil {
+				err = copyOut(ctx, w.store, FormName(id, form), stream.FormPath(w.o.Out, id, form), nil)
+			}
 		}
 		if err != nil {
 			w.count(func(m *Metrics) { m.LocalFailures++ })
 		}
 	}
 	return r, true
+}
+
+// copyOut writes a stored proof object and its statement to path (serve's files);
+// meta, when given, is the statement already read.
+func copyOut(ctx context.Context, store jetstream.ObjectStore, name, path string, meta *flows.Meta) error {
+	if meta == nil {
+		mb, err := store.GetBytes(ctx, name+".json")
+		if err != nil {
+			return err
+		}
+		m, err := flows.ParseMeta(mb)
+		if err != nil {
+			return err
+		}
+		meta = &m
+	}
+	data, err := store.GetBytes(ctx, name)
+	if err != nil {
+		return err
+	}
+	return flows.WriteProofBytes(path, data, *meta)
 }
 
 // deadLetter copies a job delivered more than MaxDeliver times to the dead-letter
@@ -451,8 +523,9 @@ func (w *Worker) deadLetter(fin context.Context, d *delivery, job stream.Job) {
 }
 
 // jobKey is the digest of what a job's proof depends on: its flow, input, form and
-// rate (a job resubmitted unchanged has the same key; its input file's contents are
-// not read). "signatures" counts as the job's "input" (at most one of them is set).
+// rate, and the other form it asks for (a job resubmitted unchanged has the same key;
+// its input file's contents are not read). "signatures" counts as the job's "input"
+// (at most one of them is set).
 func jobKey(j stream.Job) string {
 	seed := j.Seed
 	if j.N > 0 && seed == nil {
@@ -465,7 +538,8 @@ func jobKey(j stream.Job) string {
 		Seed                *uint64
 		Format              string
 		LogInvRate          int
-	}{j.Flow, cmp.Or(j.Input, j.Signatures), j.Blocks, j.N, seed, j.Format, j.LogInvRate})
+		Also                []string `json:",omitempty"`
+	}{j.Flow, cmp.Or(j.Input, j.Signatures), j.Blocks, j.N, seed, j.Format, j.LogInvRate, j.Extras()})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }

@@ -151,6 +151,10 @@ func checkDir(t *testing.T, dir string, results []Result) {
 		if r.OK {
 			want[r.ID+ProofSuffix] = true
 			want[r.ID+ProofSuffix+".json"] = true
+			for _, path := range r.Also {
+				want[filepath.Base(path)] = true
+				want[filepath.Base(path)+".json"] = true
+			}
 		}
 	}
 	ents, err := os.ReadDir(dir)
@@ -177,6 +181,14 @@ func checkDir(t *testing.T, dir string, results []Result) {
 				t.Errorf("job %s: proof path %q", r.ID, r.Proof)
 			}
 			verifyFile(t, r.Proof)
+			for form, path := range r.Also {
+				if path != FormPath(dir, r.ID, form) {
+					t.Errorf("job %s: %s form's path %q", r.ID, form, path)
+				}
+				if m := verifyFile(t, path); m.Format != form {
+					t.Errorf("job %s: %s holds the %s form, want %s", r.ID, path, m.Format, form)
+				}
+			}
 		}
 	}
 }

@@ -55,6 +55,12 @@ type Job struct {
 	Seed *uint64 `json:"seed,omitempty"`
 	// Format is the proof form written: "wire" (default) or "raw".
 	Format string `json:"format,omitempty"`
+	// Formats asks for both forms, ["wire","raw"] or ["raw","wire"]: the first is
+	// the job's Format (its result's "format", written as DIR/<id>.proof.bin), the
+	// other is written beside it as DIR/<id>.proof.<form>.bin (FormPath) with its own
+	// statement sidecar; one proof is made and encoded twice. "format", when also
+	// given, must be the first. A one-form list is the same as "format".
+	Formats []string `json:"formats,omitempty"`
 	// LogInvRate is the WHIR level-0 log inverse rate (default 1, the reference's).
 	LogInvRate int `json:"log_inv_rate,omitempty"`
 	// Unordered lets the job's result leave as soon as it is done instead of in
@@ -77,7 +83,9 @@ type Result struct {
 	MS    float64 `json:"ms,omitempty"`     // load + prove time of the job
 	Bytes int     `json:"bytes,omitempty"`  // proof size in its format
 	Form  string  `json:"format,omitempty"` // proof form
-	Error string  `json:"error,omitempty"`
+	// Also names the job's other proof form's file (Job.Formats): form → path.
+	Also  map[string]string `json:"also,omitempty"`
+	Error string            `json:"error,omitempty"`
 
 	// Err is the error of a failed job (Error is its text).
 	Err error `json:"-"`
@@ -86,6 +94,22 @@ type Result struct {
 	Meta   flows.Meta   `json:"-"`
 	Data   []byte       `json:"-"`
 	Proved flows.Proved `json:"-"`
+	// Extra are the job's other forms (Job.Formats), encoded, until written.
+	Extra []Encoded `json:"-"`
+}
+
+// Encoded is a proof in one more form, with its statement.
+type Encoded struct {
+	Meta flows.Meta
+	Data []byte
+}
+
+// Extras are the forms of a job's Formats after its first (none without Formats).
+func (j *Job) Extras() []string {
+	if len(j.Formats) < 2 {
+		return nil
+	}
+	return j.Formats[1:]
 }
 
 func failed(seq uint64, id string, err error) Result {
@@ -190,6 +214,25 @@ func (j *Job) check(maxN int) error {
 	}
 	if j.N > maxN {
 		return fmt.Errorf("%w: job %s: %d instances, at most %d", ErrLimit, j.ID, j.N, maxN)
+	}
+	if len(j.Formats) > 0 {
+		switch {
+		case len(j.Formats) > 2:
+			return fmt.Errorf("%w: job %s: formats %q: give wire, raw or both once", ErrJob, j.ID, j.Formats)
+		case j.Format != "" && j.Format != j.Formats[0]:
+			return fmt.Errorf("%w: job %s: format %q is not the first of formats %q", ErrJob, j.ID, j.Format, j.Formats)
+		case len(j.Formats) == 2 && j.Formats[0] == j.Formats[1]:
+			return fmt.Errorf("%w: job %s: formats %q names a form twice", ErrJob, j.ID, j.Formats)
+		}
+		for _, f := range j.Formats {
+			if f != "wire" && f != "raw" {
+				return fmt.Errorf("%w: job %s: formats: %q, want wire or raw", ErrJob, j.ID, f)
+			}
+		}
+		j.Format = j.Formats[0]
+		if len(j.Formats) == 1 {
+			j.Formats = nil
+		}
 	}
 	switch j.Format {
 	case "":
@@ -305,4 +348,3 @@ func (j *Job) load(maxBytes int64) (flows.Input, error) {
 	}
 	return in, nil
 }
-

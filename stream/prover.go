@@ -324,6 +324,9 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 		MS:   float64(time.Since(start).Microseconds()) / 1e3,
 		Meta: flows.NewMetaFor(job.flow, proved.Statement, job.Format), Data: data, Proved: proved,
 	}
+	for _, form := range job.Extras() {
+		r.Extra = append(r.Extra, Encoded{Meta: flows.NewMetaFor(job.flow, proved.Statement, form), Data: flows.EncodeProof(proved.Proof, form)})
+	}
 	p.metrics.proved(proved, input.Len())
 	if p.obs != nil {
 		p.obs.Proved(r, start)

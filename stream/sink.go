@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/reugn/go-streams"
 )
@@ -55,6 +56,13 @@ func NewProofFiles(dir string) (*ProofFiles, error) {
 // ProofPath is where the proof of job id is written in dir.
 func ProofPath(dir, id string) string { return filepath.Join(dir, id+ProofSuffix) }
 
+// FormSuffix ends the name of a job's other proof form (Job.Formats):
+// <id>.proof.<form>.bin, never a ProofSuffix name, so no job's proof has it.
+func FormSuffix(form string) string { return ".proof." + form + ".bin" }
+
+// FormPath is where job id's proof in its other form is written in dir.
+func FormPath(dir, id, form string) string { return filepath.Join(dir, id+FormSuffix(form)) }
+
 func (f *ProofFiles) run() {
 	defer close(f.out)
 	for {
@@ -63,18 +71,29 @@ func (f *ProofFiles) run() {
 			return
 		}
 		if r := &env.Val; r.OK && r.Data != nil {
+			// The other forms first: the job's proof file is written last.
+			var err error
+			also := map[string]string{}
+			for _, e := range r.Extra {
+				p := FormPath(f.dir, r.ID, e.Meta.Format)
+				if err = flows.WriteProofBytes(p, e.Data, e.Meta); err != nil {
+					break
+				}
+				also[e.Meta.Format] = p
+			}
 			path := ProofPath(f.dir, r.ID)
-			mb, _ := json.MarshalIndent(r.Meta, "", "  ")
-			err := atomicfile.Write(path+".json", append(mb, '\n'))
 			if err == nil {
-				err = atomicfile.Write(path, r.Data)
+				err = flows.WriteProofBytes(path, r.Data, r.Meta)
 			}
 			if err != nil {
 				f.failed.Add(1)
 				*r = failed(r.Seq, r.ID, fmt.Errorf("stream: job %s: writing the proof: %w", r.ID, err))
 			} else {
 				f.written.Add(1)
-				r.Proof, r.Data = path, nil
+				r.Proof, r.Data, r.Extra = path, nil, nil
+				if len(also) > 0 {
+					r.Also = also
+				}
 			}
 		}
 		f.out <- env

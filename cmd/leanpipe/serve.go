@@ -36,8 +36,10 @@ func serveCmd() *cobra.Command {
   {"id":"c","flow":"NAME","input":"f"}    another registered flow's input file (or "n")
   {"id":"d","signatures":"s.json"}        XMSS signatures to aggregate (flow xmss-aggregate; each
                                           is verified first, an invalid one is an error naming it)
-with optional "flow" (default --flow), "format" (wire|raw), "log_inv_rate" (1..4) and "unordered" (true: the result
-may leave before earlier jobs'). It writes DIR/<id>.proof.bin and DIR/<id>.proof.bin.json
+with optional "flow" (default --flow), "format" (wire|raw), "formats" (["wire","raw"]: both forms
+of one proof, the first as DIR/<id>.proof.bin, the other as DIR/<id>.proof.<form>.bin, named in
+the result's "also"), "log_inv_rate" (1..4) and "unordered" (true: the result may leave before
+earlier jobs'). It writes DIR/<id>.proof.bin and DIR/<id>.proof.bin.json
 atomically and prints one result line per job, in job order:
   {"seq":0,"id":"a","ok":true,"proof":"DIR/a.proof.bin","n":…,"ms":…,…}
   {"seq":1,"id":"b","ok":false,"error":"…"}
