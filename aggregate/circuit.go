@@ -69,6 +69,19 @@ func (g *gen) product(x, y circuit.Wire) circuit.Wire {
 	return w
 }
 
+// materialise gives each wire a linear row of its own (w[col] = wire, one column
+// each from the gate region) and returns the columns' wires. A value read much later
+// is then a column, not a long-lived linear form: the program's registers stay few
+// and a walk can be cut into segments with short set-up slices.
+func (g *gen) materialise(ws []circuit.Wire) []circuit.Wire {
+	out := make([]circuit.Wire, len(ws))
+	for i, w := range ws {
+		out[i] = g.b.Linear(g.col, w)
+		g.col++
+	}
+	return out
+}
+
 func (g *gen) mux(s circuit.Wire, x, y []circuit.Wire) []circuit.Wire {
 	out, next := g.b.Mux(g.col, s, x, y)
 	g.col = next
@@ -216,7 +229,7 @@ func newCircuit() *Circuit {
 		m[i] = zero
 	}
 	dOut := g.compress(cv, m, 96, true)
-	d := flat(dOut[0], dOut[1], dOut[2], dOut[3]) // D, bit 8·byte+b
+	d := g.materialise(flat(dOut[0], dOut[1], dOut[2], dOut[3])) // D, bit 8·byte+b
 	assert(AssertBit63, d[63])
 	assert(AssertBit127, d[127])
 	var digit [xmss.V][]circuit.Wire
@@ -283,7 +296,7 @@ func newCircuit() *Circuit {
 			m[i] = zero
 		}
 		out := g.compress(iv, m, 48, true)
-		lanes[j] = lane{v: flat(out[0], out[1], out[2], out[3]), c: cur.c, k: cur.k, a: cur.a}
+		lanes[j] = lane{v: g.materialise(flat(out[0], out[1], out[2], out[3])), c: cur.c, k: cur.k, a: cur.a}
 		prev = cur
 		prev.v = lanes[j].v
 	}

@@ -14,7 +14,10 @@
 //     start muxes and a no-wrap check, a pruned 128-lane Beneš network (benes.go)
 //     routing chain ends (and free lanes for chains with x_i = 7) into the leaf with
 //     a label check per chain, the leaf (11 compressions), 32 Merkle levels swapped
-//     on the epoch's bits, and the root materialised at fixed columns. 2,031,385 ANDs.
+//     on the epoch's bits, and the root materialised at fixed columns. 2,031,385 ANDs;
+//     D and every slot's output are materialised as columns, so that no linear form
+//     lives long in a walk's registers (Circuit.BilinearPair cuts the program into
+//     segments walked on several cores).
 //   - The witness (Plan, SetInputs, fill): the filler lays out the signature's
 //     chains, routes the network (looping algorithm) and solves 64 blocks per
 //     bit-sliced word, several words per walk of the circuit.

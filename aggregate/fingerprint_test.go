@@ -7,7 +7,7 @@ import "testing"
 // flow's label and the document too.
 func TestCircuitFingerprint(t *testing.T) {
 	a, b := New().Fingerprint()
-	const wantA, wantB = "70b46a0ce09531ff58233ee31f07917f7fe5219dd16f498d", "ca375f6b51d1dd1c577b9a31719d0b9c41ac93cb4c3d0da9"
+	const wantA, wantB = "27d84741619339b5e9b299b7ea18f5c987dea0f4df9909e3", "a5e84015f855339b0be118ea2fbb6907eb34851752b577cc"
 	if a != wantA || b != wantB {
 		t.Fatalf("fingerprint\n  A0: %s\n  B0: %s\nwant\n  A0: %s\n  B0: %s", a, b, wantA, wantB)
 	}

@@ -3,6 +3,7 @@ package circuit
 import (
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // Wire is a value under construction in a Builder: a GF(2)-linear combination of
@@ -70,6 +71,8 @@ type Circuit struct {
 	inputs   []int
 	regions  []Region
 	nRows    int
+	segOnce  sync.Once
+	segs     []segment // walk segments, planned on first use
 }
 
 // Name is the circuit's human-readable name.

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	xb "golang.org/x/crypto/blake2s"
@@ -457,5 +458,49 @@ func BenchmarkTransposeKernels(b *testing.B) {
 			}
 			b.SetBytes(8 * 512)
 		})
+	}
+}
+
+// A forward walk cut into segments (each run from its cut's slice, on its own
+// goroutine) gives the serial walk's values exactly, on the BLAKE2s circuit with the
+// segment threshold lowered.
+func TestSegmentedBilinear(t *testing.T) {
+	oldSteps, oldShare := minSegmentSteps, maxSliceShare
+	minSegmentSteps, maxSliceShare = 1<<10, 16 // inside one compression slices are long
+	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
+	c := buildBlake2s() // a fresh circuit: segments are planned once per circuit
+	r := testrand.New(t)
+	e, w := make([]field.E, c.Size()), make([]field.E, c.Size())
+	for i := range e {
+		e[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
+		w[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
+	}
+	wa, wb := bilinearSteps(make([]field.E, c.nregs), nil, c.code, e, w)
+	segs := c.segments()
+	if len(segs) != walkSegments {
+		t.Fatalf("%d segments, want %d", len(segs), walkSegments)
+	}
+	for k, s := range segs {
+		if k > 0 && s.lo != segs[k-1].hi {
+			t.Fatalf("segment %d starts at %d, the previous ends at %d", k, s.lo, segs[k-1].hi)
+		}
+		t.Logf("segment %d: steps [%d, %d), slice %d", k, s.lo, s.hi, len(s.slice))
+	}
+	for _, procs := range []int{2, 3, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		a, b := c.BilinearPair(e, w)
+		runtime.GOMAXPROCS(prev)
+		if a != wa || b != wb {
+			t.Fatalf("GOMAXPROCS=%d: segmented walk differs from the serial one", procs)
+		}
+	}
+	// Each segment alone, from its slice, gives its own share: the shares add up.
+	var sa, sb field.E
+	for _, s := range segs {
+		a, b := bilinearSteps(make([]field.E, c.nregs), s.slice, c.code[s.lo:s.hi], e, w)
+		sa, sb = sa.Add(a), sb.Add(b)
+	}
+	if sa != wa || sb != wb {
+		t.Fatal("segment shares do not add up to the walk")
 	}
 }

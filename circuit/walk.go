@@ -2,6 +2,8 @@ package circuit
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
 )
@@ -41,13 +43,60 @@ func (c *Circuit) RowValues(dstA, dstB, w []field.E) {
 func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 	c.checkLen("e", len(e))
 	c.checkLen("w", len(w))
-	r := make([]field.E, c.nregs)
-	// Each product row's weight and operands are gathered a chunk at a time and
-	// reduced with two vectorised inner products.
+	workers := min(runtime.GOMAXPROCS(0), walkSegments)
+	var segs []segment
+	if workers > 1 {
+		segs = c.segments()
+	}
+	if segs == nil {
+		return bilinearSteps(make([]field.E, c.nregs), nil, c.code, e, w)
+	}
+	// Worker j walks segments [j·n/workers, (j+1)·n/workers), from the first one's slice.
+	parts := make([][2]field.E, workers)
+	var wg sync.WaitGroup
+	for j := range workers {
+		lo, hi := j*len(segs)/workers, (j+1)*len(segs)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, b := bilinearSteps(make([]field.E, c.nregs), segs[lo].slice, c.code[segs[lo].lo:segs[hi-1].hi], e, w)
+			parts[j] = [2]field.E{a, b}
+		}()
+	}
+	wg.Wait()
+	for _, p := range parts {
+		va, vb = addE(va, p[0]), addE(vb, p[1])
+	}
+	return va, vb
+}
+
+// walkSegments is the number of segments a large program is cut into for walks on
+// several cores.
+const walkSegments = 4
+
+// segments returns the program's walk segments (nil for a short program), planned
+// on first use.
+func (c *Circuit) segments() []segment {
+	c.segOnce.Do(func() { c.segs = planSegments(c.code, c.nregs, walkSegments) })
+	return c.segs
+}
+
+// bilinearSteps runs the set-up steps pre (column loads and XORs), then code, in the
+// register file r, and returns code's (eᵀA0·w, eᵀB0·w) share. Each product row's
+// weight and operands are gathered a chunk at a time and reduced with two
+// vectorised inner products.
+func bilinearSteps(r []field.E, pre, code []instr, e, w []field.E) (va, vb field.E) {
+	for _, in := range pre {
+		if in.op() == opCol {
+			r[in.dst()] = w[in.col()]
+		} else {
+			r[in.dst()] = addE(r[in.x()], r[in.y()])
+		}
+	}
 	const chunk = 256
 	var ek, ak, bk [chunk]field.E
 	n := 0
-	for _, in := range c.code {
+	for _, in := range code {
 		switch in.op() {
 		case opCol:
 			r[in.dst()] = w[in.col()]
