@@ -3,6 +3,7 @@ package buffers
 import (
 	"fmt"
 	"math/bits"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -166,3 +167,41 @@ func (b *Buf[T]) Release() {
 
 // Refs is the number of references currently held.
 func (b *Buf[T]) Refs() int { return int(b.refs.Load()) }
+
+// View returns b's elements reinterpreted as elements of U: the same memory, as
+// many whole U as b's n elements of T span (a producer can then hand one buffer to
+// consumers of different element types in turn, e.g. two K vectors that later
+// become one E vector). T and U must hold no pointers, and U's alignment must not
+// exceed Align; View panics otherwise. The view is valid while b is held, like Data.
+func View[U, T any](b *Buf[T]) []U {
+	tt, ut := reflect.TypeFor[T](), reflect.TypeFor[U]()
+	if !pointerFree(tt) || !pointerFree(ut) || ut.Size() == 0 || ut.Align() > Align {
+		panic(fmt.Sprintf("buffers: cannot view %v as %v", tt, ut))
+	}
+	d := b.Data()
+	n := uintptr(len(d)) * tt.Size() / ut.Size()
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(d))), n)
+}
+
+// pointerFree reports whether values of t hold no pointers.
+func pointerFree(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return t.Len() == 0 || pointerFree(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !pointerFree(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

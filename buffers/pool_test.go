@@ -98,3 +98,44 @@ func TestHandOffNeverReturnsWhileRead(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// View shares the buffer's memory under another element type: writes through one
+// are seen through the other, the length is the whole elements the buffer spans,
+// and pointerful types are refused.
+func TestView(t *testing.T) {
+	pe := NewPool[e3](0)
+	b := pe.Get(10)
+	words := View[uint64](b)
+	if len(words) != 30 || &words[0] != &b.Data()[0].a {
+		t.Fatalf("view of 10 e3: %d words at %p, buffer at %p", len(words), &words[0], &b.Data()[0])
+	}
+	for i := range words {
+		words[i] = uint64(i)
+	}
+	if got := b.Data()[3]; got != (e3{9, 10, 11}) {
+		t.Fatalf("element 3 reads %v after writing words", got)
+	}
+	pk := NewPool[uint64](0)
+	k := pk.Get(7)
+	if es := View[e3](k); len(es) != 2 {
+		t.Fatalf("7 words as e3: %d elements, want 2", len(es))
+	}
+	if bs := View[byte](k); len(bs) != 56 {
+		t.Fatalf("7 words as bytes: %d", len(bs))
+	}
+	for name, f := range map[string]func(){
+		"pointer target":   func() { View[*int](k) },
+		"pointer source":   func() { View[uint64](NewPool[[]int](0).Get(4)) },
+		"struct of string": func() { View[struct{ s string }](k) },
+		"released":         func() { c := pk.Get(2); c.Release(); View[byte](c) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: View did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}

@@ -59,7 +59,7 @@ func TestEngineMatchesDirectAtEveryWorkerCount(t *testing.T) {
 			}
 		}
 		k, ext := e.PoolStats()
-		if k.Allocated != 3 || ext.Allocated != 1 || k.Reused != 3 || ext.Reused != 1 {
+		if k.Allocated != 1 || ext.Allocated != 1 || k.Reused != 1 || ext.Reused != 1 {
 			t.Fatalf("cores=%d: pools did not reuse buffers: K %+v, E %+v", cores, k, ext)
 		}
 		// The second proof of the shape finds every table (WHIR config, NTT plans) cached.

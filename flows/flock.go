@@ -313,9 +313,9 @@ func NewResources(cache *graph.ShapeCache, inFlight int) *Resources {
 	inFlight = max(inFlight, 1)
 	return &Resources{
 		Cache: cache,
-		// Per proof in flight: the stack, A·w and B·w (one size class once mu ≥ 15)
-		// and the ring weight.
-		K: buffers.NewPool[field.K](3 * inFlight),
+		// Per proof in flight: the stack, and the work buffer (A·w and B·w, then
+		// the ring weight).
+		K: buffers.NewPool[field.K](inFlight),
 		E: buffers.NewPool[field.E](inFlight),
 	}
 }
@@ -343,9 +343,13 @@ type (
 		bind    Binding
 		input   Input
 		whir    *open.Config
-		stack   *buffers.Buf[field.K] // the packed witness: the committed lane blocks
-		a, b    *buffers.Buf[field.K] // A·w and B·w, packed like w
-		weights *buffers.Buf[field.E] // the ring weight over the column
+		stack *buffers.Buf[field.K] // the packed witness: the committed lane blocks
+		// work holds A·w and B·w (packed like w, in its first 2·2^Mu words: a and
+		// b) until the zerocheck, their last reader, is done; then the ring switch
+		// writes the ring weight over the column into it, which the opening
+		// consumes. Their lives do not overlap, so they share the memory.
+		work *buffers.Buf[field.E]
+		a, b []field.K // views of work; nil once the zerocheck is done
 	}
 	Witnessed struct{ *Planned }
 	Committed struct {
@@ -370,25 +374,25 @@ type (
 
 // release returns every buffer still held (safe to call twice).
 func (p *Planned) release() {
-	for _, b := range []**buffers.Buf[field.K]{&p.stack, &p.a, &p.b} {
-		if *b != nil {
-			(*b).Release()
-			*b = nil
-		}
+	if p.stack != nil {
+		p.stack.Release()
+		p.stack = nil
 	}
-	if p.weights != nil {
-		p.weights.Release()
-		p.weights = nil
+	p.a, p.b = nil, nil
+	if p.work != nil {
+		p.work.Release()
+		p.work = nil
 	}
 }
 
 // SizeBytes reports the buffers carried, for spans.
 func (p *Planned) SizeBytes() int64 {
 	var t int64
-	for _, b := range []*buffers.Buf[field.K]{p.stack, p.a, p.b} {
-		if b != nil {
-			t += b.SizeBytes()
-		}
+	if p.stack != nil {
+		t += p.stack.SizeBytes()
+	}
+	if p.work != nil {
+		t += p.work.SizeBytes()
 	}
 	return t
 }
@@ -486,13 +490,17 @@ func (s flockStages) plan(ctx context.Context, _ graph.Workers, req Request) (*P
 	// never encoded, so only the packed witness itself is held (the witness stage
 	// overwrites it all).
 	// A cold pool allocates (and the runtime zeroes) each buffer: the context is
-	// checked between them, so a cancelled proof does not wait for all four.
+	// checked between them, so a cancelled proof does not wait for both.
 	words := sh.Words()
 	for _, get := range []func(){
 		func() { p.stack = s.r.K.Get(words) },
-		func() { p.a = s.r.K.Get(words) },
-		func() { p.b = s.r.K.Get(words) },
-		func() { p.weights = s.r.E.Get(1 << sh.Mu) },
+		func() {
+			// One E per word holds three K vectors of the column's length: A·w and
+			// B·w now, the ring weight after the zerocheck.
+			p.work = s.r.E.Get(words)
+			ab := buffers.View[field.K](p.work)
+			p.a, p.b = ab[:words:words], ab[words:2*words:2*words]
+		},
 	} {
 		if err := ctx.Err(); err != nil {
 			p.release()
@@ -510,7 +518,7 @@ func (s flockStages) witnessJob(_ context.Context, p *Planned) (witness.Job, err
 	return witness.Job{
 		N: p.sh.N, NLog: p.sh.NLog,
 		Write: func(w par.Workers, nLog int, wit, a, b []field.K) error { return fill(w, in, nLog, wit, a, b) },
-		W:     p.stack.Data()[:n], A: p.a.Data()[:n], B: p.b.Data()[:n],
+		W:     p.stack.Data()[:n], A: p.a[:n], B: p.b[:n],
 	}, nil
 }
 
@@ -545,16 +553,15 @@ func (s flockStages) committed(p Witnessed, j commit.Job, com *commit.Committed,
 func (s flockStages) zerocheckJob(_ context.Context, c Committed) (zerocheck.Job, error) {
 	n := c.sh.Words()
 	return zerocheck.Job{Transcript: c.tr, Buffers: s.r.zc.Get(), Input: zerocheck.Input{
-		A: c.a.Data()[:n], B: c.b.Data()[:n], C: c.stack.Data()[:n],
+		A: c.a[:n], B: c.b[:n], C: c.stack.Data()[:n],
 		M: c.sh.M(), LogInstance: c.sh.LogInstance, Live: c.sh.N,
 	}}, nil
 }
 
 func (s flockStages) zerochecked(c Committed, j zerocheck.Job, res zerocheck.Result, err error) (Zerochecked, error) {
 	s.r.zc.Put(j.Buffers)
-	// A·w and B·w are read by the zerocheck only: hand them back now.
-	c.a.Release()
-	c.b.Release()
+	// A·w and B·w are read by the zerocheck only: their memory is the ring
+	// weight's from now on.
 	c.a, c.b = nil, nil
 	if err != nil {
 		c.release()
@@ -589,7 +596,7 @@ func (s flockStages) linchecked(z Zerochecked, j lincheck.Job, claim lincheck.Cl
 }
 
 func (s flockStages) ringJob(_ context.Context, l Linchecked) (ringswitch.Job, error) {
-	return ringswitch.Job{Transcript: l.tr, Point: l.claim.Point, S: l.claim.S, Weights: l.weights.Data(), Scratch: s.r.ring.Get()}, nil
+	return ringswitch.Job{Transcript: l.tr, Point: l.claim.Point, S: l.claim.S, Weights: l.work.Data(), Scratch: s.r.ring.Get()}, nil
 }
 
 func (s flockStages) ringSwitched(l Linchecked, j ringswitch.Job, ring ringswitch.Claim, err error) (RingSwitched, error) {

@@ -20,8 +20,8 @@ func proveFilled(sh Shape, stack, a, b []field.K, workers int) (*transcript.Proo
 		p.stack.Release()
 		p.stack = res.K.Get(len(stack))
 		copy(p.stack.Data(), stack)
-		copy(p.a.Data(), a)
-		copy(p.b.Data(), b)
+		copy(p.a, a)
+		copy(p.b, b)
 		return Witnessed{p}, nil
 	}}
 	reduced := graph.Append(graph.Append(graph.Append(graph.Append(graph.Append(
