@@ -3,6 +3,7 @@ package lincheck
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -156,7 +157,21 @@ func VerifyPublic(tr VerifierTranscript, c Circuit, zc ZerocheckClaims, pub Publ
 	chiIn := zc.Chi[:rounds]
 	eRow := getVec(size)
 	defer putVec(eRow)
-	skip := rowWeights(eRow, zc.ZSkip, chiIn)
+	// The row weights are needed only at the terminal: on a large circuit with a
+	// second core they are built while the rounds are read and the column weights made.
+	skip := make([]field.E, 1<<KSkip)
+	eqRow := make([]field.E, 1<<rounds)
+	rowsDone := make(chan struct{})
+	buildRows := func() {
+		rowWeightsInto(eRow, skip, eqRow, zc.ZSkip, chiIn)
+		close(rowsDone)
+	}
+	if size >= 1<<concurrentCombLog && runtime.GOMAXPROCS(0) > 1 {
+		go buildRows()
+	} else {
+		buildRows()
+	}
+	defer func() { <-rowsDone }() // never return eRow to the pool while it is written
 
 	running := lincheckTarget(&zc, alpha)
 	a4 := alpha.Square().Square()
@@ -190,6 +205,7 @@ func VerifyPublic(tr VerifierTranscript, c Circuit, zc ZerocheckClaims, pub Publ
 		field.ScaleE(wCol[j<<KSkip:(j+1)<<KSkip], s, w)
 	}
 	a2 := alpha.Square()
+	<-rowsDone
 	terminal := c.Bilinear(alpha, eRow, wCol).
 		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, s))).
 		Add(a2.Mul(alpha).Mul(wCol[c.ConstCol()]))
