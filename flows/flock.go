@@ -222,12 +222,14 @@ func (f *Flock) Shape(n, logInvRate int) (Shape, error) {
 		Lanes: 1 << (mu - (stackLog - commit.LaneLog))}, nil
 }
 
-// Estimate is the memory a proof of n instances is budgeted for, in bytes: about
-// fifteen K vectors of the committed stack's length 2^StackLog (the stack, A·w and
-// B·w, the E-valued ring weights, the zerocheck's tables and the garbage the
-// collector has not yet returned), two and a half times the codeword's length
-// 2^(StackLog+LogInvRate) (the codeword, its Merkle tree and the opening's
-// folds), the inputs, and 16 MiB of fixed work space. A test measures it against
+// Estimate is the memory a proof of n instances is budgeted for, in bytes: eleven
+// K vectors of the committed stack's length 2^StackLog (the stack; the work buffer,
+// one E vector holding A·w and B·w and then the ring weight, three; the zerocheck's
+// tables, four and a half; the opening's first folds, one and a half; the rest
+// for smaller tables and the garbage the collector has not yet returned), two and
+// a half times the codeword's length 2^(StackLog+LogInvRate) (the codeword, its
+// Merkle tree and, where they do not fit in the consumed ring weight, the deeper
+// WHIR levels' codewords), the inputs, and 16 MiB of fixed work space. A test measures it against
 // the peak RSS of one proof per process (2^10..2^16 instances at rate 1,
 // 2^10..2^13 at rate 4): it is at least that peak and at most 1.5 × it + 64 MiB.
 // A flow's FixedBytes is added. An invalid (n, rate) estimates 0.
@@ -240,7 +242,7 @@ func (f *Flock) Estimate(n, logInvRate int) int64 {
 	stack := int64(k) << sh.StackLog
 	codeword := int64(k) << (sh.StackLog + sh.LogInvRate)
 	inputs := int64(sh.N) * int64(f.spec.InputBytes)
-	return 15*stack + codeword*5/2 + inputs + f.spec.FixedBytes + 16<<20
+	return 11*stack + codeword*5/2 + inputs + f.spec.FixedBytes + 16<<20
 }
 
 // Verify checks a proof of st and returns its raw form.
@@ -337,12 +339,12 @@ func (r *Resources) plans(ctx context.Context) commit.PlanSource {
 // returns the same edge type, reading it through the accessors.
 type (
 	Planned struct {
-		flow    *Flock
-		sh      Shape
-		st      Statement
-		bind    Binding
-		input   Input
-		whir    *open.Config
+		flow  *Flock
+		sh    Shape
+		st    Statement
+		bind  Binding
+		input Input
+		whir  *open.Config
 		stack *buffers.Buf[field.K] // the packed witness: the committed lane blocks
 		// work holds A·w and B·w (packed like w, in its first 2·2^Mu words: a and
 		// b) until the zerocheck, their last reader, is done; then the ring switch

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/sysmem"
 )
 
 // The reproduction: under a 3 GB address-space limit, a job the machine
@@ -40,7 +43,8 @@ func TestServeRefusesJobOverDerivedBudget(t *testing.T) {
 	if !res[0].OK || res[1].OK || !res[2].OK || res[2].ID != "s2" {
 		t.Fatalf("results %+v", res)
 	}
-	for _, want := range []string{"262144 instances", "estimated 10.", "GiB", "memory budget of", "ulimit -v"} {
+	est := "estimated " + sysmem.Format(flows.Batch.Estimate(262144, 1))
+	for _, want := range []string{"262144 instances", est, "GiB", "memory budget of", "ulimit -v"} {
 		if !strings.Contains(res[1].Error, want) {
 			t.Errorf("refusal %q does not mention %q", res[1].Error, want)
 		}

@@ -2,6 +2,7 @@ package open
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
@@ -40,10 +41,14 @@ type whirProver struct {
 	bBuf    [2][]field.E
 	// fSlot and bSlot name the buffers holding f and b; a fold writes the other.
 	fSlot, bSlot int
-	claim        field.E
-	q            quad
-	pending      []intro
-	poly         quad // the round polynomial being sent (kept off the heap per round)
+	// spare is memory of the consumed weight that no fold reads or writes again
+	// once level 0's folds are done: the deeper levels' codewords and Merkle nodes
+	// are carved from it while it lasts (carve).
+	spare   []uint64
+	claim   field.E
+	q       quad
+	pending []intro
+	poly    quad // the round polynomial being sent (kept off the heap per round)
 }
 
 // send transmits the round polynomial (u0, claim+u2, u2) answering claim and
@@ -98,6 +103,25 @@ func (p *whirProver) fold(r field.E, s, next int, silent bool) {
 	u0, u2 := roundMsg(nf, nb, next, p.workers)
 	p.q = p.send(u0, u2, p.claim)
 }
+
+// carve takes words and nodes for a deeper level's codeword and Merkle tree off
+// the front of the spare memory, each starting on a cache line, or returns false
+// (taking nothing) when it has too little left.
+func (p *whirProver) carve(words, nodes int) ([]uint64, []merkle.Digest, bool) {
+	const line = 64 / 8
+	wn := (words + line - 1) &^ (line - 1)
+	nn := (nodes*digestWords + line - 1) &^ (line - 1)
+	if len(p.spare) < wn+nn {
+		return nil, nil, false
+	}
+	w := p.spare[:words:words]
+	nd := unsafe.Slice((*merkle.Digest)(unsafe.Pointer(&p.spare[wn])), nodes)
+	p.spare = p.spare[wn+nn:]
+	return w, nd, true
+}
+
+// digestWords is the size of a Merkle digest in words.
+const digestWords = len(merkle.Digest{}) / 8
 
 // advance switches f and b to their other buffers, n entries long, and returns them.
 func (p *whirProver) advance(n int) ([]field.E, []field.E) {
@@ -199,7 +223,9 @@ type Scratch struct {
 	eq, table, point []field.E
 	// levels[l] holds the codeword and tree nodes of the level-l commitment (l ≥ 1).
 	levels []levelBuf
-	induce induceScratch
+	// ownLevels makes every level use levels (tests compare the two placements).
+	ownLevels bool
+	induce    induceScratch
 	// Per-level vectors: fold challenges, out-of-domain point, query weights, the
 	// opened rows as E values.
 	folds, z, qWeights, lane []field.E
@@ -238,17 +264,28 @@ func growDigests(s []merkle.Digest, n int) []merkle.Digest {
 
 // commitLevel encodes the folded message f of a non-final level into level l's
 // codeword (lanes = its low laneLog variables, rows of E values) and builds its tree,
-// both in s's buffers.
-func (s *Scratch) commitLevel(l int, f []field.E, laneLog, rate int, workers par.Workers) *merkle.Tree {
-	for len(s.levels) <= l {
-		s.levels = append(s.levels, levelBuf{})
-	}
-	lb := &s.levels[l]
+// both in the prover's spare memory when it has room (they are used only until the
+// next level's queries, within the proof), in s's buffers otherwise.
+func (s *Scratch) commitLevel(p *whirProver, l int, f []field.E, laneLog, rate int, workers par.Workers) *merkle.Tree {
 	rowWords := extWordsPerElement << laneLog
-	lb.words = growWords(lb.words, len(f)*extWordsPerElement<<rate)
-	s.Plans.EncodeE(lb.words, f, laneLog, rate, workers)
-	lb.nodes = growDigests(lb.nodes, merkle.NodeCount(len(lb.words)/rowWords))
-	return merkle.NewInto(lb.nodes, lb.words, rowWords, workers)
+	n := len(f) * extWordsPerElement << rate
+	var words []uint64
+	var nodes []merkle.Digest
+	ok := false
+	if !s.ownLevels {
+		words, nodes, ok = p.carve(n, merkle.NodeCount(n/rowWords))
+	}
+	if !ok {
+		for len(s.levels) <= l {
+			s.levels = append(s.levels, levelBuf{})
+		}
+		lb := &s.levels[l]
+		lb.words = growWords(lb.words, n)
+		lb.nodes = growDigests(lb.nodes, merkle.NodeCount(n/rowWords))
+		words, nodes = lb.words, lb.nodes
+	}
+	s.Plans.EncodeE(words, f, laneLog, rate, workers)
+	return merkle.NewInto(nodes, words, rowWords, workers)
 }
 
 // ProveWHIR proves Σ_u q(u)·b(u) = target for the stack committed in c. b (the
@@ -286,10 +323,23 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 	}()
 	// Folds alternate between two buffers, the first written in round 0 (half the
 	// stack), the second in round 1 (a quarter); every later round writes less.
-	// The weight's own buffer is the second one of b.
-	half := (c.Lanes + 1) / 2 * block
-	s.f[0], s.f[1], s.b = grow(s.f[0], half), grow(s.f[1], (c.Lanes+3)/4*block), grow(s.b, half)
-	p.fBuf = [2][]field.E{s.f[0], s.f[1]}
+	// The weight's own buffer is the second one of b. Two lane rounds per pass
+	// (twice) write a quarter of the stack first, then a sixteenth: the
+	// witness's second buffer is then the weight's sixteenths [1, 2), dead since
+	// the first pass read them. Past the second buffers' extent the weight is
+	// spare once level 0's folds are done.
+	twice := canLookahead(c.Lanes, block) && cfg.Folds[0] == InitialFold
+	if twice {
+		quarter, sixteenth := len(b)/4, len(b)/16
+		s.f[0], s.b = grow(s.f[0], quarter), grow(s.b, quarter)
+		p.fBuf = [2][]field.E{s.f[0], b[sixteenth : 2*sixteenth : 2*sixteenth]}
+		p.spare = eWords(b[2*sixteenth:])
+	} else {
+		half, quarter := (c.Lanes+1)/2*block, (c.Lanes+3)/4*block
+		s.f[0], s.f[1], s.b = grow(s.f[0], half), grow(s.f[1], quarter), grow(s.b, half)
+		p.fBuf = [2][]field.E{s.f[0], s.f[1]}
+		p.spare = eWords(b[quarter:])
+	}
 	p.bBuf = [2][]field.E{s.b, b}
 	p.fSlot, p.bSlot = 1, 1
 
@@ -297,7 +347,6 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 	for _, h := range commit.RootHalves(c.Root()) {
 		tr.Observe(h)
 	}
-	twice := canLookahead(c.Lanes, block) && cfg.Folds[0] == InitialFold
 	var sums laneSums
 	var u0, u2 field.E
 	if twice {
@@ -341,7 +390,7 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 				tr.Send(v)
 			}
 		} else {
-			committed = level{tree: s.commitLevel(l+1, p.f, cfg.Folds[l+1], cfg.LogInvRates[l+1], workers), ext: true}
+			committed = level{tree: s.commitLevel(p, l+1, p.f, cfg.Folds[l+1], cfg.LogInvRates[l+1], workers), ext: true}
 			for _, h := range commit.RootHalves(committed.tree.Root()) {
 				tr.Send(h)
 			}

@@ -110,3 +110,46 @@ func allocated(fn func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }
+
+// The deeper levels' codewords and trees laid in the consumed weight's spare memory
+// give the bytes of the Scratch's own buffers: for a full stack read two lane rounds
+// per pass (every level carved, no level buffer grown), for a partial stack (one
+// round per pass) and at a high rate (the levels that do not fit fall back).
+func TestSpareLevelsGiveSameBytes(t *testing.T) {
+	rng := testrand.New(t)
+	for _, sh := range []struct {
+		log, rate, lanes int
+		allCarved        bool
+	}{{17, 1, 64, true}, {16, 1, 37, false}, {16, 4, 64, false}, {15, 2, 64, false}} {
+		var in *instance
+		if sh.lanes == 64 {
+			in = newInstance(rng, sh.log, sh.rate, sh.log, 0)
+		} else {
+			in = newPartialInstance(rng, sh.log, sh.rate, sh.lanes, sh.log-7, 0)
+		}
+		c, err := commit.Commit(in.committed(), in.stackLog, in.rate, par.New(nil, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := Scratch{ownLevels: true}
+		want := in.proveWith(t, &own, c, in.ring(true), 2).MarshalWire()
+		var spare Scratch
+		got := in.proveWith(t, &spare, c, in.ring(true), 2).MarshalWire()
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%+v: levels in the spare weight give other bytes than the scratch's own", sh)
+		}
+		if len(own.levels) == 0 {
+			t.Fatalf("%+v: no deeper level committed", sh)
+		}
+		grown := 0
+		for _, lb := range spare.levels {
+			if lb.words != nil {
+				grown++
+			}
+		}
+		if sh.allCarved && grown != 0 {
+			t.Fatalf("%+v: %d level buffers grown, want every level in the spare weight", sh, grown)
+		}
+		t.Logf("%+v: %d of %d deeper levels in the scratch's own buffers", sh, grown, len(own.levels)-1)
+	}
+}

@@ -12,13 +12,16 @@ import (
 // field.AddSlice is a portable loop), which takes raw words; xorE, xorK and the two
 // views below are the only place in the package that sees field elements as words
 // (an E is three K words with no padding, which package field asserts, and a K is
-// one uint64). All field arithmetic on the tables goes through package field.
+// one uint64), besides the prover's spare memory (prove.go), which lays the deeper
+// levels' codewords and Merkle nodes in a consumed weight. All field arithmetic on
+// the tables goes through package field.
 func xorE(dst, a, b []field.E) { xorWords(eWords(dst), eWords(a), eWords(b)) }
 
 // xorK writes dst = a + b for K vectors (a and b at least as long as dst).
 func xorK(dst, a, b []field.K) { xorWords(kWords(dst), kWords(a), kWords(b)) }
 
-// eWords views an E slice as its 3·len(v) words, for xorWords only.
+// eWords views an E slice as its 3·len(v) words, for xorWords (and the prover's
+// spare memory).
 func eWords(v []field.E) []uint64 {
 	if len(v) == 0 {
 		return nil
