@@ -28,7 +28,7 @@ var serverBin = os.Getenv("LEANPIPE_NATS_SERVER")
 // testServer is a JetStream-enabled NATS server on 127.0.0.1 with its store in a
 // temporary directory; restart brings it back on the same port and store.
 type testServer struct {
-	t    *testing.T
+	t    testing.TB
 	opts server.Options
 	s    *server.Server
 	cmd  *exec.Cmd // with serverBin
@@ -55,7 +55,7 @@ func (b *syncBuffer) String() string {
 }
 
 // startServer starts a server and creates the shared objects with o's settings.
-func startServer(t *testing.T, o Options) *testServer {
+func startServer(t testing.TB, o Options) *testServer {
 	t.Helper()
 	ts := &testServer{t: t, opts: server.Options{
 		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
@@ -143,7 +143,7 @@ func (ts *testServer) restart(down time.Duration) {
 }
 
 // connect opens a client connection named name.
-func (ts *testServer) connect(t *testing.T, name string) (*nats.Conn, jetstream.JetStream) {
+func (ts *testServer) connect(t testing.TB, name string) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
 	nc, js, err := Connect(Options{URL: ts.url, Worker: name})
 	if err != nil {

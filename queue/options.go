@@ -76,6 +76,10 @@ type Options struct {
 	// Worker names this worker in its results and metrics (default: the host name
 	// and process id).
 	Worker string
+	// RetryConnect makes Connect return at once when the server cannot be reached
+	// yet and keep trying in the background (a worker started before its server);
+	// otherwise Connect fails.
+	RetryConnect bool
 
 	// AckWait is the lease of a pulled job (0 means 30 s); a worker renews it
 	// every AckWait/3 while it holds the job.
@@ -140,7 +144,8 @@ func (o Options) proverOptions() stream.Options {
 }
 
 // Connect opens a NATS connection with the options' URL, credentials and CA (it
-// reconnects without limit) and its JetStream context.
+// reconnects without limit; with RetryConnect it also waits for a first connection)
+// and its JetStream context.
 func Connect(o Options) (*nats.Conn, jetstream.JetStream, error) {
 	o = o.withDefaults()
 	url := o.URL
@@ -151,6 +156,9 @@ func Connect(o Options) (*nats.Conn, jetstream.JetStream, error) {
 		nats.Name("leanpipe " + o.Worker),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(250 * time.Millisecond),
+	}
+	if o.RetryConnect {
+		opts = append(opts, nats.RetryOnFailedConnect(true))
 	}
 	if o.Creds != "" {
 		opts = append(opts, nats.UserCredentials(o.Creds))

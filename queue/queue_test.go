@@ -148,16 +148,21 @@ func TestCancelledWorkerRedelivers(t *testing.T) {
 	}
 	checkOne(t, jobs, res.rs)
 	// Server 2.9 may count the Nak'ed delivery back (a's other pull request,
-	// left waiting at the server, had no interest any more): b's delivery is the
-	// second or, there, the first.
-	if r := res.rs[0]; r.Worker != "b" || r.Deliveries < 1 || r.Deliveries > 2 {
-		t.Errorf("answered by %s at delivery %d, want b at 2", r.Worker, r.Deliveries)
+	// left waiting at the server, had no interest any more), and may count one
+	// more delivery to that stale pull request: b's delivery is the second or,
+	// there, the first or the third.
+	if r := res.rs[0]; r.Worker != "b" || r.Deliveries < 1 || r.Deliveries > 3 {
+		t.Errorf("answered by %s at delivery %d, want b at 1 to 3", r.Worker, r.Deliveries)
 	}
 	if ma.Nacked != 1 || ma.Abandoned != 1 || ma.Published != 0 {
 		t.Errorf("worker a: %d nacked, %d abandoned, %d published; want 1, 1, 0", ma.Nacked, ma.Abandoned, ma.Published)
 	}
-	if mb := b.stop(t); mb.Acked != 1 || mb.Redeliveries != res.rs[0].Deliveries-1 {
-		t.Errorf("worker b: %d redeliveries, %d acked; want %d, 1", mb.Redeliveries, mb.Acked, res.rs[0].Deliveries-1)
+	wantRe := 0
+	if res.rs[0].Deliveries > 1 {
+		wantRe = 1
+	}
+	if mb := b.stop(t); mb.Acked != 1 || mb.Redeliveries != wantRe {
+		t.Errorf("worker b: %d redeliveries, %d acked; want %d, 1", mb.Redeliveries, mb.Acked, wantRe)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"github.com/leanpipe/leanpipe/flows"
@@ -80,11 +81,15 @@ func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, m
 			return usage("--metrics %s: %v", metricsPath, err)
 		}
 	}
+	o.RetryConnect = true // a worker may start before its server
 	nc, js, err := queue.Connect(o)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer nc.Close()
+	if !nc.IsConnected() {
+		log.Warn().Msg("the NATS server is not reachable yet: waiting for it")
+	}
 	e, err := flows.NewEngine(flows.EngineOptions{Cores: workers, InFlight: o.InFlight})
 	if err != nil {
 		return err
@@ -97,6 +102,11 @@ func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, m
 	defer ob.close()
 	o.Cores = e.Scheduler().Cores()
 	w := queue.NewWorker(js, e, o)
+	if ob.metrics != nil {
+		if err := ob.metrics.Registry().Register(queueCollector{w}); err != nil {
+			return err
+		}
+	}
 
 	ctx, cancel := context.WithCancel(ob.context(context.Background()))
 	defer cancel()
@@ -134,8 +144,12 @@ func submitCmd() *cobra.Command {
 A-Z a-z 0-9 _ -) to the shared JetStream work queue (subjects leanpipe.jobs.<flow>), creating
 the streams, the workers' consumer and the proof bucket when missing, waits for every job's
 result (unless --no-wait) and prints exactly one result line per job on stdout: serve's JSON
-plus "worker" and "deliveries". --fetch DIR downloads each proof as DIR/<id>.proof.bin with its
-.json sidecar and verifies it. Exit status 0 when every job is ok, 1 otherwise, 2 for bad input.`,
+plus "worker" and "deliveries". --fetch DIR (created if missing) downloads each proof as
+DIR/<id>.proof.bin with its .json sidecar (and DIR/<id>.proof.<form>.bin for a job whose
+"formats" asks for both forms) and verifies it. Input files named by jobs are opened by the
+workers: relative paths are resolved against the jobs file's directory and sent absolute, so
+the workers must read them at that path. Exit status 0 when every job is ok, 1 otherwise, 2
+for bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n.url == "" {
@@ -210,4 +224,36 @@ plus "worker" and "deliveries". --fetch DIR downloads each proof as DIR/<id>.pro
 	f.StringVar(&flowName, "flow", flows.DefaultName, "the flow of jobs that name none")
 	f.DurationVar(&timeout, "timeout", 0, "give up waiting after this long (0 = wait for every result)")
 	return cmd
+}
+
+// queueCollector exports a worker's queue counters (queue.Metrics beyond the
+// stream's) on /metrics; each scrape reads them once.
+type queueCollector struct{ w *queue.Worker }
+
+var queueDescs = []struct {
+	desc *prometheus.Desc
+	val  func(m queue.Metrics) float64
+}{
+	{prometheus.NewDesc("leanpipe_queue_pulled_total", "Deliveries pulled from the jobs consumer.", nil, nil), func(m queue.Metrics) float64 { return float64(m.Pulled) }},
+	{prometheus.NewDesc("leanpipe_queue_redeliveries_total", "Pulled deliveries that were not a job's first.", nil, nil), func(m queue.Metrics) float64 { return float64(m.Redeliveries) }},
+	{prometheus.NewDesc("leanpipe_queue_from_store_total", "Jobs answered from the proof store without proving.", nil, nil), func(m queue.Metrics) float64 { return float64(m.FromStore) }},
+	{prometheus.NewDesc("leanpipe_queue_dead_letters_total", "Jobs sent to the dead-letter subject.", nil, nil), func(m queue.Metrics) float64 { return float64(m.DeadLetters) }},
+	{prometheus.NewDesc("leanpipe_queue_results_published_total", "Result messages published.", nil, nil), func(m queue.Metrics) float64 { return float64(m.Published) }},
+	{prometheus.NewDesc("leanpipe_queue_acked_total", "Jobs acked after their result.", nil, nil), func(m queue.Metrics) float64 { return float64(m.Acked) }},
+	{prometheus.NewDesc("leanpipe_queue_terminated_total", "Jobs terminated after an error result.", nil, nil), func(m queue.Metrics) float64 { return float64(m.Terminated) }},
+	{prometheus.NewDesc("leanpipe_queue_nacked_total", "Jobs handed back to the queue.", nil, nil), func(m queue.Metrics) float64 { return float64(m.Nacked) }},
+	{prometheus.NewDesc("leanpipe_queue_store_bytes_total", "Bytes put into the proof store (proofs and statements).", nil, nil), func(m queue.Metrics) float64 { return float64(m.StoreBytes) }},
+}
+
+func (c queueCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range queueDescs {
+		ch <- d.desc
+	}
+}
+
+func (c queueCollector) Collect(ch chan<- prometheus.Metric) {
+	m := c.w.Metrics()
+	for _, d := range queueDescs {
+		ch <- prometheus.MustNewConstMetric(d.desc, prometheus.CounterValue, d.val(m))
+	}
 }

@@ -25,11 +25,11 @@ import (
 // tests that run a real server process; .ci/run sets it.
 const natsServerEnv = "LEANPIPE_NATS_SERVER"
 
-// natsServerProcess starts `nats-server -js` from $LEANPIPE_NATS_SERVER on a free
-// loopback port with its store in a temporary directory, waits until it listens and
-// returns its URL; the test's cleanup stops it. The test is skipped when the
-// variable is unset.
-func natsServerProcess(t *testing.T) string {
+// natsServerProcess picks a free loopback port for `nats-server -js` from
+// $LEANPIPE_NATS_SERVER and returns its URL and the function that starts it (its
+// store in a temporary directory) and waits until it listens; the test's cleanup
+// stops it. The test is skipped when the variable is unset.
+func natsServerProcess(t *testing.T) (string, func()) {
 	t.Helper()
 	bin := os.Getenv(natsServerEnv)
 	if bin == "" {
@@ -41,30 +41,44 @@ func natsServerProcess(t *testing.T) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	var log syncBuf
-	cmd := exec.Command(bin, "-js", "-a", "127.0.0.1", "-p", fmt.Sprint(port), "-sd", t.TempDir())
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v", bin, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("%s output:\n%s", bin, log.String())
-		}
-	})
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
+	store := t.TempDir()
+	return "nats://" + addr, func() {
+		t.Helper()
+		var log syncBuf
+		cmd := exec.Command(bin, "-js", "-a", "127.0.0.1", "-p", fmt.Sprint(port), "-sd", store)
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("%s: %v", bin, err)
 		}
-		if time.Now().After(end) {
-			t.Fatalf("%s does not listen on %s:\n%s", bin, addr, log.String())
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Wait()
+			if t.Failed() {
+				t.Logf("%s output:\n%s", bin, log.String())
+			}
+		})
+		for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if c, err := net.Dial("tcp", addr); err == nil {
+				c.Close()
+				return
+			}
+			if time.Now().After(end) {
+				t.Fatalf("%s does not listen on %s:\n%s", bin, addr, log.String())
+			}
 		}
 	}
-	return "nats://" + addr
+}
+
+// metricsAddr is the metrics_addr a serve process logged.
+func metricsAddr(l string) string {
+	var rec struct {
+		Addr string `json:"metrics_addr"`
+	}
+	if json.Unmarshal([]byte(l), &rec) == nil {
+		return rec.Addr
+	}
+	return ""
 }
 
 // syncBuf is a bytes.Buffer safe for a child's concurrent writes and the test's reads.
@@ -87,7 +101,8 @@ func (b *syncBuf) String() string {
 
 // TestNATSEndToEndProcesses is the fleet with nothing in-process: a real
 // `nats-server -js` process, two `leanpipe serve --nats` worker processes started
-// before any JetStream object exists, `leanpipe submit --fetch` in its own process,
+// before the server (so before any JetStream object exists), `leanpipe submit
+// --fetch` in its own process,
 // one worker SIGKILLed while it is proving (seen on its /metrics); every job ends
 // with exactly one result (one line from submit, one message in the results
 // stream), the killed worker's job is redelivered, and every fetched proof passes
@@ -96,7 +111,7 @@ func TestNATSEndToEndProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a nats-server process and leanpipe worker processes")
 	}
-	url := natsServerProcess(t)
+	url, startServer := natsServerProcess(t)
 	dir := t.TempDir()
 
 	// Workers first: they create the streams, consumer and bucket (or find them).
@@ -111,24 +126,21 @@ func TestNATSEndToEndProcesses(t *testing.T) {
 	}
 	defer w1.Process.Kill()
 	w1lines := readLines(w1err)
-	w2 := cliCommand(t, "", append(common, "--name", "w2")...)
-	e2 := &syncBuf{}
-	w2.Stderr = e2
+	w2 := cliCommand(t, "", append(common, "--name", "w2", "--metrics-addr", "127.0.0.1:0")...)
+	w2err, err := w2.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := w2.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer w2.Process.Kill()
-	var addr string
-	w1lines.waitFor(t, "w1's metrics address", func(l string) bool {
-		var rec struct {
-			Addr string `json:"metrics_addr"`
-		}
-		if json.Unmarshal([]byte(l), &rec) == nil && rec.Addr != "" {
-			addr = rec.Addr
-			return true
-		}
-		return false
-	})
+	w2lines := readLines(w2err)
+	var addr, addr2 string
+	w1lines.waitFor(t, "w1's metrics address", func(l string) bool { addr = metricsAddr(l); return addr != "" })
+	w2lines.waitFor(t, "w2's metrics address", func(l string) bool { addr2 = metricsAddr(l); return addr2 != "" })
+	w1lines.waitFor(t, "w1 waiting for the server", func(l string) bool { return strings.Contains(l, "not reachable yet") })
+	startServer()
 
 	const n = 8
 	var jobs strings.Builder
@@ -158,7 +170,7 @@ func TestNATSEndToEndProcesses(t *testing.T) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("w1 never started a proof; its log: %q\nw2: %s\nsubmit: %s", w1lines.snapshot(), e2.String(), se.String())
+			t.Fatalf("w1 never started a proof; its log: %q\nw2: %s\nsubmit: %s", w1lines.snapshot(), strings.Join(w2lines.snapshot(), "\n"), se.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -170,7 +182,7 @@ func TestNATSEndToEndProcesses(t *testing.T) {
 
 	err = sub.Wait()
 	if err != nil {
-		t.Fatalf("submit: %v\nstdout %s\nstderr %s\nw1 %q\nw2 %s", err, so.String(), se.String(), w1lines.snapshot(), e2.String())
+		t.Fatalf("submit: %v\nstdout %s\nstderr %s\nw1 %q\nw2 %s", err, so.String(), se.String(), w1lines.snapshot(), strings.Join(w2lines.snapshot(), "\n"))
 	}
 	lines := strings.Split(strings.TrimSpace(so.String()), "\n")
 	if len(lines) != n {
@@ -256,10 +268,26 @@ func TestNATSEndToEndProcesses(t *testing.T) {
 	}
 	t.Logf("results by worker %v, %d redelivered", byWorker, redelivered)
 
+	// w2's queue counters on /metrics: it took the redelivered job and stored proofs.
+	f, err := promtest.Scrape("http://" + addr2 + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		min  float64
+	}{{"leanpipe_queue_redeliveries_total", 1}, {"leanpipe_queue_pulled_total", float64(byWorker["w2"])},
+		{"leanpipe_queue_acked_total", float64(byWorker["w2"])}, {"leanpipe_queue_store_bytes_total", 1}} {
+		if v, err := f.Value(c.name); err != nil || v < c.min {
+			t.Errorf("w2 %s = %v (%v), want at least %v", c.name, v, err, c.min)
+		}
+	}
+
 	if err := w2.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	<-w2lines.eof
 	if err := w2.Wait(); err != nil {
-		t.Fatalf("w2 after SIGTERM: %v\n%s", err, e2.String())
+		t.Fatalf("w2 after SIGTERM: %v\n%s", err, strings.Join(w2lines.snapshot(), "\n"))
 	}
 }
