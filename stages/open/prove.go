@@ -202,7 +202,8 @@ func (l level) decode(words [][]uint64, s *Scratch) [][]field.E {
 
 // Scratch holds the prover's working buffers so that a process proving one shape
 // after another reuses them: the folded witness and weight, the pooled weight of a
-// stacked claim, each deeper level's codeword and Merkle nodes, the level's eq and
+// stacked claim, each deeper level's codeword and Merkle nodes (those that do not
+// fit in the consumed weight's spare memory, see ProveWHIR), the level's eq and
 // query-weight tables and the small per-level vectors. The zero value is ready. A
 // Scratch serves one proof at a time; once a proof over it has returned, a warm
 // Scratch of the same shape makes the prover allocate only the proof's own stream
@@ -290,7 +291,9 @@ func (s *Scratch) commitLevel(p *whirProver, l int, f []field.E, laneLog, rate i
 
 // ProveWHIR proves Σ_u q(u)·b(u) = target for the stack committed in c. b (the
 // weight over the committed words c.Stack; it must vanish on the uncommitted rest
-// of the 2^StackLog cube) is consumed: the prover folds it in place of a copy. The
+// of the 2^StackLog cube) is consumed: the prover folds it in place of a copy and
+// lays the deeper levels' codewords and Merkle trees in the part no fold touches
+// again, so its contents afterwards are unspecified. The
 // stream is exactly what VerifyWHIR (VerifyWHIRLanes with c.Lanes) reads; it does
 // not depend on workers.
 func ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.E, target field.E, workers par.Workers) error {
