@@ -42,7 +42,11 @@ type benchRow struct {
 	ProofBytes       int                `json:"proof_bytes"`
 	PeakRSSBytes     int64              `json:"peak_rss_bytes"`
 	Kernels          map[string]string  `json:"kernels,omitempty"`
-	Baseline         *benchRatios       `json:"baseline,omitempty"`
+	// StageRSS is each stage's peak resident memory over the measured proofs, and
+	// ColdStageRSS over the warm-up proof, the point's first (--stage-rss).
+	StageRSS     map[string]int64 `json:"stage_peak_rss_bytes,omitempty"`
+	ColdStageRSS map[string]int64 `json:"cold_stage_peak_rss_bytes,omitempty"`
+	Baseline     *benchRatios     `json:"baseline,omitempty"`
 }
 
 // benchRatios compares a row with its baseline row: every ratio is new/old (below 1
@@ -149,6 +153,7 @@ func benchCmd() *cobra.Command {
 		budget                   string
 		repeat, rate             int
 		asJSON, inProcess        bool
+		withRSS                  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -181,7 +186,7 @@ row's "baseline" and the listing goes to stderr.`,
 				}
 			}
 			if fromFile != "" {
-				for _, f := range []string{"flow", "log-n", "sigs", "workers", "repeat", "log-inv-rate", "in-process", "memory-budget"} {
+				for _, f := range []string{"flow", "log-n", "sigs", "workers", "repeat", "log-inv-rate", "in-process", "memory-budget", "stage-rss"} {
 					if cmd.Flags().Changed(f) {
 						return usage("--from prints an earlier run's rows: --%s does not apply", f)
 					}
@@ -258,10 +263,10 @@ row's "baseline" and the listing goes to stderr.`,
 					var row benchRow
 					if inProcess {
 						prev := runtime.GOMAXPROCS(w)
-						row, err = benchOne(fl, p, w, repeat, rate)
+						row, err = benchOne(fl, p, w, repeat, rate, withRSS)
 						runtime.GOMAXPROCS(prev)
 					} else {
-						row, err = benchChild(fl.Name(), p, w, repeat, rate)
+						row, err = benchChild(fl.Name(), p, w, repeat, rate, withRSS)
 					}
 					if err != nil {
 						return err
@@ -294,6 +299,7 @@ row's "baseline" and the listing goes to stderr.`,
 	f.StringVar(&fromFile, "from", "", "print an earlier bench --json output's rows instead of measuring (with --baseline: compare two saved runs)")
 	f.StringVar(&baselineFile, "baseline", "", "an earlier bench --json output: print each matching point's per-stage ratios new/old")
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp+"; checked for each point before any runs")
+	f.BoolVar(&withRSS, "stage-rss", false, "also report each stage's peak resident memory over the measured proofs (sampled every millisecond and at every stage start; Linux)")
 	return cmd
 }
 
@@ -345,17 +351,35 @@ func printBenchRow(out io.Writer, r benchRow, base *baseline) {
 func writeBenchRow(out io.Writer, what, noun string, row benchRow, old *benchRow) {
 	fmt.Fprintf(out, "%s, %d worker(s): prove %.1f ms (median of %d), verify %.1f ms, %.1f %s/s, proof %d B (%.1f KiB), peak RSS %.0f MiB\n",
 		what, row.Workers, row.ProveMS, row.Repeat, row.VerifyMS, row.perS(), noun, row.ProofBytes, float64(row.ProofBytes)/1024, float64(row.PeakRSSBytes)/(1<<20))
+	// The peak RSS column is there when the row has stage peaks (--stage-rss).
+	rssCol := func(name string) string {
+		if row.StageRSS == nil {
+			return ""
+		}
+		if name == "" {
+			return fmt.Sprintf(" %8s %8s", "cold MiB", "rss MiB")
+		}
+		var out string
+		for _, m := range []map[string]int64{row.ColdStageRSS, row.StageRSS} {
+			if v, ok := m[name]; ok {
+				out += fmt.Sprintf(" %8.0f", float64(v)/(1<<20))
+			} else {
+				out += fmt.Sprintf(" %8s", "")
+			}
+		}
+		return out
+	}
 	if old != nil {
-		fmt.Fprintf(out, "    %-10s %9s %6s %12s %8s  %s\n", "stage", "ms", "share", "baseline ms", "new/old", "kernels")
+		fmt.Fprintf(out, "    %-10s %9s %6s%s %12s %8s  %s\n", "stage", "ms", "share", rssCol(""), "baseline ms", "new/old", "kernels")
 	} else {
-		fmt.Fprintf(out, "    %-10s %9s %6s  %s\n", "stage", "ms", "share", "kernels")
+		fmt.Fprintf(out, "    %-10s %9s %6s%s  %s\n", "stage", "ms", "share", rssCol(""), "kernels")
 	}
 	line := func(name string, ms, oldMS float64, share, kernels string) {
 		var l string
 		if old == nil {
-			l = fmt.Sprintf("    %-10s %9.2f %6s  %s", name, ms, share, kernels)
+			l = fmt.Sprintf("    %-10s %9.2f %6s%s  %s", name, ms, share, rssCol(name), kernels)
 		} else {
-			l = fmt.Sprintf("    %-10s %9.2f %6s %12s %8s  %s", name, ms, share, fmtMS(oldMS), fmtRatio(ms, oldMS), kernels)
+			l = fmt.Sprintf("    %-10s %9.2f %6s%s %12s %8s  %s", name, ms, share, rssCol(name), fmtMS(oldMS), fmtRatio(ms, oldMS), kernels)
 		}
 		fmt.Fprintln(out, strings.TrimRight(l, " "))
 	}
@@ -382,7 +406,7 @@ func writeBenchRow(out io.Writer, what, noun string, row benchRow, old *benchRow
 	line("total", row.ProveMS, oldProve, "", "")
 	line("verify", row.VerifyMS, oldVerify, "", "")
 	if old != nil {
-		fmt.Fprintf(out, "    %-10s %9.0f %6s %12.0f %8s\n", "peak MiB", float64(row.PeakRSSBytes)/(1<<20), "",
+		fmt.Fprintf(out, "    %-10s %9.0f %6s%s %12.0f %8s\n", "peak MiB", float64(row.PeakRSSBytes)/(1<<20), "", rssCol("-"),
 			float64(old.PeakRSSBytes)/(1<<20), fmtRatio(float64(row.PeakRSSBytes), float64(old.PeakRSSBytes)))
 	}
 }
@@ -577,14 +601,18 @@ func (b *baseline) report(w io.Writer, rows []benchRow) {
 }
 
 // benchChild measures one point in a fresh child process, so that its peak RSS is its own.
-func benchChild(flowName string, p benchPoint, workers, repeat, rate int) (benchRow, error) {
+func benchChild(flowName string, p benchPoint, workers, repeat, rate int, withRSS bool) (benchRow, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return benchRow{}, err
 	}
 	// The parent checked the point against the budget; the child does not again.
 	args := append([]string{"bench", "--flow", flowName, "--in-process", "--json", "--memory-budget", "0"}, p.flag()...)
-	c := exec.Command(exe, append(args, "--workers", strconv.Itoa(workers), "--repeat", strconv.Itoa(repeat), "--log-inv-rate", strconv.Itoa(rate))...)
+	args = append(args, "--workers", strconv.Itoa(workers), "--repeat", strconv.Itoa(repeat), "--log-inv-rate", strconv.Itoa(rate))
+	if withRSS {
+		args = append(args, "--stage-rss")
+	}
+	c := exec.Command(exe, args...)
 	c.Stderr = os.Stderr
 	out, err := c.Output()
 	if err != nil {
@@ -603,7 +631,7 @@ func benchChild(flowName string, p benchPoint, workers, repeat, rate int) (bench
 
 // benchOne measures one point in this process. The input is made (or read from its
 // cache) before any timing.
-func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int) (benchRow, error) {
+func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bool) (benchRow, error) {
 	in, err := fl.Generate(p.n, 1)
 	if err != nil {
 		return benchRow{}, usage("bench %s: %v", p, err)
@@ -619,12 +647,31 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int) (benchRow,
 	}
 	stage := map[string][]float64{}
 	var prove, verify []float64
+	var rss *stageRSS
+	defer func() {
+		if rss != nil {
+			rss.close()
+		}
+	}()
 	for i := 0; i <= repeat; i++ {
-		res, err := e.Prove(context.Background(), flows.Request{Flow: fl, Input: in, LogInvRate: rate})
+		ctx := context.Background()
+		if i == 0 && withRSS {
+			rss = newStageRSS()
+		}
+		if rss != nil {
+			ctx = rss.context(ctx)
+		}
+		res, err := e.Prove(ctx, flows.Request{Flow: fl, Input: in, LogInvRate: rate})
+		if rss != nil {
+			rss.proofDone()
+		}
 		if err != nil {
 			return row, err
 		}
 		if i == 0 {
+			if rss != nil {
+				row.ColdStageRSS = rss.take()
+			}
 			continue // warm-up: caches and pools
 		}
 		prove = append(prove, float64(res.Wall.Microseconds())/1e3)
@@ -649,5 +696,11 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int) (benchRow,
 		row.CompressionsPerS = perS
 	}
 	row.PeakRSSBytes = rusage.PeakRSS()
+	if rss != nil {
+		if peaks := rss.close(); len(peaks) > 0 {
+			row.StageRSS = peaks
+		}
+		rss = nil
+	}
 	return row, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -275,5 +276,43 @@ func TestBenchMemoryBudget(t *testing.T) {
 	code, out, errs := run(t, "bench", "--log-n", "3,20", "--workers", "1", "--memory-budget", "1GiB")
 	if code != 2 || out != "" || !strings.Contains(errs, "bench 2^20") || !strings.Contains(errs, "1.0 GiB") || !strings.Contains(errs, "estimated") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// --stage-rss gives every stage a peak resident size over the measured proofs and
+// over the warm-up proof, each at most the process's peak, in the row and in the
+// table's two extra columns.
+func TestBenchStageRSS(t *testing.T) {
+	if _, err := os.Stat("/proc/self/statm"); err != nil {
+		t.Skip("no /proc/self/statm")
+	}
+	code, out, errs := run(t, "bench", "--log-n", "3", "--workers", "1", "--repeat", "2", "--in-process", "--json", "--stage-rss")
+	if code != 0 {
+		t.Fatalf("bench --stage-rss: exit %d: %s", code, errs)
+	}
+	var rows []benchRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("bench --json %q: %v", out, err)
+	}
+	r := rows[0]
+	for _, stage := range benchStages {
+		for what, m := range map[string]map[string]int64{"warm": r.StageRSS, "cold": r.ColdStageRSS} {
+			if v := m[stage]; v <= 0 || v > r.PeakRSSBytes {
+				t.Errorf("%s %s: peak RSS %d, process peak %d", what, stage, v, r.PeakRSSBytes)
+			}
+		}
+	}
+	p := writeJSON(t, t.TempDir(), "rss.json", rows)
+	code, text, _ := run(t, "bench", "--from", p)
+	lines := stageLines(t, text, "2^3 compressions, 1 worker(s)")
+	if code != 0 || !strings.Contains(text, "cold MiB  rss MiB") {
+		t.Fatalf("exit %d, table %q", code, text)
+	}
+	// name, ms, share, cold MiB, rss MiB, kernels…
+	if f := lines["commit"]; len(f) < 6 || f[4] != strconv.FormatFloat(float64(r.StageRSS["commit"])/(1<<20), 'f', 0, 64) {
+		t.Fatalf("commit line %q, warm peak %d", f, r.StageRSS["commit"])
+	}
+	if code, _, errs := run(t, "bench", "--from", p, "--stage-rss"); code != 2 || !strings.Contains(errs, "--stage-rss") {
+		t.Fatalf("--from with --stage-rss: exit %d %q", code, errs)
 	}
 }
