@@ -226,8 +226,9 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 }
 
 // onShutdown makes SIGINT/SIGTERM stop the work in two steps: the first signal calls
-// stop (no new jobs; running proofs get the grace), a second calls abort (running
-// proofs are abandoned). The returned function stops listening.
+// stop (not ready, no new jobs; running proofs get the grace) and then logs
+// "shutting down", a second calls abort (running proofs are abandoned). The returned
+// function stops listening.
 func onShutdown(log zerolog.Logger, grace time.Duration, abandoned string, stop, abort func()) (release func()) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -236,8 +237,10 @@ func onShutdown(log zerolog.Logger, grace time.Duration, abandoned string, stop,
 		if !ok {
 			return
 		}
-		log.Warn().Str("signal", s.String()).Dur("grace", grace).Msg("shutting down: no new jobs; running proofs may finish (signal again to abandon them)")
+		// Logged once stop has run, so that whoever reads the log (an operator, a
+		// test) knows /readyz answers 503 from this line on.
 		stop()
+		log.Warn().Str("signal", s.String()).Dur("grace", grace).Msg("shutting down: not ready, no new jobs; running proofs may finish (signal again to abandon them)")
 		if s, ok = <-sigs; ok {
 			log.Warn().Str("signal", s.String()).Msg(abandoned)
 			abort()
