@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -49,16 +50,19 @@ type Run struct {
 }
 
 // Stream is the stream source of a run: jobs in serve's JSON-lines form, from a
-// file or from job files in a watched directory.
+// file, from job files in a watched directory, or from the shared JetStream queue
+// (as `leanpipe serve --nats` takes them).
 type Stream struct {
-	// Source is "lines" (Path is a JSON-lines file) or "dir" (Path is a directory
-	// polled for NAME.job files).
+	// Source is "lines" (Path is a JSON-lines file), "dir" (Path is a directory
+	// polled for NAME.job files) or "nats" (URL is the NATS server: the run is a
+	// worker of the JetStream queue until a stop signal).
 	Source string `json:"source"`
 	Path   string `json:"path"`
 	// Poll is the directory polling interval.
 	Poll time.Duration `json:"poll"`
 	// InFlight proofs run at once; Pending jobs are held before their results leave
-	// (0 = 4 × InFlight).
+	// (0 = 4 × InFlight). With source nats, InFlight also bounds the pulled,
+	// unacked jobs and Pending is not used.
 	InFlight int `json:"in_flight"`
 	Pending  int `json:"pending"`
 	// MemoryBudget bounds the estimated memory of running proofs in bytes
@@ -68,12 +72,41 @@ type Stream struct {
 	Grace time.Duration `json:"grace"`
 	// MaxN is the most compressions a job may ask for.
 	MaxN int `json:"max_n"`
+
+	// The queue settings of source nats, as serve's flags have them: URL is the
+	// server list (--nats, comma-separated), AckWait a pulled job's lease
+	// (--ack-wait), MaxDeliver the deliveries a job may be proved before it goes to
+	// the dead-letter subject (--max-deliver), Creds a NATS credentials file
+	// (--creds) and TLSCA the CA of the server's certificate (--tls-ca; it turns TLS
+	// on), both relative to the config; Name names the worker in results and
+	// metrics (--name; default host-pid).
+	URL        string        `json:"url,omitempty"`
+	AckWait    time.Duration `json:"ack_wait,omitempty"`
+	MaxDeliver int           `json:"max_deliver,omitempty"`
+	Creds      string        `json:"creds,omitempty"`
+	TLSCA      string        `json:"tls_ca,omitempty"`
+	Name       string        `json:"name,omitempty"`
 }
 
 // StreamDefaults are the stream settings a `stream:` section starts from.
 func StreamDefaults() Stream {
-	return Stream{Source: "lines", Poll: 200 * time.Millisecond, InFlight: 2, MemoryBudget: AutoBudget, Grace: 30 * time.Second, MaxN: MaxBatch}
+	return Stream{Source: "lines", Poll: 200 * time.Millisecond, InFlight: 2, MemoryBudget: AutoBudget, Grace: 30 * time.Second, MaxN: MaxBatch,
+		AckWait: 30 * time.Second, MaxDeliver: 5}
 }
+
+// Stream sources.
+const (
+	SourceLines = "lines"
+	SourceDir   = "dir"
+	SourceNATS  = "nats"
+)
+
+// natsKeys are the stream keys of source nats only; notNATSKeys those it does not
+// use.
+var (
+	natsKeys    = []string{"url", "ack_wait", "max_deliver", "creds", "tls_ca", "name"}
+	notNATSKeys = []string{"path", "poll", "pending"}
+)
 
 // AutoBudget is the memory_budget "auto": derived from the machine's memory, its
 // cgroup limit and the address-space limit, less a margin.
@@ -223,20 +256,20 @@ func parseStream(m *yaml.Node) (*Stream, error) {
 		return nil, errAt(m, "stream", "want a mapping, got %s", describe(m))
 	}
 	s := StreamDefaults()
-	seen := map[string]bool{}
+	keys := map[string]*yaml.Node{} // the keys given, by name
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		key := "stream." + k.Value
-		if seen[key] {
+		if keys[k.Value] != nil {
 			return nil, errAt(k, key, "key given twice")
 		}
-		seen[key] = true
+		keys[k.Value] = k
 		var err error
 		switch k.Value {
 		case "source":
 			s.Source, err = str(v, key)
-			if err == nil && s.Source != "lines" && s.Source != "dir" {
-				err = errAt(v, key, "want lines or dir, got %q", s.Source)
+			if err == nil && s.Source != SourceLines && s.Source != SourceDir && s.Source != SourceNATS {
+				err = errAt(v, key, "want lines, dir or nats, got %q", s.Source)
 			}
 		case "path":
 			s.Path, err = str(v, key)
@@ -252,17 +285,84 @@ func parseStream(m *yaml.Node) (*Stream, error) {
 			s.Grace, err = duration(v, key)
 		case "max_n":
 			s.MaxN, err = intIn(v, key, 1, MaxBatch)
+		case "url":
+			s.URL, err = str(v, key)
+			if err == nil {
+				err = checkURLs(v, key, s.URL)
+			}
+		case "ack_wait":
+			s.AckWait, err = duration(v, key)
+			if err == nil && s.AckWait < time.Second {
+				err = errAt(v, key, "%v, want at least 1s", s.AckWait)
+			}
+		case "max_deliver":
+			s.MaxDeliver, err = intIn(v, key, 1, 100)
+		case "creds":
+			s.Creds, err = nonEmpty(v, key)
+		case "tls_ca":
+			s.TLSCA, err = nonEmpty(v, key)
+		case "name":
+			s.Name, err = nonEmpty(v, key)
 		default:
-			err = errAt(k, key, "unknown key (known: source, path, poll, in_flight, pending, memory_budget, grace, max_n)")
+			err = errAt(k, key, "unknown key (known: source, path, poll, in_flight, pending, memory_budget, grace, max_n; with source nats: url, ack_wait, max_deliver, creds, tls_ca, name)")
 		}
 		if err != nil {
 			return nil, err
+		}
+	}
+	if s.Source == SourceNATS {
+		for _, key := range notNATSKeys {
+			if k := keys[key]; k != nil {
+				return nil, errAt(k, "stream."+key, "not used with stream.source nats")
+			}
+		}
+		if s.URL == "" {
+			return nil, errAt(m, "stream.url", "required with stream.source nats: the NATS server URL(s), comma-separated")
+		}
+		return &s, nil
+	}
+	for _, key := range natsKeys {
+		if k := keys[key]; k != nil {
+			return nil, errAt(k, "stream."+key, "only with stream.source nats (the source is %s)", s.Source)
 		}
 	}
 	if s.Path == "" {
 		return nil, errAt(m, "stream.path", "required: the JSON-lines file or the job directory")
 	}
 	return &s, nil
+}
+
+// checkURLs checks a NATS server list: comma-separated URLs (nats://, tls://,
+// ws://, wss://) or bare HOST:PORT, as the NATS client takes them.
+func checkURLs(v *yaml.Node, key, list string) error {
+	for _, u := range strings.Split(list, ",") {
+		u = strings.TrimSpace(u)
+		if u == "" {
+			return errAt(v, key, "want NATS server URLs such as nats://host:4222 (comma-separated), got %q", list)
+		}
+		full := u
+		if !strings.Contains(u, "://") {
+			full = "nats://" + u
+		}
+		p, err := url.Parse(full)
+		if err != nil || p.Host == "" {
+			return errAt(v, key, "%q is not a NATS server URL (want nats://host:4222 or host:4222)", u)
+		}
+		switch p.Scheme {
+		case "nats", "tls", "ws", "wss":
+		default:
+			return errAt(v, key, "%q: scheme %q, want nats, tls, ws or wss", u, p.Scheme)
+		}
+	}
+	return nil
+}
+
+func nonEmpty(v *yaml.Node, key string) (string, error) {
+	s, err := str(v, key)
+	if err == nil && s == "" {
+		err = errAt(v, key, "must not be empty")
+	}
+	return s, err
 }
 
 func duration(v *yaml.Node, key string) (time.Duration, error) {

@@ -74,6 +74,30 @@ func TestStreamSection(t *testing.T) {
 	}
 }
 
+// stream.source nats takes the queue's settings as serve --nats's flags have them,
+// with their defaults.
+func TestStreamNATS(t *testing.T) {
+	r, err := Parse([]byte("output: o\nstream:\n  source: nats\n  url: nats://q1:4222, q2:4222\n  in_flight: 3\n  grace: 5s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := StreamDefaults()
+	want.Source, want.URL, want.InFlight, want.Grace = "nats", "nats://q1:4222, q2:4222", 3, 5*time.Second
+	if r.Stream == nil || *r.Stream != want || want.AckWait != 30*time.Second || want.MaxDeliver != 5 {
+		t.Fatalf("got %+v, want %+v", r.Stream, want)
+	}
+	r, err = Parse([]byte("stream:\n  source: nats\n  url: tls://q:4222\n  ack_wait: 2s\n  max_deliver: 3\n  creds: w.creds\n  tls_ca: ca.pem\n  name: w1\n  memory_budget: 1GiB\n  max_n: 4096\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = StreamDefaults()
+	want.Source, want.URL, want.AckWait, want.MaxDeliver, want.Creds, want.TLSCA, want.Name, want.MemoryBudget, want.MaxN =
+		"nats", "tls://q:4222", 2*time.Second, 3, "w.creds", "ca.pem", "w1", 1<<30, 4096
+	if *r.Stream != want {
+		t.Fatalf("got %+v, want %+v", r.Stream, want)
+	}
+}
+
 func TestErrorsNameKeyAndLine(t *testing.T) {
 	cases := []struct{ doc, want string }{
 		{"leaves: 2\ncolour: red\n", "line 2: colour: unknown key"},
@@ -90,7 +114,26 @@ func TestErrorsNameKeyAndLine(t *testing.T) {
 		{"workers: -1\n", "line 1: workers: -1 is out of range"},
 		{"stream: 3\n", "line 1: stream: want a mapping"},
 		{"stream:\n  source: lines\n", "stream.path: required"},
-		{"stream:\n  path: j\n  source: tcp\n", "line 3: stream.source: want lines or dir"},
+		{"stream:\n  path: j\n  source: tcp\n", "line 3: stream.source: want lines, dir or nats"},
+		{"stream:\n  source: nats\n", "line 2: stream.url: required with stream.source nats"},
+		{"stream:\n  source: nats\n  url: \"\"\n", "line 3: stream.url: want NATS server URLs"},
+		{"stream:\n  source: nats\n  url: 4222\n", "line 3: stream.url: want a string, got \"4222\""},
+		{"stream:\n  source: nats\n  url: http://q:4222\n", "line 3: stream.url: \"http://q:4222\": scheme \"http\""},
+		{"stream:\n  source: nats\n  url: nats://q:4222,,\n", "line 3: stream.url: want NATS server URLs"},
+		{"stream:\n  source: nats\n  url: \"nats://\"\n", "line 3: stream.url: \"nats://\" is not a NATS server URL"},
+		{"stream:\n  source: nats\n  url: q:4222\n  ack_wait: 500ms\n", "line 4: stream.ack_wait: 500ms, want at least 1s"},
+		{"stream:\n  source: nats\n  url: q:4222\n  ack_wait: soon\n", "line 4: stream.ack_wait: want a duration"},
+		{"stream:\n  source: nats\n  url: q:4222\n  max_deliver: 0\n", "line 4: stream.max_deliver: 0 is out of range [1, 100]"},
+		{"stream:\n  source: nats\n  url: q:4222\n  max_deliver: 101\n", "line 4: stream.max_deliver: 101 is out of range [1, 100]"},
+		{"stream:\n  source: nats\n  url: q:4222\n  in_flight: 2000\n", "line 4: stream.in_flight: 2000 is out of range [1, 1024]"},
+		{"stream:\n  source: nats\n  url: q:4222\n  creds: \"\"\n", "line 4: stream.creds: must not be empty"},
+		{"stream:\n  source: nats\n  url: q:4222\n  tls_ca: [a]\n", "line 4: stream.tls_ca: want a string, got a list"},
+		{"stream:\n  source: nats\n  url: q:4222\n  path: jobs.jsonl\n", "line 4: stream.path: not used with stream.source nats"},
+		{"stream:\n  url: q:4222\n  pending: 4\n  source: nats\n", "line 3: stream.pending: not used with stream.source nats"},
+		{"stream:\n  source: nats\n  url: q:4222\n  poll: 1s\n", "line 4: stream.poll: not used with stream.source nats"},
+		{"stream:\n  path: j\n  url: q:4222\n", "line 3: stream.url: only with stream.source nats (the source is lines)"},
+		{"stream:\n  source: dir\n  path: j\n  max_deliver: 2\n", "line 4: stream.max_deliver: only with stream.source nats (the source is dir)"},
+		{"leaves: 3\nstream:\n  source: nats\n  url: q:4222\n", "leaves: not used with stream"},
 		{"stream:\n  path: j\n  poll: fast\n", "line 3: stream.poll: want a duration"},
 		{"stream:\n  path: j\n  memory_budget: lots\n", "line 3: stream.memory_budget"},
 		{"stream:\n  path: j\n  in_flight: 0\n", "line 3: stream.in_flight: 0 is out of range"},

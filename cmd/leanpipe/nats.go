@@ -40,7 +40,13 @@ func (n *natsFlags) check() error {
 	case n.maxDeliver < 1 || n.maxDeliver > 100:
 		return usage("--max-deliver: %d is out of range [1, 100]", n.maxDeliver)
 	}
-	for name, p := range map[string]string{"--creds": n.creds, "--tls-ca": n.tlsCA} {
+	return checkFiles(map[string]string{"--creds": n.creds, "--tls-ca": n.tlsCA})
+}
+
+// checkFiles checks that each set path (by the flag or config key naming it) is a
+// regular file.
+func checkFiles(paths map[string]string) error {
+	for name, p := range paths {
 		if p == "" {
 			continue
 		}
@@ -66,10 +72,11 @@ func makeDir(dir string) error {
 	return atomicfile.CheckDir(dir)
 }
 
-// serveNATS is serve --nats: a worker of the shared JetStream queue until a signal
-// stops it (the first lets running proofs finish for the grace, a second abandons
-// them; their jobs are handed back to the queue).
-func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, metricsPath string, of *observeFlags) error {
+// serveNATS is serve --nats, and run with a `stream.source: nats` config: a worker
+// of the shared JetStream queue until a signal stops it (the first lets running
+// proofs finish for the grace, a second abandons them; their jobs are handed back to
+// the queue). Its errors are prefixed with the command's name.
+func serveNATS(cmd *cobra.Command, o queue.Options, workers int, metricsPath string, of *observeFlags) error {
 	log := newLogger(cmd)
 	if o.Out != "" {
 		if err := makeDir(o.Out); err != nil {
@@ -84,7 +91,7 @@ func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, m
 	o.RetryConnect = true // a worker may start before its server
 	nc, js, err := queue.Connect(o)
 	if err != nil {
-		return fmt.Errorf("serve: %w", err)
+		return fmt.Errorf("%s: %w", cmd.Name(), err)
 	}
 	defer nc.Close()
 	if !nc.IsConnected() {
@@ -124,7 +131,7 @@ func serveNATS(cmd *cobra.Command, n *natsFlags, o queue.Options, workers int, m
 		}
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("serve: %w", err)
+		return fmt.Errorf("%s: %w", cmd.Name(), err)
 	}
 	return nil
 }

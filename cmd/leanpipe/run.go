@@ -197,10 +197,17 @@ func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget
 	if s.MemoryBudget != config.AutoBudget && !cmd.Flags().Changed("memory-budget") {
 		mem = budgetOf("stream.memory_budget", s.MemoryBudget)
 	}
-	path := s.Path
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(cfgPath), path)
+	// Paths in the config are relative to it.
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(filepath.Dir(cfgPath), p)
 	}
+	if s.Source == config.SourceNATS {
+		return runNATS(cmd, cfg, rel, mem, trace)
+	}
+	path := rel(s.Path)
 	sc := streamConfig{
 		Out: cfg.Output, Poll: s.Poll, Metrics: filepath.Join(cfg.Output, "metrics.json"), Workers: cfg.Workers,
 		Options: stream.Options{InFlight: s.InFlight, Pending: s.Pending, MemoryBudget: mem.Bytes, BudgetFrom: mem.From, MaxN: s.MaxN, Flow: cfg.Flow, Grace: s.Grace, Verify: true},
@@ -222,4 +229,24 @@ func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget
 		return err
 	}
 	return streamJobs(cmd, sc)
+}
+
+// runNATS runs a `stream.source: nats` config as serve --nats runs: a worker of the
+// shared JetStream queue until SIGINT/SIGTERM, verifying every proof, with a local
+// copy of each in OUTPUT and the worker's metrics (the queue's counts included)
+// written to OUTPUT/metrics.json at exit.
+func runNATS(cmd *cobra.Command, cfg config.Run, rel func(string) string, mem memBudget, trace *traceFlag) error {
+	s := cfg.Stream
+	n := natsFlags{url: s.URL, creds: rel(s.Creds), tlsCA: rel(s.TLSCA), ackWait: s.AckWait, maxDeliver: s.MaxDeliver}
+	// The config checked the values; the files are checked here, named by their keys.
+	if err := checkFiles(map[string]string{"stream.creds": n.creds, "stream.tls_ca": n.tlsCA}); err != nil {
+		return err
+	}
+	if err := prepareOutDir("output", cfg.Output, "metrics.json"); err != nil {
+		return err
+	}
+	o := n.options()
+	o.Worker, o.InFlight, o.MemoryBudget, o.MaxN, o.Grace, o.Flow, o.Out, o.Verify =
+		s.Name, s.InFlight, mem.Bytes, s.MaxN, s.Grace, cfg.Flow, cfg.Output, true
+	return serveNATS(cmd, o, cfg.Workers, filepath.Join(cfg.Output, "metrics.json"), &observeFlags{trace: trace})
 }

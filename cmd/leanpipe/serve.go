@@ -104,7 +104,7 @@ the proofs' stages as a Chrome trace at exit; --debug-addr serves net/http/pprof
 			if nf.url != "" {
 				o := nf.options()
 				o.Worker, o.InFlight, o.MemoryBudget, o.MaxN, o.Grace, o.Flow, o.Out = name, inFlight, mem.Bytes, maxN, grace, flowName, out
-				return serveNATS(cmd, &nf, o, workers, metricsPath, of)
+				return serveNATS(cmd, o, workers, metricsPath, of)
 			}
 			return streamJobs(cmd, streamConfig{
 				Out: out, Watch: watch, Poll: poll, Metrics: metricsPath, Workers: workers, Observe: of,
