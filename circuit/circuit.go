@@ -72,7 +72,7 @@ type Circuit struct {
 	regions  []Region
 	nRows    int
 	segOnce  sync.Once
-	segs     []segment // walk segments, planned on first use
+	segs     []segment // walk segments of a large program (nil otherwise), planned on first use
 }
 
 // Name is the circuit's human-readable name.

@@ -1,5 +1,7 @@
 package circuit
 
+import "slices"
+
 // Segments of a large program, for forward walks on several cores. A cut at step p
 // splits the code into [.., p) and [p, ..). The registers live at p (written before
 // p, read at or after it) are all a walk of [p, ..) needs from before p; their
@@ -25,33 +27,48 @@ var maxSliceShare = 0.15
 // planSegments cuts code into up to n segments of about equal length at steps whose
 // slices are short, trying a few candidate cuts around each even split and keeping
 // the one with the shortest slice. It returns nil when the program is too short or
-// no candidate's slice is short enough.
+// no candidate's slice is short enough. It costs two passes over the program and a
+// walk of each candidate's slice.
 func planSegments(code []instr, nregs, n int) []segment {
 	if n < 2 || len(code) < minSegmentSteps {
 		return nil
 	}
 	per := len(code) / n
-	// Candidate cuts around each even split, and the registers live at each (one
-	// backward pass over the program).
-	type cand struct {
-		p    int
-		live []bool
-	}
-	var cands [][]cand
-	want := map[int]bool{}
+	// Candidate cuts around each even split, in increasing order.
+	var cands []int
 	for k := 1; k < n; k++ {
-		var cs []cand
-		for d := -8; d <= 8; d++ {
-			if p := k*per + d*per/64; p > 0 && p < len(code) && !want[p] {
-				want[p] = true
-				cs = append(cs, cand{p: p})
+		for d := -candidateCuts; d <= candidateCuts; d++ {
+			if p := k*per + d*per/16; p > 0 && p < len(code) && (len(cands) == 0 || p > cands[len(cands)-1]) {
+				cands = append(cands, p)
 			}
 		}
-		cands = append(cands, cs)
 	}
-	liveAt := map[int][]bool{}
+	// Forward: the step that last wrote each operand (def[2i], def[2i+1]) and, at
+	// each candidate, the step that last wrote each register.
+	def := make([]int32, 2*len(code))
+	last := make([]int32, nregs)
+	for i := range last {
+		last[i] = -1
+	}
+	lastAt := make([][]int32, len(cands))
+	next := 0
+	for i, in := range code {
+		for next < len(cands) && cands[next] == i {
+			lastAt[next] = append([]int32(nil), last...)
+			next++
+		}
+		if in.op() != opCol {
+			def[2*i], def[2*i+1] = last[in.x()], last[in.y()]
+		}
+		if in.op() != opRow {
+			last[in.dst()] = int32(i)
+		}
+	}
+	// Backward: the registers live at each candidate.
+	liveAt := make([][]bool, len(cands))
 	live := make([]bool, nregs)
-	for i := len(code) - 1; i >= 0; i-- {
+	next = len(cands) - 1
+	for i := len(code) - 1; i >= 0 && next >= 0; i-- {
 		in := code[i]
 		if in.op() != opRow {
 			live[in.dst()] = false
@@ -59,24 +76,25 @@ func planSegments(code []instr, nregs, n int) []segment {
 		if in.op() != opCol {
 			live[in.x()], live[in.y()] = true, true
 		}
-		if want[i] {
-			l := make([]bool, nregs)
-			copy(l, live)
-			l[0] = false // register 0 is the constant zero
-			liveAt[i] = l
+		for next >= 0 && cands[next] == i {
+			liveAt[next] = append([]bool(nil), live...)
+			liveAt[next][0] = false // register 0 is the constant zero
+			next--
 		}
 	}
 	segs := []segment{{lo: 0}}
-	for _, cs := range cands {
+	limit := int(maxSliceShare * float64(per))
+	seen := make([]uint64, (len(code)+63)/64)
+	for k := 1; k < n; k++ {
 		best, bestLen := -1, 0
 		var bestSlice []instr
-		for _, c := range cs {
-			if c.p <= segs[len(segs)-1].lo {
+		for c, p := range cands {
+			if p < k*per-per/2 || p > k*per+per/2 || p <= segs[len(segs)-1].lo {
 				continue
 			}
-			s := sliceAt(code, liveAt[c.p], c.p, int(maxSliceShare*float64(per)))
+			s := sliceOf(code, def, lastAt[c], liveAt[c], limit, seen)
 			if s != nil && (best < 0 || len(s) < bestLen) {
-				best, bestLen, bestSlice = c.p, len(s), s
+				best, bestLen, bestSlice = p, len(s), s
 			}
 		}
 		if best < 0 {
@@ -89,39 +107,51 @@ func planSegments(code []instr, nregs, n int) []segment {
 	return segs
 }
 
-// sliceAt returns the slice of the cut at p (see the file comment) given the
-// registers live there (consumed), or nil when it would be longer than limit steps.
-func sliceAt(code []instr, need []bool, p, limit int) []instr {
-	n := 0
-	for _, l := range need {
-		if l {
-			n++
+// candidateCuts is how many candidate cuts are tried on each side of an even split
+// (per/16 apart).
+const candidateCuts = 1
+
+// sliceOf returns the slice of a cut given, for each register, the step that last
+// wrote it before the cut (last) and whether it is live there (live): the steps
+// reached from the live registers' writers through their operands' writers, in
+// program order; nil when more than limit. seen is an all-zero bitmap over the steps,
+// left all zero.
+func sliceOf(code []instr, def, last []int32, live []bool, limit int, seen []uint64) []instr {
+	var steps []int32
+	mark := func(i int32) bool {
+		if seen[i/64]>>(i%64)&1 == 1 {
+			return false
+		}
+		seen[i/64] |= 1 << (i % 64)
+		steps = append(steps, i)
+		return true
+	}
+	defer func() {
+		for _, i := range steps {
+			seen[i/64] = 0
+		}
+	}()
+	for r, l := range live {
+		if l && last[r] >= 0 {
+			mark(last[r])
 		}
 	}
-	var rev []instr
-	for i := p - 1; i >= 0 && n > 0; i-- {
-		in := code[i]
-		if in.op() == opRow || !need[in.dst()] {
+	for k := 0; k < len(steps); k++ { // steps doubles as the work list
+		i := steps[k]
+		if code[i].op() != opXor {
 			continue
 		}
-		need[in.dst()] = false
-		n--
-		rev = append(rev, in)
-		if len(rev) > limit {
-			return nil
-		}
-		if in.op() == opXor {
-			for _, r := range [2]uint32{in.x(), in.y()} {
-				if r != 0 && !need[r] {
-					need[r] = true
-					n++
-				}
+		for _, d := range [2]int32{def[2*i], def[2*i+1]} {
+			if d >= 0 && mark(d) && len(steps) > limit {
+				return nil
 			}
 		}
 	}
-	out := make([]instr, len(rev))
-	for i, in := range rev {
-		out[len(rev)-1-i] = in
+	sorted := slices.Clone(steps)
+	slices.Sort(sorted)
+	out := make([]instr, len(sorted))
+	for k, i := range sorted {
+		out[k] = code[i]
 	}
 	return out
 }
