@@ -216,7 +216,12 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 			ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
 			for i := range fbs {
 				fb := getFill(size)
-				clear(fb.w)
+				// SetInputs sets each lane's bits in place: only the input columns
+				// need clearing first (SolveMany writes or zeroes every other one).
+				for _, col := range c.Inputs() {
+					fb.w[col] = 0
+				}
+				fb.w[ConstCol] = 0
 				g := g0 + i
 				for j := 0; j < 64 && g*64+j < slots; j++ {
 					s := g*64 + j

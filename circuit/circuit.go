@@ -71,6 +71,7 @@ type Circuit struct {
 	inputs   []int
 	regions  []Region
 	nRows    int
+	nonRow   []int32 // the columns without a row, in increasing order
 	segOnce  sync.Once
 	segs     []segment // walk segments of a large program (nil otherwise), planned on first use
 }
@@ -337,6 +338,8 @@ func (b *Builder) Compile() *Circuit {
 		if r {
 			c.nRows++
 			c.useful = col + 1
+		} else {
+			c.nonRow = append(c.nonRow, int32(col))
 		}
 	}
 	return c

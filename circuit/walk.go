@@ -233,17 +233,17 @@ func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
 		}
 		for _, v := range d {
 			c.checkLen("dst", len(v))
-			clear(v)
+			for _, col := range c.nonRow { // every row is written by the walk
+				v[col] = 0
+			}
 		}
 	}
-	isInput := make([]bool, c.Size())
-	for _, col := range c.inputs {
-		isInput[col] = true
-	}
-	isInput[c.constCol] = true
+	// Columns without a row are 0 (the constant column excepted); every row is
+	// written in program order before any step reads it, the inputs' rows (x·1)
+	// keeping the caller's value, so only those columns are cleared.
 	for _, w := range ws {
-		for col := range w {
-			if !isInput[col] {
+		for _, col := range c.nonRow {
+			if int(col) != c.constCol {
 				w[col] = 0
 			}
 		}
