@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Wire is a value under construction in a Builder: a GF(2)-linear combination of
@@ -71,7 +72,8 @@ type Circuit struct {
 	inputs   []int
 	regions  []Region
 	nRows    int
-	nonRow   []int32 // the columns without a row, in increasing order
+	nonRow   []int32      // the columns without a row, in increasing order
+	walks    atomic.Int64 // bilinear walks so far (segments are planned after a few)
 	segOnce  sync.Once
 	segs     []segment // walk segments of a large program (nil otherwise), planned on first use
 }

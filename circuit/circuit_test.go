@@ -486,6 +486,12 @@ func TestSegmentedBilinear(t *testing.T) {
 		}
 		t.Logf("segment %d: steps [%d, %d), slice %d", k, s.lo, s.hi, len(s.slice))
 	}
+	// The first serialWalksFirst walks are serial, then segmented.
+	for range serialWalksFirst {
+		if a, b := c.BilinearPair(e, w); a != wa || b != wb {
+			t.Fatal("a serial walk differs")
+		}
+	}
 	for _, procs := range []int{2, 3, 4} {
 		prev := runtime.GOMAXPROCS(procs)
 		a, b := c.BilinearPair(e, w)

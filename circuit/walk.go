@@ -45,7 +45,9 @@ func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 	c.checkLen("w", len(w))
 	workers := min(runtime.GOMAXPROCS(0), walkSegments)
 	var segs []segment
-	if workers > 1 {
+	// Planning the segments costs about three serial walks of a large program: a
+	// process that walks it once or twice (a one-shot verification) never plans.
+	if workers > 1 && c.walks.Add(1) > serialWalksFirst {
 		segs = c.segments()
 	}
 	if segs == nil {
@@ -69,6 +71,10 @@ func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 	}
 	return va, vb
 }
+
+// serialWalksFirst is how many bilinear walks of a circuit run serially before its
+// segments are planned.
+const serialWalksFirst = 2
 
 // walkSegments is the number of segments a large program is cut into for walks on
 // several cores.
