@@ -263,12 +263,19 @@ func TestInvalidCasesRejected(t *testing.T) {
 	}
 }
 
-// Forced layouts: each tampering of a valid signature's assignment is caught by the
-// named check.
-func TestForcedWitnessesRejected(t *testing.T) {
-	valid, _ := loadKAT(t)
-	k := valid[0]
-	base := func() *Assignment { return Plan(k.st, &k.sig) }
+// forcedLayout is a tampering of a valid signature's assignment, and a reason the
+// circuit must give for refusing it ("" for any).
+type forcedLayout struct {
+	name  string
+	apply func(*Assignment)
+	want  string
+}
+
+// forcedLayouts are the tamperings of k's assignment that the soundness tests force,
+// at the circuit (TestForcedWitnessesRejected) and through whole proofs
+// (TestForcedInvalidProofsRejected).
+func forcedLayouts(t testing.TB, k katCase) []forcedLayout {
+	t.Helper()
 	d := xmss.EncodingDigest(&k.st.PublicKey.P, k.st.Epoch, &k.st.Message, &k.sig.Rho)
 	x, err := xmss.Digits(&d)
 	if err != nil {
@@ -282,86 +289,97 @@ func TestForcedWitnessesRejected(t *testing.T) {
 			break
 		}
 	}
-	type forced struct {
-		name string
-		a    *Assignment
-		want string // a reason that must appear
-	}
-	var cases []forced
-
-	// A wrapped chain counter: a run starting at position 7 (no such step exists);
-	// the counter then wraps to 0.
-	wrap := base()
-	for j := range Slots {
-		if wrap.Start[j] && j > 0 {
-			wrap.Pos[j] = 7
-			break
+	// replan lays out k's signature for a witness epoch XORed with flip (the statement
+	// checked keeps k's epoch).
+	replan := func(flip uint32) func(*Assignment) {
+		return func(a *Assignment) {
+			st := k.st
+			st.Epoch ^= flip
+			*a = *Plan(st, &k.sig)
 		}
 	}
-	cases = append(cases, forced{"wrapped counter", wrap, "assert/nowrap"})
-
-	// A wrapped run that still ends at (i, 6) with the right start: chain ci walked
-	// from position x−8+… — the label k' wraps 7 → 0, so no-wrap fires.
-	wrap2 := base()
-	for j := range Slots {
-		if wrap2.Start[j] && wrap2.Chain[j] == uint8(ci) {
-			wrap2.Pos[j] = (x[ci] + 7) & 7 // one step earlier than x: mod 8 is x−1
-			break
-		}
-	}
-	cases = append(cases, forced{"counter off by one", wrap2, "assert/tip"})
-
-	// A tip routed from the wrong chain: chains ci and ci+1 swap ends.
-	wrong := base()
-	wrong.Src[ci], wrong.Src[ci+1] = wrong.Src[ci+1], wrong.Src[ci]
-	cases = append(cases, forced{"tips of chains ci and ci+1 swapped", wrong, "assert/tip"})
-	// A chain with steps given a free lane (a free value claimed as its end).
-	freeEnd := base()
-	for o := xmss.V; o < RouteLanes; o++ {
-		if freeEnd.Src[o] >= Slots {
-			freeEnd.Src[ci], freeEnd.Src[o] = freeEnd.Src[o], freeEnd.Src[ci]
-			break
-		}
-	}
-	cases = append(cases, forced{"free lane as a chain's end", freeEnd, "assert/tip"})
-	// A chain's end taken from the middle of its run (position < 7).
-	mid := base()
-	if x[ci] < 6 {
-		for o := range mid.Src {
-			if o != ci && mid.Src[o] == mid.Src[ci]-1 {
-				mid.Src[ci], mid.Src[o] = mid.Src[o], mid.Src[ci]
-				break
+	ls := []forcedLayout{
+		// A wrapped chain counter: a run starting at position 7 (no such step exists);
+		// the counter then wraps to 0.
+		{"wrapped counter", func(a *Assignment) {
+			for j := 1; j < Slots; j++ {
+				if a.Start[j] {
+					a.Pos[j] = 7
+					return
+				}
 			}
-		}
-		cases = append(cases, forced{"end from the middle of a run", mid, "assert/tip"})
+		}, "assert/nowrap"},
+		// A wrapped run that still ends at (i, 6) with the right start: chain ci walked
+		// from one position earlier — the label k' wraps 7 → 0, so the tip check fires.
+		{"counter off by one", func(a *Assignment) {
+			for j := range Slots {
+				if a.Start[j] && a.Chain[j] == uint8(ci) {
+					a.Pos[j] = (x[ci] + 7) & 7 // one step earlier than x: mod 8 is x−1
+					return
+				}
+			}
+		}, "assert/tip"},
+		// A tip routed from the wrong chain: chains ci and ci+1 swap ends.
+		{"tips of chains ci and ci+1 swapped", func(a *Assignment) {
+			a.Src[ci], a.Src[ci+1] = a.Src[ci+1], a.Src[ci]
+		}, "assert/tip"},
+		// A chain with steps given a free lane (a free value claimed as its end).
+		{"free lane as a chain's end", func(a *Assignment) {
+			for o := xmss.V; o < RouteLanes; o++ {
+				if a.Src[o] >= Slots {
+					a.Src[ci], a.Src[o] = a.Src[o], a.Src[ci]
+					return
+				}
+			}
+		}, "assert/tip"},
+		// A mislabelled run: chain ci's run claims chain ci+1's label.
+		{"mislabelled run", func(a *Assignment) {
+			for j := range Slots {
+				if a.Start[j] && a.Chain[j] == uint8(ci) {
+					a.Chain[j] = uint8(ci + 1)
+				}
+			}
+		}, "assert/tip"},
+		// A swapped Merkle order at level 5: the circuit swaps on the epoch bit, so the
+		// order can only change with the witness's epoch bit, which the epoch pin catches.
+		{"swapped Merkle order (witness epoch bit 5)", replan(1 << 5), "epoch"},
+		// A wrong epoch bit 0 (the leaf's left/right order and every tweak).
+		{"wrong epoch bit 0", replan(1), "epoch"},
+		// Swapped siblings at level 2: the root differs.
+		{"swapped Merkle siblings at level 2", func(a *Assignment) {
+			a.Path[2], a.Path[3] = a.Path[3], a.Path[2]
+		}, "root"},
+		// A flipped sibling bit at level 3: the root differs.
+		{"flipped sibling", func(a *Assignment) { a.Path[3][0] ^= 1 }, "root"},
+		// A wrong ρ: the encoding checks or the root fail.
+		{"flipped rho", func(a *Assignment) { a.Rho[0] ^= 1 }, ""},
 	}
-	// A mislabelled run: chain ci's run claims chain ci+1's label.
-	label := base()
-	for j := range Slots {
-		if label.Start[j] && label.Chain[j] == uint8(ci) {
-			label.Chain[j] = uint8(ci + 1)
-		}
+	if x[ci] < 6 {
+		// A chain's end taken from the middle of its run (position < 7).
+		ls = append(ls, forcedLayout{"end from the middle of a run", func(a *Assignment) {
+			for o := range a.Src {
+				if o != ci && a.Src[o] == a.Src[ci]-1 {
+					a.Src[ci], a.Src[o] = a.Src[o], a.Src[ci]
+					return
+				}
+			}
+		}, "assert/tip"})
 	}
-	cases = append(cases, forced{"mislabelled run", label, "assert/tip"})
+	return ls
+}
 
-	// A swapped Merkle order at level 5: the circuit swaps on the epoch bit, so the
-	// order can only change with the witness's epoch bit, which the epoch pin catches.
-	cases = append(cases, forced{"swapped Merkle order (witness epoch bit 5)", witnessEpoch(k, 1<<5), "epoch"})
-	// A wrong epoch bit 0 (the leaf's left/right order and every tweak).
-	cases = append(cases, forced{"wrong epoch bit 0", witnessEpoch(k, 1), "epoch"})
-	// A flipped sibling bit at level 3: the root differs.
-	sib := base()
-	sib.Path[3][0] ^= 1
-	cases = append(cases, forced{"flipped sibling", sib, "root"})
-	// A wrong ρ: the encoding checks or the root fail.
-	rho := base()
-	rho.Rho[0] ^= 1
-	cases = append(cases, forced{"flipped rho", rho, ""})
-
+// Forced layouts: each tampering of a valid signature's assignment is caught by the
+// named check.
+func TestForcedWitnessesRejected(t *testing.T) {
+	valid, _ := loadKAT(t)
+	k := valid[0]
+	cases := forcedLayouts(t, k)
 	var as []*Assignment
 	var sts []Statement
 	for _, f := range cases {
-		as = append(as, f.a)
+		a := Plan(k.st, &k.sig)
+		f.apply(a)
+		as = append(as, a)
 		sts = append(sts, k.st)
 	}
 	for j, v := range verdict(t, as, sts) {
@@ -373,14 +391,6 @@ func TestForcedWitnessesRejected(t *testing.T) {
 			t.Errorf("%s: rejected by %q, want %q among the reasons", f.name, v, f.want)
 		}
 	}
-}
-
-// witnessEpoch plans k's signature with the witness's epoch XORed with flip (the
-// statement checked keeps k's epoch).
-func witnessEpoch(k katCase, flip uint32) *Assignment {
-	st := k.st
-	st.Epoch ^= flip
-	return Plan(st, &k.sig)
 }
 
 // Random single-bit flips of a valid block: every flip of a row column breaks its

@@ -73,10 +73,7 @@ func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *fl
 		FromValue: func(v any) (flows.Input, error) {
 			switch in := v.(type) {
 			case *Input:
-				if err := checkDistinct(in.PublicKeys()); err != nil {
-					return nil, fmt.Errorf("%w: %v", flows.ErrInput, err)
-				}
-				return in, nil
+				return newFlowValue(in)
 			case Input:
 				return newFlowValue(&in)
 			}
@@ -95,8 +92,8 @@ func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *fl
 				return fmt.Errorf("%w: %s takes *aggregate.Input, not %T", flows.ErrInput, FlowName, fin)
 			}
 			if !h.skipNativeCheck {
-				if bad := in.Invalid(); len(bad) > 0 {
-					return fmt.Errorf("%w: %v", flows.ErrInput, bad[0])
+				if err := in.Check(); err != nil {
+					return fmt.Errorf("%w: %v", flows.ErrInput, err)
 				}
 			}
 			return New().fill(w, in, nLog, wit, a, b, h.plan)
@@ -113,6 +110,7 @@ func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *fl
 	})
 }
 
+// newFlowValue accepts a Go value as the flow's input: its keys must be distinct.
 func newFlowValue(in *Input) (flows.Input, error) {
 	if err := checkDistinct(in.PublicKeys()); err != nil {
 		return nil, fmt.Errorf("%w: %v", flows.ErrInput, err)

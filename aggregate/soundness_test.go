@@ -13,7 +13,6 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/transcript"
-	"github.com/leanpipe/leanpipe/xmss"
 )
 
 // forcedProof proves in with the test-only hooks: the native check is skipped and
@@ -39,7 +38,8 @@ func forcedProof(t *testing.T, in *Input, plan func(*Assignment)) flows.Proved {
 
 // Soundness end to end: a proof whose witness was filled from an invalid signature
 // (each invalid case of the vectors) or from a forced layout (a wrapped chain
-// counter, a tip routed from the wrong chain, a swapped Merkle order, …) is rejected
+// counter, a tip routed from the wrong chain, a swapped Merkle order, …: every one of
+// forcedLayouts) is rejected
 // by the real verifier.
 func TestForcedInvalidProofsRejected(t *testing.T) {
 	if testing.Short() {
@@ -59,44 +59,9 @@ func TestForcedInvalidProofsRejected(t *testing.T) {
 		cases = append(cases, forced{"invalid vector " + k.id, single(k), nil})
 	}
 	k := valid[0]
-	d := xmss.EncodingDigest(&k.st.PublicKey.P, k.st.Epoch, &k.st.Message, &k.sig.Rho)
-	x, err := xmss.Digits(&d)
-	if err != nil {
-		t.Fatal(err)
+	for _, l := range forcedLayouts(t, k) {
+		cases = append(cases, forced{l.name, single(k), l.apply})
 	}
-	ci := -1
-	for i := 0; i+1 < xmss.V; i++ {
-		if x[i] < 7 && x[i+1] < 7 {
-			ci = i
-			break
-		}
-	}
-	cases = append(cases,
-		forced{"wrapped chain counter", single(k), func(a *Assignment) {
-			for j := 1; j < Slots; j++ {
-				if a.Start[j] {
-					a.Pos[j] = 7
-					return
-				}
-			}
-		}},
-		forced{"tips of two chains swapped in the routing", single(k), func(a *Assignment) {
-			a.Src[ci], a.Src[ci+1] = a.Src[ci+1], a.Src[ci]
-		}},
-		forced{"run labelled as the next chain", single(k), func(a *Assignment) {
-			for j := range Slots {
-				if a.Start[j] && a.Chain[j] == uint8(ci) {
-					a.Chain[j] = uint8(ci + 1)
-				}
-			}
-		}},
-		forced{"swapped Merkle order (witness epoch bit 5 flipped)", single(k), func(a *Assignment) {
-			*a = *Plan(Statement{PublicKey: a.PublicKey, Epoch: a.Epoch ^ 1<<5, Message: a.Message}, &k.sig)
-		}},
-		forced{"swapped Merkle siblings at level 2", single(k), func(a *Assignment) {
-			a.Path[2], a.Path[3] = a.Path[3], a.Path[2]
-		}},
-	)
 	if cpu.Active() == cpu.Portable {
 		// Every kernel portable (the CI's capped and purego passes, where a proof is
 		// several times slower): one invalid vector and one forced layout; the full

@@ -256,22 +256,6 @@ func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
 	}
 	// Registers are interleaved: register i of vector k at r[i·g + k].
 	r := make([]uint64, c.nregs*g)
-	switch {
-	case g == 1 && dstA != nil && dstB != nil:
-		w, a, b := ws[0], dstA[0], dstB[0]
-		for _, in := range c.code {
-			switch in.op() {
-			case opCol:
-				r[in.dst()] = w[in.col()]
-			case opXor:
-				r[in.dst()] = r[in.x()] ^ r[in.y()]
-			default:
-				x, y := r[in.x()], r[in.y()]
-				w[in.dst()], a[in.dst()], b[in.dst()] = x&y, x, y
-			}
-		}
-		return
-	}
 	for _, in := range c.code {
 		d, x, y := int(in.dst())*g, int(in.x())*g, int(in.y())*g
 		switch in.op() {

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-
 	"github.com/leanpipe/leanpipe/queue"
 )
 
@@ -35,16 +33,7 @@ func TestNATSWorkersAndSubmit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a NATS server and worker processes")
 	}
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server not ready")
-	}
-	defer s.Shutdown()
-	url := s.ClientURL()
+	url := embeddedNATS(t, nil)
 	// Create the shared objects once, as an operator (or the first submit) would.
 	nc, js, err := queue.Connect(queue.Options{URL: url})
 	if err != nil {

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/promtest"
 	"github.com/leanpipe/leanpipe/queue"
@@ -27,16 +25,7 @@ func TestNATSWorkerObservability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a NATS server and a worker process")
 	}
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server not ready")
-	}
-	defer s.Shutdown()
-	url := s.ClientURL()
+	url := embeddedNATS(t, nil)
 	nc, js, err := queue.Connect(queue.Options{URL: url})
 	if err != nil {
 		t.Fatal(err)

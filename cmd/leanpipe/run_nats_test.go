@@ -34,7 +34,19 @@ func testNATS(t *testing.T) string {
 		start()
 		return url
 	}
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	return embeddedNATS(t, nil)
+}
+
+// embeddedNATS starts a JetStream server on 127.0.0.1 (random port, temporary
+// store), with opt applied to its options when set, stopped when the test ends, and
+// returns its client URL.
+func embeddedNATS(t *testing.T, opt func(*server.Options)) string {
+	t.Helper()
+	o := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}
+	if opt != nil {
+		opt(o)
+	}
+	s, err := server.NewServer(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,17 +196,10 @@ func TestRunNATSStreamTLS(t *testing.T) {
 		t.Skip("starts a NATS server and a worker process")
 	}
 	cert, caPEM := selfSignedCert(t)
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
-		TLS: true, TLSTimeout: 5, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats server not ready")
-	}
-	defer s.Shutdown()
-	url := s.ClientURL()
+	url := embeddedNATS(t, func(o *server.Options) {
+		o.TLS, o.TLSTimeout = true, 5
+		o.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	})
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "ca.pem")
 	os.WriteFile(ca, caPEM, 0o644)

@@ -72,16 +72,9 @@ var skipNodes = func() (n [1 << KSkip]field.E) {
 // skipDomain is the Lagrange basis over the skip domain, precomputed once.
 var skipDomain = field.NewLagrangeDomain(skipNodes[:])
 
-// rowWeights writes e_row[i + 64·j] = L_i(zSkip)·eq(chiIn, j) into dst
-// (2^LogSize entries) and returns the 64 skip weights L_i(zSkip).
-func rowWeights(dst []field.E, zSkip field.E, chiIn []field.E) []field.E {
-	skip := make([]field.E, 1<<KSkip)
-	rowWeightsInto(dst, skip, make([]field.E, 1<<len(chiIn)), zSkip, chiIn)
-	return skip
-}
-
-// rowWeightsInto is rowWeights writing the skip weights into skip (2^KSkip
-// entries), with eq (2^len(chiIn) entries) as scratch.
+// rowWeightsInto writes e_row[i + 64·j] = L_i(zSkip)·eq(chiIn, j) into dst
+// (2^LogSize entries) and the 64 skip weights L_i(zSkip) into skip, with eq
+// (2^len(chiIn) entries) as scratch.
 func rowWeightsInto(dst, skip, eq []field.E, zSkip field.E, chiIn []field.E) {
 	skipDomain.Weights(skip, zSkip)
 	field.EqTable(eq, chiIn)
