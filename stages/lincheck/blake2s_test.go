@@ -133,7 +133,7 @@ func TestLincheckBlake2s(t *testing.T) {
 func BenchmarkScratch(b *testing.B) {
 	sizes := []int{12}
 	if os.Getenv("LEANPIPE_HEAVY") != "" {
-		sizes = append(sizes, 14)
+		sizes = append(sizes, 14, 16)
 	}
 	for _, nLog := range sizes {
 		for _, workers := range []int{1, 2} {

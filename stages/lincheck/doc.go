@@ -28,7 +28,9 @@
 // Prover kernel. The lincheck folds the packed witness over its slots with
 // 256-entry subset-sum tables of eight slot weights, indexed by 8x8-transposed
 // witness bytes (PartialFold). It has an AVX2 kernel (kernels_amd64.go,
-// fold_amd64.s) with a portable twin, chosen by simd's level. Scratch carries
+// fold_amd64.s) and a GFNI kernel that maps each slot group's bits through 24 bit
+// matrices with VGF2P8AFFINEQB (bitfold_amd64.go, bitfold_amd64.s), with a portable
+// twin, chosen by the "reduce" family's level (cpu). Scratch carries
 // the prover's buffers across proofs; Prove is its one-shot form.
 //
 // The package exists so that the lincheck, prover and verifier side by side,

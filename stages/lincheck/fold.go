@@ -17,14 +17,22 @@ import (
 // must hold identical blocks: they are read once, weighted by their summed eq
 // weight (live ≤ 0 or ≥ len(eqOut) folds every slot densely). Groups of 8 slots
 // go through a 256-entry subset-sum table of their weights, indexed by the
-// 8x8-transposed bytes of the 8 words. Workers split the words; the output does
-// not depend on their number.
+// 8x8-transposed bytes of the 8 words, or, with GFNI, through 24 bit matrices that
+// map the group's 8 bits of a column to the bytes of their weighted sum. Workers
+// split the words; the output does not depend on their number.
 func PartialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers par.Workers) {
-	partialFold(dst, q, words, eqOut, live, workers, make([]foldTables, workers.N()))
+	partialFold(dst, q, words, eqOut, live, workers, new(foldScratch))
 }
 
-// partialFold is PartialFold with one set of tile tables per worker.
-func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers par.Workers, tables []foldTables) {
+// foldScratch is PartialFold's reusable memory: one set of tile tables per worker
+// and the bit matrices of every slot group.
+type foldScratch struct {
+	tables []foldTables
+	mats   []uint64
+}
+
+// partialFold is PartialFold on reusable scratch.
+func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers par.Workers, fs *foldScratch) {
 	slots := len(eqOut)
 	if len(dst) != words*KBits || len(q) != words*slots {
 		panic(fmt.Sprintf("lincheck: PartialFold: %d outputs, %d words for %d×%d", len(dst), len(q), slots, words))
@@ -40,15 +48,34 @@ func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 	for _, w := range eqOut[dense:] {
 		tail = tail.Add(w)
 	}
+	if len(fs.tables) < workers.N() {
+		fs.tables = make([]foldTables, workers.N())
+	}
 	f := foldJob{dst: dst, q: q, words: words, eqOut: eqOut, dense: dense, tail: tail}
+	if useGFNI() && dense%8 == 0 {
+		// The matrices depend on the weights alone: built once, shared by the
+		// workers, which then cut the words finely (nothing is rebuilt per chunk).
+		groups := dense / 8
+		fs.mats = grow(fs.mats, 24*groups)
+		f.mats = fs.mats[:24*groups]
+		if workers.N() <= 1 {
+			bitMatrices(f.mats, eqOut[:dense])
+			f.runGFNI(&fs.tables[0], 0, words)
+			return
+		}
+		fw := f
+		workers.Range(groups, func(lo, hi int) { bitMatrices(fw.mats[24*lo:24*hi], eqOut[8*lo:8*hi]) }, par.MinChunk(256))
+		workers.For(words, func(w, jlo, jhi int) { fw.runGFNI(&fs.tables[w], jlo, jhi) }, par.Grain(8))
+		return
+	}
 	if workers.N() <= 1 || words <= 1 {
-		f.run(&tables[0], 0, words)
+		f.run(&fs.tables[0], 0, words)
 		return
 	}
 	fw := f // only the parallel path moves a copy to the heap
 	// Each chunk rebuilds the subset-sum tables of every slot group, so the words
 	// are cut into one chunk per worker.
-	workers.For(words, func(w, jlo, jhi int) { fw.run(&tables[w], jlo, jhi) }, par.PerWorker(1))
+	workers.For(words, func(w, jlo, jhi int) { fw.run(&fs.tables[w], jlo, jhi) }, par.PerWorker(1))
 }
 
 // foldJob is one PartialFold: run folds words [jlo, jhi).
@@ -59,11 +86,11 @@ type foldJob struct {
 	eqOut []field.E
 	dense int
 	tail  field.E
+	mats  []uint64 // the GFNI path's bit matrices, 24 per dense slot group
 }
 
 func (f *foldJob) run(tables *foldTables, jlo, jhi int) {
 	q, words, eqOut, dense := f.q, f.words, f.eqOut, f.dense
-	slots := len(eqOut)
 	out := f.dst[jlo*KBits : jhi*KBits]
 	clear(out)
 	if dense%8 == 0 {
@@ -86,9 +113,37 @@ func (f *foldJob) run(tables *foldTables, jlo, jhi int) {
 			foldSlot(out, q[s*words+jlo:s*words+jhi], eqOut[s])
 		}
 	}
-	if dense < slots {
+	f.addTail(out, jlo, jhi)
+}
+
+// addTail adds the padding tail (the last slot, weighted by the tail's summed eq
+// weight) into out, words [jlo, jhi).
+func (f *foldJob) addTail(out []field.E, jlo, jhi int) {
+	if slots := len(f.eqOut); f.dense < slots {
 		s := slots - 1
-		foldSlot(out, q[s*words+jlo:s*words+jhi], f.tail)
+		foldSlot(out, f.q[s*f.words+jlo:s*f.words+jhi], f.tail)
+	}
+}
+
+// bitMatrices writes, for each group of 8 weights w[8g:8g+8], the 24 GF(2) 8x8
+// matrices of the map from the group's bits x (bit e weighs w[8g+e]) to byte o of
+// Σ_e x_e·w[8g+e], in VGF2P8AFFINEQB's layout: m[24g+o] has, in its byte 7-i, bit e
+// set when bit 8o+i of w[8g+e] is.
+func bitMatrices(m []uint64, w []field.E) {
+	for g := range len(w) / 8 {
+		ws := w[8*g : 8*g+8]
+		for l := range 3 {
+			var y [8]uint64
+			for e := range y {
+				y[e] = uint64([3]field.K{ws[e].C0, ws[e].C1, ws[e].C2}[l])
+			}
+			// Byte e of y[b] is byte b of weight e's limb l: bit 8e+i is bit
+			// 8(8l+b)+i of weight e.
+			transposeBytes8x8(&y)
+			for b, x := range y {
+				m[24*g+8*l+b] = mbits.ReverseBytes64(simd.Transpose8x8(x))
+			}
+		}
 	}
 }
 
@@ -122,6 +177,7 @@ const foldTile = 4
 type foldTables struct {
 	t [foldTile][256]field.E
 	_ [8]byte
+	g []byte // the GFNI kernel's scratch (bitfold_amd64.go), allocated on first use
 }
 
 // foldTile8 adds, for the n ≤ foldTile groups of 8 slots starting at slot g0 and

@@ -1,6 +1,7 @@
 package lincheck
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/cpu"
@@ -15,6 +16,9 @@ func TestPartialFoldLevels(t *testing.T) {
 	rng := testrand.New(t)
 	for _, tc := range []struct{ words, nLog, live int }{
 		{1, 5, 0}, {3, 5, 0}, {4, 6, 0}, {5, 7, 100}, {2, 8, 33}, {7, 8, 0}, {4, 9, 200},
+		// Several tiles of slot groups (an odd count in the last one), word blocks of
+		// 8 and a partial last block.
+		{10, 10, 0}, {13, 10, 1000}, {16, 11, 1497}, {9, 11, 0},
 	} {
 		slots := 1 << tc.nLog
 		q := make([]field.K, tc.words*slots)
@@ -43,7 +47,11 @@ func TestPartialFoldLevels(t *testing.T) {
 		for s := 0; s < slots; s++ {
 			foldSlot(want, q[s*tc.words:(s+1)*tc.words], eqOut[s])
 		}
-		for _, l := range Kernels.Levels() {
+		levels := Kernels.Levels()
+		if len(levels) < 2 {
+			t.Logf("reduce kernels: only %v here", levels)
+		}
+		for _, l := range levels {
 			restore := cpu.SetLevel(l)
 			for _, workers := range []int{1, 2, 3} {
 				got := make([]field.E, len(want))
@@ -54,6 +62,35 @@ func TestPartialFoldLevels(t *testing.T) {
 				}
 			}
 			restore()
+		}
+	}
+}
+
+// BenchmarkPartialFold times the slot fold alone at each kernel level: 2^nLog slots
+// of the BLAKE2s circuit's 256 words (the lincheck's shape), and a cache-resident
+// 512 slots × 8 words.
+func BenchmarkPartialFold(b *testing.B) {
+	rng := testrand.New(b)
+	for _, sh := range []struct{ nLog, words int }{{9, 8}, {12, 256}, {16, 256}} {
+		slots := 1 << sh.nLog
+		q := make([]field.K, slots*sh.words)
+		for i := range q {
+			q[i] = field.K(rng.Uint64())
+		}
+		eqOut := randEs(rng, slots)
+		dst := make([]field.E, sh.words*KBits)
+		for _, l := range Kernels.Levels() {
+			for _, workers := range []int{1, 2} {
+				b.Run(fmt.Sprintf("nlog=%d/words=%d/%v/workers=%d", sh.nLog, sh.words, l, workers), func(b *testing.B) {
+					restore := cpu.SetLevel(l)
+					defer restore()
+					fs := new(foldScratch)
+					for b.Loop() {
+						partialFold(dst, q, sh.words, eqOut, 0, par.New(nil, workers), fs)
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(slots/8*sh.words), "ns/group-word")
+				})
+			}
 		}
 	}
 }

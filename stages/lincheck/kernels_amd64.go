@@ -9,10 +9,13 @@ import (
 
 // archLevels are the kernels this build has beyond the portable ones: AVX2 byte
 // shuffles and XORs (no carry-less products).
-var archLevels = []cpu.Level{cpu.AVX2}
+var archLevels = []cpu.Level{cpu.AVX2, cpu.AVX512GFNI}
 
 // useAVX2 reports whether the AVX2 kernels run (Kernels' level decides).
 func useAVX2() bool { return Kernels.Level() >= cpu.AVX2 }
+
+// useGFNI reports whether the slot fold runs the GFNI kernel (bitfold_amd64.s).
+func useGFNI() bool { return Kernels.Level() >= cpu.AVX512GFNI }
 
 // foldTileAVX2 is foldTile8 for a full tile of foldTile groups (fold_amd64.s):
 // for count > 0 words from q (slot rows stride bytes apart) it adds the tables'

@@ -19,14 +19,14 @@ type Scratch struct {
 	point, challenges           []field.E
 	tau, pubW                   []field.E // the public term's challenges and weights
 	s                           [KBits]field.E
-	parts                       []field.E    // 3 partial sums per worker
-	tables                      []foldTables // one per worker
+	parts                       []field.E // 3 partial sums per worker
+	fold                        foldScratch
 }
 
 // grow returns buf resliced to n entries, reallocating only when it is short.
-func grow(buf []field.E, n int) []field.E {
+func grow[T any](buf []T, n int) []T {
 	if cap(buf) < n {
-		return make([]field.E, n)
+		return make([]T, n)
 	}
 	return buf[:n]
 }
@@ -91,9 +91,6 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	sc.comb = grow(sc.comb, size)
 	sc.eqOut = grow(sc.eqOut, 1<<nLog)
 	sc.zv = grow(sc.zv, size)
-	if len(sc.tables) < workers.N() {
-		sc.tables = make([]foldTables, workers.N())
-	}
 	if workers.N() >= 2 && c.LogSize() >= concurrentCombLog {
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -104,12 +101,12 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 			}
 		}()
 		field.EqTable(sc.eqOut, chiOut)
-		partialFold(sc.zv, q, words, sc.eqOut, live, workers.Limit(workers.N()-1), sc.tables)
+		partialFold(sc.zv, q, words, sc.eqOut, live, workers.Limit(workers.N()-1), &sc.fold)
 		wg.Wait()
 	} else {
 		sc.buildComb(c, zc, chiIn, alpha, pub, workers)
 		field.EqTable(sc.eqOut, chiOut)
-		partialFold(sc.zv, q, words, sc.eqOut, live, workers, sc.tables)
+		partialFold(sc.zv, q, words, sc.eqOut, live, workers, &sc.fold)
 	}
 	comb := sc.comb
 

@@ -15,9 +15,10 @@ import (
 //go:noescape
 func ringPairsAVX2(tab *ringPairTable, src, dst *field.E, n int)
 
-// archLevels are the kernels this build has beyond the portable ones: AVX2 byte
-// shuffles and XORs (no carry-less products).
-var archLevels = []cpu.Level{cpu.AVX2}
+// archLevels are the "reduce" family's levels in this build beyond the portable
+// one: AVX2 byte shuffles and XORs (no carry-less products) here; the lincheck's
+// slot fold also has a GFNI level, which this package runs at its AVX2 kernels.
+var archLevels = []cpu.Level{cpu.AVX2, cpu.AVX512GFNI}
 
 // useAVX2 reports whether the AVX2 kernels run (Kernels' level decides).
 func useAVX2() bool { return Kernels.Level() >= cpu.AVX2 }

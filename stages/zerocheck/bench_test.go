@@ -2,6 +2,7 @@ package zerocheck
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -35,7 +36,11 @@ func BenchmarkProve(b *testing.B) {
 	if testing.Short() {
 		b.Skip("heavy")
 	}
-	for _, nLog := range []int{12, 14} {
+	sizes := []int{12, 14}
+	if os.Getenv("LEANPIPE_HEAVY") != "" {
+		sizes = append(sizes, 16, 18)
+	}
+	for _, nLog := range sizes {
 		in := benchInput(b, nLog)
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("nlog=%d/workers=%d", nLog, workers), func(b *testing.B) {
