@@ -3,6 +3,7 @@ package merkle
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -376,4 +377,46 @@ func TestHashLeaves(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBuilder adds the leaves in aligned ranges of mixed sizes, concurrently and in a
+// random order, and checks the tree against NewPadded's.
+func TestBuilder(t *testing.T) {
+	rng := testrand.New(t)
+	for _, c := range []struct{ leaves, rowWords, leafWords int }{
+		{1, 4, 4}, {2, 3, 5}, {64, 64, 64}, {512, 8, 64}, {1024, 1, 64}, {4096, 2, 2},
+	} {
+		rows := randRows(rng, c.leaves, c.rowWords)
+		want := NewPadded(nil, rows, c.rowWords, c.leafWords, par.Serial())
+		for range 4 {
+			// Cut [0, leaves) into aligned power-of-two ranges of random sizes.
+			var ranges [][2]int
+			for lo := 0; lo < c.leaves; {
+				size := 1 << rng.IntN(bits.Len(uint(c.leaves)))
+				for lo%size != 0 || lo+size > c.leaves {
+					size /= 2
+				}
+				ranges = append(ranges, [2]int{lo, lo + size})
+				lo += size
+			}
+			rng.Shuffle(len(ranges), func(i, j int) { ranges[i], ranges[j] = ranges[j], ranges[i] })
+			b := NewBuilder(nil, rows, c.rowWords, c.leafWords)
+			w := par.New(nil, 3)
+			w.Range(len(ranges), func(lo, hi int) {
+				for _, r := range ranges[lo:hi] {
+					b.Add(r[0], r[1])
+				}
+			}, par.Grain(1))
+			got := b.Finish(w)
+			if !slices.Equal(got.Nodes(), want.Nodes()) || got.Depth() != want.Depth() || got.LeafWords() != c.leafWords {
+				t.Fatalf("%+v: builder over %d ranges differs from NewPadded", c, len(ranges))
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("unaligned Add did not panic")
+		}
+	}()
+	NewBuilder(nil, make([]uint64, 8), 1, 1).Add(2, 6)
 }

@@ -2,6 +2,8 @@ package merkle
 
 import (
 	"fmt"
+	"math/bits"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/par"
 )
@@ -46,6 +48,37 @@ func NewInto(nodes []Digest, rows []uint64, rowWords int, w par.Workers) *Tree {
 // NewPadded is NewInto for rows of rowWords words whose leaf images are leafWords wide
 // (rowWords <= leafWords): leaf i hashes leafWords - rowWords zero words, then row i.
 func NewPadded(nodes []Digest, rows []uint64, rowWords, leafWords int, w par.Workers) *Tree {
+	b := NewBuilder(nodes, rows, rowWords, leafWords)
+	// Subtrees of at least minLeavesPerWorker leaves, about subtreesPerWorker of them
+	// per worker.
+	depth := b.tree.depth
+	subLog := min(depth, max(bits.Len(minLeavesPerWorker)-1, depth-bits.Len(uint(subtreesPerWorker*w.N()-1))))
+	w.Range(1<<(depth-subLog), func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			b.Add(k<<subLog, (k+1)<<subLog)
+		}
+	}, par.PerWorker(subtreesPerWorker))
+	return b.Finish(w)
+}
+
+// subtreesPerWorker is how many subtrees NewPadded hands each worker.
+const subtreesPerWorker = 8
+
+// Builder builds a Tree whose leaves are hashed range by range as their rows become
+// available (for instance while an encoder finishes them, so that the rows are hashed
+// from cache): Add hashes an aligned range of leaves and every node above them inside
+// the range, Finish the levels above the ranges. Add may run concurrently on disjoint
+// ranges; every row must be added once before Finish.
+type Builder struct {
+	tree Tree
+	// minLog is log2 of the smallest range added so far: every level up to it is done.
+	minLog atomic.Int32
+}
+
+// NewBuilder returns a builder of the padded tree NewPadded builds over rows, storing
+// its nodes in nodes (at least NodeCount(len(rows)/rowWords) digests; nil allocates).
+// It panics on inconsistent sizes.
+func NewBuilder(nodes []Digest, rows []uint64, rowWords, leafWords int) *Builder {
 	if rowWords <= 0 || len(rows)%rowWords != 0 {
 		panic(fmt.Sprintf("merkle: %d words do not split into rows of %d", len(rows), rowWords))
 	}
@@ -62,27 +95,63 @@ func NewPadded(nodes []Digest, rows []uint64, rowWords, leafWords int, w par.Wor
 	} else if len(nodes) < count {
 		panic(fmt.Sprintf("merkle: node buffer holds %d digests, need %d", len(nodes), count))
 	}
-	nodes = nodes[:count]
-	w.Range(n, func(lo, hi int) {
-		if leafWords == rowWords {
-			hashRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, 0)
-		} else {
-			hashPaddedRows(nodes[lo:hi], rows[lo*rowWords:hi*rowWords], rowWords, leafWords, nil)
+	b := &Builder{tree: Tree{rows: rows, rowWords: rowWords, leafWords: leafWords,
+		depth: bits.Len(uint(n)) - 1, nodes: nodes[:count]}}
+	b.minLog.Store(int32(b.tree.depth))
+	return b
+}
+
+// Add hashes leaves lo..hi−1 and the nodes of the subtree they span: hi − lo must be a
+// power of two and lo a multiple of it. The rows of the range must be final.
+func (b *Builder) Add(lo, hi int) {
+	t := &b.tree
+	size := hi - lo
+	if lo < 0 || hi > t.Leaves() || size <= 0 || size&(size-1) != 0 || lo%size != 0 {
+		panic(fmt.Sprintf("merkle: Builder.Add of leaves [%d, %d) is not an aligned power-of-two range of %d", lo, hi, t.Leaves()))
+	}
+	rows := t.rows[lo*t.rowWords : hi*t.rowWords]
+	if t.leafWords == t.rowWords {
+		hashRows(t.nodes[lo:hi], rows, t.rowWords, 0)
+	} else {
+		hashPaddedRows(t.nodes[lo:hi], rows, t.rowWords, t.leafWords, nil)
+	}
+	sizeLog := int32(bits.Len(uint(size)) - 1)
+	start, width := 0, t.Leaves()
+	for ; size > 1; size /= 2 {
+		children := t.nodes[start+lo : start+lo+size]
+		start += width
+		width /= 2
+		lo /= 2
+		nodeMany(t.nodes[start+lo:start+lo+size/2], children)
+	}
+	for {
+		m := b.minLog.Load()
+		if sizeLog >= m || b.minLog.CompareAndSwap(m, sizeLog) {
+			return
 		}
-	}, par.MinChunk(minLeavesPerWorker), par.Grain(16))
-	start, width := 0, n
-	depth := 0
+	}
+}
+
+// Finish hashes the levels above the added ranges on the workers and returns the tree.
+// The result does not depend on the workers or on how the leaves were split into ranges.
+func (b *Builder) Finish(w par.Workers) *Tree {
+	t := &b.tree
+	start, width := 0, t.Leaves()
+	for range b.minLog.Load() {
+		start += width
+		width /= 2
+	}
 	for width > 1 {
-		children := nodes[start : start+width]
-		parents := nodes[start+width : start+width+width/2]
+		children := t.nodes[start : start+width]
+		parents := t.nodes[start+width : start+width+width/2]
 		w.Range(width/2, func(lo, hi int) {
 			nodeMany(parents[lo:hi], children[2*lo:2*hi])
 		}, par.MinChunk(minNodesPerWorker), par.Grain(16))
 		start += width
 		width /= 2
-		depth++
 	}
-	return &Tree{rows: rows, rowWords: rowWords, leafWords: leafWords, depth: depth, nodes: nodes}
+	tree := *t
+	return &tree
 }
 
 // Root returns the root digest.

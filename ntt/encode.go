@@ -39,6 +39,21 @@ func eWords(v []field.E) []uint64 {
 // The workers share the work; dst's content never depends on them. EncodeK panics on
 // inconsistent sizes.
 func (p *Plan) EncodeK(dst []uint64, msg []field.K, foldLog, logInvRate int, workers par.Workers) {
+	p.EncodeKThen(dst, msg, foldLog, logInvRate, workers, nil)
+}
+
+// RowsDone receives the row ranges of a codeword as they become final during an
+// encode: each call names rows [lo, hi), an aligned block of a power of two rows
+// (hi − lo = 2^k, lo a multiple of hi − lo); the calls' ranges are disjoint and cover
+// every row once. Calls run on the encode's workers, concurrently, each right after the
+// worker finished its range, while those rows are still in its cache; they must not
+// write the codeword.
+type RowsDone func(lo, hi int)
+
+// EncodeKThen is [Plan.EncodeK] calling done (when not nil) with every range of rows
+// as soon as it is final, so that a consumer such as a Merkle tree's leaf hashing reads
+// them from cache. EncodeKThen returns once every call has returned.
+func (p *Plan) EncodeKThen(dst []uint64, msg []field.K, foldLog, logInvRate int, workers par.Workers, done RowsDone) {
 	if logInvRate < 0 || logInvRate > p.logD || foldLog < 0 || foldLog > 12 {
 		panic(fmt.Sprintf("ntt: EncodeK: log inverse rate %d, fold %d with dimension %d", logInvRate, foldLog, p.logD))
 	}
@@ -55,7 +70,8 @@ func (p *Plan) EncodeK(dst []uint64, msg []field.K, foldLog, logInvRate int, wor
 	transposeLanes(dst, w, kWords(msg), n, rows, workers)
 	e := engine{
 		p: p, buf: dst, s: w, c0: w - n, n: n, start: logInvRate, w: workers,
-		src: &source{words: dst, stride: w, off: w - n, n: n, rows: rows, inPlace: true},
+		src:  &source{words: dst, stride: w, off: w - n, n: n, rows: rows, inPlace: true},
+		done: done,
 	}
 	e.run()
 }

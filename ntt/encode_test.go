@@ -2,6 +2,7 @@ package ntt
 
 import (
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -258,9 +259,31 @@ func TestEncodeEnginePaths(t *testing.T) {
 			subTargetLog = st
 			for _, workers := range []int{1, 3} {
 				dst := make([]uint64, sh.w<<p.logD)
-				p.EncodeK(dst, msg, 6, sh.rate, par.New(nil, workers))
+				// Each range handed to done is final when it is handed over: a copy
+				// of every range taken then must end up as the codeword.
+				seen := make([]uint64, len(dst))
+				calls := make([]int, 1<<p.logD)
+				var mu sync.Mutex
+				p.EncodeKThen(dst, msg, 6, sh.rate, par.New(nil, workers), func(lo, hi int) {
+					if size := hi - lo; size <= 0 || size&(size-1) != 0 || lo%size != 0 {
+						t.Errorf("%+v sub=%d: done(%d, %d) is not an aligned power-of-two range", sh, st, lo, hi)
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					copy(seen[lo*sh.w:hi*sh.w], dst[lo*sh.w:hi*sh.w])
+					for r := lo; r < hi; r++ {
+						calls[r]++
+					}
+				})
 				if !slices.Equal(dst, want) {
 					t.Fatalf("%+v sub=%d workers=%d: K codeword differs", sh, st, workers)
+				}
+				if i := slices.IndexFunc(calls, func(c int) bool { return c != 1 }); i >= 0 {
+					t.Fatalf("%+v sub=%d workers=%d: row %d handed to done %d times", sh, st, workers, i, calls[i])
+				}
+				if !slices.Equal(seen, want) {
+					t.Fatalf("%+v sub=%d workers=%d: a range handed to done was not final", sh, st, workers)
 				}
 				edst := make([]uint64, len(ewant))
 				p.EncodeE(edst, emsg, 3, sh.rate, par.New(nil, workers))

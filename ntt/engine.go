@@ -109,6 +109,8 @@ type engine struct {
 	src     *source
 	w       par.Workers
 	scratch [][]uint64
+	// done, when set, is called with each range of rows once it is final (RowsDone).
+	done RowsDone
 }
 
 func (e *engine) run() {
@@ -144,7 +146,8 @@ func (e *engine) run() {
 		}
 	}
 	fill := e.src != nil && nTop <= e.start
-	if first < logD || fill {
+	// The deep phase hands its sub-blocks to done, even when it has no layer left.
+	if first < logD || fill || e.done != nil {
 		e.deepPhase(min(nTop, first), first, fill)
 	}
 }
@@ -487,6 +490,9 @@ func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 					}
 				}
 				layer += j
+			}
+			if e.done != nil {
+				e.done(sb*subRows, (sb+1)*subRows)
 			}
 		}
 	})

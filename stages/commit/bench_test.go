@@ -2,6 +2,7 @@ package commit
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -11,13 +12,25 @@ import (
 
 // BenchmarkCommit measures the level-0 commitment (encode + Merkle) at rate 1/2:
 // fresh buffers per call (Commit) and a reused Committed (CommitInto, the steady
-// state of a long-running prover).
+// state of a long-running prover). LEANPIPE_HEAVY adds the stacks of 2^16 and 2^18
+// BLAKE2s compressions (2^24 and 2^26 words).
 func BenchmarkCommit(b *testing.B) {
 	rng := testrand.New(b)
-	for _, log := range []int{20, 22} {
-		stack := make([]field.K, 1<<log)
-		for i := range stack {
-			stack[i] = field.K(rng.Uint64())
+	logs := []int{20, 22}
+	if os.Getenv("LEANPIPE_HEAVY") != "" {
+		logs = append(logs, 24, 26)
+	}
+	for _, log := range logs {
+		// The stack is made by the first sub-benchmark that runs, so that a filtered
+		// run does not fill the stacks of the other sizes.
+		var stack []field.K
+		makeStack := func() {
+			if stack == nil {
+				stack = make([]field.K, 1<<log)
+				for i := range stack {
+					stack[i] = field.K(rng.Uint64())
+				}
+			}
 		}
 		for _, reused := range []bool{false, true} {
 			for _, workers := range []int{1, 2} {
@@ -26,6 +39,7 @@ func BenchmarkCommit(b *testing.B) {
 					name = "into"
 				}
 				b.Run(fmt.Sprintf("log=%d/%s/workers=%d", log, name, workers), func(b *testing.B) {
+					makeStack()
 					var dst Committed
 					if reused {
 						if err := CommitInto(&dst, stack, log, 1, par.New(nil, workers)); err != nil {

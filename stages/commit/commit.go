@@ -87,11 +87,14 @@ func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate int, worke
 	if need := merkle.NodeCount(1 << logD); cap(nodes) < need {
 		nodes = make([]merkle.Digest, need)
 	}
-	dst.Plans.Plan(logD).EncodeK(codeword, stack, LaneLog, logInvRate, workers)
+	// Each range of rows the encoder finishes is hashed into its subtree at once, while
+	// the rows are still in the worker's cache.
+	b := merkle.NewBuilder(nodes[:cap(nodes)], codeword, sh.Lanes, 1<<LaneLog)
+	dst.Plans.Plan(logD).EncodeKThen(codeword, stack, LaneLog, logInvRate, workers, b.Add)
 	if err := workers.Err(); err != nil {
 		return err
 	}
-	tree := merkle.NewPadded(nodes[:cap(nodes)], codeword, sh.Lanes, 1<<LaneLog, workers)
+	tree := b.Finish(workers)
 	if err := workers.Err(); err != nil {
 		return err
 	}
