@@ -1,6 +1,10 @@
 package field
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/leanpipe/leanpipe/simd"
+)
 
 // The slice kernels hand E and K slices to package simd as raw words. E is a struct of
 // three K fields and K is a uint64, so an E occupies exactly three consecutive words
@@ -32,3 +36,14 @@ func kWords(v []K) []uint64 {
 
 // words3 returns *a as its three words.
 func words3(a *E) *[3]uint64 { return (*[3]uint64)(unsafe.Pointer(a)) }
+
+// BitMatrices writes, for each group of 8 elements w[8g : 8g+8], the 24 GF(2) 8x8
+// matrices of the map from the group's bits x (bit e weighs w[8g+e]) to byte o of
+// Σ_e x_e·w[8g+e], as the bit-fold kernels take them (simd.BitMatrices). It panics
+// unless len(m) = 3·len(w) and len(w) is a multiple of 8.
+func BitMatrices(m []uint64, w []E) {
+	if len(w)%8 != 0 {
+		panic("field: BitMatrices needs groups of 8 elements")
+	}
+	simd.BitMatrices(m, eWords(w))
+}

@@ -59,12 +59,12 @@ func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 		fs.mats = grow(fs.mats, 24*groups)
 		f.mats = fs.mats[:24*groups]
 		if workers.N() <= 1 {
-			bitMatrices(f.mats, eqOut[:dense])
+			field.BitMatrices(f.mats, eqOut[:dense])
 			f.runGFNI(&fs.tables[0], 0, words)
 			return
 		}
 		fw := f
-		workers.Range(groups, func(lo, hi int) { bitMatrices(fw.mats[24*lo:24*hi], eqOut[8*lo:8*hi]) }, par.MinChunk(256))
+		workers.Range(groups, func(lo, hi int) { field.BitMatrices(fw.mats[24*lo:24*hi], eqOut[8*lo:8*hi]) }, par.MinChunk(256))
 		workers.For(words, func(w, jlo, jhi int) { fw.runGFNI(&fs.tables[w], jlo, jhi) }, par.Grain(8))
 		return
 	}
@@ -125,28 +125,6 @@ func (f *foldJob) addTail(out []field.E, jlo, jhi int) {
 	}
 }
 
-// bitMatrices writes, for each group of 8 weights w[8g:8g+8], the 24 GF(2) 8x8
-// matrices of the map from the group's bits x (bit e weighs w[8g+e]) to byte o of
-// Σ_e x_e·w[8g+e], in VGF2P8AFFINEQB's layout: m[24g+o] has, in its byte 7-i, bit e
-// set when bit 8o+i of w[8g+e] is.
-func bitMatrices(m []uint64, w []field.E) {
-	for g := range len(w) / 8 {
-		ws := w[8*g : 8*g+8]
-		for l := range 3 {
-			var y [8]uint64
-			for e := range y {
-				y[e] = uint64([3]field.K{ws[e].C0, ws[e].C1, ws[e].C2}[l])
-			}
-			// Byte e of y[b] is byte b of weight e's limb l: bit 8e+i is bit
-			// 8(8l+b)+i of weight e.
-			transposeBytes8x8(&y)
-			for b, x := range y {
-				m[24*g+8*l+b] = mbits.ReverseBytes64(simd.Transpose8x8(x))
-			}
-		}
-	}
-}
-
 // foldSlot adds w·bit_i(row[j]) into out[64·j + i].
 func foldSlot(out []field.E, row []field.K, w field.E) {
 	for j, word := range row {
@@ -199,7 +177,7 @@ func foldTile8(out []field.E, q []field.K, words, g0, n, jlo, jhi int, tables *[
 			}
 			// Byte b of word e moves to byte e of word b, then each word's 8x8 bit
 			// block is transposed: bit e of byte p of w[b] is bit 8b+p of slot e.
-			transposeBytes8x8(&w)
+			simd.TransposeBytes8x8(&w)
 			t := &tables[k]
 			for b, x := range w {
 				if x == 0 {
@@ -215,25 +193,5 @@ func foldTile8(out []field.E, q []field.K, words, g0, n, jlo, jhi int, tables *[
 				}
 			}
 		}
-	}
-}
-
-// transposeBytes8x8 transposes the 8x8 byte matrix whose row e is w[e] (column b
-// = byte b): afterwards byte e of w[b] is what byte b of w[e] was.
-func transposeBytes8x8(w *[8]uint64) {
-	for e := 0; e < 4; e++ {
-		t := (w[e]>>32 ^ w[e+4]) & 0x00000000FFFFFFFF
-		w[e] ^= t << 32
-		w[e+4] ^= t
-	}
-	for _, e := range [4]int{0, 1, 4, 5} {
-		t := (w[e]>>16 ^ w[e+2]) & 0x0000FFFF0000FFFF
-		w[e] ^= t << 16
-		w[e+2] ^= t
-	}
-	for e := 0; e < 8; e += 2 {
-		t := (w[e]>>8 ^ w[e+1]) & 0x00FF00FF00FF00FF
-		w[e] ^= t << 8
-		w[e+1] ^= t
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/simd"
 	"github.com/leanpipe/leanpipe/stages/ringswitch"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -359,7 +360,7 @@ func TestTransposeBytes8x8(t *testing.T) {
 		w[e] = rng.Uint64()
 	}
 	y := w
-	transposeBytes8x8(&y)
+	simd.TransposeBytes8x8(&y)
 	for e := 0; e < 8; e++ {
 		for b := 0; b < 8; b++ {
 			if byte(w[e]>>(8*b)) != byte(y[b]>>(8*e)) {

@@ -2,19 +2,15 @@
 
 #include "textflag.h"
 
-// bitFoldTileBytes is bitFoldTile (bitfold_amd64.go) groups of 64 bytes.
-#define bitFoldTileBytes 4096
+// Bit folds with GFNI (see bitfold.go for the layouts). VGF2P8AFFINEQB maps each
+// byte x of its source through the 8x8 bit matrix of its qword lane: byte 7-i of
+// the matrix selects the bits whose parity is bit i of the result.
 
-// The GFNI slot fold (see bitfold_amd64.go). A slot group is 8 consecutive slots;
-// its column bytes x_c (bit e: slot 8g+e's bit of column c) are made by an 8x8
-// qword transpose of the rows, a byte permutation and a bit transpose
-// (VGF2P8AFFINEQB with the bytes as matrices), and each column's weighted sum
-// Σ_e x_c,e·w_e is, byte by byte, VGF2P8AFFINEQB of the broadcast x bytes by the
-// group's 24 bit matrices.
+// bitFoldTileBytes is BitFoldTile groups of 64 bytes: one word's x bytes.
+#define bitFoldTileBytes 4096
 
 // bitFoldRows: byte 8k+b takes byte k of row 7-b (lane k gathers byte k of every
 // row, rows reversed for the bit transpose).
-
 DATA bitFoldRows<>+0(SB)/8, $0x0008101820283038
 DATA bitFoldRows<>+8(SB)/8, $0x0109111921293139
 DATA bitFoldRows<>+16(SB)/8, $0x020a121a222a323a
@@ -26,7 +22,6 @@ DATA bitFoldRows<>+56(SB)/8, $0x070f171f272f373f
 GLOBL bitFoldRows<>(SB), RODATA|NOPTR, $64
 
 // bitFoldBytes: the 8x8 byte transpose inside a register (byte 8p+b takes byte 8b+p).
-
 DATA bitFoldBytes<>+0(SB)/8, $0x3830282018100800
 DATA bitFoldBytes<>+8(SB)/8, $0x3931292119110901
 DATA bitFoldBytes<>+16(SB)/8, $0x3a322a221a120a02
@@ -38,8 +33,7 @@ DATA bitFoldBytes<>+56(SB)/8, $0x3f372f271f170f07
 GLOBL bitFoldBytes<>(SB), RODATA|NOPTR, $64
 
 // bitFoldSwap1: VPERMT2Q indices swapping bit 1 of the register index with bit 1 of
-// the lane index (the lower and the upper register of a pair).
-
+// the lane index (for the lower, then the upper register of a pair).
 DATA bitFoldSwap1<>+0(SB)/8, $0x0000000000000000
 DATA bitFoldSwap1<>+8(SB)/8, $0x0000000000000001
 DATA bitFoldSwap1<>+16(SB)/8, $0x0000000000000008
@@ -59,9 +53,8 @@ DATA bitFoldSwap1<>+120(SB)/8, $0x0000000000000007
 GLOBL bitFoldSwap1<>(SB), RODATA|NOPTR, $128
 
 // bitFoldLimbs: VPERMT2Q indices interleaving the limbs L0, L1, L2 of 8 elements
-// into their 24 qwords: for each of the 3 output registers, the L0/L1 step then
-// the L2 step.
-
+// into their 24 words: for each of the 3 output registers, the L0/L1 step, then the
+// L2 step.
 DATA bitFoldLimbs<>+0(SB)/8, $0x0000000000000000
 DATA bitFoldLimbs<>+8(SB)/8, $0x0000000000000008
 DATA bitFoldLimbs<>+16(SB)/8, $0x0000000000000000
@@ -112,8 +105,129 @@ DATA bitFoldLimbs<>+368(SB)/8, $0x0000000000000006
 DATA bitFoldLimbs<>+376(SB)/8, $0x000000000000000f
 GLOBL bitFoldLimbs<>(SB), RODATA|NOPTR, $384
 
-// PAIR adds column block k (8 columns) of the two groups at DI, DI+64 (their x
-// bytes) weighted by their matrices at SI, SI+192 into the limb accumulators a0..a2.
+// bitFoldSplit: the inverse, limb l of 8 elements from their 24 words X0, X1, X2:
+// for each limb, the X0/X1 step, then the X2 step.
+DATA bitFoldSplit<>+0(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+8(SB)/8, $0x0000000000000003
+DATA bitFoldSplit<>+16(SB)/8, $0x0000000000000006
+DATA bitFoldSplit<>+24(SB)/8, $0x0000000000000009
+DATA bitFoldSplit<>+32(SB)/8, $0x000000000000000c
+DATA bitFoldSplit<>+40(SB)/8, $0x000000000000000f
+DATA bitFoldSplit<>+48(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+56(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+64(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+72(SB)/8, $0x0000000000000001
+DATA bitFoldSplit<>+80(SB)/8, $0x0000000000000002
+DATA bitFoldSplit<>+88(SB)/8, $0x0000000000000003
+DATA bitFoldSplit<>+96(SB)/8, $0x0000000000000004
+DATA bitFoldSplit<>+104(SB)/8, $0x0000000000000005
+DATA bitFoldSplit<>+112(SB)/8, $0x000000000000000a
+DATA bitFoldSplit<>+120(SB)/8, $0x000000000000000d
+DATA bitFoldSplit<>+128(SB)/8, $0x0000000000000001
+DATA bitFoldSplit<>+136(SB)/8, $0x0000000000000004
+DATA bitFoldSplit<>+144(SB)/8, $0x0000000000000007
+DATA bitFoldSplit<>+152(SB)/8, $0x000000000000000a
+DATA bitFoldSplit<>+160(SB)/8, $0x000000000000000d
+DATA bitFoldSplit<>+168(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+176(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+184(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+192(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+200(SB)/8, $0x0000000000000001
+DATA bitFoldSplit<>+208(SB)/8, $0x0000000000000002
+DATA bitFoldSplit<>+216(SB)/8, $0x0000000000000003
+DATA bitFoldSplit<>+224(SB)/8, $0x0000000000000004
+DATA bitFoldSplit<>+232(SB)/8, $0x0000000000000008
+DATA bitFoldSplit<>+240(SB)/8, $0x000000000000000b
+DATA bitFoldSplit<>+248(SB)/8, $0x000000000000000e
+DATA bitFoldSplit<>+256(SB)/8, $0x0000000000000002
+DATA bitFoldSplit<>+264(SB)/8, $0x0000000000000005
+DATA bitFoldSplit<>+272(SB)/8, $0x0000000000000008
+DATA bitFoldSplit<>+280(SB)/8, $0x000000000000000b
+DATA bitFoldSplit<>+288(SB)/8, $0x000000000000000e
+DATA bitFoldSplit<>+296(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+304(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+312(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+320(SB)/8, $0x0000000000000000
+DATA bitFoldSplit<>+328(SB)/8, $0x0000000000000001
+DATA bitFoldSplit<>+336(SB)/8, $0x0000000000000002
+DATA bitFoldSplit<>+344(SB)/8, $0x0000000000000003
+DATA bitFoldSplit<>+352(SB)/8, $0x0000000000000004
+DATA bitFoldSplit<>+360(SB)/8, $0x0000000000000009
+DATA bitFoldSplit<>+368(SB)/8, $0x000000000000000c
+DATA bitFoldSplit<>+376(SB)/8, $0x000000000000000f
+GLOBL bitFoldSplit<>(SB), RODATA|NOPTR, $384
+
+// bitFoldPairs: VPERMT2Q indices interleaving two registers' lanes a0 b0 a1 b1 …
+// (the lower four lanes of each, then the upper four).
+DATA bitFoldPairs<>+0(SB)/8, $0x0000000000000000
+DATA bitFoldPairs<>+8(SB)/8, $0x0000000000000008
+DATA bitFoldPairs<>+16(SB)/8, $0x0000000000000001
+DATA bitFoldPairs<>+24(SB)/8, $0x0000000000000009
+DATA bitFoldPairs<>+32(SB)/8, $0x0000000000000002
+DATA bitFoldPairs<>+40(SB)/8, $0x000000000000000a
+DATA bitFoldPairs<>+48(SB)/8, $0x0000000000000003
+DATA bitFoldPairs<>+56(SB)/8, $0x000000000000000b
+DATA bitFoldPairs<>+64(SB)/8, $0x0000000000000004
+DATA bitFoldPairs<>+72(SB)/8, $0x000000000000000c
+DATA bitFoldPairs<>+80(SB)/8, $0x0000000000000005
+DATA bitFoldPairs<>+88(SB)/8, $0x000000000000000d
+DATA bitFoldPairs<>+96(SB)/8, $0x0000000000000006
+DATA bitFoldPairs<>+104(SB)/8, $0x000000000000000e
+DATA bitFoldPairs<>+112(SB)/8, $0x0000000000000007
+DATA bitFoldPairs<>+120(SB)/8, $0x000000000000000f
+GLOBL bitFoldPairs<>(SB), RODATA|NOPTR, $128
+
+// TRANSPOSE8 transposes the 8x8 qword matrix in Z0..Z7 (register r, lane i) into
+// (register i, lane r), left in Z8, Z9, Z2, Z3, Z12, Z13, Z6, Z7; Z16, Z17 hold
+// bitFoldSwap1. Clobbers Z0..Z15.
+#define TRANSPOSE8 \
+	VPUNPCKLQDQ Z1, Z0, Z8 \
+	VPUNPCKHQDQ Z1, Z0, Z9 \
+	VPUNPCKLQDQ Z3, Z2, Z10 \
+	VPUNPCKHQDQ Z3, Z2, Z11 \
+	VPUNPCKLQDQ Z5, Z4, Z12 \
+	VPUNPCKHQDQ Z5, Z4, Z13 \
+	VPUNPCKLQDQ Z7, Z6, Z14 \
+	VPUNPCKHQDQ Z7, Z6, Z15 \
+	VMOVDQA64 Z8, Z0 \
+	VPERMT2Q Z10, Z16, Z0 \
+	VPERMT2Q Z8, Z17, Z10 \
+	VMOVDQA64 Z9, Z1 \
+	VPERMT2Q Z11, Z16, Z1 \
+	VPERMT2Q Z9, Z17, Z11 \
+	VMOVDQA64 Z12, Z4 \
+	VPERMT2Q Z14, Z16, Z4 \
+	VPERMT2Q Z12, Z17, Z14 \
+	VMOVDQA64 Z13, Z5 \
+	VPERMT2Q Z15, Z16, Z5 \
+	VPERMT2Q Z13, Z17, Z15 \
+	VSHUFI64X2 $0x44, Z4, Z0, Z8 \
+	VSHUFI64X2 $0xEE, Z4, Z0, Z12 \
+	VSHUFI64X2 $0x44, Z5, Z1, Z9 \
+	VSHUFI64X2 $0xEE, Z5, Z1, Z13 \
+	VSHUFI64X2 $0x44, Z14, Z10, Z2 \
+	VSHUFI64X2 $0xEE, Z14, Z10, Z6 \
+	VSHUFI64X2 $0x44, Z15, Z11, Z3 \
+	VSHUFI64X2 $0xEE, Z15, Z11, Z7
+
+// LIMBS writes the 24 words of 8 elements, limbs l0, l1, l2 (lane p: element p),
+// to 0, 64, 128 off d; Z25..Z30 hold bitFoldLimbs. Clobbers Z3..Z5.
+#define LIMBS(l0, l1, l2, d) \
+	VMOVDQA64 l0, Z3 \
+	VPERMT2Q l1, Z25, Z3 \
+	VPERMT2Q l2, Z26, Z3 \
+	VMOVDQA64 l0, Z4 \
+	VPERMT2Q l1, Z27, Z4 \
+	VPERMT2Q l2, Z28, Z4 \
+	VMOVDQA64 l0, Z5 \
+	VPERMT2Q l1, Z29, Z5 \
+	VPERMT2Q l2, Z30, Z5 \
+	VMOVDQU64 Z3, d \
+	VMOVDQU64 Z4, 64+d \
+	VMOVDQU64 Z5, 128+d
+
+// PAIR adds column block k (8 columns) of the two groups whose x bytes are at DI and
+// DI+64, weighted by their matrices at SI and SI+192, into limb accumulators a0..a2.
 #define PAIR(k, a0, a1, a2) \
 	VPBROADCASTQ (8*k)(DI), Z24 \
 	VPBROADCASTQ (64+8*k)(DI), Z25 \
@@ -137,18 +251,18 @@ GLOBL bitFoldLimbs<>(SB), RODATA|NOPTR, $384
 	VGF2P8AFFINEQB $0, 128(SI), Z24, Z26 \
 	VPXORQ Z26, a2, a2
 
-// func bitFoldGFNI(acc *byte, q *field.K, stride, nw, groups int, mats *uint64, tb *byte)
-//
-// For 1 <= nw <= 8 words and 1 <= groups <= bitFoldTile slot groups (group g's rows
-// at q + (8g+e)·stride), adds every group's weighted column sums into acc: word j's
-// 24 registers at acc + 1536·j, register 3k+l holding byte 8l+b of column 8k+p at
-// byte 8b+p. tb is bitFoldTile·512 bytes of scratch (the x bytes, [word][group]).
-TEXT ·bitFoldGFNI(SB), NOSPLIT, $0-56
+// CONSTS loads bitFoldSwap1 into Z16, Z17.
+#define CONSTS \
+	VMOVDQU64 bitFoldSwap1<>(SB), Z16 \
+	VMOVDQU64 bitFoldSwap1<>+64(SB), Z17
+
+// func BitFoldRows(tb *byte, q *uint64, stride, nw, groups int)
+TEXT ·BitFoldRows(SB), NOSPLIT, $0-40
+	MOVQ tb+0(FP), DI
 	MOVQ q+8(FP), AX
 	MOVQ stride+16(FP), BX
 	MOVQ nw+24(FP), CX
 	MOVQ groups+32(FP), DX
-	MOVQ tb+48(FP), DI
 	// K1: the nw words each row load reads.
 	MOVQ $1, R8
 	SHLQ CX, R8
@@ -159,13 +273,11 @@ TEXT ·bitFoldGFNI(SB), NOSPLIT, $0-56
 	LEAQ (R9)(BX*4), R11 // 7·stride
 	MOVQ BX, R12
 	SHLQ $3, R12         // 8·stride
+	CONSTS
 	VMOVDQU64 bitFoldRows<>(SB), Z28
-	VMOVDQU64 bitFoldSwap1<>(SB), Z16
-	VMOVDQU64 bitFoldSwap1<>+64(SB), Z17
 	MOVQ $0x8040201008040201, R8
 	VPBROADCASTQ R8, Z29
-	MOVQ DX, R13
-transpose:
+rows:
 	// The next 8 words of these rows: the caller's next block (rows 2 KiB or more
 	// apart defeat the hardware's stride prefetch).
 	PREFETCHT0 64(AX)
@@ -184,40 +296,12 @@ transpose:
 	VMOVDQU64.Z (AX)(R10*1), K1, Z5
 	VMOVDQU64.Z (AX)(R9*2), K1, Z6
 	VMOVDQU64.Z (AX)(R11*1), K1, Z7
-	// 8x8 qword transpose: register bit s swapped with lane bit s, s = 0, 1, 2.
-	VPUNPCKLQDQ Z1, Z0, Z8
-	VPUNPCKHQDQ Z1, Z0, Z9
-	VPUNPCKLQDQ Z3, Z2, Z10
-	VPUNPCKHQDQ Z3, Z2, Z11
-	VPUNPCKLQDQ Z5, Z4, Z12
-	VPUNPCKHQDQ Z5, Z4, Z13
-	VPUNPCKLQDQ Z7, Z6, Z14
-	VPUNPCKHQDQ Z7, Z6, Z15
-	VMOVDQA64 Z8, Z0
-	VPERMT2Q Z10, Z16, Z0
-	VPERMT2Q Z8, Z17, Z10
-	VMOVDQA64 Z9, Z1
-	VPERMT2Q Z11, Z16, Z1
-	VPERMT2Q Z9, Z17, Z11
-	VMOVDQA64 Z12, Z4
-	VPERMT2Q Z14, Z16, Z4
-	VPERMT2Q Z12, Z17, Z14
-	VMOVDQA64 Z13, Z5
-	VPERMT2Q Z15, Z16, Z5
-	VPERMT2Q Z13, Z17, Z15
-	VSHUFI64X2 $0x44, Z4, Z0, Z8
-	VSHUFI64X2 $0xEE, Z4, Z0, Z12
-	VSHUFI64X2 $0x44, Z5, Z1, Z9
-	VSHUFI64X2 $0xEE, Z5, Z1, Z13
-	VSHUFI64X2 $0x44, Z14, Z10, Z2
-	VSHUFI64X2 $0xEE, Z14, Z10, Z6
-	VSHUFI64X2 $0x44, Z15, Z11, Z3
-	VSHUFI64X2 $0xEE, Z15, Z11, Z7
-	// Word j is now in Z8, Z9, Z2, Z3, Z12, Z13, Z6, Z7 (lane e: row e); gather
-	// each byte position's rows into a qword and transpose its bits: byte c is x_c.
+	TRANSPOSE8
+	// Word j (lane e: row e) gathers each byte position's rows into a qword and
+	// transposes its bits: byte c is x_c.
 	VPERMB Z8, Z28, Z8
 	VGF2P8AFFINEQB $0, Z8, Z29, Z8
-	VMOVDQU64 Z8, 0(DI)
+	VMOVDQU64 Z8, (0*bitFoldTileBytes)(DI)
 	VPERMB Z9, Z28, Z9
 	VGF2P8AFFINEQB $0, Z9, Z29, Z9
 	VMOVDQU64 Z9, (1*bitFoldTileBytes)(DI)
@@ -241,16 +325,20 @@ transpose:
 	VMOVDQU64 Z7, (7*bitFoldTileBytes)(DI)
 	ADDQ R12, AX
 	ADDQ $64, DI
-	DECQ R13
-	JNZ transpose
+	DECQ DX
+	JNZ rows
+	VZEROUPPER
+	RET
 
-	// Each word: its accumulators in Z0..Z23, every group's x bytes times its
-	// matrices, two groups per step.
+// func BitFoldApply(acc, tb *byte, nw, groups int, mats *uint64)
+TEXT ·BitFoldApply(SB), NOSPLIT, $0-40
 	MOVQ acc+0(FP), R8
-	MOVQ tb+48(FP), R14
+	MOVQ tb+8(FP), R14
+	MOVQ nw+16(FP), CX
+	MOVQ groups+24(FP), DX
 word:
 	MOVQ R14, DI
-	MOVQ mats+40(FP), SI
+	MOVQ mats+32(FP), SI
 	VMOVDQU64 0(R8), Z0
 	VMOVDQU64 64(R8), Z1
 	VMOVDQU64 128(R8), Z2
@@ -334,15 +422,12 @@ store:
 	VZEROUPPER
 	RET
 
-// func bitFoldOutGFNI(dst *field.E, acc *byte, nw int)
-//
-// Writes the nw >= 1 words' accumulators (bitFoldGFNI's layout) to dst as field
-// elements, 64 per word.
-TEXT ·bitFoldOutGFNI(SB), NOSPLIT, $0-24
+// func BitFoldOut(dst *uint64, acc *byte, nw int)
+TEXT ·BitFoldOut(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ acc+8(FP), SI
 	MOVQ nw+16(FP), CX
-	SHLQ $3, CX // column blocks of 8 elements
+	SHLQ $3, CX // blocks of 8 columns
 	VMOVDQU64 bitFoldBytes<>(SB), Z24
 	VMOVDQU64 bitFoldLimbs<>+0(SB), Z25
 	VMOVDQU64 bitFoldLimbs<>+64(SB), Z26
@@ -350,25 +435,124 @@ TEXT ·bitFoldOutGFNI(SB), NOSPLIT, $0-24
 	VMOVDQU64 bitFoldLimbs<>+192(SB), Z28
 	VMOVDQU64 bitFoldLimbs<>+256(SB), Z29
 	VMOVDQU64 bitFoldLimbs<>+320(SB), Z30
-block:
+out:
 	VPERMB 0(SI), Z24, Z0
 	VPERMB 64(SI), Z24, Z1
 	VPERMB 128(SI), Z24, Z2
-	VMOVDQA64 Z0, Z3
-	VPERMT2Q Z1, Z25, Z3
-	VPERMT2Q Z2, Z26, Z3
-	VMOVDQA64 Z0, Z4
-	VPERMT2Q Z1, Z27, Z4
-	VPERMT2Q Z2, Z28, Z4
-	VMOVDQA64 Z0, Z5
-	VPERMT2Q Z1, Z29, Z5
-	VPERMT2Q Z2, Z30, Z5
-	VMOVDQU64 Z3, 0(DI)
-	VMOVDQU64 Z4, 64(DI)
-	VMOVDQU64 Z5, 128(DI)
+	LIMBS(Z0, Z1, Z2, 0(DI))
 	ADDQ $192, SI
 	ADDQ $192, DI
 	DECQ CX
-	JNZ block
+	JNZ out
+	VZEROUPPER
+	RET
+
+// func BitFoldOutPairs(dst *uint64, acc0, acc1 *byte)
+TEXT ·BitFoldOutPairs(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ acc0+8(FP), SI
+	MOVQ acc1+16(FP), DX
+	MOVQ $8, CX
+	VMOVDQU64 bitFoldBytes<>(SB), Z24
+	VMOVDQU64 bitFoldLimbs<>+0(SB), Z25
+	VMOVDQU64 bitFoldLimbs<>+64(SB), Z26
+	VMOVDQU64 bitFoldLimbs<>+128(SB), Z27
+	VMOVDQU64 bitFoldLimbs<>+192(SB), Z28
+	VMOVDQU64 bitFoldLimbs<>+256(SB), Z29
+	VMOVDQU64 bitFoldLimbs<>+320(SB), Z30
+	VMOVDQU64 bitFoldPairs<>(SB), Z22
+	VMOVDQU64 bitFoldPairs<>+64(SB), Z23
+pairsout:
+	// Limb l of columns 8k+p (lane p) for the two folds: Z0..Z2 and Z6..Z8.
+	VPERMB 0(SI), Z24, Z0
+	VPERMB 64(SI), Z24, Z1
+	VPERMB 128(SI), Z24, Z2
+	VPERMB 0(DX), Z24, Z6
+	VPERMB 64(DX), Z24, Z7
+	VPERMB 128(DX), Z24, Z8
+	VMOVDQA64 Z0, Z9
+	VPERMT2Q Z6, Z22, Z9
+	VMOVDQA64 Z0, Z12
+	VPERMT2Q Z6, Z23, Z12
+	VMOVDQA64 Z1, Z10
+	VPERMT2Q Z7, Z22, Z10
+	VMOVDQA64 Z1, Z13
+	VPERMT2Q Z7, Z23, Z13
+	VMOVDQA64 Z2, Z11
+	VPERMT2Q Z8, Z22, Z11
+	VMOVDQA64 Z2, Z14
+	VPERMT2Q Z8, Z23, Z14
+	LIMBS(Z9, Z10, Z11, 0(DI))
+	LIMBS(Z12, Z13, Z14, 192(DI))
+	ADDQ $192, SI
+	ADDQ $192, DX
+	ADDQ $384, DI
+	DECQ CX
+	JNZ pairsout
+	VZEROUPPER
+	RET
+
+// func BytePlanes(tb *byte, src *uint64)
+TEXT ·BytePlanes(SB), NOSPLIT, $0-16
+	MOVQ tb+0(FP), DI
+	MOVQ src+8(FP), SI
+	CONSTS
+	VMOVDQU64 bitFoldBytes<>(SB), Z24
+	VMOVDQU64 bitFoldSplit<>+0(SB), Z25
+	VMOVDQU64 bitFoldSplit<>+64(SB), Z26
+	VMOVDQU64 bitFoldSplit<>+128(SB), Z27
+	VMOVDQU64 bitFoldSplit<>+192(SB), Z28
+	VMOVDQU64 bitFoldSplit<>+256(SB), Z29
+	VMOVDQU64 bitFoldSplit<>+320(SB), Z30
+	// Each block of 8 elements: its limbs (lane p: element 8k+p), bytes
+	// transposed (lane b: byte b of each), kept at tb + 512·l + 64·k.
+	MOVQ $8, CX
+	MOVQ DI, R8
+split:
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQA64 Z0, Z3
+	VPERMT2Q Z1, Z25, Z3
+	VPERMT2Q Z2, Z26, Z3
+	VPERMB Z3, Z24, Z3
+	VMOVDQU64 Z3, 0(R8)
+	VMOVDQA64 Z0, Z4
+	VPERMT2Q Z1, Z27, Z4
+	VPERMT2Q Z2, Z28, Z4
+	VPERMB Z4, Z24, Z4
+	VMOVDQU64 Z4, 512(R8)
+	VMOVDQA64 Z0, Z5
+	VPERMT2Q Z1, Z29, Z5
+	VPERMT2Q Z2, Z30, Z5
+	VPERMB Z5, Z24, Z5
+	VMOVDQU64 Z5, 1024(R8)
+	ADDQ $192, SI
+	ADDQ $64, R8
+	DECQ CX
+	JNZ split
+	// Each limb's 8 blocks: (block k, lane b) to (byte b, lane k), plane 8l+b.
+	MOVQ $3, CX
+planes:
+	VMOVDQU64 0(DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VMOVDQU64 128(DI), Z2
+	VMOVDQU64 192(DI), Z3
+	VMOVDQU64 256(DI), Z4
+	VMOVDQU64 320(DI), Z5
+	VMOVDQU64 384(DI), Z6
+	VMOVDQU64 448(DI), Z7
+	TRANSPOSE8
+	VMOVDQU64 Z8, 0(DI)
+	VMOVDQU64 Z9, 64(DI)
+	VMOVDQU64 Z2, 128(DI)
+	VMOVDQU64 Z3, 192(DI)
+	VMOVDQU64 Z12, 256(DI)
+	VMOVDQU64 Z13, 320(DI)
+	VMOVDQU64 Z6, 384(DI)
+	VMOVDQU64 Z7, 448(DI)
+	ADDQ $512, DI
+	DECQ CX
+	JNZ planes
 	VZEROUPPER
 	RET
