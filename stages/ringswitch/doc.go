@@ -14,7 +14,9 @@
 // Prover kernel. The ring weight is built without the 2^mu eq table: the lowest
 // coordinate's two eq factors are folded into Φ's byte tables, so one 64-byte row
 // per byte of eq(point[1:], b) yields W(2b) and W(2b+1). It has an AVX2 kernel
-// (kernels_amd64.go, ring_amd64.s) with a portable twin, chosen by simd's level.
+// (kernels_amd64.go, ring_amd64.s) and, at the GFNI level, the pair table's bit
+// matrices applied to 64 values at a time by simd's bit folds, with a portable
+// twin, chosen by the "reduce" family's level (cpu).
 // Scratch carries the prover's buffers across proofs; Prove and Weights are its
 // one-shot forms.
 //

@@ -3,8 +3,11 @@
 package ringswitch
 
 import (
+	"unsafe"
+
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/simd"
 )
 
 // ringPairsAVX2 writes dst_{2i+a} = Σ_g tab[g][byte g of src_i][a] for n > 0
@@ -15,13 +18,38 @@ import (
 //go:noescape
 func ringPairsAVX2(tab *ringPairTable, src, dst *field.E, n int)
 
-// archLevels are the "reduce" family's levels in this build beyond the portable
-// one: AVX2 byte shuffles and XORs (no carry-less products) here; the lincheck's
-// slot fold also has a GFNI level, which this package runs at its AVX2 kernels.
+// archLevels are the kernels this build has beyond the portable ones: AVX2 byte
+// shuffles and XORs (no carry-less products), and simd's GFNI bit folds.
 var archLevels = []cpu.Level{cpu.AVX2, cpu.AVX512GFNI}
 
 // useAVX2 reports whether the AVX2 kernels run (Kernels' level decides).
 func useAVX2() bool { return Kernels.Level() >= cpu.AVX2 }
+
+// useGFNI reports whether the weights run simd's GFNI bit folds.
+func useGFNI() bool { return Kernels.Level() >= cpu.AVX512GFNI }
+
+// ringPairsGFNI writes dst[2i+a] = Φ(lo_a·src[i]) through the bit matrices, 64
+// source elements at a time (len(src) a multiple of 64): their bytes as 24 planes,
+// folded by each map's matrices, written interleaved.
+func ringPairsGFNI(m *ringMatrices, dst, src []field.E) {
+	if len(dst) != 2*len(src) || len(src)%64 != 0 {
+		panic("ringswitch: ringPairsGFNI needs blocks of 64 sources and two outputs each")
+	}
+	const n = simd.BitFoldAccBytes
+	var buf [3*n + 64]byte
+	b := buf[int(-uintptr(unsafe.Pointer(&buf[0]))&63):] // 64-byte aligned
+	tb, acc := b[:n], b[n:3*n]
+	for i := 0; i < len(src); i += 64 {
+		simd.BytePlanes(&tb[0], eWord(&src[i]))
+		clear(acc)
+		simd.BitFoldApply(&acc[0], &tb[0], 1, 24, &m[0][0])
+		simd.BitFoldApply(&acc[n], &tb[0], 1, 24, &m[1][0])
+		simd.BitFoldOutPairs(eWord(&dst[2*i]), &acc[0], &acc[n])
+	}
+}
+
+// eWord is an element's first word, for the kernels' raw pointers.
+func eWord(e *field.E) *uint64 { return (*uint64)(unsafe.Pointer(e)) }
 
 // ringPairs writes dst[2i+a] = Σ_g tab[g][byte g of src[i]][a].
 func ringPairs(tab *ringPairTable, dst, src []field.E) {

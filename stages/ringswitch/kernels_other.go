@@ -12,6 +12,13 @@ var archLevels []cpu.Level
 
 func useAVX2() bool { return false }
 
+func useGFNI() bool { return false }
+
+// ringPairsGFNI is never called without the GFNI kernels.
+func ringPairsGFNI(*ringMatrices, []field.E, []field.E) {
+	panic("ringswitch: no GFNI kernels in this build")
+}
+
 // ringPairs writes dst[2i+a] = Σ_g tab[g][byte g of src[i]][a].
 func ringPairs(tab *ringPairTable, dst, src []field.E) {
 	if len(dst) != 2*len(src) {

@@ -29,6 +29,17 @@ type ringPairTable [24][256][8]uint64
 // ringBlock is the number of h values formed per kernel call.
 const ringBlock = 128
 
+// ringMatrices is the GFNI level's form of the pair table: for a = 0, 1 the 24·24
+// bit matrices (field.BitMatrices) of h ↦ Φ(lo_a·h), group g being byte g of h.
+type ringMatrices [2][24 * 24]uint64
+
+func (r *ringMatrices) fill(m *Map, lo [2]field.E) {
+	for a := range r {
+		img := ringImages(m, lo[a])
+		field.BitMatrices(r[a][:], img[:])
+	}
+}
+
 // ringBasis returns the coordinate basis element b_w of E (bit w%64 of limb w/64).
 func ringBasis(w int) field.E {
 	var e field.E
@@ -143,6 +154,7 @@ func Weights(dst []field.E, point []field.E, m *Map, workers par.Workers) {
 // one proof at a time.
 type Scratch struct {
 	pairs  *ringPairTable
+	mats   *ringMatrices
 	hA, hB []field.E
 }
 
@@ -167,10 +179,6 @@ func (rs *Scratch) Weights(dst []field.E, point []field.E, m *Map, workers par.W
 	}
 	var lo [2]field.E
 	field.EqTable(lo[:], point[:1])
-	if rs.pairs == nil {
-		rs.pairs = new(ringPairTable)
-	}
-	rs.pairs.fill(m, lo)
 	// h_b = hA[b mod 2^nA]·hB[b >> nA] over the upper mu-1 coordinates.
 	rest := point[1:]
 	nA := len(rest) / 2
@@ -178,7 +186,21 @@ func (rs *Scratch) Weights(dst []field.E, point []field.E, m *Map, workers par.W
 	rs.hB = grow(rs.hB, 1<<(len(rest)-nA))
 	field.EqTable(rs.hA, rest[:nA])
 	field.EqTable(rs.hB, rest[nA:])
-	job := ringJob{pairs: rs.pairs, hA: rs.hA, hB: rs.hB, nA: nA, dst: dst}
+	job := ringJob{hA: rs.hA, hB: rs.hB, nA: nA, dst: dst}
+	if useGFNI() && min(len(rs.hA), ringBlock)%64 == 0 {
+		// The GFNI kernel takes blocks of 64 h values.
+		if rs.mats == nil {
+			rs.mats = new(ringMatrices)
+		}
+		rs.mats.fill(m, lo)
+		job.mats = rs.mats
+	} else {
+		if rs.pairs == nil {
+			rs.pairs = new(ringPairTable)
+		}
+		rs.pairs.fill(m, lo)
+		job.pairs = rs.pairs
+	}
 	if workers.N() <= 1 {
 		job.run(0, len(dst)/2)
 		return
@@ -188,9 +210,10 @@ func (rs *Scratch) Weights(dst []field.E, point []field.E, m *Map, workers par.W
 }
 
 // ringJob is one Weights call: run writes dst[2b], dst[2b+1] for b in [b0, b1),
-// whole blocks of hA.
+// whole blocks of hA, through the pair table or (GFNI) the matrices.
 type ringJob struct {
 	pairs  *ringPairTable
+	mats   *ringMatrices
 	hA, hB []field.E
 	nA     int
 	dst    []field.E
@@ -202,7 +225,11 @@ func (j *ringJob) run(b0, b1 int) {
 	for b := b0; b < b1; b += blk {
 		a := b & (len(j.hA) - 1)
 		field.ScaleE(h[:blk], j.hA[a:a+blk], j.hB[b>>j.nA])
-		ringPairs(j.pairs, j.dst[2*b:2*(b+blk)], h[:blk])
+		if j.mats != nil {
+			ringPairsGFNI(j.mats, j.dst[2*b:2*(b+blk)], h[:blk])
+		} else {
+			ringPairs(j.pairs, j.dst[2*b:2*(b+blk)], h[:blk])
+		}
 	}
 }
 

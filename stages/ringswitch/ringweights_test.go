@@ -29,8 +29,9 @@ func TestRingBasisImages(t *testing.T) {
 	}
 }
 
-// The pair-table kernel at every level gives the portable twin's output, and
-// the twin gives Φ(lo_a·h) by the staged map.
+// The pair-table kernel at every level, and the GFNI matrices where the level has
+// them, give the portable twin's output, and the twin gives Φ(lo_a·h) by the staged
+// map.
 func TestRingPairsLevels(t *testing.T) {
 	rng := testrand.New(t)
 	var m Map
@@ -49,6 +50,8 @@ func TestRingPairsLevels(t *testing.T) {
 			}
 		}
 	}
+	mats := new(ringMatrices)
+	mats.fill(&m, [2]field.E{lo[0], lo[1]})
 	for _, l := range Kernels.Levels() {
 		restore := cpu.SetLevel(l)
 		for _, n := range []int{0, 1, 2, 5, 128, 300} {
@@ -57,6 +60,18 @@ func TestRingPairsLevels(t *testing.T) {
 			if !equalEs(got, ref[:2*n]) {
 				restore()
 				t.Fatalf("level %v, n=%d: ringPairs differs from the portable twin", l, n)
+			}
+		}
+		// The GFNI form, on whole blocks of 64 (the zero and all-ones sources
+		// among them).
+		if useGFNI() {
+			for _, n := range []int{64, 256} {
+				got := make([]field.E, 2*n)
+				ringPairsGFNI(mats, got, src[:n])
+				if !equalEs(got, ref[:2*n]) {
+					restore()
+					t.Fatalf("level %v, n=%d: ringPairsGFNI differs from the portable twin", l, n)
+				}
 			}
 		}
 		restore()
@@ -68,7 +83,7 @@ func TestRingPairsLevels(t *testing.T) {
 func TestWeightsMatchesSimple(t *testing.T) {
 	rng := testrand.New(t)
 	var rs Scratch // reused over shrinking and growing shapes
-	for _, mu := range []int{0, 1, 2, 3, 4, 7, 12, 8, 9, 15, 5} {
+	for _, mu := range []int{0, 1, 2, 3, 4, 7, 12, 8, 13, 9, 15, 5} {
 		var m Map
 		copy(m.Challenges[:], randEs(rng, 6))
 		point := randEs(rng, mu)
