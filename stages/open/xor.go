@@ -3,12 +3,13 @@ package open
 import "github.com/leanpipe/leanpipe/cpu"
 
 // Kernels is the opening's kernel family ("open" in cpu's registry): the vector sums
-// of xorWords, portable and, where this build has the assembly, AVX2.
+// of xorWords, portable and, where this build has the assembly, AVX2 and AVX-512.
 var Kernels = cpu.NewFamily("open", archLevels...)
 
 // xorWords writes dst = a ^ b word by word (a and b at least as long as dst): the
-// sum of two E (or K) vectors. At cpu.AVX2 the bulk runs in xorAVX2
-// (xor_amd64.s); the rest, and every word at lower levels, in xorWordsGeneric.
+// sum of two E (or K) vectors. At cpu.AVX2 the bulk runs in xorAVX2, from
+// cpu.AVX512VPCLMUL in xorAVX512 (xor_amd64.s); the rest, and every word at lower
+// levels, in xorWordsGeneric.
 func xorWords(dst, a, b []uint64) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	d := 0

@@ -32,3 +32,34 @@ xorloop:
 	JNZ     xorloop
 	VZEROUPPER
 	RET
+
+// func xorAVX512(dst, a, b *uint64, n int)
+// xorAVX2 with zmm registers: n is a positive multiple of 32 (four zmm of eight
+// words per iteration).
+TEXT ·xorAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $5, CX
+
+xorloop512:
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VPXORQ    0(DX), Z0, Z0
+	VPXORQ    64(DX), Z1, Z1
+	VPXORQ    128(DX), Z2, Z2
+	VPXORQ    192(DX), Z3, Z3
+	VMOVDQU64 Z0, 0(DI)
+	VMOVDQU64 Z1, 64(DI)
+	VMOVDQU64 Z2, 128(DI)
+	VMOVDQU64 Z3, 192(DI)
+	ADDQ      $256, SI
+	ADDQ      $256, DX
+	ADDQ      $256, DI
+	DECQ      CX
+	JNZ       xorloop512
+	VZEROUPPER
+	RET
