@@ -18,6 +18,7 @@ import (
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/rusage"
 	"github.com/spf13/cobra"
 )
@@ -28,13 +29,16 @@ import (
 // kernel family ran at in the process that measured the point (family → level).
 // Baseline is set when bench was given --baseline and the file has this point.
 type benchRow struct {
-	Flow             string             `json:"flow,omitempty"`
-	N                int                `json:"n"`
-	LogN             *int               `json:"log_n,omitempty"`
-	Workers          int                `json:"workers"`
-	LogInvRate       int                `json:"log_inv_rate,omitempty"`
-	Repeat           int                `json:"repeat"`
-	StageMS          map[string]float64 `json:"stage_ms_median"`
+	Flow       string             `json:"flow,omitempty"`
+	N          int                `json:"n"`
+	LogN       *int               `json:"log_n,omitempty"`
+	Workers    int                `json:"workers"`
+	LogInvRate int                `json:"log_inv_rate,omitempty"`
+	Repeat     int                `json:"repeat"`
+	StageMS    map[string]float64 `json:"stage_ms_median"`
+	// StageCPUMS is the process's CPU time (user + system) over each stage, median
+	// over the measured proofs: StageCPUMS/StageMS is the cores the stage kept busy.
+	StageCPUMS       map[string]float64 `json:"stage_cpu_ms_median,omitempty"`
 	ProveMS          float64            `json:"prove_ms_median"`
 	VerifyMS         float64            `json:"verify_ms_median"`
 	CompressionsPerS float64            `json:"compressions_per_s,omitempty"`
@@ -161,7 +165,11 @@ func benchCmd() *cobra.Command {
 		Long: `bench proves each size at each worker count (one warm-up, then --repeat measured
 proofs, each point in a child process of its own so that its peak RSS is its own) and
 prints the median per-stage times with the kernel level each stage ran at, the
-throughput, the verify time, the proof size and the peak RSS.
+throughput, the verify time, the proof size and the peak RSS. The cores column is
+each stage's CPU time over its wall time (the process's; one proof runs at a time):
+at 2 workers, a stage near 2.00 that is not twice as fast as at 1 is bound by
+something the cores share (memory bandwidth), one well below 2.00 waits on a serial
+part or on the machine.
 
 Sizes are --log-n (2^k instances; the batch flow's, compressions) or, for the
 xmss-aggregate flow, --sigs (signature counts; --sigs implies --flow xmss-aggregate).
@@ -369,17 +377,31 @@ func writeBenchRow(out io.Writer, what, noun string, row benchRow, old *benchRow
 		}
 		return out
 	}
+	// The cores column (CPU time over wall time) is there when the row has stage
+	// CPU times.
+	coresCol := func(name string) string {
+		if row.StageCPUMS == nil {
+			return ""
+		}
+		if name == "" {
+			return fmt.Sprintf(" %6s", "cores")
+		}
+		if c, ok := row.StageCPUMS[name]; ok && row.StageMS[name] > 0 {
+			return fmt.Sprintf(" %6.2f", c/row.StageMS[name])
+		}
+		return fmt.Sprintf(" %6s", "")
+	}
 	if old != nil {
-		fmt.Fprintf(out, "    %-10s %9s %6s%s %12s %8s  %s\n", "stage", "ms", "share", rssCol(""), "baseline ms", "new/old", "kernels")
+		fmt.Fprintf(out, "    %-10s %9s %6s%s%s %12s %8s  %s\n", "stage", "ms", "share", coresCol(""), rssCol(""), "baseline ms", "new/old", "kernels")
 	} else {
-		fmt.Fprintf(out, "    %-10s %9s %6s%s  %s\n", "stage", "ms", "share", rssCol(""), "kernels")
+		fmt.Fprintf(out, "    %-10s %9s %6s%s%s  %s\n", "stage", "ms", "share", coresCol(""), rssCol(""), "kernels")
 	}
 	line := func(name string, ms, oldMS float64, share, kernels string) {
 		var l string
 		if old == nil {
-			l = fmt.Sprintf("    %-10s %9.2f %6s%s  %s", name, ms, share, rssCol(name), kernels)
+			l = fmt.Sprintf("    %-10s %9.2f %6s%s%s  %s", name, ms, share, coresCol(name), rssCol(name), kernels)
 		} else {
-			l = fmt.Sprintf("    %-10s %9.2f %6s%s %12s %8s  %s", name, ms, share, rssCol(name), fmtMS(oldMS), fmtRatio(ms, oldMS), kernels)
+			l = fmt.Sprintf("    %-10s %9.2f %6s%s%s %12s %8s  %s", name, ms, share, coresCol(name), rssCol(name), fmtMS(oldMS), fmtRatio(ms, oldMS), kernels)
 		}
 		fmt.Fprintln(out, strings.TrimRight(l, " "))
 	}
@@ -406,7 +428,7 @@ func writeBenchRow(out io.Writer, what, noun string, row benchRow, old *benchRow
 	line("total", row.ProveMS, oldProve, "", "")
 	line("verify", row.VerifyMS, oldVerify, "", "")
 	if old != nil {
-		fmt.Fprintf(out, "    %-10s %9.0f %6s%s %12.0f %8s\n", "peak MiB", float64(row.PeakRSSBytes)/(1<<20), "", rssCol("-"),
+		fmt.Fprintf(out, "    %-10s %9.0f %6s%s%s %12.0f %8s\n", "peak MiB", float64(row.PeakRSSBytes)/(1<<20), "", coresCol("-"), rssCol("-"),
 			float64(old.PeakRSSBytes)/(1<<20), fmtRatio(float64(row.PeakRSSBytes), float64(old.PeakRSSBytes)))
 	}
 }
@@ -645,8 +667,9 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bo
 	if p.byLog {
 		row.LogN = &p.logN
 	}
-	stage := map[string][]float64{}
+	stage, stageCPUs := map[string][]float64{}, map[string][]float64{}
 	var prove, verify []float64
+	cpu := &stageCPU{}
 	var rss *stageRSS
 	defer func() {
 		if rss != nil {
@@ -658,10 +681,15 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bo
 		if i == 0 && withRSS {
 			rss = newStageRSS()
 		}
-		if rss != nil {
-			ctx = rss.context(ctx)
-		}
+		cpu.reset()
+		ctx = graph.WithStageStart(ctx, func(name string) {
+			cpu.switchTo(name)
+			if rss != nil {
+				rss.switchTo(name)
+			}
+		})
 		res, err := e.Prove(ctx, flows.Request{Flow: fl, Input: in, LogInvRate: rate})
+		cpu.switchTo("")
 		if rss != nil {
 			rss.proofDone()
 		}
@@ -678,6 +706,9 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bo
 		for _, s := range res.Spans {
 			stage[s.Name] = append(stage[s.Name], float64(s.Duration.Microseconds())/1e3)
 		}
+		for name, d := range cpu.took {
+			stageCPUs[name] = append(stageCPUs[name], float64(d.Microseconds())/1e3)
+		}
 		wire := res.Proof.MarshalWire()
 		row.ProofBytes = len(wire)
 		start := time.Now()
@@ -688,6 +719,12 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bo
 	}
 	for k, v := range stage {
 		row.StageMS[k] = median(v)
+	}
+	if rusage.Process() > 0 {
+		row.StageCPUMS = map[string]float64{}
+		for k, v := range stageCPUs {
+			row.StageCPUMS[k] = median(v)
+		}
 	}
 	row.ProveMS, row.VerifyMS = median(prove), median(verify)
 	if perS := float64(in.Len()) / (row.ProveMS / 1e3); fl.Name() == aggregate.FlowName {

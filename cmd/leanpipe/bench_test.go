@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -192,7 +193,7 @@ func checkKernelColumn(t *testing.T, lines map[string][]string, levels map[strin
 		if len(f) < 3 {
 			t.Fatalf("no %s line: %v", stage, lines)
 		}
-		got := strings.Join(f[3:], " ") // name, ms, share, kernels…
+		got := strings.Join(f[4:], " ") // name, ms, share, cores, kernels…
 		want := "-"
 		if fams := stageFamilies[stage]; len(fams) > 0 {
 			var parts []string
@@ -268,6 +269,19 @@ func TestBenchKernelColumn(t *testing.T) {
 	if rows[0].Flow != "blake2s-batch" || rows[0].LogInvRate != 1 || rows[0].StageMS["witness"] <= 0 || rows[0].ProveMS < rows[0].StageMS["witness"] {
 		t.Fatalf("row %+v", rows[0])
 	}
+	// Every stage has its CPU time (Linux), and its cores column is CPU over wall.
+	if runtime.GOOS == "linux" {
+		lines := stageLines(t, text, "2^3 compressions, 1 worker(s)")
+		for _, stage := range benchStages {
+			c, ok := rows[0].StageCPUMS[stage]
+			if !ok || c < 0 {
+				t.Fatalf("%s: CPU %v ms (%v)", stage, c, ok)
+			}
+			if ms := rows[0].StageMS[stage]; ms > 0 && lines[stage][3] != fmt.Sprintf("%.2f", c/ms) {
+				t.Errorf("%s: cores %q, want %.2f", stage, lines[stage][3], c/ms)
+			}
+		}
+	}
 }
 
 // Every point is checked against the memory budget before any point runs: one over
@@ -308,8 +322,8 @@ func TestBenchStageRSS(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "cold MiB  rss MiB") {
 		t.Fatalf("exit %d, table %q", code, text)
 	}
-	// name, ms, share, cold MiB, rss MiB, kernels…
-	if f := lines["commit"]; len(f) < 6 || f[4] != strconv.FormatFloat(float64(r.StageRSS["commit"])/(1<<20), 'f', 0, 64) {
+	// name, ms, share, cores, cold MiB, rss MiB, kernels…
+	if f := lines["commit"]; len(f) < 7 || f[5] != strconv.FormatFloat(float64(r.StageRSS["commit"])/(1<<20), 'f', 0, 64) {
 		t.Fatalf("commit line %q, warm peak %d", f, r.StageRSS["commit"])
 	}
 	if code, _, errs := run(t, "bench", "--from", p, "--stage-rss"); code != 2 || !strings.Contains(errs, "--stage-rss") {

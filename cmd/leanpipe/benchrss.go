@@ -1,14 +1,13 @@
 package main
 
 import (
-	"context"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/internal/rusage"
 )
 
 // stageRSS follows the resident memory while proofs run and keeps each stage's
@@ -79,11 +78,6 @@ func (s *stageRSS) switchTo(name string) {
 	s.note(rss)
 }
 
-// context returns ctx with the stage-start hook that follows the stages.
-func (s *stageRSS) context(ctx context.Context) context.Context {
-	return graph.WithStageStart(ctx, s.switchTo)
-}
-
 // proofDone closes the last stage of a proof.
 func (s *stageRSS) proofDone() { s.switchTo("") }
 
@@ -103,4 +97,32 @@ func (s *stageRSS) close() map[string]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.peak
+}
+
+// stageCPU notes the process's CPU time at every stage start and at the end of the
+// proof, giving each stage's CPU time in a process that runs one proof at a time
+// (bench). The stage-start hook may be called from the scheduler's goroutines.
+type stageCPU struct {
+	mu   sync.Mutex
+	cur  string
+	at   time.Duration
+	took map[string]time.Duration
+}
+
+// reset starts a proof.
+func (s *stageCPU) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur, s.took = "", map[string]time.Duration{}
+}
+
+// switchTo ends the current stage and starts name ("" after the last one).
+func (s *stageCPU) switchTo(name string) {
+	now := rusage.Process()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != "" {
+		s.took[s.cur] += now - s.at
+	}
+	s.cur, s.at = name, now
 }
