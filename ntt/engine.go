@@ -202,21 +202,18 @@ func (e *engine) topPass(layer, j int, fromSrc bool) int {
 	perBlock := seg / c
 	units := perBlock << layer
 	segLen := c * e.n
-	if fromSrc && e.src.inPlace && layer > 0 {
-		// Every block reads replica 0, so block 0 is transformed in place only after
-		// every other block has read it.
-		e.topUnits(layer, j, true, blockRows, seg, c, perBlock, segLen, perBlock, units)
-		e.topUnits(layer, j, true, blockRows, seg, c, perBlock, segLen, 0, perBlock)
-		return j
-	}
-	e.topUnits(layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, 0, units)
+	e.topUnits(layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, units)
 	return j
 }
 
-// topUnits runs the groups with unit index in [from, to) of a top pass.
-func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBlock, segLen, from, to int) {
-	e.w.For(to-from, func(w, lo, hi int) {
-		lo, hi = lo+from, hi+from
+// topUnits runs the units groups of a top pass.
+func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBlock, segLen, units int) {
+	blocks := 1 << layer
+	var opts []par.Option
+	if fromSrc {
+		opts = append(opts, par.Grain(blocks))
+	}
+	e.w.For(units, func(w, lo, hi int) {
 		if e.scratch[w] == nil {
 			if b, ok := e.p.scratch.Get().(*[]uint64); ok {
 				e.scratch[w] = *b
@@ -238,6 +235,14 @@ func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBloc
 		lastBlock := -1
 		for u := lo; u < hi; u++ {
 			b, r0 := u/perBlock, (u%perBlock)*c
+			if fromSrc {
+				// The blocks are replicas of the message: the groups of one run of
+				// message rows go one after another (chunks hold whole runs), so that
+				// the message rows come from cache after the first, and block 0 goes
+				// last, so that a message in place in block 0 is read by every other
+				// block before block 0 overwrites it.
+				b, r0 = blocks-1-u%blocks, (u/blocks)*c
+			}
 			if b != lastBlock {
 				e.p.groupTwiddles(tw[:], layer, b, j)
 				lastBlock = b
@@ -284,7 +289,7 @@ func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBloc
 				}
 			}
 		}
-	})
+	}, opts...)
 }
 
 // deepMaxLog is the widest in-place deep-phase radix (log2): two radix-4 sub-passes.
