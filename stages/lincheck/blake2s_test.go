@@ -93,10 +93,10 @@ func TestLincheckBlake2s(t *testing.T) {
 
 	tr := &fakeTranscript{}
 	pc := Prove(tr, c, q, 0, zc, par.New(nil, 2))
-	if len(tr.stream) != 2*8+KBits {
-		t.Fatalf("stream of %d scalars", len(tr.stream))
+	if len(tr.Stream) != 2*8+KBits {
+		t.Fatalf("stream of %d scalars", len(tr.Stream))
 	}
-	vc, err := Verify(tr.verifierCopy(), c, zc)
+	vc, err := Verify(tr.VerifierCopy(), c, zc)
 	if err != nil {
 		t.Fatalf("honest BLAKE2s lincheck rejected: %v", err)
 	}
@@ -108,13 +108,13 @@ func TestLincheckBlake2s(t *testing.T) {
 	}
 	tr1 := &fakeTranscript{}
 	Prove(tr1, c, q, 0, zc, par.New(nil, 1))
-	if !equalEs(tr1.stream, tr.stream) {
+	if !equalEs(tr1.Stream, tr.Stream) {
 		t.Fatal("stream depends on the worker count")
 	}
 	// Any mutated scalar is rejected.
-	for i := range tr.stream {
-		v := tr.verifierCopy()
-		v.stream[i] = v.stream[i].Add(field.E{C2: 1 << uint(rng.IntN(64))})
+	for i := range tr.Stream {
+		v := tr.VerifierCopy()
+		v.Stream[i] = v.Stream[i].Add(field.E{C2: 1 << uint(rng.IntN(64))})
 		if _, err := Verify(v, c, zc); !errors.Is(err, ErrTerminal) {
 			t.Fatalf("scalar %d tampered: err = %v", i, err)
 		}
@@ -124,7 +124,7 @@ func TestLincheckBlake2s(t *testing.T) {
 	bad[rng.IntN(len(bad))] ^= 1 << uint(rng.IntN(64))
 	trb := &fakeTranscript{}
 	Prove(trb, c, bad, 0, zc, par.New(nil, 1))
-	if _, err := Verify(trb.verifierCopy(), c, zc); !errors.Is(err, ErrTerminal) {
+	if _, err := Verify(trb.VerifierCopy(), c, zc); !errors.Is(err, ErrTerminal) {
 		t.Fatalf("tampered witness: err = %v", err)
 	}
 }
@@ -210,7 +210,7 @@ func BenchmarkVerify(b *testing.B) {
 	Prove(tr, c, q, 0, zc, par.New(nil, 1))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := Verify(tr.verifierCopy(), c, zc); err != nil {
+		if _, err := Verify(tr.VerifierCopy(), c, zc); err != nil {
 			b.Fatal(err)
 		}
 	}

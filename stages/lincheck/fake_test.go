@@ -1,63 +1,7 @@
 package lincheck
 
-import (
-	"github.com/leanpipe/leanpipe/field"
-	"github.com/leanpipe/leanpipe/transcript"
-)
+import "github.com/leanpipe/leanpipe/internal/testtranscript"
 
-// testLabel is the transcript label of the lincheck tests.
-var testLabel = []byte("leanpipe/lincheck-test")
-
-// fakeTranscript puts the real transcript behind the lincheck tests' small
-// surface: used as a prover it records the sent stream in stream; a verifierCopy
-// reads a copy of that stream, which a test may alter before the first read (the
-// verifier is created on first use).
-type fakeTranscript struct {
-	stream    []field.E
-	verifying bool // a verifierCopy: reads stream instead of writing it
-	p         *transcript.Prover
-	v         *transcript.Verifier
-}
-
-func (t *fakeTranscript) prover() *transcript.Prover {
-	if t.p == nil {
-		t.p = transcript.NewProver(testLabel, nil)
-	}
-	return t.p
-}
-
-func (t *fakeTranscript) verifier() *transcript.Verifier {
-	if t.v == nil {
-		t.v = transcript.NewVerifier(&transcript.Proof{Stream: t.stream}, testLabel, nil)
-	}
-	return t.v
-}
-
-// Sample draws from the prover's transcript, or the verifier's on a verifier copy.
-func (t *fakeTranscript) Sample() field.E {
-	if t.verifying {
-		return t.verifier().Sample()
-	}
-	return t.prover().Sample()
-}
-
-func (t *fakeTranscript) Send(v field.E) {
-	t.prover().Send(v)
-	t.stream = t.p.Proof().Stream
-}
-
-func (t *fakeTranscript) SendRoundPoly(coeffs []field.E, eq bool) {
-	t.prover().SendRoundPoly(coeffs, eq)
-	t.stream = t.p.Proof().Stream
-}
-
-func (t *fakeTranscript) Receive() (field.E, error) { return t.verifier().Receive() }
-
-func (t *fakeTranscript) RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error) {
-	return t.verifier().RoundPoly(count, claim, eq)
-}
-
-// verifierCopy returns a verifier over a copy of the prover's stream.
-func (t *fakeTranscript) verifierCopy() *fakeTranscript {
-	return &fakeTranscript{stream: append([]field.E(nil), t.stream...), verifying: true}
-}
+// fakeTranscript is the stage tests' recording transcript: a prover that records
+// its Stream, and its VerifierCopy.
+type fakeTranscript = testtranscript.T

@@ -16,10 +16,10 @@ func FuzzVerify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, chiLen uint8, seed uint64) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		c := newToyCircuit(rng, 8)
-		tr := &fakeTranscript{verifying: true}
+		tr := &fakeTranscript{Verifying: true}
 		for len(data) >= 24 {
 			e, _ := field.EFromBytes(data[:24])
-			tr.stream = append(tr.stream, e)
+			tr.Stream = append(tr.Stream, e)
 			data = data[24:]
 		}
 		zc := ZerocheckClaims{ZSkip: randE(rng), Chi: randEs(rng, int(chiLen%12)), VA: randE(rng)}

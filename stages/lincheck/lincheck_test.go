@@ -202,10 +202,10 @@ func TestLincheckRoundTrip(t *testing.T) {
 		lc := newLincheckCase(rng, shape.logSize, shape.nLog, shape.live)
 		tr, pc := lc.prove(2)
 		rounds := shape.logSize - KSkip
-		if want := 2*rounds + KBits; len(tr.stream) != want {
-			t.Fatalf("%+v: stream of %d scalars, want %d", shape, len(tr.stream), want)
+		if want := 2*rounds + KBits; len(tr.Stream) != want {
+			t.Fatalf("%+v: stream of %d scalars, want %d", shape, len(tr.Stream), want)
 		}
-		vc, err := Verify(tr.verifierCopy(), lc.c, lc.zc)
+		vc, err := Verify(tr.VerifierCopy(), lc.c, lc.zc)
 		if err != nil {
 			t.Fatalf("%+v: honest lincheck rejected: %v", shape, err)
 		}
@@ -279,7 +279,7 @@ func TestLincheckWorkersAndPadding(t *testing.T) {
 		concurrentCombLog = concurrent
 		for _, workers := range []int{2, 3, 8} {
 			tr, _ := lc.prove(workers)
-			if !equalEs(tr.stream, ref.stream) {
+			if !equalEs(tr.Stream, ref.Stream) {
 				t.Fatalf("workers=%d, concurrent comb from 2^%d: stream differs from workers=1", workers, concurrent)
 			}
 		}
@@ -289,7 +289,7 @@ func TestLincheckWorkersAndPadding(t *testing.T) {
 	dense := *lc
 	dense.live = 0
 	tr, _ := dense.prove(2)
-	if !equalEs(tr.stream, ref.stream) {
+	if !equalEs(tr.Stream, ref.Stream) {
 		t.Fatal("padding-tail fold changes the stream")
 	}
 }
@@ -298,9 +298,9 @@ func TestLincheckTamper(t *testing.T) {
 	rng := testrand.New(t)
 	lc := newLincheckCase(rng, 8, 3, 0)
 	tr, pc := lc.prove(1)
-	for i := range tr.stream {
-		v := tr.verifierCopy()
-		v.stream[i] = v.stream[i].Add(field.E{C1: 1 << uint(rng.IntN(64))})
+	for i := range tr.Stream {
+		v := tr.VerifierCopy()
+		v.Stream[i] = v.Stream[i].Add(field.E{C1: 1 << uint(rng.IntN(64))})
 		cl, err := Verify(v, lc.c, lc.zc)
 		if err == nil && equalEs(cl.S, pc.S) && equalEs(cl.Point, pc.Point) {
 			t.Fatalf("scalar %d tampered: accepted with the same claim", i)
@@ -323,19 +323,19 @@ func TestLincheckTamper(t *testing.T) {
 		case 3:
 			zc.ZSkip = zc.ZSkip.Add(field.One)
 		}
-		if _, err := Verify(tr.verifierCopy(), lc.c, zc); !errors.Is(err, ErrTerminal) {
+		if _, err := Verify(tr.VerifierCopy(), lc.c, zc); !errors.Is(err, ErrTerminal) {
 			t.Fatalf("claim tamper %d: err = %v, want terminal mismatch", k, err)
 		}
 	}
 	// A truncated stream and a short point are errors, not panics.
-	v := tr.verifierCopy()
-	v.stream = v.stream[:len(v.stream)-1]
+	v := tr.VerifierCopy()
+	v.Stream = v.Stream[:len(v.Stream)-1]
 	if _, err := Verify(v, lc.c, lc.zc); !errors.Is(err, transcript.ErrStreamExhausted) {
 		t.Fatalf("truncated stream: err = %v", err)
 	}
 	short := lc.zc
 	short.Chi = short.Chi[:1]
-	if _, err := Verify(tr.verifierCopy(), lc.c, short); !errors.Is(err, ErrShape) {
+	if _, err := Verify(tr.VerifierCopy(), lc.c, short); !errors.Is(err, ErrShape) {
 		t.Fatalf("short point: err = %v", err)
 	}
 }
@@ -348,7 +348,7 @@ func TestLincheckWrongWitness(t *testing.T) {
 	col := rng.IntN(len(lc.q))
 	lc.q[col] ^= 1 << uint(rng.IntN(64))
 	tr, _ := lc.prove(1)
-	if _, err := Verify(tr.verifierCopy(), lc.c, lc.zc); !errors.Is(err, ErrTerminal) {
+	if _, err := Verify(tr.VerifierCopy(), lc.c, lc.zc); !errors.Is(err, ErrTerminal) {
 		t.Fatalf("flipped witness bit: err = %v, want terminal mismatch", err)
 	}
 }

@@ -70,7 +70,7 @@ func TestPublicTermRoundTrip(t *testing.T) {
 	} {
 		pc := newPublicCase(rng, tc.logSize, tc.nLog, tc.live, tc.win)
 		tr, cl := pc.prove(1)
-		got, err := VerifyPublic(tr.verifierCopy(), pc.c, pc.zc, pc.table)
+		got, err := VerifyPublic(tr.VerifierCopy(), pc.c, pc.zc, pc.table)
 		if err != nil {
 			t.Fatalf("%+v: honest proof rejected: %v", tc, err)
 		}
@@ -78,16 +78,16 @@ func TestPublicTermRoundTrip(t *testing.T) {
 			t.Fatalf("%+v: verifier's claim differs from the prover's", tc)
 		}
 		tr2, _ := pc.prove(2)
-		if !equalEs(tr.stream, tr2.stream) {
+		if !equalEs(tr.Stream, tr2.Stream) {
 			t.Fatalf("%+v: the proof depends on the worker count", tc)
 		}
 		// The term changes the transcript: the same proof does not verify without it,
 		// and a proof without the term does not verify with it.
-		if _, err := Verify(tr.verifierCopy(), pc.c, pc.zc); err == nil {
+		if _, err := Verify(tr.VerifierCopy(), pc.c, pc.zc); err == nil {
 			t.Fatalf("%+v: a public-term proof verified without the term", tc)
 		}
 		plain, _ := pc.lincheckCase.prove(1)
-		if _, err := VerifyPublic(plain.verifierCopy(), pc.c, pc.zc, pc.table); err == nil {
+		if _, err := VerifyPublic(plain.VerifierCopy(), pc.c, pc.zc, pc.table); err == nil {
 			t.Fatalf("%+v: a proof without the term verified with it", tc)
 		}
 	}
@@ -104,7 +104,7 @@ func TestPublicTermBindsEveryPinnedBit(t *testing.T) {
 	for s := range pc.table.Rows {
 		for j := 0; j < 1<<win.Log; j++ {
 			pc.table.Rows[s][j/64] ^= 1 << (j % 64)
-			_, err := VerifyPublic(tr.verifierCopy(), pc.c, pc.zc, pc.table)
+			_, err := VerifyPublic(tr.VerifierCopy(), pc.c, pc.zc, pc.table)
 			pc.table.Rows[s][j/64] ^= 1 << (j % 64)
 			switch {
 			case win.pinned(j) && !errors.Is(err, ErrTerminal):
@@ -124,7 +124,7 @@ func TestPublicTermBindsEveryPinnedBit(t *testing.T) {
 		}
 	}
 	longer := &Table{W: win, Rows: append(append([][]uint64(nil), pc.table.Rows...), extra)}
-	if _, err := VerifyPublic(tr.verifierCopy(), pc.c, pc.zc, longer); !errors.Is(err, ErrTerminal) {
+	if _, err := VerifyPublic(tr.VerifierCopy(), pc.c, pc.zc, longer); !errors.Is(err, ErrTerminal) {
 		t.Fatalf("a padding slot's differing public bits: err = %v, want ErrTerminal", err)
 	}
 }
@@ -138,7 +138,7 @@ func TestPublicTermWitnessMismatch(t *testing.T) {
 	pc.q[5*pc.words+(win.Offset+7)/64] ^= 1 << ((win.Offset + 7) % 64)
 	pc.zc = honestClaims(rng, pc.c, pc.q, pc.nLog)
 	tr, _ := pc.prove(1)
-	if _, err := VerifyPublic(tr.verifierCopy(), pc.c, pc.zc, pc.table); !errors.Is(err, ErrTerminal) {
+	if _, err := VerifyPublic(tr.VerifierCopy(), pc.c, pc.zc, pc.table); !errors.Is(err, ErrTerminal) {
 		t.Fatalf("err = %v, want ErrTerminal", err)
 	}
 }

@@ -84,12 +84,12 @@ func TestScratchMatchesSimple(t *testing.T) {
 		wc := lincheckProveSimple(want, lc.c, lc.q, lc.zc)
 		got := &fakeTranscript{}
 		gc := sc.Prove(got, lc.c, lc.q, lc.live, lc.zc, par.New(nil, shape.workers))
-		if !equalEs(got.stream, want.stream) || !equalEs(gc.Point, wc.Point) || !equalEs(gc.S, wc.S) {
+		if !equalEs(got.Stream, want.Stream) || !equalEs(gc.Point, wc.Point) || !equalEs(gc.S, wc.S) {
 			t.Fatalf("case %d %+v: scratch prover differs from the plain prover", i, shape)
 		}
 		fresh := &fakeTranscript{}
 		fc := Prove(fresh, lc.c, lc.q, lc.live, lc.zc, par.New(nil, shape.workers))
-		if !equalEs(fresh.stream, want.stream) || !equalEs(fc.Point, wc.Point) {
+		if !equalEs(fresh.Stream, want.Stream) || !equalEs(fc.Point, wc.Point) {
 			t.Fatalf("case %d %+v: Prove differs from the plain prover", i, shape)
 		}
 	}

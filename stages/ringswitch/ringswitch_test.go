@@ -140,7 +140,7 @@ func TestRingSwitchRoundTrip(t *testing.T) {
 		pt := &fakeTranscript{}
 		pt.Send(s[0]) // something bound before the map is drawn
 		pc := Prove(pt, point, s, nil, par.New(nil, 2))
-		vt := pt.verifierCopy()
+		vt := pt.VerifierCopy()
 		if _, err := vt.Receive(); err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestRingSwitchRoundTrip(t *testing.T) {
 		// A wrong slice claim moves the target off the committed column.
 		bad := append([]field.E(nil), s...)
 		bad[rng.IntN(KBits)] = bad[0].Add(field.One)
-		vt = pt.verifierCopy()
+		vt = pt.VerifierCopy()
 		_, _ = vt.Receive()
 		if Verify(vt, point, bad).Target == sum {
 			t.Fatalf("mu=%d: tampered slice kept the target", mu)
