@@ -67,11 +67,10 @@ func (p *Plan) EncodeKThen(dst []uint64, msg []field.K, foldLog, logInvRate int,
 	if w<<p.logD != len(dst) || w < n || w > 1<<foldLog {
 		panic(fmt.Sprintf("ntt: EncodeK: codeword of %d words is not 2^%d rows of %d..%d words", len(dst), p.logD, n, 1<<foldLog))
 	}
-	transposeLanes(dst, w, kWords(msg), n, rows, workers)
 	e := engine{
 		p: p, buf: dst, s: w, c0: w - n, n: n, start: logInvRate, w: workers,
-		src:  &source{words: dst, stride: w, off: w - n, n: n, rows: rows, inPlace: true},
-		done: done,
+		src:   &source{words: dst, stride: w, off: w - n, n: n, rows: rows, inPlace: true},
+		lanes: kWords(msg), done: done,
 	}
 	e.run()
 }

@@ -60,19 +60,27 @@ const transposeTileWords = 1 << 15
 // into the first `rows` rows of buf (rows of s words): column s−1−b takes block b and
 // columns 0..s−n−1 are zeroed. Each lane contributes a contiguous burst per row tile.
 func transposeLanes(buf []uint64, s int, msg []uint64, n, rows int, w par.Workers) {
-	tile := min(rows, pow2Floor(transposeTileWords/s))
+	tile := transposeTileRows(s, rows)
 	w.Range(rows/tile, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
-			r0 := t * tile
-			out := buf[r0*s : (r0+tile)*s]
-			if n < s {
-				for k := range tile {
-					clear(out[k*s : k*s+s-n])
-				}
-			}
-			transposeTile(out, s, msg, n, rows, r0, tile)
+			transposeRows(buf, s, msg, n, rows, t*tile, tile)
 		}
 	})
+}
+
+// transposeTileRows returns the rows of a transpose tile of rows of s words (a power of
+// two, at most rows).
+func transposeTileRows(s, rows int) int { return min(rows, pow2Floor(transposeTileWords/s)) }
+
+// transposeRows is transposeLanes for rows r0..r0+tile−1 only.
+func transposeRows(buf []uint64, s int, msg []uint64, n, rows, r0, tile int) {
+	out := buf[r0*s : (r0+tile)*s]
+	if n < s {
+		for k := range tile {
+			clear(out[k*s : k*s+s-n])
+		}
+	}
+	transposeTile(out, s, msg, n, rows, r0, tile)
 }
 
 // transposeTile writes rows r0..r0+tile−1 of the transpose into out (tile rows of s
@@ -99,7 +107,9 @@ func transposeTileGeneric(out []uint64, s int, msg []uint64, n, rows, r0, tile, 
 // buf holds 2^logD rows of s words, and the transform acts on columns c0..s−1 of every row
 // (columns below c0 are zero lanes; an encode writes them as zeros). When src is set, the
 // buffer content is ignored and replaced by 2^start replicas of the message (the state
-// after the first `start` layers on a zero-padded coefficient vector).
+// after the first `start` layers on a zero-padded coefficient vector). When lanes is set,
+// the message is n lane-major blocks of src.rows words that the engine first transposes
+// into replica 0 (src is then the buffer itself, in place).
 type engine struct {
 	p       *Plan
 	buf     []uint64
@@ -107,6 +117,7 @@ type engine struct {
 	n       int
 	start   int
 	src     *source
+	lanes   []uint64
 	w       par.Workers
 	scratch [][]uint64
 	// done, when set, is called with each range of rows once it is final (RowsDone).
@@ -130,6 +141,11 @@ func (e *engine) run() {
 		nTop = max(nTop, min(wl, logD-minSubLog))
 	}
 	first := e.start
+	if e.lanes != nil && nTop <= first {
+		// No top pass to transpose the message run by run: the deep phase's fill
+		// reads replica 0 whole.
+		transposeLanes(e.buf, e.s, e.lanes, e.n, e.src.rows, e.w)
+	}
 	if nTop > first {
 		e.scratch = make([][]uint64, e.w.N())
 		for layer := first; layer < nTop; {
@@ -202,18 +218,34 @@ func (e *engine) topPass(layer, j int, fromSrc bool) int {
 	perBlock := seg / c
 	units := perBlock << layer
 	segLen := c * e.n
-	e.topUnits(layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, units)
+	if fromSrc && e.lanes != nil {
+		// The message is transposed into replica 0 round by round, each round the
+		// rows its groups read (a tile at the same offset in every segment), so that
+		// they are read back from cache rather than memory.
+		tile := max(c, transposeTileRows(e.s, seg))
+		for r := 0; r < seg; r += tile {
+			e.w.Range(1<<j, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					transposeRows(e.buf, e.s, e.lanes, e.n, e.src.rows, i*seg+r, tile)
+				}
+			})
+			e.topUnits(layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, r/c<<layer, (r+tile)/c<<layer)
+		}
+		return j
+	}
+	e.topUnits(layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, 0, units)
 	return j
 }
 
-// topUnits runs the units groups of a top pass.
-func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBlock, segLen, units int) {
+// topUnits runs the groups [from, to) of a top pass.
+func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBlock, segLen, from, to int) {
 	blocks := 1 << layer
 	var opts []par.Option
 	if fromSrc {
 		opts = append(opts, par.Grain(blocks))
 	}
-	e.w.For(units, func(w, lo, hi int) {
+	e.w.For(to-from, func(w, lo, hi int) {
+		lo, hi = lo+from, hi+from
 		if e.scratch[w] == nil {
 			if b, ok := e.p.scratch.Get().(*[]uint64); ok {
 				e.scratch[w] = *b
