@@ -256,6 +256,14 @@ GLOBL bitFoldPairs<>(SB), RODATA|NOPTR, $128
 	VMOVDQU64 bitFoldSwap1<>(SB), Z16 \
 	VMOVDQU64 bitFoldSwap1<>+64(SB), Z17
 
+// XBYTES turns word j's register r (lane e: row e's word) into its x bytes at
+// j·bitFoldTileBytes off DI: each byte position's rows gathered into a qword
+// (Z28: bitFoldRows), its bits transposed (Z29: the unit bytes).
+#define XBYTES(r, j) \
+	VPERMB r, Z28, r \
+	VGF2P8AFFINEQB $0, r, Z29, r \
+	VMOVDQU64 r, (j*bitFoldTileBytes)(DI)
+
 // func BitFoldRows(tb *byte, q *uint64, stride, nw, groups int)
 TEXT ·BitFoldRows(SB), NOSPLIT, $0-40
 	MOVQ tb+0(FP), DI
@@ -297,32 +305,15 @@ rows:
 	VMOVDQU64.Z (AX)(R9*2), K1, Z6
 	VMOVDQU64.Z (AX)(R11*1), K1, Z7
 	TRANSPOSE8
-	// Word j (lane e: row e) gathers each byte position's rows into a qword and
-	// transposes its bits: byte c is x_c.
-	VPERMB Z8, Z28, Z8
-	VGF2P8AFFINEQB $0, Z8, Z29, Z8
-	VMOVDQU64 Z8, (0*bitFoldTileBytes)(DI)
-	VPERMB Z9, Z28, Z9
-	VGF2P8AFFINEQB $0, Z9, Z29, Z9
-	VMOVDQU64 Z9, (1*bitFoldTileBytes)(DI)
-	VPERMB Z2, Z28, Z2
-	VGF2P8AFFINEQB $0, Z2, Z29, Z2
-	VMOVDQU64 Z2, (2*bitFoldTileBytes)(DI)
-	VPERMB Z3, Z28, Z3
-	VGF2P8AFFINEQB $0, Z3, Z29, Z3
-	VMOVDQU64 Z3, (3*bitFoldTileBytes)(DI)
-	VPERMB Z12, Z28, Z12
-	VGF2P8AFFINEQB $0, Z12, Z29, Z12
-	VMOVDQU64 Z12, (4*bitFoldTileBytes)(DI)
-	VPERMB Z13, Z28, Z13
-	VGF2P8AFFINEQB $0, Z13, Z29, Z13
-	VMOVDQU64 Z13, (5*bitFoldTileBytes)(DI)
-	VPERMB Z6, Z28, Z6
-	VGF2P8AFFINEQB $0, Z6, Z29, Z6
-	VMOVDQU64 Z6, (6*bitFoldTileBytes)(DI)
-	VPERMB Z7, Z28, Z7
-	VGF2P8AFFINEQB $0, Z7, Z29, Z7
-	VMOVDQU64 Z7, (7*bitFoldTileBytes)(DI)
+	// Word j's x bytes (byte c: x_c).
+	XBYTES(Z8, 0)
+	XBYTES(Z9, 1)
+	XBYTES(Z2, 2)
+	XBYTES(Z3, 3)
+	XBYTES(Z12, 4)
+	XBYTES(Z13, 5)
+	XBYTES(Z6, 6)
+	XBYTES(Z7, 7)
 	ADDQ R12, AX
 	ADDQ $64, DI
 	DECQ DX
