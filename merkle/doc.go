@@ -6,7 +6,9 @@
 // index chooses the left (0) or right (1) child at height ℓ, so bit 0 decides at the leaves.
 // A padded tree (NewPadded) stores narrower rows and hashes each as its leaf image: zero
 // words first, then the row, leafWords in all; its pruned phases carry the narrow rows and
-// its raw openings the images (ExpandPadded rebuilds them).
+// its raw openings the images (ExpandPadded rebuilds them). A Builder hashes the leaves
+// range by range as their rows become final (each aligned range with the subtree above
+// it), so that an encoder can hand over its rows while they are in cache.
 //
 // Openings come in two forms that carry the same information:
 //   - raw: one RawOpening per query, the full row and its d siblings, leaf level first;

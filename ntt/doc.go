@@ -53,11 +53,16 @@
 // The encoder runs the top layers in whole-buffer passes of up to six layers, each group
 // read from the message (or the buffer) in its first sub-pass and written back in its
 // last, and the remaining layers as cache-resident sub-transforms; two layers at a time
-// go through a radix-4 kernel that keeps four rows' words in registers. Twiddle-zero
-// butterflies (block 0 of a layer) are plain XORs. The AVX2 + VPCLMULQDQ kernels (four
-// words per ymm register) and the AVX-512 + VPCLMULQDQ kernels (eight words per zmm
-// register, level avx512-vpclmul, on each row's multiple-of-8 head) have portable twins
-// that give the same bits.
+// go through a radix-4 kernel that keeps four rows' words in registers. The first pass
+// transforms the replicas of one run of message rows one after another, so each row is
+// read from memory once; [Plan.EncodeK] transposes its lane-major stack into the first
+// replica inside that pass, round by round (the tiles the next groups read), so that
+// the pass reads them back from cache. [Plan.EncodeKThen] hands each finished
+// sub-transform's rows to the caller while they are still in cache (the commitment
+// hashes its Merkle leaves there). Twiddle-zero butterflies (block 0 of a layer) are
+// plain XORs. The AVX2 + VPCLMULQDQ kernels (four words per ymm register) and the
+// AVX-512 + VPCLMULQDQ kernels (eight words per zmm register, level avx512-vpclmul, on
+// each row's multiple-of-8 head) have portable twins that give the same bits.
 //
 // The package exists because the encoder is the prover's largest memory-bound kernel; it
 // takes its buffers and worker count from the caller and its output never depends on the

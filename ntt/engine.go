@@ -21,14 +21,18 @@ const (
 	// deepChunkWords is the run of contiguous words one in-place butterfly call covers in
 	// the deep phase, when rows are whole.
 	deepChunkWords = 512
+	// minChunkWords is the fewest words of rows a worker takes at once in a top pass.
+	minChunkWords = 1 << 14
 )
 
 // subTargetLog is log2 of the bytes of a deep-phase sub-block, which one worker
 // transforms through all remaining layers while it stays cache resident.
 var subTargetLog = 18
 
-// subMaxLog bounds (log2 bytes) how far a sub-block may grow to save a top pass.
-const subMaxLog = 21
+// subMaxLog bounds (log2 bytes) how far a sub-block may grow to save a top pass; a
+// larger sub-block's first deep pass splits it into blocks that are then finished one by
+// one at the target size.
+const subMaxLog = 23
 
 // source supplies the message rows (replica 0) to the first pass of an encode: row k's
 // n active words are words[k·stride + off ..][:n].
@@ -228,7 +232,7 @@ func (e *engine) topPass(layer, j int, fromSrc bool) int {
 				for i := lo; i < hi; i++ {
 					transposeRows(e.buf, e.s, e.lanes, e.n, e.src.rows, i*seg+r, tile)
 				}
-			})
+			}, par.PerWorker(1<<j))
 			e.topUnits(layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, r/c<<layer, (r+tile)/c<<layer)
 		}
 		return j
@@ -237,10 +241,11 @@ func (e *engine) topPass(layer, j int, fromSrc bool) int {
 	return j
 }
 
-// topUnits runs the groups [from, to) of a top pass.
+// topUnits runs the groups [from, to) of a top pass, handed out a few at a time (at
+// least minChunkWords of rows) so that the workers finish together.
 func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBlock, segLen, from, to int) {
 	blocks := 1 << layer
-	var opts []par.Option
+	opts := []par.Option{par.PerWorker(to - from), par.MinChunk(minChunkWords / (segLen << j))}
 	if fromSrc {
 		opts = append(opts, par.Grain(blocks))
 	}
@@ -449,88 +454,117 @@ func (e *engine) deepPhase(nSub, first int, fill bool) {
 func (e *engine) deepSubs(nSub, first int, fill bool, from, to int) {
 	logD := e.p.logD
 	subRows := 1 << (logD - nSub)
+	// One sub-block per chunk, so that the workers finish together.
 	e.w.Range(to-from, func(lo, hi int) {
-		var tw [1 << deepMaxLog]uint64
-		var segs, srcs [1 << deepMaxLog][]uint64
-		// btw holds a sub-block's four-row-block twiddles; it is recycled through the
-		// plan so that a warm encode does not allocate it.
-		var btw []uint64
-		if b, ok := e.p.blockTwiddles.Get().(*[]uint64); ok {
-			btw = *b
+		var st deepState
+		// The four-row-block twiddles are recycled through the plan so that a warm
+		// encode does not allocate them.
+		btw, ok := e.p.blockTwiddles.Get().(*[]uint64)
+		if !ok {
+			btw = new([]uint64)
 		}
-		defer func() { e.p.blockTwiddles.Put(&btw) }()
+		st.btw = *btw
+		defer func() {
+			*btw = st.btw
+			e.p.blockTwiddles.Put(btw)
+		}()
 		// With whole rows and contiguous message rows the fill is fused into the first
 		// radix-4 sub-pass, which reads the message rows itself.
-		fuse := fill && e.n == e.s && e.src.stride == e.n && e.src.off == 0 && logD-first >= 2
+		st.fuse = fill && e.n == e.s && e.src.stride == e.n && e.src.off == 0 && logD-first >= 2
 		for sb := lo + from; sb < hi+from; sb++ {
-			if fill && !fuse {
+			if fill && !st.fuse {
 				e.fillRows(sb*subRows, subRows)
 			}
-			for layer := first; layer < logD; {
-				j := deepRadix(logD - layer)
-				if fuse && layer == first && j < 2 {
-					j = min(logD-layer, 3) // the fused fill reads through a radix-4 sub-pass
-				}
-				blockRows := 1 << (logD - layer)
-				seg := blockRows >> j
-				blocksHere := subRows / blockRows
-				if j == 2 && blockRows == 4 && e.n == e.s && !(fuse && layer == first) {
-					// Four-row blocks back to back: one kernel call for the sub-block.
-					if cap(btw) < 3*blocksHere {
-						btw = make([]uint64, 3*blocksHere)
+			e.deepRange(&st, sb*subRows, subRows, first, fill)
+		}
+	}, par.PerWorker(to-from))
+}
+
+// deepState is a deep-phase worker's scratch.
+type deepState struct {
+	tw         [1 << deepMaxLog]uint64
+	segs, srcs [1 << deepMaxLog][]uint64
+	btw        []uint64 // a range's four-row-block twiddles
+	fuse       bool     // the first layer reads the message rows (fused fill)
+}
+
+// deepRange runs layers layer..logD−1 over rows row0..row0+rows−1 (whole blocks of
+// layer `layer`) and hands the rows to done. Once the range's blocks are independent
+// and the range is larger than a sub-block target (2^subTargetLog bytes), each block is
+// finished before the next while it stays in cache. fill marks the first layer of a
+// filled sub-block, whose blocks are replicas read in place.
+func (e *engine) deepRange(st *deepState, row0, rows, layer int, fill bool) {
+	logD := e.p.logD
+	for ; layer < logD; fill = false {
+		blockRows := 1 << (logD - layer)
+		if !fill && blockRows < rows && rows*e.s*8 > 1<<subTargetLog {
+			for b := row0; b < row0+rows; b += blockRows {
+				e.deepRange(st, b, blockRows, layer, false)
+			}
+			return
+		}
+		fused := st.fuse && fill
+		j := deepRadix(logD - layer)
+		if fused && j < 2 {
+			j = min(logD-layer, 3) // the fused fill reads through a radix-4 sub-pass
+		}
+		seg := blockRows >> j
+		blocksHere := rows / blockRows
+		if j == 2 && blockRows == 4 && e.n == e.s && !fused {
+			// Four-row blocks back to back: one kernel call for the range.
+			if cap(st.btw) < 3*blocksHere {
+				st.btw = make([]uint64, 3*blocksHere)
+			}
+			t := st.btw[:3*blocksHere]
+			for lb := range blocksHere {
+				gb := row0/blockRows + lb
+				t[3*lb] = e.p.twiddle(layer, gb)
+				t[3*lb+1] = e.p.twiddle(layer+1, 2*gb)
+				t[3*lb+2] = e.p.twiddle(layer+1, 2*gb+1)
+			}
+			fwd4Blocks(e.buf[row0*e.s:(row0+rows)*e.s], e.s, t)
+			layer += j
+			continue
+		}
+		segs, srcs, tw := st.segs[:1<<j], st.srcs[:1<<j], st.tw[:]
+		for k := range blocksHere {
+			// Descending, so that a fused fill reads replica 0 before its own
+			// block transforms it in place.
+			lb := blocksHere - 1 - k
+			e.p.groupTwiddles(tw, layer, row0/blockRows+lb, j)
+			b0 := row0 + lb*blockRows
+			if e.n == e.s {
+				c := min(seg, pow2Floor(deepChunkWords/e.s))
+				for r0 := 0; r0 < seg; r0 += c {
+					for i := range segs {
+						row := b0 + i*seg + r0
+						segs[i] = e.buf[row*e.s : (row+c)*e.s]
 					}
-					t := btw[:3*blocksHere]
-					for lb := range blocksHere {
-						gb := sb*blocksHere + lb
-						t[3*lb] = e.p.twiddle(layer, gb)
-						t[3*lb+1] = e.p.twiddle(layer+1, 2*gb)
-						t[3*lb+2] = e.p.twiddle(layer+1, 2*gb+1)
-					}
-					fwd4Blocks(e.buf[sb*subRows*e.s:(sb+1)*subRows*e.s], e.s, t)
-					layer += j
-					continue
-				}
-				for k := range blocksHere {
-					// Descending, so that a fused fill reads replica 0 before its own
-					// block transforms it in place.
-					lb := blocksHere - 1 - k
-					gb := sb*blocksHere + lb
-					e.p.groupTwiddles(tw[:], layer, gb, j)
-					row0 := sb*subRows + lb*blockRows
-					if e.n == e.s {
-						c := min(seg, pow2Floor(deepChunkWords/e.s))
-						for r0 := 0; r0 < seg; r0 += c {
-							for i := range 1 << j {
-								row := row0 + i*seg + r0
-								segs[i] = e.buf[row*e.s : (row+c)*e.s]
-							}
-							if fuse && layer == first {
-								// Block lb is one replica: its row i·seg + r0 is that
-								// message row.
-								for i := range 1 << j {
-									k := i*seg + r0
-									srcs[i] = e.src.words[k*e.n : (k+c)*e.n]
-								}
-								radixFrom(segs[:1<<j], srcs[:1<<j], j, tw[:])
-								continue
-							}
-							radix(segs[:1<<j], j, tw[:])
+					if fused {
+						// Block lb is one replica: its row i·seg + r0 is that
+						// message row.
+						for i := range srcs {
+							k := i*seg + r0
+							srcs[i] = e.src.words[k*e.n : (k+c)*e.n]
 						}
+						radixFrom(segs, srcs, j, tw)
 						continue
 					}
-					for r0 := range seg {
-						for i := range 1 << j {
-							row := row0 + i*seg + r0
-							segs[i] = e.buf[row*e.s+e.c0 : (row+1)*e.s]
-						}
-						radix(segs[:1<<j], j, tw[:])
-					}
+					radix(segs, j, tw)
 				}
-				layer += j
+				continue
 			}
-			if e.done != nil {
-				e.done(sb*subRows, (sb+1)*subRows)
+			for r0 := range seg {
+				for i := range segs {
+					row := b0 + i*seg + r0
+					segs[i] = e.buf[row*e.s+e.c0 : (row+1)*e.s]
+				}
+				radix(segs, j, tw)
 			}
 		}
-	})
+		layer += j
+	}
+	if e.done != nil {
+		e.done(row0, row0+rows)
+	}
 }

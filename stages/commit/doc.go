@@ -7,7 +7,10 @@
 // travels as two scalars (RootHalves).
 //
 // The package exists so the witness buffer is encoded in place of a copy and the
-// result (codeword, tree) is handed as one value to the opening (package open).
+// result (codeword, tree) is handed as one value to the opening (package open). The
+// leaves are hashed as the encoder finishes each cache-sized range of rows
+// (ntt.Plan.EncodeKThen feeding a merkle.Builder), not in a second pass over the
+// codeword.
 // Commit allocates the codeword and tree; CommitInto writes into a caller-owned
 // Committed and reuses its buffers, so a prover committing one shape after another
 // allocates almost nothing here.
