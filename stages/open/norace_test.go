@@ -1,0 +1,5 @@
+//go:build !race
+
+package open
+
+const raceEnabled = false
