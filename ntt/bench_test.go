@@ -152,7 +152,7 @@ func BenchmarkInducedTable(b *testing.B) {
 	scratch := make([]field.E, 1<<logD)
 	c0 := cpuTime()
 	for range b.N {
-		p.InducedTable(dst, queries, weights, rate, scratch)
+		p.InducedTable(dst, queries, weights, rate, scratch, par.Serial())
 	}
 	reportCPU(b, c0)
 }

@@ -23,7 +23,7 @@ func TestInducedTableIsExpansion(t *testing.T) {
 		queries[8] = queries[0] // duplicates add up
 		weights := randE(rng, len(queries))
 		dst := make([]field.E, 1<<sh.messageLog)
-		p.InducedTable(dst, queries, weights, sh.rate, make([]field.E, 1<<logD))
+		p.InducedTable(dst, queries, weights, sh.rate, make([]field.E, 1<<logD), par.New(nil, 2))
 		want := make([]field.E, len(dst))
 		for i, q := range queries {
 			x := slowBasis(uint64(q), sh.messageLog)
@@ -64,7 +64,7 @@ func TestInducedTableKAT(t *testing.T) {
 		}
 		p := NewPlan(logD)
 		table := make([]field.E, 1<<c.MessageLog)
-		p.InducedTable(table, c.Queries, w, logD-c.MessageLog, make([]field.E, 1<<logD))
+		p.InducedTable(table, c.Queries, w, logD-c.MessageLog, make([]field.E, 1<<logD), par.Serial())
 		if got, want := field.EvalMLE(table, pt), parseE(t, c.InducedWeights); got != want {
 			t.Errorf("case %d: MLE of the induced table %v, KAT %v", i, got, want)
 		}
@@ -89,8 +89,38 @@ func TestInducedTableIsEncoderTranspose(t *testing.T) {
 		lhs = lhs.Add(weights[i].Mul(field.E{C0: field.K(enc[3*q]), C1: field.K(enc[3*q+1]), C2: field.K(enc[3*q+2])}))
 	}
 	table := make([]field.E, 1<<messageLog)
-	p.InducedTable(table, queries, weights, rate, make([]field.E, 1<<logD))
+	p.InducedTable(table, queries, weights, rate, make([]field.E, 1<<logD), par.Serial())
 	if rhs := field.InnerProduct(table, msg); lhs != rhs {
 		t.Fatalf("Σ w·c(q) = %v, ⟨table, m⟩ = %v", lhs, rhs)
+	}
+}
+
+// TransposeE, its deep layers region by region and its other layers in pieces on the
+// workers, equals the layer-by-layer transpose, for shapes with and without layers
+// above the regions, several lanes and start layers.
+func TestTransposeEBlocked(t *testing.T) {
+	rng := testrand.New(t)
+	for _, sh := range []struct{ logD, lanes, start int }{
+		{4, 1, 0}, {13, 1, 1}, {14, 1, 0}, {17, 1, 1}, {15, 3, 2}, {12, 2, 12},
+	} {
+		p := NewPlan(sh.logD)
+		v := randE(rng, sh.lanes<<sh.logD)
+		want := append([]field.E(nil), v...)
+		buf, s := eWords(want), 3*sh.lanes
+		for layer := p.logD - 1; layer >= sh.start; layer-- {
+			half := (1 << (p.logD - layer - 1)) * s
+			for b := range 1 << layer {
+				inv(buf[(2*b+1)*half:(2*b+2)*half], buf[2*b*half:(2*b+1)*half], p.twiddle(layer, b))
+			}
+		}
+		for _, workers := range []int{1, 2, 3} {
+			got := append([]field.E(nil), v...)
+			p.TransposeE(got, sh.start, par.New(nil, workers))
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%+v workers=%d: element %d differs from the layer-by-layer transpose", sh, workers, i)
+				}
+			}
+		}
 	}
 }

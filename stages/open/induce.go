@@ -72,13 +72,13 @@ type induceScratch struct {
 // levelTable writes a level's query weight table (InducedTable) for queries into
 // its codeword of 2^(messageLog+rate) positions. With many queries against a
 // short codeword it runs the encoder's transpose on the sparse vector of weights
-// (about messageLog·2^(messageLog+rate) products on one goroutine), otherwise the
-// per-query tensors (about queries·2^messageLog products over workers); both
-// give the same table.
+// (about messageLog·2^(messageLog+rate) products), otherwise the per-query tensors
+// (about queries·2^messageLog products); both run on the workers and give the same
+// table.
 func (s *induceScratch) levelTable(dst []field.E, messageLog, rate int, queries []int, weights []field.E, workers par.Workers) {
-	if len(queries) > workers.N()*messageLog<<rate {
+	if len(queries) > messageLog<<rate {
 		s.codeword = grow(s.codeword, 1<<(messageLog+rate))
-		s.plans.Plan(messageLog+rate).InducedTable(dst, queries, weights, rate, s.codeword)
+		s.plans.Plan(messageLog+rate).InducedTable(dst, queries, weights, rate, s.codeword, workers)
 		return
 	}
 	s.table(dst, messageLog, queries, weights, workers)
