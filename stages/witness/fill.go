@@ -94,7 +94,7 @@ func FillAB(w, a, b []field.K, blocks []Compression, nLog int, workers par.Worke
 			}
 		}
 	}
-	workers.Range(slots, run, par.MinChunk(64))
+	workers.Range(slots, run, par.MinChunk(64), par.PerWorker(32)) // fine chunks: the workers finish together
 	return workers.Err()
 }
 

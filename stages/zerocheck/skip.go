@@ -177,7 +177,7 @@ func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers par.Wor
 			d.groupValues(a.head[s:], b.head[s:], c.head[s:], &v)
 			field.AddScaledE(acc[:], v[:], eqOuter[g])
 		}
-	})
+	}, par.PerWorker(32)) // fine chunks: the workers finish together
 	var out [skipSize]field.E
 	for w := range parts {
 		for j := range out {

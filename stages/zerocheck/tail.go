@@ -81,7 +81,7 @@ func pairSum(rr []field.E, nHead, padPairs int, workers par.Workers, row func(he
 			acc[1] = acc[1].Add(hi[h].Mul(s[1]))
 		}
 		parts[w] = acc
-	}, par.MinChunk(2))
+	}, par.MinChunk(2), par.PerWorker(32)) // fine chunks: the workers finish together
 	var out [2]field.E
 	for _, p := range parts {
 		out[0] = out[0].Add(p[0])
