@@ -26,6 +26,10 @@ func eWords(v []E) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), 3*len(v))
 }
 
+// Words returns v as its 3·len(v) words, sharing memory: E vectors as the raw
+// kernels of package simd take them.
+func Words(v []E) []uint64 { return eWords(v) }
+
 // kWords returns v as its words, sharing memory.
 func kWords(v []K) []uint64 {
 	if len(v) == 0 {

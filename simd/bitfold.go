@@ -1,6 +1,9 @@
 package simd
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // Bit folds: F2-linear maps from bits to E elements, Σ_e x_e·w_e for bits x_e and
 // fixed weights w_e, computed byte by byte with GFNI. For a group of 8 weights, byte
@@ -19,6 +22,10 @@ import "math/bits"
 // elements (their 24 bytes as the groups, one word of 64 columns); BitFoldApply adds
 // every group's weighted sums into the accumulators; BitFoldOut and
 // BitFoldOutPairs turn accumulators into E elements.
+
+// Align64 returns b from its first 64-byte-aligned byte on, so that the kernels'
+// zmm accesses to scratch never split a cache line (b needs 63 bytes of slack).
+func Align64(b []byte) []byte { return b[int(-uintptr(unsafe.Pointer(&b[0]))&63):] }
 
 // BitFoldTile is the number of groups whose x bytes one scratch holds per word.
 const BitFoldTile = 64

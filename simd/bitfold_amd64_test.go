@@ -4,7 +4,6 @@ package simd
 
 import (
 	"testing"
-	"unsafe"
 
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/internal/testrand"
@@ -27,11 +26,7 @@ func foldNaive(x [][]bool, w []uint64) []uint64 {
 }
 
 // aligned64 returns n bytes starting on a 64-byte boundary.
-func aligned64(n int) []byte {
-	b := make([]byte, n+64)
-	off := int(-uintptr(unsafe.Pointer(&b[0])) & 63)
-	return b[off : off+n]
-}
+func aligned64(n int) []byte { return Align64(make([]byte, n+64))[:n] }
 
 func needGFNI(t *testing.T) {
 	if cpu.Detected() < cpu.AVX512GFNI {

@@ -3,8 +3,6 @@
 package lincheck
 
 import (
-	"unsafe"
-
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/simd"
 )
@@ -34,13 +32,10 @@ func (f *foldJob) runGFNI(tables *foldTables, jlo, jhi int) {
 				simd.BitFoldApply(&acc[(j0-s0)*simd.BitFoldAccBytes], &tb[0], nw, n, &f.mats[24*g0])
 			}
 		}
-		simd.BitFoldOut(eWord(&out[(s0-jlo)*KBits]), &acc[0], s1-s0)
+		simd.BitFoldOut(&field.Words(out[(s0-jlo)*KBits:])[0], &acc[0], s1-s0)
 	}
 	f.addTail(out, jlo, jhi)
 }
-
-// eWord is an element's first word, for the kernels' raw pointers.
-func eWord(e *field.E) *uint64 { return (*uint64)(unsafe.Pointer(e)) }
 
 // gfniScratch returns the GFNI kernels' x-byte scratch and accumulators, 64-byte
 // aligned so that no zmm access splits a cache line.
@@ -49,7 +44,6 @@ func (t *foldTables) gfniScratch() (tb, acc []byte) {
 	if t.g == nil {
 		t.g = make([]byte, tbBytes+accBytes+64)
 	}
-	off := int(-uintptr(unsafe.Pointer(&t.g[0])) & 63)
-	b := t.g[off:]
+	b := simd.Align64(t.g)
 	return b[:tbBytes], b[tbBytes : tbBytes+accBytes]
 }

@@ -3,8 +3,6 @@
 package ringswitch
 
 import (
-	"unsafe"
-
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/simd"
@@ -37,19 +35,16 @@ func ringPairsGFNI(m *ringMatrices, dst, src []field.E) {
 	}
 	const n = simd.BitFoldAccBytes
 	var buf [3*n + 64]byte
-	b := buf[int(-uintptr(unsafe.Pointer(&buf[0]))&63):] // 64-byte aligned
+	b := simd.Align64(buf[:])
 	tb, acc := b[:n], b[n:3*n]
 	for i := 0; i < len(src); i += 64 {
-		simd.BytePlanes(&tb[0], eWord(&src[i]))
+		simd.BytePlanes(&tb[0], &field.Words(src[i:])[0])
 		clear(acc)
 		simd.BitFoldApply(&acc[0], &tb[0], 1, 24, &m[0][0])
 		simd.BitFoldApply(&acc[n], &tb[0], 1, 24, &m[1][0])
-		simd.BitFoldOutPairs(eWord(&dst[2*i]), &acc[0], &acc[n])
+		simd.BitFoldOutPairs(&field.Words(dst[2*i:])[0], &acc[0], &acc[n])
 	}
 }
-
-// eWord is an element's first word, for the kernels' raw pointers.
-func eWord(e *field.E) *uint64 { return (*uint64)(unsafe.Pointer(e)) }
 
 // ringPairs writes dst[2i+a] = Σ_g tab[g][byte g of src[i]][a].
 func ringPairs(tab *ringPairTable, dst, src []field.E) {
