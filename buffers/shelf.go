@@ -43,11 +43,11 @@ func (s *Shelf[T]) Len() int {
 }
 
 // Grow returns s with length n, reusing its array when the capacity suffices (the
-// contents are then unspecified) and allocating a new one otherwise: the one grow
-// helper for scratch slices that reach a shape's size and are then reused.
+// contents are then unspecified) and allocating a new one with Make otherwise: the
+// one grow helper for scratch slices that reach a shape's size and are then reused.
 func Grow[T any](s []T, n int) []T {
 	if cap(s) >= n {
 		return s[:n]
 	}
-	return make([]T, n)
+	return Make[T](n)
 }

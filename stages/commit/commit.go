@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/par"
@@ -79,13 +80,13 @@ func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate int, worke
 		return err
 	}
 	logD := sh.BlockLog()
-	codeword := reuse(dst.Codeword, sh.Lanes<<logD)
+	codeword := buffers.Grow(dst.Codeword, sh.Lanes<<logD)
 	var nodes []merkle.Digest
 	if dst.Tree != nil {
 		nodes = dst.Tree.Nodes()
 	}
 	if need := merkle.NodeCount(1 << logD); cap(nodes) < need {
-		nodes = make([]merkle.Digest, need)
+		nodes = buffers.Make[merkle.Digest](need)
 	}
 	// Each range of rows the encoder finishes is hashed into its subtree at once, while
 	// the rows are still in the worker's cache.
@@ -100,14 +101,6 @@ func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate int, worke
 	}
 	*dst = Committed{Stack: stack, Shape: sh, Codeword: codeword, Tree: tree, Plans: dst.Plans}
 	return nil
-}
-
-// reuse returns buf resliced to n words when its capacity allows, else a new slice.
-func reuse(buf []uint64, n int) []uint64 {
-	if cap(buf) < n {
-		return make([]uint64, n)
-	}
-	return buf[:n]
 }
 
 // RootHalves splits a 32-byte root into the two scalars it travels as: words 0,1

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	mbits "math/bits"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/simd"
@@ -56,7 +57,7 @@ func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 		// The matrices depend on the weights alone: built once, shared by the
 		// workers, which then cut the words finely (nothing is rebuilt per chunk).
 		groups := dense / 8
-		fs.mats = grow(fs.mats, 24*groups)
+		fs.mats = buffers.Grow(fs.mats, 24*groups)
 		f.mats = fs.mats[:24*groups]
 		if workers.N() <= 1 {
 			field.BitMatrices(f.mats, eqOut[:dense])

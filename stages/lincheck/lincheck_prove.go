@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 )
@@ -21,14 +22,6 @@ type Scratch struct {
 	s                           [KBits]field.E
 	parts                       []field.E // 3 partial sums per worker
 	fold                        foldScratch
-}
-
-// grow returns buf resliced to n entries, reallocating only when it is short.
-func grow[T any](buf []T, n int) []T {
-	if cap(buf) < n {
-		return make([]T, n)
-	}
-	return buf[:n]
 }
 
 // Prove runs the prover side of the lincheck and sends exactly what Verify
@@ -75,7 +68,7 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	}
 	alpha := tr.Sample()
 	if pub != nil {
-		sc.tau = grow(sc.tau, pub.Log)
+		sc.tau = buffers.Grow(sc.tau, pub.Log)
 		for i := range sc.tau {
 			sc.tau[i] = tr.Sample()
 		}
@@ -86,11 +79,11 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	// term), and zv[col] = ẑ(col, chi_out), the witness folded over the slots. The two
 	// are independent: on a large circuit with two or more workers, the circuit's
 	// transpose walk (serial) runs beside the fold.
-	sc.eRow = grow(sc.eRow, size)
-	sc.eqIn = grow(sc.eqIn, 1<<rounds)
-	sc.comb = grow(sc.comb, size)
-	sc.eqOut = grow(sc.eqOut, 1<<nLog)
-	sc.zv = grow(sc.zv, size)
+	sc.eRow = buffers.Grow(sc.eRow, size)
+	sc.eqIn = buffers.Grow(sc.eqIn, 1<<rounds)
+	sc.comb = buffers.Grow(sc.comb, size)
+	sc.eqOut = buffers.Grow(sc.eqOut, 1<<nLog)
+	sc.zv = buffers.Grow(sc.zv, size)
 	if workers.N() >= 2 && c.LogSize() >= concurrentCombLog {
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -118,7 +111,7 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 		sc.challenges = make([]field.E, rounds)
 	}
 	challenges := sc.challenges[:rounds]
-	sc.parts = grow(sc.parts, 3*workers.N())
+	sc.parts = buffers.Grow(sc.parts, 3*workers.N())
 	var running field.E
 	for t := range challenges {
 		if workers.Stopped() {
@@ -145,7 +138,7 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	for _, v := range sc.s {
 		tr.Send(v)
 	}
-	sc.point = grow(sc.point, rounds+len(chiOut))
+	sc.point = buffers.Grow(sc.point, rounds+len(chiOut))
 	for i, x := range challenges {
 		sc.point[rounds-1-i] = x
 	}
@@ -173,7 +166,7 @@ func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alp
 	}
 	comb[c.ConstCol()] = comb[c.ConstCol()].Add(a2.Mul(alpha))
 	if pub != nil {
-		sc.pubW = grow(sc.pubW, 1<<pub.Log)
+		sc.pubW = buffers.Grow(sc.pubW, 1<<pub.Log)
 		addPublic(comb, *pub, sc.tau, a2.Square(), sc.pubW)
 	}
 }

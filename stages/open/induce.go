@@ -1,6 +1,7 @@
 package open
 
 import (
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/ntt"
 	"github.com/leanpipe/leanpipe/par"
@@ -77,7 +78,7 @@ type induceScratch struct {
 // table.
 func (s *induceScratch) levelTable(dst []field.E, messageLog, rate int, queries []int, weights []field.E, workers par.Workers) {
 	if len(queries) > messageLog<<rate {
-		s.codeword = grow(s.codeword, 1<<(messageLog+rate))
+		s.codeword = buffers.Grow(s.codeword, 1<<(messageLog+rate))
 		s.plans.Plan(messageLog+rate).InducedTable(dst, queries, weights, rate, s.codeword, workers)
 		return
 	}
@@ -103,7 +104,7 @@ func (s *induceScratch) table(dst []field.E, messageLog int, queries []int, weig
 		s.v = make([]field.K, messageLog)
 	}
 	low, v := s.low[:len(queries)*lo], s.v[:messageLog]
-	s.high = grow(s.high, len(queries)*hiN)
+	s.high = buffers.Grow(s.high, len(queries)*hiN)
 	high := s.high
 	for i, q := range queries {
 		basisFactors(v, uint64(q), roots, inv)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/par"
@@ -181,7 +182,7 @@ func (l level) decode(words [][]uint64, s *Scratch) [][]field.E {
 	for _, w := range words {
 		n += size(w)
 	}
-	s.rowData = grow(s.rowData, n)
+	s.rowData = buffers.Grow(s.rowData, n)
 	if cap(s.rows) < len(words) {
 		s.rows = make([][]field.E, len(words))
 	}
@@ -242,27 +243,6 @@ type levelBuf struct {
 	nodes []merkle.Digest
 }
 
-func grow(s []field.E, n int) []field.E {
-	if cap(s) < n {
-		return make([]field.E, n)
-	}
-	return s[:n]
-}
-
-func growWords(s []uint64, n int) []uint64 {
-	if cap(s) < n {
-		return make([]uint64, n)
-	}
-	return s[:n]
-}
-
-func growDigests(s []merkle.Digest, n int) []merkle.Digest {
-	if cap(s) < n {
-		return make([]merkle.Digest, n)
-	}
-	return s[:n]
-}
-
 // commitLevel encodes the folded message f of a non-final level into level l's
 // codeword (lanes = its low laneLog variables, rows of E values) and builds its tree,
 // both in the prover's spare memory when it has room (they are used only until the
@@ -281,8 +261,8 @@ func (s *Scratch) commitLevel(p *whirProver, l int, f []field.E, laneLog, rate i
 			s.levels = append(s.levels, levelBuf{})
 		}
 		lb := &s.levels[l]
-		lb.words = growWords(lb.words, n)
-		lb.nodes = growDigests(lb.nodes, merkle.NodeCount(n/rowWords))
+		lb.words = buffers.Grow(lb.words, n)
+		lb.nodes = buffers.Grow(lb.nodes, merkle.NodeCount(n/rowWords))
 		words, nodes = lb.words, lb.nodes
 	}
 	s.Plans.EncodeE(words, f, laneLog, rate, workers)
@@ -334,12 +314,12 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 	twice := canLookahead(c.Lanes, block) && cfg.Folds[0] == InitialFold
 	if twice {
 		quarter, sixteenth := len(b)/4, len(b)/16
-		s.f[0], s.b = grow(s.f[0], quarter), grow(s.b, quarter)
+		s.f[0], s.b = buffers.Grow(s.f[0], quarter), buffers.Grow(s.b, quarter)
 		p.fBuf = [2][]field.E{s.f[0], b[sixteenth : 2*sixteenth : 2*sixteenth]}
 		p.spare = eWords(b[2*sixteenth:])
 	} else {
 		half, quarter := (c.Lanes+1)/2*block, (c.Lanes+3)/4*block
-		s.f[0], s.f[1], s.b = grow(s.f[0], half), grow(s.f[1], quarter), grow(s.b, half)
+		s.f[0], s.f[1], s.b = buffers.Grow(s.f[0], half), buffers.Grow(s.f[1], quarter), buffers.Grow(s.b, half)
 		p.fBuf = [2][]field.E{s.f[0], s.f[1]}
 		p.spare = eWords(b[quarter:])
 	}
@@ -370,7 +350,7 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		if l == 0 {
 			stride = block
 		}
-		s.folds = grow(s.folds, cfg.Folds[l])
+		s.folds = buffers.Grow(s.folds, cfg.Folds[l])
 		levelFolds := s.folds
 		if l == 0 && twice {
 			p.laneRoundsTwice(sums, levelFolds, block)
@@ -397,11 +377,11 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 			for _, h := range commit.RootHalves(committed.tree.Root()) {
 				tr.Send(h)
 			}
-			s.z = grow(s.z, messageLog)
+			s.z = buffers.Grow(s.z, messageLog)
 			for i := range s.z {
 				s.z[i] = tr.Sample()
 			}
-			s.eq = grow(s.eq, 1<<messageLog)
+			s.eq = buffers.Grow(s.eq, 1<<messageLog)
 			field.EqTable(s.eq, s.z)
 			u0, u2, y := roundMsgPairs(p.f, s.eq, workers)
 			tr.Send(y)
@@ -411,11 +391,11 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		tr.GrindParallel(QueryGrindingBits, workers)
 		queries := tr.SampleQueries(1<<cfg.BlockLog(l), cfg.Queries[l])
 		lambda := tr.Sample()
-		s.qWeights = grow(s.qWeights, len(queries))
+		s.qWeights = buffers.Grow(s.qWeights, len(queries))
 		field.Powers(s.qWeights, lambda)
-		s.lane = grow(s.lane, 1<<len(levelFolds))
+		s.lane = buffers.Grow(s.lane, 1<<len(levelFolds))
 		enforced := enforcedSumInto(s.lane, prev.decode(tr.Open(prev.tree, queries), s), levelFolds, s.qWeights)
-		s.table = grow(s.table, 1<<messageLog)
+		s.table = buffers.Grow(s.table, 1<<messageLog)
 		s.induce.plans = s.Plans
 		s.induce.levelTable(s.table, messageLog, cfg.LogInvRates[l], queries, s.qWeights, workers)
 		u0, u2 := roundMsg(p.f, s.table, 1, workers)
@@ -466,7 +446,7 @@ func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place P
 	if place.Offset == 0 && len(ring.Weights) == n {
 		b = ring.Weights
 	} else {
-		s.weight = grow(s.weight, n)
+		s.weight = buffers.Grow(s.weight, n)
 		b = s.weight
 		clear(b[:place.Offset])
 		clear(b[place.Offset+len(ring.Weights):])
@@ -509,7 +489,7 @@ func pointRegion(point []field.E) (offset, size int) {
 func (s *Scratch) addPointWeight(b []field.E, point []field.E, scale field.E, workers par.Workers) {
 	offset, size := pointRegion(point)
 	// The high boolean coordinates contribute factor 1 at the selected region.
-	s.point = grow(s.point, size)
+	s.point = buffers.Grow(s.point, size)
 	field.EqTable(s.point, point[:bitsLen(size)])
 	addScaledInto(b[offset:offset+size], s.point, scale, workers)
 }

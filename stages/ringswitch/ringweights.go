@@ -1,6 +1,7 @@
 package ringswitch
 
 import (
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 )
@@ -158,14 +159,6 @@ type Scratch struct {
 	hA, hB []field.E
 }
 
-// grow returns buf resliced to n entries, reallocating only when it is short.
-func grow(buf []field.E, n int) []field.E {
-	if cap(buf) < n {
-		return make([]field.E, n)
-	}
-	return buf[:n]
-}
-
 // Weights is the package's Weights with the scratch's buffers; once the
 // scratch has seen the shape it allocates only the goroutines' closures.
 func (rs *Scratch) Weights(dst []field.E, point []field.E, m *Map, workers par.Workers) {
@@ -182,8 +175,8 @@ func (rs *Scratch) Weights(dst []field.E, point []field.E, m *Map, workers par.W
 	// h_b = hA[b mod 2^nA]·hB[b >> nA] over the upper mu-1 coordinates.
 	rest := point[1:]
 	nA := len(rest) / 2
-	rs.hA = grow(rs.hA, 1<<nA)
-	rs.hB = grow(rs.hB, 1<<(len(rest)-nA))
+	rs.hA = buffers.Grow(rs.hA, 1<<nA)
+	rs.hB = buffers.Grow(rs.hB, 1<<(len(rest)-nA))
 	field.EqTable(rs.hA, rest[:nA])
 	field.EqTable(rs.hB, rest[nA:])
 	job := ringJob{hA: rs.hA, hB: rs.hB, nA: nA, dst: dst}

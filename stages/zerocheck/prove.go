@@ -3,6 +3,7 @@ package zerocheck
 import (
 	"fmt"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 )
@@ -127,7 +128,7 @@ func ProveWith(tr ProverTranscript, in Input, workers par.Workers, buf *Buffers)
 		if workers.Stopped() {
 			return Result{}, workers.Err()
 		}
-		buf.t[v] = grow(buf.t[v], 2*nq)
+		buf.t[v] = buffers.Grow(buf.t[v], 2*nq)
 		st[v].head = buf.t[v]
 	}
 	round(1, bitsRound1(t0, t1, a, b, c, r[2:], &st, workers))

@@ -1,6 +1,7 @@
 package zerocheck
 
 import (
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 )
@@ -228,10 +229,7 @@ func eFoldRound(in *[3]vec, chi field.E, bufs [3][]field.E, rr []field.E, worker
 // entries below len(v.head)/2 are left to the caller.
 func foldEdges(v *vec, chi field.E, buf []field.E) vec {
 	n := headPairs(v)
-	if cap(buf) < n {
-		buf = make([]field.E, n)
-	}
-	out := vec{head: buf[:n]}
+	out := vec{head: buffers.Grow(buf, n)}
 	if full := len(v.head) / 2; n > full {
 		a0, a1 := v.at(2*full), v.at(2*full+1)
 		out.head[full] = a0.Add(chi.Mul(a0.Add(a1)))
@@ -251,10 +249,7 @@ func foldEdges(v *vec, chi field.E, buf []field.E) vec {
 // when large enough) and folding the pad in place.
 func eFold(v *vec, chi field.E, buf []field.E, workers par.Workers) vec {
 	n := headPairs(v)
-	if cap(buf) < n {
-		buf = make([]field.E, n)
-	}
-	out := vec{head: buf[:n]}
+	out := vec{head: buffers.Grow(buf, n)}
 	full := len(v.head) / 2
 	workers.Range(full, func(lo, hi int) {
 		field.FoldLow(out.head[lo:hi], v.head[2*lo:2*hi], chi)
@@ -272,12 +267,4 @@ func eFold(v *vec, chi field.E, buf []field.E, workers par.Workers) vec {
 		}
 	}
 	return out
-}
-
-// grow returns buf[:n], reallocating when buf is too small.
-func grow(buf []field.E, n int) []field.E {
-	if cap(buf) < n {
-		return make([]field.E, n)
-	}
-	return buf[:n]
 }

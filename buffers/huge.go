@@ -1,0 +1,66 @@
+package buffers
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// HugeBytes is the smallest allocation Make asks the kernel to back with huge pages
+// (transparent huge pages, 2 MiB on amd64): a proof's stacks, codewords and tables,
+// whose streams otherwise take a TLB miss and a prefetcher restart every 4 KiB.
+const HugeBytes = 4 << 20
+
+// hugeEnv is the environment variable that turns the huge-page advice off
+// (LEANPIPE_HUGEPAGES=off), for kernels or hosts where it costs (compaction stalls).
+const hugeEnv = "LEANPIPE_HUGEPAGES"
+
+var hugeOn = sync.OnceValue(func() bool {
+	return hugeWanted(os.Getenv(hugeEnv), os.Getenv("GODEBUG")) && hugeSupported()
+})
+
+// hugeWanted reads LEANPIPE_HUGEPAGES and GODEBUG: the advice is on unless the first
+// is off, 0, false, no or never, or the second asks the Go runtime to keep huge pages
+// off its heap (disablethp=1, which Make would otherwise override).
+func hugeWanted(env, godebug string) bool {
+	switch env {
+	case "off", "0", "false", "no", "never":
+		return false
+	}
+	for _, kv := range strings.Split(godebug, ",") {
+		if strings.TrimSpace(kv) == "disablethp=1" {
+			return false
+		}
+	}
+	return true
+}
+
+// HugePages reports whether Make advises its large allocations to be backed by huge
+// pages: the kernel supports the advice and LEANPIPE_HUGEPAGES is not "off". Whether
+// the kernel then uses huge pages is its choice (THP mode, free memory).
+func HugePages() bool { return hugeOn() }
+
+// Make returns a new slice of n zero elements of T; one of HugeBytes or more is
+// advised to the kernel as huge-page memory before its first touch (so the pages
+// are huge from the first fault). Every large, long-lived buffer of a proof is made
+// here (through Grow, or a Pool).
+func Make[T any](n int) []T {
+	s := make([]T, n)
+	if hugeOn() {
+		size := int(unsafe.Sizeof(*new(T)))
+		if n > 0 && size > 0 && n*size >= HugeBytes {
+			adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), n*size)
+		}
+	}
+	return s
+}
+
+// hugeRange returns the 2 MiB-aligned interior [lo, hi) of the bytes [p, p+size),
+// empty (lo ≥ hi) when there is none.
+func hugeRange(p uintptr, size int) (lo, hi uintptr) {
+	const page = 2 << 20
+	lo = (p + page - 1) &^ (page - 1)
+	hi = (p + uintptr(size)) &^ (page - 1)
+	return lo, hi
+}
