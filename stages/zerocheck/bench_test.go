@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/par"
@@ -25,7 +26,7 @@ func benchInput(b *testing.B, nLog int) Input {
 		blocks[i] = witness.Pinned(msg)
 	}
 	nw := witness.Words(nLog)
-	w, a, bb := make([]field.K, nw), make([]field.K, nw), make([]field.K, nw)
+	w, a, bb := buffers.Make[field.K](nw), buffers.Make[field.K](nw), buffers.Make[field.K](nw)
 	if err := witness.FillAB(w, a, bb, blocks, nLog, par.New(nil, 2)); err != nil {
 		b.Fatal(err)
 	}
