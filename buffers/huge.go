@@ -1,6 +1,7 @@
 package buffers
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -40,6 +41,22 @@ func hugeWanted(env, godebug string) bool {
 // pages: the kernel supports the advice and LEANPIPE_HUGEPAGES is not "off". Whether
 // the kernel then uses huge pages is its choice (THP mode, free memory).
 func HugePages() bool { return hugeOn() }
+
+// HugePageStatus describes the advice for people: "advised (kernel THP: madvise)",
+// "off (LEANPIPE_HUGEPAGES=off)", "unsupported".
+func HugePageStatus() string {
+	switch {
+	case !hugeSupported():
+		return "unsupported"
+	case !hugeOn():
+		return fmt.Sprintf("off (%s=%q, GODEBUG=%q)", hugeEnv, os.Getenv(hugeEnv), os.Getenv("GODEBUG"))
+	}
+	mode := kernelTHP()
+	if mode == "" {
+		mode = "unknown"
+	}
+	return "advised (kernel THP: " + mode + ")"
+}
 
 // Make returns a new slice of n zero elements of T; one of HugeBytes or more is
 // advised to the kernel as huge-page memory before its first touch (so the pages

@@ -2,6 +2,7 @@ package buffers
 
 import (
 	"os"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -24,4 +25,21 @@ func adviseHuge(p unsafe.Pointer, size int) {
 	b := unsafe.Slice((*byte)(p), size)
 	off := int(lo - uintptr(p))
 	_ = unix.Madvise(b[off:off+int(hi-lo)], unix.MADV_HUGEPAGE)
+}
+
+// kernelTHP returns the kernel's transparent-huge-page mode (the bracketed word of
+// /sys/kernel/mm/transparent_hugepage/enabled: always, madvise or never), or "" when
+// it cannot be read.
+func kernelTHP() string {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		if j := strings.IndexByte(s[i:], ']'); j > 0 {
+			return s[i+1 : i+j]
+		}
+	}
+	return ""
 }

@@ -8,3 +8,5 @@ import "unsafe"
 func hugeSupported() bool { return false }
 
 func adviseHuge(unsafe.Pointer, int) {}
+
+func kernelTHP() string { return "" }

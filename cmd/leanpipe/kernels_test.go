@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/cpu"
 )
 
@@ -101,5 +102,36 @@ func TestSIMDCapInChild(t *testing.T) {
 	code, _, errs := child("avx9000")
 	if code != 2 || !strings.Contains(errs, cpu.EnvCap) || !strings.Contains(errs, "avx9000") {
 		t.Fatalf("unknown cap: exit %d, stderr %q", code, errs)
+	}
+}
+
+// version reports the huge-page advice as the process sees it: advised by default
+// where the kernel has transparent huge pages, off under LEANPIPE_HUGEPAGES=off (read
+// once at start-up, so each case is a fresh process).
+func TestVersionHugePagesInChild(t *testing.T) {
+	line := func(env ...string) string {
+		c := cliCommand(t, "", "version")
+		c.Env = append(c.Env, env...)
+		out, err := c.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if rest, ok := strings.CutPrefix(l, "hugepages "); ok {
+				return rest
+			}
+		}
+		t.Fatalf("version printed no hugepages line:\n%s", out)
+		return ""
+	}
+	def := line("LEANPIPE_HUGEPAGES=")
+	if buffers.HugePages() != strings.HasPrefix(def, "advised") {
+		t.Errorf("default: version says %q, this process's advice is %v", def, buffers.HugePages())
+	}
+	if got := line("LEANPIPE_HUGEPAGES=off"); def != "unsupported" && !strings.HasPrefix(got, "off") {
+		t.Errorf("LEANPIPE_HUGEPAGES=off: version says %q", got)
+	}
+	if got := line("GODEBUG=disablethp=1"); def != "unsupported" && !strings.HasPrefix(got, "off") {
+		t.Errorf("GODEBUG=disablethp=1: version says %q", got)
 	}
 }

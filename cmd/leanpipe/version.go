@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/spf13/cobra"
 )
@@ -12,7 +13,7 @@ import (
 func versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "print the version, the Go version and the CPU features and the kernel level of each family",
+		Short: "print the version, the Go version and the CPU features, the kernel level of each family and the huge-page advice",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
@@ -21,6 +22,7 @@ func versionCmd() *cobra.Command {
 			fmt.Fprintf(w, "cpu %s\n", cpu.Brand())
 			fmt.Fprintf(w, "features %s\n", strings.Join(cpu.Features(), " "))
 			fmt.Fprintf(w, "kernels %s\n", kernelLevels())
+			fmt.Fprintf(w, "hugepages %s\n", buffers.HugePageStatus())
 			return nil
 		},
 	}
