@@ -140,7 +140,7 @@ func lookaheadK(f []field.K, b []field.E, s int, workers par.Workers) laneSums {
 			acc.addGroupK(&fc, &bc, &t)
 		}
 		parts[w].add(&acc)
-	})
+	}, par.PerWorker(32))
 	var out laneSums
 	for i := range parts {
 		out.add(&parts[i])
@@ -206,7 +206,7 @@ func foldTwice(nf, nb []field.E, fK []field.K, f, b []field.E, r0, r1 field.E, s
 			}
 		}
 		parts[w].add(&acc)
-	})
+	}, par.PerWorker(32))
 	var out laneSums
 	for i := range parts {
 		out.add(&parts[i])

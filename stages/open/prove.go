@@ -382,7 +382,7 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 				s.z[i] = tr.Sample()
 			}
 			s.eq = buffers.Grow(s.eq, 1<<messageLog)
-			field.EqTable(s.eq, s.z)
+			field.EqTableOn(s.eq, s.z, workers)
 			u0, u2, y := roundMsgPairs(p.f, s.eq, workers)
 			tr.Send(y)
 			p.pending = append(p.pending, intro{s.eq, y, p.send(u0, u2, y)})
@@ -490,7 +490,7 @@ func (s *Scratch) addPointWeight(b []field.E, point []field.E, scale field.E, wo
 	offset, size := pointRegion(point)
 	// The high boolean coordinates contribute factor 1 at the selected region.
 	s.point = buffers.Grow(s.point, size)
-	field.EqTable(s.point, point[:bitsLen(size)])
+	field.EqTableOn(s.point, point[:bitsLen(size)], workers)
 	addScaledInto(b[offset:offset+size], s.point, scale, workers)
 }
 

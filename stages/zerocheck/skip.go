@@ -166,7 +166,7 @@ func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers par.Wor
 	nGroups := 1 << len(rOuter)
 	headGroups := len(a.head) / groupSize
 	eqOuter := make([]field.E, nGroups)
-	eqTable(eqOuter, rOuter, workers)
+	field.EqTableOn(eqOuter, rOuter, workers)
 
 	parts := make([][skipSize]field.E, workers.N())
 	workers.For(headGroups, func(w, lo, hi int) {

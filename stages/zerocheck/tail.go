@@ -53,33 +53,6 @@ func log2(n int) int {
 // splitLog is the number of low coordinates of a split eq table.
 const splitLog = 7
 
-// eqTable is field.EqTable on the workers: past 2^(eqBlockLog+2) entries, the low
-// coordinates' kernel is formed once and each block of 2^eqBlockLog entries is it
-// scaled by the high kernel's entry, the same field elements in another order of
-// products. (At 2^18 compressions the tables of the skip message and of the first
-// rounds have up to 2^19 entries: formed on one goroutine they left the other idle.)
-func eqTable(dst, point []field.E, workers par.Workers) {
-	if workers.N() <= 1 || len(point) <= eqBlockLog+2 {
-		field.EqTable(dst, point)
-		return
-	}
-	if len(dst) != 1<<len(point) {
-		panic("zerocheck: eqTable needs len(dst) = 2^len(point)")
-	}
-	low := make([]field.E, 1<<eqBlockLog)
-	field.EqTable(low, point[:eqBlockLog])
-	high := make([]field.E, 1<<(len(point)-eqBlockLog))
-	field.EqTable(high, point[eqBlockLog:])
-	workers.Range(len(high), func(lo, hi int) {
-		for h := lo; h < hi; h++ {
-			field.ScaleE(dst[h<<eqBlockLog:(h+1)<<eqBlockLog], low, high[h])
-		}
-	})
-}
-
-// eqBlockLog is log2 of eqTable's blocks.
-const eqBlockLog = 10
-
 // pairSum computes Σ_j eq(rr, j)·f(j) for a pair function f with a periodic tail:
 // pairs j < nHead come from row(head=true, …), pairs from nHead on repeat the padPairs
 // pad pairs (nHead a multiple of padPairs; padPairs = 0 when there is no tail).
@@ -90,7 +63,7 @@ func pairSum(rr []field.E, nHead, padPairs int, workers par.Workers, row func(he
 	lo := make([]field.E, 1<<nlo)
 	field.EqTable(lo, rr[:nlo])
 	hi := make([]field.E, 1<<(len(rr)-nlo))
-	eqTable(hi, rr[nlo:], workers)
+	field.EqTableOn(hi, rr[nlo:], workers)
 	rows := (nHead + len(lo) - 1) / len(lo)
 	parts := make([][2]field.E, workers.N())
 	scr := make([]*scratch, workers.N())

@@ -304,26 +304,3 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
-
-// eqTable on the workers gives field.EqTable's entries, below and above the size
-// where it splits.
-func TestEqTableWorkers(t *testing.T) {
-	rng := testrand.New(t)
-	for _, n := range []int{0, 3, eqBlockLog + 2, eqBlockLog + 3, 17} {
-		point := make([]field.E, n)
-		for j := range point {
-			point[j] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
-		}
-		want := make([]field.E, 1<<n)
-		field.EqTable(want, point)
-		for _, workers := range []int{1, 2, 3} {
-			got := make([]field.E, 1<<n)
-			eqTable(got, point, par.New(nil, workers))
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("n=%d workers=%d: entry %d differs", n, workers, i)
-				}
-			}
-		}
-	}
-}
