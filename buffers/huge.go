@@ -38,12 +38,13 @@ func hugeWanted(env, godebug string) bool {
 }
 
 // HugePages reports whether Make advises its large allocations to be backed by huge
-// pages: the kernel supports the advice and LEANPIPE_HUGEPAGES is not "off". Whether
+// pages: the kernel supports the advice and neither LEANPIPE_HUGEPAGES nor GODEBUG
+// turns it off (hugeWanted). Whether
 // the kernel then uses huge pages is its choice (THP mode, free memory).
 func HugePages() bool { return hugeOn() }
 
 // HugePageStatus describes the advice for people: "advised (kernel THP: madvise)",
-// "off (LEANPIPE_HUGEPAGES=off)", "unsupported".
+// `off (LEANPIPE_HUGEPAGES="off", GODEBUG="")` or "unsupported".
 func HugePageStatus() string {
 	switch {
 	case !hugeSupported():

@@ -8,9 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// thpEnabled is the kernel's transparent-huge-page switch, absent without THP.
+const thpEnabled = "/sys/kernel/mm/transparent_hugepage/enabled"
+
 // hugeSupported reports whether the kernel has transparent huge pages at all.
 func hugeSupported() bool {
-	_, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled")
+	_, err := os.Stat(thpEnabled)
 	return err == nil
 }
 
@@ -28,10 +31,9 @@ func adviseHuge(p unsafe.Pointer, size int) {
 }
 
 // kernelTHP returns the kernel's transparent-huge-page mode (the bracketed word of
-// /sys/kernel/mm/transparent_hugepage/enabled: always, madvise or never), or "" when
-// it cannot be read.
+// thpEnabled: always, madvise or never), or "" when it cannot be read.
 func kernelTHP() string {
-	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	b, err := os.ReadFile(thpEnabled)
 	if err != nil {
 		return ""
 	}

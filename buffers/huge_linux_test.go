@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -35,15 +36,6 @@ func vmFlags(t *testing.T, a uintptr) []string {
 	return nil
 }
 
-func hasFlag(flags []string, f string) bool {
-	for _, x := range flags {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
 // TestMakeAdvisesHugePages checks that a large Make, and a large pooled buffer, lie in
 // a mapping marked for huge pages (VmFlags "hg", MADV_HUGEPAGE), and that the advice
 // changes no byte.
@@ -62,14 +54,14 @@ func TestMakeAdvisesHugePages(t *testing.T) {
 	if lo >= hi {
 		t.Fatalf("no 2 MiB page inside %d bytes", 8*len(s))
 	}
-	if fl := vmFlags(t, lo); !hasFlag(fl, "hg") {
+	if fl := vmFlags(t, lo); !slices.Contains(fl, "hg") {
 		t.Errorf("Make(%d words): mapping flags %v lack hg", len(s), fl)
 	}
 	pool := NewPool[uint64](1)
 	b := pool.Get(HugeBytes)
 	d := b.Data()
 	lo, _ = hugeRange(uintptr(unsafe.Pointer(&d[0])), 8*len(d))
-	if fl := vmFlags(t, lo); !hasFlag(fl, "hg") {
+	if fl := vmFlags(t, lo); !slices.Contains(fl, "hg") {
 		t.Errorf("Pool.Get(%d): mapping flags %v lack hg", len(d), fl)
 	}
 	b.Release()

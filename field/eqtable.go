@@ -9,8 +9,8 @@ const eqBlockLog = 10
 // entries the low coordinates' kernel is formed once and each block of 2^eqBlockLog
 // entries is it scaled by the high kernel's entry (another order of the same exact
 // products). The provers' large eq tables (the zerocheck's skip message and first
-// rounds, WHIR's out-of-domain weights: up to 2^22 entries at 2^18 compressions) left
-// the other core idle when formed on one goroutine.
+// rounds, WHIR's out-of-domain weights) left the other core idle when formed on one
+// goroutine.
 func EqTableOn(dst, point []E, workers par.Workers) {
 	if workers.N() <= 1 || len(point) <= eqBlockLog+2 {
 		EqTable(dst, point)
