@@ -39,6 +39,34 @@ func TestInducedTableIsExpansion(t *testing.T) {
 	}
 }
 
+// The table does not depend on the workers, nor on what the scratch held: shapes
+// large enough that the clear, the transpose and the replica sum are all cut into
+// several pieces.
+func TestInducedTableWorkers(t *testing.T) {
+	rng := testrand.New(t)
+	for _, sh := range []struct{ messageLog, rate int }{{13, 1}, {12, 2}, {14, 0}} {
+		logD := sh.messageLog + sh.rate
+		p := NewPlan(logD)
+		queries := make([]int, 300)
+		for i := range queries {
+			queries[i] = rng.IntN(1 << logD)
+		}
+		weights := randE(rng, len(queries))
+		want := make([]field.E, 1<<sh.messageLog)
+		p.InducedTable(want, queries, weights, sh.rate, make([]field.E, 1<<logD), par.Serial())
+		for _, workers := range []int{2, 3} {
+			got := make([]field.E, len(want))
+			scratch := randE(rng, 1<<logD)
+			p.InducedTable(got, queries, weights, sh.rate, scratch, par.New(nil, workers))
+			for b := range want {
+				if got[b] != want[b] {
+					t.Fatalf("%+v workers %d: entry %d differs", sh, workers, b)
+				}
+			}
+		}
+	}
+}
+
 // The table's multilinear extension is the verifier's induced weight (KAT).
 func TestInducedTableKAT(t *testing.T) {
 	var kat []struct {

@@ -394,10 +394,31 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		s.qWeights = buffers.Grow(s.qWeights, len(queries))
 		field.Powers(s.qWeights, lambda)
 		s.lane = buffers.Grow(s.lane, 1<<len(levelFolds))
-		enforced := enforcedSumInto(s.lane, prev.decode(tr.Open(prev.tree, queries), s), levelFolds, s.qWeights)
+		// The Merkle openings, their decoding and the enforced sum are serial and
+		// need nothing of the query weight table, nor it of them: they run on a
+		// goroutine of their own beside the table's workers. Only the opening
+		// writes to the transcript meanwhile, so the stream keeps its order.
+		var enforced field.E
+		var openErr error
+		opened := make(chan struct{})
+		go func() {
+			defer close(opened)
+			openErr = par.Protect(func() error {
+				enforced = enforcedSumInto(s.lane, prev.decode(tr.Open(prev.tree, queries), s), levelFolds, s.qWeights)
+				return nil
+			})
+		}()
 		s.table = buffers.Grow(s.table, 1<<messageLog)
 		s.induce.plans = s.Plans
 		s.induce.levelTable(s.table, messageLog, cfg.LogInvRates[l], queries, s.qWeights, workers)
+		<-opened
+		if openErr != nil {
+			workers.Fail(openErr)
+			return openErr
+		}
+		if workers.Stopped() {
+			return workers.Err()
+		}
 		u0, u2 := roundMsg(p.f, s.table, 1, workers)
 		p.pending = append(p.pending, intro{s.table, enforced, p.send(u0, u2, enforced)})
 		p.glue(lambda)
