@@ -134,7 +134,12 @@ type Builder struct {
 	name     string
 	logSize  int
 	constCol int
-	code     []step
+	// code is the recorded program in blocks of stepBlock steps: a large circuit
+	// (tens of millions of steps) then grows without copying, and Compile filters
+	// it in place, so building holds about one copy of the program.
+	code     [][]step
+	steps    int
+	compiled bool
 	nvals    uint32
 	isRow    []bool
 	defined  []bool
@@ -203,8 +208,22 @@ func (b *Builder) checkRange(base, n int) {
 }
 
 func (b *Builder) emit(op, dst, x, y uint32) {
-	b.code = append(b.code, step{op, dst, x, y})
+	if b.compiled {
+		panic("circuit: builder used after Compile")
+	}
+	if b.steps&(stepBlock-1) == 0 {
+		b.code = append(b.code, make([]step, 0, stepBlock))
+	}
+	last := &b.code[len(b.code)-1]
+	*last = append(*last, step{op, dst, x, y})
+	b.steps++
 }
+
+// stepBlock is the number of steps in one block of a Builder's program (16 MiB).
+const stepBlock = 1 << 20
+
+// stepAt returns the address of step i of the recorded program.
+func (b *Builder) stepAt(i int) *step { return &b.code[i/stepBlock][i%stepBlock] }
 
 // Col returns the wire reading committed column col. The column must be an input,
 // the constant, or a row already emitted.
@@ -260,14 +279,19 @@ func (b *Builder) Linear(row int, x Wire) Wire {
 }
 
 // Compile checks and freezes the circuit: dead steps are dropped and wires are
-// assigned to a small set of reusable registers.
+// assigned to a small set of reusable registers. It consumes the builder: its
+// recorded program is overwritten and dropped, and any later use panics.
 func (b *Builder) Compile() *Circuit {
-	code := b.code
+	if b.compiled {
+		panic("circuit: Compile called twice")
+	}
+	b.compiled = true
+	defer func() { b.code = nil }()
 	// Dead-code elimination: rows are the roots.
 	live := make([]bool, b.nvals)
-	keep := make([]bool, len(code))
-	for i := len(code) - 1; i >= 0; i-- {
-		in := code[i]
+	keep := make([]bool, b.steps)
+	for i := b.steps - 1; i >= 0; i-- {
+		in := *b.stepAt(i)
 		switch in.op {
 		case opRow:
 			keep[i] = true
@@ -281,10 +305,12 @@ func (b *Builder) Compile() *Circuit {
 			keep[i] = live[in.dst]
 		}
 	}
-	var kept []step
-	for i, in := range code {
+	// The kept steps move to the front of the program, in order (step j ≤ i).
+	n := 0
+	for i := range b.steps {
 		if keep[i] {
-			kept = append(kept, in)
+			*b.stepAt(n) = *b.stepAt(i)
+			n++
 		}
 	}
 	// Last use of every value.
@@ -292,8 +318,8 @@ func (b *Builder) Compile() *Circuit {
 	for i := range last {
 		last[i] = -1
 	}
-	for i, in := range kept {
-		switch in.op {
+	for i := range n {
+		switch in := *b.stepAt(i); in.op {
 		case opXor, opRow:
 			last[in.x], last[in.y] = int32(i), int32(i)
 		}
@@ -302,8 +328,9 @@ func (b *Builder) Compile() *Circuit {
 	phys := make([]uint32, b.nvals)
 	var free []uint32
 	nregs := uint32(1)
-	out := make([]instr, len(kept))
-	for i, in := range kept {
+	out := make([]instr, n)
+	for i := range out {
+		in := *b.stepAt(i)
 		o := in
 		if in.op == opXor || in.op == opRow {
 			o.x, o.y = phys[in.x], phys[in.y]

@@ -2,9 +2,11 @@ package circuit
 
 import (
 	"encoding/hex"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	xb "golang.org/x/crypto/blake2s"
@@ -386,6 +388,66 @@ func TestBuilderMisuse(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// Compile consumes the builder: using it afterwards, or compiling again, panics
+// saying so (not with an index error from the dropped program).
+func TestBuilderConsumedByCompile(t *testing.T) {
+	cases := map[string]func(){
+		"builder used after Compile": func() {
+			b := NewBuilder("x", 6, 0)
+			b.Compile()
+			b.Row(1, b.One(), b.One())
+		},
+		"Compile called twice": func() { b := NewBuilder("x", 6, 0); b.Compile(); b.Compile() },
+	}
+	for want, f := range cases {
+		func() {
+			defer func() {
+				if got := fmt.Sprint(recover()); !strings.Contains(got, want) {
+					t.Errorf("panic %q, want one saying %q", got, want)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+// A program longer than a few of the builder's step blocks, with dead steps
+// between the live ones, compiles to the rows it describes: every row's A value
+// is the XOR of the inputs its chain read, computed here directly.
+func TestCompileAcrossStepBlocks(t *testing.T) {
+	r := testrand.New(t)
+	const logSize, rows, chain = 6, 24, 3 * stepBlock / (2 * 24)
+	b := NewBuilder("long", logSize, 0)
+	b.Input("x", 1, 8)
+	n := 1 << logSize
+	w := randVec(r, n)
+	w[0] = field.One
+	want := make([]field.E, n)
+	for row := 16; row < 16+rows; row++ {
+		acc := b.Col(1 + row%8)
+		want[row] = w[1+row%8]
+		for k := range chain {
+			col := 1 + r.IntN(8)
+			b.Xor(acc, b.Col(1+k%8)) // dead
+			acc = b.Xor(acc, b.Col(col))
+			want[row] = want[row].Add(w[col])
+		}
+		b.Row(row, acc, b.One())
+	}
+	emitted := b.steps
+	c := b.Compile()
+	if emitted < 3*stepBlock || c.NumInstr() >= emitted {
+		t.Fatalf("%d steps recorded, %d compiled: the test does not span blocks or drop dead steps", emitted, c.NumInstr())
+	}
+	a, bv := make([]field.E, n), make([]field.E, n)
+	c.RowValues(a, bv, w)
+	for row := 16; row < 16+rows; row++ {
+		if a[row] != want[row] || bv[row] != field.One {
+			t.Fatalf("row %d: A %v B %v, want %v and 1", row, a[row], bv[row], want[row])
+		}
 	}
 }
 

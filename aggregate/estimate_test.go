@@ -1,0 +1,97 @@
+package aggregate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leanpipe/leanpipe/flows"
+)
+
+// estimateChildEnv, when set to n in a child process, makes TestEstimateChild
+// prove one aggregate of n generated signers on an Engine and exit.
+const estimateChildEnv = "LEANPIPE_AGGREGATE_ESTIMATE_CHILD"
+
+// TestEstimateChild is the child process of TestEstimateBoundsPeakRSS.
+func TestEstimateChild(t *testing.T) {
+	spec := os.Getenv(estimateChildEnv)
+	if spec == "" {
+		t.Skip("child process of TestEstimateBoundsPeakRSS")
+	}
+	n, err := strconv.Atoi(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := genInput(t, n, 3)
+	e, err := flows.NewEngine(flows.EngineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Prove(context.Background(), flows.Request{Flow: Flow, Input: in, LogInvRate: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// VmHWM is this process image's own peak (getrusage's ru_maxrss of a child
+	// carries the parent's peak across the exec).
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status")
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fmt.Printf("peak-rss-kib %s\n", strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+		}
+	}
+}
+
+// TestEstimateBoundsPeakRSS proves one aggregate per child process (each peak RSS
+// its own: the circuit's build, the signers and one proof) of 1, 16 and 64 signers
+// (and 256 with LEANPIPE_HEAVY) and checks measured ≤ Estimate ≤ 1.5 × measured +
+// 64 MiB, the bound the batch flow's estimate keeps: a memory budget must not admit
+// an aggregate that outgrows it.
+func TestEstimateBoundsPeakRSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves aggregates of up to 64 signers in child processes")
+	}
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is not the prover's")
+	}
+	points := []int{1, 16, 64}
+	if os.Getenv("LEANPIPE_HEAVY") != "" {
+		points = append(points, 256)
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-7s %12s %12s %6s %8s\n", "signers", "estimate MiB", "peak RSS MiB", "ratio", "time")
+	for _, n := range points {
+		c := exec.Command(os.Args[0], "-test.run=^TestEstimateChild$", "-test.count=1")
+		c.Env = append(os.Environ(), estimateChildEnv+"="+strconv.Itoa(n), "GOGC=", "GOMEMLIMIT=")
+		start := time.Now()
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("child of %d signers: %v\n%s", n, err, out)
+		}
+		took := time.Since(start)
+		_, rest, ok := strings.Cut(string(out), "peak-rss-kib ")
+		if !ok {
+			t.Skipf("the child could not read its peak RSS:\n%s", out)
+		}
+		var kib int64
+		fmt.Sscanf(rest, "%d", &kib)
+		measured := kib << 10
+		est := Flow.Estimate(n, 1)
+		fmt.Fprintf(&table, "%-7d %12.1f %12.1f %6.2f %8s\n", n, float64(est)/(1<<20), float64(measured)/(1<<20),
+			float64(est)/float64(measured), took.Round(10*time.Millisecond))
+		if est < measured {
+			t.Errorf("%d signers: estimate %d bytes is below the measured peak RSS %d", n, est, measured)
+		}
+		if hi := measured + measured/2 + 64<<20; est > hi {
+			t.Errorf("%d signers: estimate %d bytes is over 1.5 × measured %d + 64 MiB", n, est, measured)
+		}
+	}
+	t.Logf("estimate vs peak RSS, one child process per point:\n%s", table.String())
+}
