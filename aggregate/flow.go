@@ -97,7 +97,10 @@ func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *fl
 				return fmt.Errorf("%w: %s takes *aggregate.Input, not %T", flows.ErrInput, FlowName, fin)
 			}
 			if !h.skipNativeCheck {
-				if err := in.Check(); err != nil {
+				if err := in.CheckOn(w); err != nil {
+					if w.Err() != nil {
+						return err
+					}
 					return fmt.Errorf("%w: %v", flows.ErrInput, err)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/xmss"
 )
@@ -244,8 +245,16 @@ func (e *InvalidSignatures) Error() string {
 
 // Check verifies every signature natively before any proving (flows.CheckInput):
 // an *InvalidSignatures naming each one that fails, or nil.
-func (in *Input) Check() error {
-	if bad := in.Invalid(); len(bad) > 0 {
+func (in *Input) Check() error { return in.CheckOn(par.Serial()) }
+
+// CheckOn is Check with the signatures verified on the workers (the result does
+// not depend on them; once they are stopped it is workers.Err()).
+func (in *Input) CheckOn(workers par.Workers) error {
+	bad := in.InvalidOn(workers)
+	if err := workers.Err(); err != nil {
+		return err
+	}
+	if len(bad) > 0 {
 		return &InvalidSignatures{Bad: bad, Of: in.Len()}
 	}
 	return nil
@@ -253,11 +262,20 @@ func (in *Input) Check() error {
 
 // Invalid verifies every signature natively (xmss.Verify) and returns those that
 // fail, in index order (nil when all verify).
-func (in *Input) Invalid() []Invalid {
+func (in *Input) Invalid() []Invalid { return in.InvalidOn(par.Serial()) }
+
+// InvalidOn is Invalid with the signatures verified on the workers.
+func (in *Input) InvalidOn(workers par.Workers) []Invalid {
+	errs := make([]error, len(in.Signers))
+	workers.Range(len(in.Signers), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := &in.Signers[i]
+			errs[i] = xmss.Verify(s.PublicKey, in.Epoch, in.Message, &s.Signature)
+		}
+	}, par.PerWorker(16))
 	var bad []Invalid
-	for i := range in.Signers {
-		s := &in.Signers[i]
-		if err := xmss.Verify(s.PublicKey, in.Epoch, in.Message, &s.Signature); err != nil {
+	for i, err := range errs {
+		if err != nil {
 			bad = append(bad, Invalid{Index: i, Err: err})
 		}
 	}

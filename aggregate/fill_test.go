@@ -1,0 +1,94 @@
+package aggregate
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
+)
+
+// The filler's witness, A0·w and B0·w do not depend on the workers, which cut the
+// groups of 64 slots into batches differently at each count, and every slot holds
+// its own signer's block (or signer 0's past the last signer): six groups to solve
+// (five live, one of padding) of 512 slots, at 1 to 4 workers.
+func TestFillIndependentOfWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("solves six groups of 64 blocks of 2^21 columns, four times")
+	}
+	base := genInput(t, 3, 7)
+	in := &Input{Message: base.Message, Epoch: base.Epoch}
+	for s := range 64*4 + 5 {
+		in.Signers = append(in.Signers, base.Signers[(s*s+s/7)%3])
+	}
+	c := New()
+	const nLog = 9
+	words := c.Size() / 64
+	var want [3][]field.K
+	got := [3][]field.K{make([]field.K, words<<nLog), make([]field.K, words<<nLog), make([]field.K, words<<nLog)}
+	for _, workers := range []int{1, 2, 3, 4} {
+		for k := range got {
+			for i := range got[k] {
+				got[k][i] = field.K(i) // what was there before must not matter
+			}
+		}
+		if err := c.fill(par.New(nil, workers), in, nLog, got[0], got[1], got[2], nil); err != nil {
+			t.Fatal(err)
+		}
+		if workers == 1 {
+			for k := range got {
+				want[k] = slices.Clone(got[k])
+			}
+			continue
+		}
+		for k := range got {
+			if i := slices.Compare(got[k], want[k]); i != 0 {
+				t.Fatalf("workers %d: vector %d differs from 1 worker", workers, k)
+			}
+		}
+	}
+	alone := make([]field.K, words)
+	for _, s := range []int{0, 63, 64, 200, 64*4 + 4, 64*4 + 5, 64*5 + 3, 511} {
+		src := s
+		if src >= in.Len() {
+			src = 0
+		}
+		c.PackLanes(alone, c.Solve(Plan(in.Block(src), &in.Signers[src].Signature)), 1)
+		if !slices.Equal(want[0][s*words:(s+1)*words], alone) {
+			t.Fatalf("slot %d is not signer %d's block solved alone", s, src)
+		}
+	}
+}
+
+// The native check names the same invalid signatures, in index order, at every
+// worker count: here every fifth of 40 signers has a changed tip.
+func TestCheckOnNamesEveryInvalidSignature(t *testing.T) {
+	base := genInput(t, 4, 9)
+	in := &Input{Message: base.Message, Epoch: base.Epoch}
+	var wantBad []int
+	for s := range 40 {
+		sg := base.Signers[s%4]
+		if s%5 == 2 {
+			sg.Signature.Tips[s%len(sg.Signature.Tips)][0] ^= 1
+			wantBad = append(wantBad, s)
+		}
+		in.Signers = append(in.Signers, sg)
+	}
+	for _, workers := range []int{1, 2, 3} {
+		var bad *InvalidSignatures
+		if err := in.CheckOn(par.New(nil, workers)); !errors.As(err, &bad) {
+			t.Fatalf("workers %d: got %v, want *InvalidSignatures", workers, err)
+		}
+		var got []int
+		for _, b := range bad.Bad {
+			got = append(got, b.Index)
+		}
+		if !slices.Equal(got, wantBad) || bad.Of != 40 {
+			t.Fatalf("workers %d: invalid %v of %d, want %v of 40", workers, got, bad.Of, wantBad)
+		}
+	}
+	if err := base.CheckOn(par.New(nil, 2)); err != nil {
+		t.Fatalf("valid signers: %v", err)
+	}
+}
