@@ -148,3 +148,19 @@ func TestStatementDataRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Proofs after the circuit's first walks take its segmented (parallel) transpose
+// walk in the lincheck: four proofs in a row at 2 workers are the 1-worker proof's
+// bytes.
+func TestRepeatedProofsSameBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves 4 blocks of 2^21 columns five times")
+	}
+	in := genInput(t, 2, 13)
+	want := proveInput(t, Flow, in, 1).Proof.MarshalWire()
+	for i := range 4 {
+		if got := proveInput(t, Flow, in, 2).Proof.MarshalWire(); !bytes.Equal(got, want) {
+			t.Fatalf("2-worker proof %d differs from the 1-worker proof", i)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/leanpipe/leanpipe/field"
 )
 
 // Wire is a value under construction in a Builder: a GF(2)-linear combination of
@@ -76,6 +78,8 @@ type Circuit struct {
 	walks    atomic.Int64 // bilinear walks so far (segments are planned after a few)
 	segOnce  sync.Once
 	segs     []segment // walk segments of a large program (nil otherwise), planned on first use
+	vecMu    sync.Mutex
+	vecs     [][]field.E // free column vectors of TransposeOn (see getVec)
 }
 
 // Name is the circuit's human-readable name.

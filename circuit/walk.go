@@ -5,7 +5,9 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 func (c *Circuit) checkLen(what string, n int) {
@@ -143,26 +145,86 @@ func (c *Circuit) TransposePair(dstA, dstB, e []field.E) {
 
 // transpose sets dst = (ca·A0 + cb·B0)ᵀ·e.
 func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
+	c.transposeOn(dst, e, ca, cb, par.Serial())
+}
+
+// TransposeOn is Transpose on the workers. A large program's segments (see
+// segments.go) are walked backward at once, each worker over a run of them into
+// its own column vector: the adjoints left on the registers live at the run's
+// first cut are exactly what the code before it owes them, and its slice (the
+// steps computing those registers from columns) carries them back to the columns,
+// so no worker waits for another. The vectors are then added; the result is the
+// serial walk's exactly, at any worker count. A short program, one worker, or a
+// circuit walked fewer than serialWalksFirst times before walks serially.
+func (c *Circuit) TransposeOn(dst, e []field.E, alpha field.E, workers par.Workers) {
+	c.transposeOn(dst, e, field.One, alpha, workers)
+}
+
+func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Workers) {
 	c.checkLen("dst", len(dst))
 	c.checkLen("e", len(e))
-	clear(dst)
-	adj := make([]field.E, c.nregs)
 	oneA, oneB := ca == field.One, cb == field.One
 	zeroA, zeroB := ca.IsZero(), cb.IsZero()
 	// A general coefficient scales e once, vectorised, instead of once per row.
 	ea, eb := e, e
 	if !oneA && !zeroA {
-		ea = make([]field.E, len(e))
+		ea = c.getVec()
+		defer c.putVec(ea)
 		field.ScaleE(ea, e, ca)
 		oneA = true
 	}
 	if !oneB && !zeroB {
-		eb = make([]field.E, len(e))
+		eb = c.getVec()
+		defer c.putVec(eb)
 		field.ScaleE(eb, e, cb)
 		oneB = true
 	}
-	for i := len(c.code) - 1; i >= 0; i-- {
-		in := c.code[i]
+	if !oneA {
+		ea = nil
+	}
+	if !oneB {
+		eb = nil
+	}
+	n := min(workers.N(), walkSegments)
+	var segs []segment
+	// As for Bilinear, the segments are planned only once the circuit has been
+	// walked serialWalksFirst times: a one-shot proof does not pay for them.
+	if n > 1 && c.walks.Add(1) > serialWalksFirst {
+		segs = c.segments()
+	}
+	if segs == nil {
+		clear(dst)
+		reverseSteps(dst, make([]field.E, c.nregs), c.code, ea, eb)
+		return
+	}
+	n = min(n, len(segs))
+	acc := make([][]field.E, n)
+	acc[0] = dst
+	for j := 1; j < n; j++ {
+		acc[j] = c.getVec()
+		defer c.putVec(acc[j])
+	}
+	workers.Limit(n).Run(func(j int) {
+		lo, hi := j*len(segs)/n, (j+1)*len(segs)/n
+		clear(acc[j])
+		adj := make([]field.E, c.nregs)
+		reverseSteps(acc[j], adj, c.code[segs[lo].lo:segs[hi-1].hi], ea, eb)
+		reverseSteps(acc[j], adj, segs[lo].slice, nil, nil)
+	})
+	workers.Range(len(dst), func(lo, hi int) {
+		for j := 1; j < n; j++ {
+			field.AddSlice(dst[lo:hi], dst[lo:hi], acc[j][lo:hi])
+		}
+	}, par.MinChunk(1<<12))
+}
+
+// reverseSteps runs code backward from the adjoints in adj, adding each column
+// load's adjoint to dst and each product row's weights ea[row] (to its A operand)
+// and eb[row] (to its B operand; a nil vector is no weight) to its operands'.
+func reverseSteps(dst, adj []field.E, code []instr, ea, eb []field.E) {
+	oneA, oneB := ea != nil, eb != nil
+	for i := len(code) - 1; i >= 0; i-- {
+		in := code[i]
 		switch in.op() {
 		case opCol:
 			dst[in.col()] = addE(dst[in.col()], adj[in.dst()])
@@ -182,6 +244,32 @@ func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
 		}
 	}
 }
+
+// getVec returns a column vector (Size values, contents unspecified) from the
+// circuit's free list, putVec returns one: the transpose's scaled weights and
+// per-worker sums are a block's size each (48 MiB at 2^21 columns), too large to
+// fault in afresh on every proof.
+func (c *Circuit) getVec() []field.E {
+	c.vecMu.Lock()
+	defer c.vecMu.Unlock()
+	if n := len(c.vecs); n > 0 {
+		v := c.vecs[n-1]
+		c.vecs = c.vecs[:n-1]
+		return v
+	}
+	return buffers.Make[field.E](c.Size())
+}
+
+func (c *Circuit) putVec(v []field.E) {
+	c.vecMu.Lock()
+	defer c.vecMu.Unlock()
+	if len(c.vecs) < maxFreeVecs {
+		c.vecs = append(c.vecs, v)
+	}
+}
+
+// maxFreeVecs bounds the vectors a circuit keeps for its transposes.
+const maxFreeVecs = walkSegments
 
 // RowValuesWords sets dstA = A0·w and dstB = B0·w over any GF(2)-vector word type:
 // K (a column vector over K), or uint64 holding 64 instances bit-sliced (bit j of

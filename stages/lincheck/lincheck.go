@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // KSkip is the number of low row (and column) bits of a block that the
@@ -37,6 +38,13 @@ type Circuit interface {
 	Bilinear(alpha field.E, eRow, wCol []field.E) field.E
 	// Transpose writes dst = (A0 + α·B0)ᵀ·e_row (the transpose walk).
 	Transpose(dst, eRow []field.E, alpha field.E)
+}
+
+// TransposerOn is a Circuit whose transpose walk can run on the workers (as
+// *circuit.Circuit's does on a large program); the prover uses it when offered.
+// The result must be Transpose's exactly.
+type TransposerOn interface {
+	TransposeOn(dst, eRow []field.E, alpha field.E, workers par.Workers)
 }
 
 // ZerocheckClaims is what the zerocheck leaves for the lincheck: the claims

@@ -78,7 +78,9 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	// comb = (A0 + α·B0)ᵀ·e_row + α²·e_row + α³·[constant column] (+ the public
 	// term), and zv[col] = ẑ(col, chi_out), the witness folded over the slots. The two
 	// are independent: on a large circuit with two or more workers, the circuit's
-	// transpose walk (serial) runs beside the fold.
+	// transpose walk runs beside the fold, both offered every worker. A walk that
+	// is serial (a circuit without TransposeOn, or one not yet segmented) then
+	// keeps a core while the fold shares the rest; a segmented one shares them all.
 	sc.eRow = buffers.Grow(sc.eRow, size)
 	sc.eqIn = buffers.Grow(sc.eqIn, 1<<rounds)
 	sc.comb = buffers.Grow(sc.comb, size)
@@ -89,12 +91,12 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := par.Protect(func() error { sc.buildComb(c, zc, chiIn, alpha, pub, workers.Limit(1)); return nil }); err != nil {
+			if err := par.Protect(func() error { sc.buildComb(c, zc, chiIn, alpha, pub, workers); return nil }); err != nil {
 				workers.Fail(err)
 			}
 		}()
 		field.EqTable(sc.eqOut, chiOut)
-		partialFold(sc.zv, q, words, sc.eqOut, live, workers.Limit(workers.N()-1), &sc.fold)
+		partialFold(sc.zv, q, words, sc.eqOut, live, workers, &sc.fold)
 		wg.Wait()
 	} else {
 		sc.buildComb(c, zc, chiIn, alpha, pub, workers)
@@ -154,7 +156,11 @@ var concurrentCombLog = 18
 func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alpha field.E, pub *Window, workers par.Workers) {
 	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn)
 	comb, eRow := sc.comb, sc.eRow
-	c.Transpose(comb, eRow, alpha)
+	if t, ok := c.(TransposerOn); ok {
+		t.TransposeOn(comb, eRow, alpha, workers)
+	} else {
+		c.Transpose(comb, eRow, alpha)
+	}
 	a2 := alpha.Square()
 	if workers.N() == 1 {
 		field.AddScaledE(comb, eRow, a2)
