@@ -76,10 +76,13 @@ type Circuit struct {
 	nRows    int
 	nonRow   []int32      // the columns without a row, in increasing order
 	walks    atomic.Int64 // bilinear walks so far (segments are planned after a few)
-	segOnce  sync.Once
-	segs     []segment // walk segments of a large program (nil otherwise), planned on first use
-	vecMu    sync.Mutex
-	vecs     [][]field.E // free column vectors of TransposeOn (see getVec)
+	// transposes counts the transposes on two or more workers (TransposeOn
+	// plans the segments after a few).
+	transposes atomic.Int64
+	segOnce    sync.Once
+	segs       []segment // walk segments of a large program (nil otherwise), planned on first use
+	vecMu      sync.Mutex
+	vecs       [][]field.E // free column vectors of TransposeOn (see getVec)
 }
 
 // Name is the circuit's human-readable name.

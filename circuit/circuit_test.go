@@ -595,7 +595,7 @@ func TestSegmentedTranspose(t *testing.T) {
 			got := randVec(r, n) // what dst held must not matter
 			c.transposeOn(got, e, co.ca, co.cb, par.New(nil, workers))
 			if !slices.Equal(got, want) {
-				t.Fatalf("%d workers (%d walks): the transpose differs from the serial walk", workers, c.walks.Load())
+				t.Fatalf("%d workers (transpose %d): the transpose differs from the serial walk", workers, c.transposes.Load())
 			}
 		}
 	}

@@ -154,8 +154,8 @@ func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
 // first cut are exactly what the code before it owes them, and its slice (the
 // steps computing those registers from columns) carries them back to the columns,
 // so no worker waits for another. The vectors are then added; the result is the
-// serial walk's exactly, at any worker count. A short program, one worker, or a
-// circuit walked fewer than serialWalksFirst times before walks serially.
+// serial walk's exactly, at any worker count. A short program, one worker, or one
+// of a circuit's first serialWalksFirst transposes walks serially.
 func (c *Circuit) TransposeOn(dst, e []field.E, alpha field.E, workers par.Workers) {
 	c.transposeOn(dst, e, field.One, alpha, workers)
 }
@@ -187,9 +187,11 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 	}
 	n := min(workers.N(), walkSegments)
 	var segs []segment
-	// As for Bilinear, the segments are planned only once the circuit has been
-	// walked serialWalksFirst times: a one-shot proof does not pay for them.
-	if n > 1 && c.walks.Add(1) > serialWalksFirst {
+	// As for Bilinear, the segments are planned only after serialWalksFirst
+	// transposes (counted apart from the forward walks): planning costs about
+	// three walks of a large program (0.26 s at 2^21 columns), which a process
+	// proving only a few aggregates, as a two-leaf run does, would not earn back.
+	if n > 1 && c.transposes.Add(1) > serialWalksFirst {
 		segs = c.segments()
 	}
 	if segs == nil {
