@@ -91,10 +91,11 @@ type Options struct {
 	// delivery goes to the dead-letter subject.
 	MaxDeliver int
 
-	// MemoryBudget, MaxN, MaxInputBytes, Grace, Cores, Flow and Verify are passed
-	// to the worker's stream.Prover (see stream.Options). Flow is also the flow of
-	// submitted jobs that name none.
+	// MemoryBudget, BudgetFrom, MaxN, MaxInputBytes, Grace, Cores, Flow and Verify
+	// are passed to the worker's stream.Prover (see stream.Options). Flow is also
+	// the flow of submitted jobs that name none.
 	MemoryBudget  int64
+	BudgetFrom    string
 	MaxN          int
 	MaxInputBytes int64
 	Grace         time.Duration
@@ -137,7 +138,7 @@ func (o Options) withDefaults() Options {
 // pulled job, so the Prover never holds a job the worker has not pulled.
 func (o Options) proverOptions() stream.Options {
 	return stream.Options{
-		InFlight: o.InFlight, Pending: o.InFlight, MemoryBudget: o.MemoryBudget,
+		InFlight: o.InFlight, Pending: o.InFlight, MemoryBudget: o.MemoryBudget, BudgetFrom: o.BudgetFrom,
 		MaxN: o.MaxN, MaxInputBytes: o.MaxInputBytes, Grace: o.Grace, Cores: o.Cores,
 		Flow: o.Flow, Verify: o.Verify,
 	}

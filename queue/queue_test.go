@@ -309,6 +309,28 @@ func TestSizeLimit(t *testing.T) {
 	}
 }
 
+// A job whose estimated memory is over the worker's budget is refused before any
+// work, and the error result names the budget and what set it, as serve's does.
+func TestMemoryBudgetRefused(t *testing.T) {
+	o := Options{AckWait: 5 * time.Second, Worker: "w", MemoryBudget: 1 << 20, BudgetFrom: "--memory-budget"}
+	ts := startServer(t, o)
+	_, jsW := ts.connect(t, "w")
+	e := newEngine(t)
+	w := startWorker(t, jsW, e, o, nil)
+	_, js := ts.connect(t, "t")
+	rs, err := submit(t, js, parseJobs(t, `{"id":"big","n":64}`), Options{AckWait: 5 * time.Second}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].OK || !strings.Contains(rs[0].Error, "over the memory budget of 1.0 MiB, --memory-budget") {
+		t.Fatalf("results %+v, want job big refused over the memory budget, naming --memory-budget", rs)
+	}
+	m := w.stop(t)
+	if e.proofs.Load() != 0 || m.Refused != 1 {
+		t.Errorf("%d proofs, %d refused; want 0, 1", e.proofs.Load(), m.Refused)
+	}
+}
+
 // A worker that dies after storing a proof and before answering leaves the job to
 // a redelivery, which the other worker answers from the store without proving; a
 // resubmission of the same job is answered from the store too.

@@ -119,7 +119,7 @@ func serveNATS(cmd *cobra.Command, o queue.Options, workers int, metricsPath str
 	defer cancel()
 	ob.ready(true)
 	defer onShutdown(log, o.Grace, "abandoning running proofs; their jobs go back to the queue", func() { ob.ready(false); cancel() }, w.Abort)()
-	log.Info().Str("worker", o.Worker).Int("cores", o.Cores).Int("in_flight", o.InFlight).Int64("memory_budget", o.MemoryBudget).Dur("ack_wait", o.AckWait).Msg("serving the NATS queue")
+	log.Info().Str("worker", o.Worker).Int("cores", o.Cores).Int("in_flight", o.InFlight).Int64("memory_budget", o.MemoryBudget).Str("memory_budget_from", o.BudgetFrom).Dur("ack_wait", o.AckWait).Msg("serving the NATS queue")
 	m, err := w.Run(ctx)
 	if terr := ob.finish(); terr != nil && err == nil {
 		err = terr

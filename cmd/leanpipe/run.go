@@ -246,7 +246,7 @@ func runNATS(cmd *cobra.Command, cfg config.Run, rel func(string) string, mem me
 		return err
 	}
 	o := n.options()
-	o.Worker, o.InFlight, o.MemoryBudget, o.MaxN, o.Grace, o.Flow, o.Out, o.Verify =
-		s.Name, s.InFlight, mem.Bytes, s.MaxN, s.Grace, cfg.Flow, cfg.Output, true
+	o.Worker, o.InFlight, o.MemoryBudget, o.BudgetFrom, o.MaxN, o.Grace, o.Flow, o.Out, o.Verify =
+		s.Name, s.InFlight, mem.Bytes, mem.From, s.MaxN, s.Grace, cfg.Flow, cfg.Output, true
 	return serveNATS(cmd, o, cfg.Workers, filepath.Join(cfg.Output, "metrics.json"), &observeFlags{trace: trace})
 }

@@ -103,7 +103,7 @@ the proofs' stages as a Chrome trace at exit; --debug-addr serves net/http/pprof
 			}
 			if nf.url != "" {
 				o := nf.options()
-				o.Worker, o.InFlight, o.MemoryBudget, o.MaxN, o.Grace, o.Flow, o.Out = name, inFlight, mem.Bytes, maxN, grace, flowName, out
+				o.Worker, o.InFlight, o.MemoryBudget, o.BudgetFrom, o.MaxN, o.Grace, o.Flow, o.Out = name, inFlight, mem.Bytes, mem.From, maxN, grace, flowName, out
 				return serveNATS(cmd, o, workers, metricsPath, of)
 			}
 			return streamJobs(cmd, streamConfig{
