@@ -453,6 +453,23 @@ func TestCompileAcrossStepBlocks(t *testing.T) {
 	}
 }
 
+// BenchmarkPackLanes packs one bit-sliced vector of 64 instances of a 2^21-column
+// block (16 MiB in, 16 MiB out), as the xmss-aggregate witness does three times per
+// group of 64 signers.
+func BenchmarkPackLanes(b *testing.B) {
+	c := NewBuilder("pack", 21, 0).Compile()
+	r := testrand.New(b)
+	src := make([]uint64, c.Size())
+	for i := range src {
+		src[i] = r.Uint64()
+	}
+	dst := make([]field.K, c.Size())
+	b.SetBytes(int64(8 * len(src)))
+	for b.Loop() {
+		c.PackLanes(dst, src, 64)
+	}
+}
+
 func BenchmarkTranspose(b *testing.B) {
 	c := BLAKE2s()
 	r := rand.New(rand.NewPCG(1, 2))
