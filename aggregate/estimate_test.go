@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/rusage"
 )
 
 // estimateChildEnv, when set to n in a child process, makes TestEstimateChild
@@ -36,17 +36,7 @@ func TestEstimateChild(t *testing.T) {
 	if _, err := e.Prove(context.Background(), flows.Request{Flow: Flow, Input: in, LogInvRate: 1}); err != nil {
 		t.Fatal(err)
 	}
-	// VmHWM is this process image's own peak (getrusage's ru_maxrss of a child
-	// carries the parent's peak across the exec).
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skip("no /proc/self/status")
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			fmt.Printf("peak-rss-kib %s\n", strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-		}
-	}
+	rusage.PrintPeak()
 }
 
 // TestEstimateBoundsPeakRSS proves one aggregate per child process (each peak RSS
@@ -68,21 +58,13 @@ func TestEstimateBoundsPeakRSS(t *testing.T) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-7s %12s %12s %6s %8s\n", "signers", "estimate MiB", "peak RSS MiB", "ratio", "time")
 	for _, n := range points {
-		c := exec.Command(os.Args[0], "-test.run=^TestEstimateChild$", "-test.count=1")
-		c.Env = append(os.Environ(), estimateChildEnv+"="+strconv.Itoa(n), "GOGC=", "GOMEMLIMIT=")
-		start := time.Now()
-		out, err := c.CombinedOutput()
+		measured, took, out, err := rusage.RunChild("TestEstimateChild", estimateChildEnv+"="+strconv.Itoa(n))
 		if err != nil {
 			t.Fatalf("child of %d signers: %v\n%s", n, err, out)
 		}
-		took := time.Since(start)
-		_, rest, ok := strings.Cut(string(out), "peak-rss-kib ")
-		if !ok {
+		if measured == 0 {
 			t.Skipf("the child could not read its peak RSS:\n%s", out)
 		}
-		var kib int64
-		fmt.Sscanf(rest, "%d", &kib)
-		measured := kib << 10
 		est := Flow.Estimate(n, 1)
 		fmt.Fprintf(&table, "%-7d %12.1f %12.1f %6.2f %8s\n", n, float64(est)/(1<<20), float64(measured)/(1<<20),
 			float64(est)/float64(measured), took.Round(10*time.Millisecond))

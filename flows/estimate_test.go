@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leanpipe/leanpipe/internal/rusage"
 )
 
 // estimateChildEnv, when set to "n,rate" in a child process, makes
@@ -33,17 +34,7 @@ func TestEstimateChild(t *testing.T) {
 	if _, err := e.Prove(context.Background(), Request{Input: Blocks(Generate(n, 1)), LogInvRate: rate}); err != nil {
 		t.Fatal(err)
 	}
-	// VmHWM is this process image's own peak: getrusage's ru_maxrss of a child
-	// carries the parent's peak across the exec.
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skip("no /proc/self/status")
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			fmt.Printf("peak-rss-kib %s\n", strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-		}
-	}
+	rusage.PrintPeak()
 }
 
 // TestEstimateBoundsPeakRSS proves one batch per child process (so that each peak
@@ -65,21 +56,13 @@ func TestEstimateBoundsPeakRSS(t *testing.T) {
 	fmt.Fprintf(&table, "%-5s %4s %12s %12s %6s %8s\n", "n", "rate", "estimate MiB", "peak RSS MiB", "ratio", "time")
 	for _, p := range points {
 		n := 1 << p.logN
-		c := exec.Command(os.Args[0], "-test.run=^TestEstimateChild$", "-test.count=1")
-		c.Env = append(os.Environ(), estimateChildEnv+"="+strconv.Itoa(n)+","+strconv.Itoa(p.rate), "GOGC=", "GOMEMLIMIT=")
-		start := time.Now()
-		out, err := c.CombinedOutput()
+		measured, took, out, err := rusage.RunChild("TestEstimateChild", estimateChildEnv+"="+strconv.Itoa(n)+","+strconv.Itoa(p.rate))
 		if err != nil {
 			t.Fatalf("child 2^%d rate %d: %v\n%s", p.logN, p.rate, err, out)
 		}
-		took := time.Since(start)
-		_, rest, ok := strings.Cut(string(out), "peak-rss-kib ")
-		if !ok {
+		if measured == 0 {
 			t.Skipf("the child could not read its peak RSS:\n%s", out)
 		}
-		var kib int64
-		fmt.Sscanf(rest, "%d", &kib)
-		measured := kib << 10
 		est := Batch.Estimate(n, p.rate)
 		fmt.Fprintf(&table, "2^%-3d %4d %12.1f %12.1f %6.2f %8s\n", p.logN, p.rate, float64(est)/(1<<20), float64(measured)/(1<<20),
 			float64(est)/float64(measured), took.Round(10*time.Millisecond))

@@ -43,3 +43,30 @@ func TestPeakRSSOfChild(t *testing.T) {
 		t.Fatalf("own peak RSS %d MiB below the %d MiB it touched", own>>20, big>>20)
 	}
 }
+
+// RunChild reads the peak a child printed with PrintPeak: here a child that
+// touches 64 MiB reports at least that, and a failing child is an error.
+func TestRunChild(t *testing.T) {
+	switch os.Getenv("RUSAGE_RUNCHILD") {
+	case "peak":
+		b := make([]byte, 64<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		runtime.KeepAlive(b)
+		PrintPeak()
+		return
+	case "fail":
+		t.Fatal("the child fails")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("PeakRSS is measured on Linux")
+	}
+	peak, _, out, err := RunChild("TestRunChild", "RUSAGE_RUNCHILD=peak")
+	if err != nil || peak < 64<<20 {
+		t.Fatalf("peak %d bytes, err %v, want at least 64 MiB; output:\n%s", peak, err, out)
+	}
+	if _, _, _, err := RunChild("TestRunChild", "RUSAGE_RUNCHILD=fail"); err == nil {
+		t.Fatal("a failing child is not an error")
+	}
+}

@@ -1,6 +1,7 @@
 // Package rusage reads the process's resource usage: CPU time, which benchmarks report
 // next to wall time because wall time is unreliable on a shared machine, and peak
-// resident memory, which runs and metrics report.
+// resident memory, which runs and metrics report; RunChild and PrintPeak measure one
+// test's peak in a child process of its own (the memory estimates' tests).
 package rusage
 
 import "time"
