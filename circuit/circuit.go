@@ -229,9 +229,6 @@ func (b *Builder) emit(op, dst, x, y uint32) {
 // stepBlock is the number of steps in one block of a Builder's program (16 MiB).
 const stepBlock = 1 << 20
 
-// stepAt returns the address of step i of the recorded program.
-func (b *Builder) stepAt(i int) *step { return &b.code[i/stepBlock][i%stepBlock] }
-
 // Col returns the wire reading committed column col. The column must be an input,
 // the constant, or a row already emitted.
 func (b *Builder) Col(col int) Wire {
@@ -294,41 +291,53 @@ func (b *Builder) Compile() *Circuit {
 	}
 	b.compiled = true
 	defer func() { b.code = nil }()
-	// Dead-code elimination: rows are the roots.
+	// Dead-code elimination: rows are the roots. The passes walk the program's
+	// blocks directly (indexing each step through its block cost a fifth of the
+	// build).
 	live := make([]bool, b.nvals)
 	keep := make([]bool, b.steps)
-	for i := b.steps - 1; i >= 0; i-- {
-		in := *b.stepAt(i)
-		switch in.op {
-		case opRow:
-			keep[i] = true
-			live[in.x], live[in.y] = true, true
-		case opXor:
-			if live[in.dst] {
-				keep[i] = true
+	for bi := len(b.code) - 1; bi >= 0; bi-- {
+		blk, base := b.code[bi], bi*stepBlock
+		for k := len(blk) - 1; k >= 0; k-- {
+			in := blk[k]
+			switch in.op {
+			case opRow:
+				keep[base+k] = true
 				live[in.x], live[in.y] = true, true
+			case opXor:
+				if live[in.dst] {
+					keep[base+k] = true
+					live[in.x], live[in.y] = true, true
+				}
+			case opCol:
+				keep[base+k] = live[in.dst]
 			}
-		case opCol:
-			keep[i] = live[in.dst]
 		}
 	}
-	// The kept steps move to the front of the program, in order (step j ≤ i).
-	n := 0
-	for i := range b.steps {
-		if keep[i] {
-			*b.stepAt(n) = *b.stepAt(i)
-			n++
-		}
-	}
-	// Last use of every value.
+	// The kept steps move to the front of the program, in order (the write
+	// cursor never passes the read one), and the last use of every value is
+	// noted on the way.
 	last := make([]int32, b.nvals)
 	for i := range last {
 		last[i] = -1
 	}
-	for i := range n {
-		switch in := *b.stepAt(i); in.op {
-		case opXor, opRow:
-			last[in.x], last[in.y] = int32(i), int32(i)
+	n, wb, wk := 0, 0, 0
+	for bi, blk := range b.code {
+		base := bi * stepBlock
+		for k, in := range blk {
+			if !keep[base+k] {
+				continue
+			}
+			if wk == stepBlock {
+				wb, wk = wb+1, 0
+			}
+			b.code[wb][wk] = in
+			wk++
+			switch in.op {
+			case opXor, opRow:
+				last[in.x], last[in.y] = int32(n), int32(n)
+			}
+			n++
 		}
 	}
 	// Linear-scan register assignment; register 0 stays the constant zero.
@@ -337,7 +346,10 @@ func (b *Builder) Compile() *Circuit {
 	nregs := uint32(1)
 	out := make([]instr, n)
 	for i := range out {
-		in := *b.stepAt(i)
+		if i%stepBlock == 0 {
+			wb = i / stepBlock
+		}
+		in := b.code[wb][i%stepBlock]
 		o := in
 		if in.op == opXor || in.op == opRow {
 			o.x, o.y = phys[in.x], phys[in.y]
