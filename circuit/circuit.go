@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 )
 
@@ -80,9 +81,8 @@ type Circuit struct {
 	// plans the segments after a few).
 	transposes atomic.Int64
 	segOnce    sync.Once
-	segs       []segment // walk segments of a large program (nil otherwise), planned on first use
-	vecMu      sync.Mutex
-	vecs       [][]field.E // free column vectors of TransposeOn (see getVec)
+	segs       []segment                // walk segments of a large program (nil otherwise), planned on first use
+	vecs       buffers.Shelf[[]field.E] // column vectors of TransposeOn (see getVec)
 }
 
 // Name is the circuit's human-readable name.
@@ -215,10 +215,12 @@ func (b *Builder) checkRange(base, n int) {
 }
 
 func (b *Builder) emit(op, dst, x, y uint32) {
-	if b.compiled {
-		panic("circuit: builder used after Compile")
-	}
 	if b.steps&(stepBlock-1) == 0 {
+		// A new block (Compile leaves no steps, so a builder used after it
+		// comes here too).
+		if b.compiled {
+			panic("circuit: builder used after Compile")
+		}
 		b.code = append(b.code, make([]step, 0, stepBlock))
 	}
 	last := &b.code[len(b.code)-1]
@@ -290,7 +292,7 @@ func (b *Builder) Compile() *Circuit {
 		panic("circuit: Compile called twice")
 	}
 	b.compiled = true
-	defer func() { b.code = nil }()
+	defer func() { b.code, b.steps = nil, 0 }()
 	// Dead-code elimination: rows are the roots. The passes walk the program's
 	// blocks directly (indexing each step through its block cost a fifth of the
 	// build).

@@ -163,28 +163,28 @@ func (c *Circuit) TransposeOn(dst, e []field.E, alpha field.E, workers par.Worke
 func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Workers) {
 	c.checkLen("dst", len(dst))
 	c.checkLen("e", len(e))
-	oneA, oneB := ca == field.One, cb == field.One
-	zeroA, zeroB := ca.IsZero(), cb.IsZero()
-	// A general coefficient scales e once, vectorised, instead of once per row.
-	ea, eb := e, e
-	if !oneA && !zeroA {
-		ea = c.getVec()
-		defer c.putVec(ea)
-		field.ScaleE(ea, e, ca)
-		oneA = true
+	// held are the vectors taken off the circuit's shelf, put back on return.
+	var held [][]field.E
+	defer func() {
+		for _, v := range held {
+			c.putVec(v)
+		}
+	}()
+	// A general coefficient scales e once, vectorised, instead of once per row; a
+	// zero one is no weight (nil).
+	weights := func(co field.E) []field.E {
+		switch {
+		case co.IsZero():
+			return nil
+		case co == field.One:
+			return e
+		}
+		v := c.getVec()
+		held = append(held, v)
+		field.ScaleE(v, e, co)
+		return v
 	}
-	if !oneB && !zeroB {
-		eb = c.getVec()
-		defer c.putVec(eb)
-		field.ScaleE(eb, e, cb)
-		oneB = true
-	}
-	if !oneA {
-		ea = nil
-	}
-	if !oneB {
-		eb = nil
-	}
+	ea, eb := weights(ca), weights(cb)
 	n := min(workers.N(), walkSegments)
 	var segs []segment
 	// As for Bilinear, the segments are planned only after serialWalksFirst
@@ -204,7 +204,7 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 	acc[0] = dst
 	for j := 1; j < n; j++ {
 		acc[j] = c.getVec()
-		defer c.putVec(acc[j])
+		held = append(held, acc[j])
 	}
 	workers.Limit(n).Run(func(j int) {
 		lo, hi := j*len(segs)/n, (j+1)*len(segs)/n
@@ -247,31 +247,17 @@ func reverseSteps(dst, adj []field.E, code []instr, ea, eb []field.E) {
 	}
 }
 
-// getVec returns a column vector (Size values, contents unspecified) from the
-// circuit's free list, putVec returns one: the transpose's scaled weights and
+// getVec returns a column vector (Size values, contents unspecified) off the
+// circuit's shelf, putVec puts one back: the transpose's scaled weights and
 // per-worker sums are a block's size each (48 MiB at 2^21 columns), too large to
 // fault in afresh on every proof.
 func (c *Circuit) getVec() []field.E {
-	c.vecMu.Lock()
-	defer c.vecMu.Unlock()
-	if n := len(c.vecs); n > 0 {
-		v := c.vecs[n-1]
-		c.vecs = c.vecs[:n-1]
-		return v
-	}
-	return buffers.Make[field.E](c.Size())
+	v := c.vecs.Get()
+	*v = buffers.Grow(*v, c.Size())
+	return *v
 }
 
-func (c *Circuit) putVec(v []field.E) {
-	c.vecMu.Lock()
-	defer c.vecMu.Unlock()
-	if len(c.vecs) < maxFreeVecs {
-		c.vecs = append(c.vecs, v)
-	}
-}
-
-// maxFreeVecs bounds the vectors a circuit keeps for its transposes.
-const maxFreeVecs = walkSegments
+func (c *Circuit) putVec(v []field.E) { c.vecs.Put(&v) }
 
 // RowValuesWords sets dstA = A0·w and dstB = B0·w over any GF(2)-vector word type:
 // K (a column vector over K), or uint64 holding 64 instances bit-sliced (bit j of

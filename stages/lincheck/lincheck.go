@@ -36,14 +36,9 @@ type Circuit interface {
 	ConstCol() int
 	// Bilinear returns e_rowᵀ·(A0 + α·B0)·w_col for vectors of 2^LogSize entries.
 	Bilinear(alpha field.E, eRow, wCol []field.E) field.E
-	// Transpose writes dst = (A0 + α·B0)ᵀ·e_row (the transpose walk).
-	Transpose(dst, eRow []field.E, alpha field.E)
-}
-
-// TransposerOn is a Circuit whose transpose walk can run on the workers (as
-// *circuit.Circuit's does on a large program); the prover uses it when offered.
-// The result must be Transpose's exactly.
-type TransposerOn interface {
+	// TransposeOn writes dst = (A0 + α·B0)ᵀ·e_row (the transpose walk), on the
+	// workers as far as it can (*circuit.Circuit's runs a large program's
+	// segments at once); the result does not depend on them.
 	TransposeOn(dst, eRow []field.E, alpha field.E, workers par.Workers)
 }
 

@@ -79,8 +79,8 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	// term), and zv[col] = ẑ(col, chi_out), the witness folded over the slots. The two
 	// are independent: on a large circuit with two or more workers, the circuit's
 	// transpose walk runs beside the fold, both offered every worker. A walk that
-	// is serial (a circuit without TransposeOn, or one not yet segmented) then
-	// keeps a core while the fold shares the rest; a segmented one shares them all.
+	// is serial (a short program, or one not yet segmented) then keeps a core
+	// while the fold shares the rest; a segmented one shares them all.
 	sc.eRow = buffers.Grow(sc.eRow, size)
 	sc.eqIn = buffers.Grow(sc.eqIn, 1<<rounds)
 	sc.comb = buffers.Grow(sc.comb, size)
@@ -156,11 +156,7 @@ var concurrentCombLog = 18
 func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alpha field.E, pub *Window, workers par.Workers) {
 	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn)
 	comb, eRow := sc.comb, sc.eRow
-	if t, ok := c.(TransposerOn); ok {
-		t.TransposeOn(comb, eRow, alpha, workers)
-	} else {
-		c.Transpose(comb, eRow, alpha)
-	}
+	c.TransposeOn(comb, eRow, alpha, workers)
 	a2 := alpha.Square()
 	if workers.N() == 1 {
 		field.AddScaledE(comb, eRow, a2)

@@ -39,7 +39,7 @@ func (c *toyCircuit) Bilinear(alpha field.E, eRow, wCol []field.E) field.E {
 	return acc
 }
 
-func (c *toyCircuit) Transpose(dst, eRow []field.E, alpha field.E) {
+func (c *toyCircuit) TransposeOn(dst, eRow []field.E, alpha field.E, _ par.Workers) {
 	clear(dst)
 	for r := range c.a {
 		for _, col := range c.a[r] {

@@ -28,7 +28,7 @@ func lincheckProveSimple(tr ProverTranscript, c Circuit, q []field.K, zc Zeroche
 		}
 	}
 	comb := make([]field.E, size)
-	c.Transpose(comb, eRow, alpha)
+	c.TransposeOn(comb, eRow, alpha, par.Serial())
 	a2 := alpha.Square()
 	for i := range comb {
 		comb[i] = comb[i].Add(a2.Mul(eRow[i]))
