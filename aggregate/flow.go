@@ -59,8 +59,8 @@ func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *fl
 		// The circuit's build peaks at about 460 MiB (its recorded program, the
 		// compiled one and the register tables; 110 MiB of it stays as the
 		// circuit), which the first proof of a process pays whatever N is; later
-		// the circuit keeps up to four 48 MiB vectors for its transpose walks
-		// (circuit.TransposeOn), within the same bound.
+		// the circuit keeps the 48 MiB vectors of its transpose walks for reuse
+		// (circuit.TransposeOn: two per walk at two workers), within the same bound.
 		// TestEstimateBoundsPeakRSS holds the estimate to the measured peaks.
 		FixedBytes: 480 << 20,
 		Generate: func(n int, seed uint64) (flows.Input, error) {
