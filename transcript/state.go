@@ -54,8 +54,12 @@ func digestWords(d *blake2s.Digest) [4]uint64 {
 	}
 }
 
-// duplex is the Fiat–Shamir state shared by Prover and Verifier.
-type duplex struct{ cv State }
+// duplex is the Fiat–Shamir state shared by Prover and Verifier. n counts the
+// compressions it has run on its own chain (absorbs, squeezes, grinding bases).
+type duplex struct {
+	cv State
+	n  int
+}
 
 func newDuplex(label []byte, statement []field.E) duplex {
 	var d duplex
@@ -68,6 +72,7 @@ func newDuplex(label []byte, statement []field.E) duplex {
 }
 
 func (d *duplex) absorb(w0, w1, w2, tag uint64) {
+	d.n++
 	d.cv = Compress(d.cv, [4]uint64{w0, w1, w2, tag})
 }
 
@@ -88,7 +93,10 @@ func (d *duplex) sample() field.E {
 	return field.E{C0: field.K(d.cv[0]), C1: field.K(d.cv[1]), C2: field.K(d.cv[2])}
 }
 
-func (d *duplex) powBase() [4]uint64 { return Compress(d.cv, [4]uint64{0, 0, 0, dsPowBase}) }
+func (d *duplex) powBase() [4]uint64 {
+	d.n++
+	return Compress(d.cv, [4]uint64{0, 0, 0, dsPowBase})
+}
 
 // powOK reports whether nonce clears bits (0 < bits < 64) against base.
 func powOK(base [4]uint64, nonce field.E, bits int) bool {

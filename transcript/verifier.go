@@ -33,6 +33,13 @@ func NewVerifier(proof *Proof, label []byte, statement []field.E) *Verifier {
 // State returns the current chaining value.
 func (v *Verifier) State() State { return v.fs.cv }
 
+// Compressions returns the number of BLAKE2s compressions the transcript has run
+// so far (label and statement included; Merkle openings are not the transcript's):
+// one per absorbed block and squeeze, two per grinding check with bits > 0 (the
+// base and the nonce's), besides the nonce's absorb. A recursive verifier pays
+// each as one compression gadget.
+func (v *Verifier) Compressions() int { return v.fs.n }
+
 // Offset returns the number of stream scalars read so far.
 func (v *Verifier) Offset() int { return v.offset }
 
@@ -161,6 +168,7 @@ func (v *Verifier) GrindCheck(bits int) error {
 	ok := n.IsZero()
 	if bits > 0 {
 		ok = powOK(v.fs.powBase(), n, bits)
+		v.fs.n++ // the nonce's compression
 	}
 	v.fs.absorbNonce(n)
 	if !ok {
