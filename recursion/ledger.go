@@ -257,10 +257,11 @@ func zerocheckOps(m, compress int) Ops {
 // lincheckOps: the target v_a + α·v_b + α²·v_c + α³ and the public term's α⁴·P (P
 // deferred), per round a degree-3 Horner evaluation, and the terminal: skip
 // weights at z_skip, eq(chi_in, chi_in') (linear factors: rounds−1 products), ⟨L, s⟩,
-// the constant column's weight s_c·eq(chi_in', c_hi), the public window's weights
-// Σ_j mask(j)·eq(τ, j)·s_{j mod 64}·eq(chi_in', hi(j)) (the eq(τ) table, one product
-// per pinned column, one eq per high index), and the deferred bilinear value's
-// v_A + α·v_B.
+// the constant column's weight s_c·eq(chi_in', c_hi), the public window's
+// Σ_j mask(j)·eq(τ, j)·s_{j mod 64}·eq(chi_in', hi(j)) in tensor form (the window is
+// 64-aligned: u_l = eq(τ_lo, l)·s_l for the 64 low indices, the masked sums of u per
+// high index are additions, then per high index eq(τ_hi, h)·eq(chi_in', hi)·sum),
+// and the deferred bilinear value's v_A + α·v_B.
 func lincheckOps(rounds int, win lincheck.Window, compress int) Ops {
 	o := Ops{EE: 3 + 1}
 	o.EE += roundDegree * rounds
@@ -269,8 +270,12 @@ func lincheckOps(rounds int, win lincheck.Window, compress int) Ops {
 	o.add(lg)
 	o.EE += (rounds - 1) + sliceValues + 2
 	o.EE += (rounds - 1) + 2
-	hi := max(1, 1<<win.Log/skipDomain)
-	o.EE += 1<<win.Log + win.Pinned() + hi*(rounds-1+1) + 1
+	lo := min(win.Log, lincheck.KSkip)
+	hi := 1 << (win.Log - lo)
+	o.EE += 1<<lo + 1<<lo                  // eq(τ_lo) table and u
+	o.EE += hi                             // eq(τ_hi) table
+	o.EE += (rounds - (win.Log - lo)) + hi // eq(chi_in', ·) over the window's high indices
+	o.EE += 2*hi + 1
 	o.EE++
 	o.Compress = compress
 	o.Description = fmt.Sprintf("%d rounds; A0, B0 and the key table deferred", rounds)

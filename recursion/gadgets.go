@@ -1,0 +1,150 @@
+package recursion
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/circuit"
+)
+
+// KBits is the width of a K element as wires: bit i is the coefficient of x^i.
+const KBits = 64
+
+// KWires is a K element under construction: a linear form per bit.
+type KWires [KBits]circuit.Wire
+
+// EWires is an E element c0 + c1·y + c2·y² under construction.
+type EWires [3]KWires
+
+// Cols allocates product rows from a base column upwards, for gadgets that emit rows.
+type Cols struct {
+	next, end int
+}
+
+// NewCols hands out the columns [base, end).
+func NewCols(base, end int) *Cols { return &Cols{next: base, end: end} }
+
+// Next returns the next free column.
+func (c *Cols) Next() int { return c.next }
+
+func (c *Cols) take() int {
+	if c.next >= c.end {
+		panic(fmt.Sprintf("recursion: gadget out of columns at %d", c.end))
+	}
+	c.next++
+	return c.next - 1
+}
+
+// clmul returns the carry-less product of x and y (len(x) = len(y) a power of two,
+// 2·len − 1 coefficients) by Karatsuba down to single bits: 3^log2(len) rows.
+func clmul(b *circuit.Builder, cols *Cols, x, y []circuit.Wire) []circuit.Wire {
+	n := len(x)
+	if n == 1 {
+		return []circuit.Wire{b.Product(cols.take(), x[0], y[0])}
+	}
+	h := n / 2
+	z0 := clmul(b, cols, x[:h], y[:h])
+	z2 := clmul(b, cols, x[h:], y[h:])
+	xs, ys := make([]circuit.Wire, h), make([]circuit.Wire, h)
+	for i := range h {
+		xs[i], ys[i] = b.Xor(x[i], x[h+i]), b.Xor(y[i], y[h+i])
+	}
+	z1 := clmul(b, cols, xs, ys)
+	out := make([]circuit.Wire, 2*n-1)
+	for i, w := range z0 {
+		out[i] = b.Xor(out[i], w)
+		out[h+i] = b.Xor(out[h+i], b.Xor(w, b.Xor(z1[i], z2[i])))
+	}
+	for i, w := range z2 {
+		out[n+i] = b.Xor(out[n+i], w)
+	}
+	return out
+}
+
+// reduceK folds a polynomial of degree < 127 modulo x^64 + x^4 + x^3 + x + 1
+// (GF(2)-linear: no rows).
+func reduceK(b *circuit.Builder, p []circuit.Wire) KWires {
+	acc := append([]circuit.Wire(nil), p...)
+	for d := len(acc) - 1; d >= KBits; d-- {
+		w := acc[d]
+		if w == circuit.Zero {
+			continue
+		}
+		for _, s := range [...]int{0, 1, 3, 4} {
+			acc[d-KBits+s] = b.Xor(acc[d-KBits+s], w)
+		}
+		acc[d] = circuit.Zero
+	}
+	var out KWires
+	copy(out[:], acc)
+	return out
+}
+
+// MulK emits x·y in K: 729 rows (Karatsuba to bits), the reduction linear.
+func MulK(b *circuit.Builder, cols *Cols, x, y KWires) KWires {
+	return reduceK(b, clmul(b, cols, x[:], y[:]))
+}
+
+// AddK returns x + y (no rows).
+func AddK(b *circuit.Builder, x, y KWires) KWires {
+	var out KWires
+	for i := range out {
+		out[i] = b.Xor(x[i], y[i])
+	}
+	return out
+}
+
+// AddE returns x + y (no rows).
+func AddE(b *circuit.Builder, x, y EWires) EWires {
+	return EWires{AddK(b, x[0], y[0]), AddK(b, x[1], y[1]), AddK(b, x[2], y[2])}
+}
+
+// MulE emits x·y in E = K[y]/(y³ + y + 1): six K products (Karatsuba over the three
+// limbs), the recombination and the reduction (y³ = y + 1) linear.
+func MulE(b *circuit.Builder, cols *Cols, x, y EWires) EWires {
+	p0 := MulK(b, cols, x[0], y[0])
+	p1 := MulK(b, cols, x[1], y[1])
+	p2 := MulK(b, cols, x[2], y[2])
+	p01 := MulK(b, cols, AddK(b, x[0], x[1]), AddK(b, y[0], y[1]))
+	p02 := MulK(b, cols, AddK(b, x[0], x[2]), AddK(b, y[0], y[2]))
+	p12 := MulK(b, cols, AddK(b, x[1], x[2]), AddK(b, y[1], y[2]))
+	// c0 = p0, c1 = p01+p0+p1, c2 = p02+p0+p1+p2, c3 = p12+p1+p2, c4 = p2;
+	// y³ = y + 1, y⁴ = y² + y: r0 = c0+c3, r1 = c1+c3+c4, r2 = c2+c4.
+	c3 := AddK(b, p12, AddK(b, p1, p2))
+	c1 := AddK(b, p01, AddK(b, p0, p1))
+	c2 := AddK(b, p02, AddK(b, p0, AddK(b, p1, p2)))
+	return EWires{AddK(b, p0, c3), AddK(b, c1, AddK(b, c3, p2)), AddK(b, c2, p2)}
+}
+
+// MulEK emits x·k for an E element x and a K element k: three K products.
+func MulEK(b *circuit.Builder, cols *Cols, x EWires, k KWires) EWires {
+	return EWires{MulK(b, cols, x[0], k), MulK(b, cols, x[1], k), MulK(b, cols, x[2], k)}
+}
+
+// InputK declares 64 input columns from cols and returns them as a K element.
+func InputK(b *circuit.Builder, cols *Cols, name string) KWires {
+	base := cols.next
+	for range KBits {
+		cols.take()
+	}
+	b.Input(name, base, KBits)
+	var k KWires
+	for i := range k {
+		k[i] = b.Col(base + i)
+	}
+	return k
+}
+
+// InputE declares 192 input columns (c0, c1, c2, low bit first) as an E element.
+func InputE(b *circuit.Builder, cols *Cols, name string) EWires {
+	return EWires{InputK(b, cols, name+".c0"), InputK(b, cols, name+".c1"), InputK(b, cols, name+".c2")}
+}
+
+// MaterializeK emits one row per bit (x·1) so that x can be read from columns, and
+// returns the first of its 64 columns.
+func MaterializeK(b *circuit.Builder, cols *Cols, x KWires) int {
+	base := cols.next
+	for i := range x {
+		b.Linear(cols.take(), x[i])
+	}
+	return base
+}

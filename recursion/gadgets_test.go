@@ -1,0 +1,99 @@
+package recursion
+
+import (
+	"testing"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+)
+
+// gadgetCircuit builds a 2^logSize block with E inputs a and b, the gadget's
+// output materialised, and returns the circuit, the rows the gadget emitted and
+// the output's first column.
+func gadgetCircuit(logSize int, gadget func(b *circuit.Builder, cols *Cols, x, y EWires) EWires) (*circuit.Circuit, int, int) {
+	b := circuit.NewBuilder("gadget", logSize, 0)
+	cols := NewCols(1, 1<<logSize)
+	x := InputE(b, cols, "a")
+	y := InputE(b, cols, "b")
+	start := cols.Next()
+	z := gadget(b, cols, x, y)
+	rows := cols.Next() - start
+	out := cols.Next()
+	for _, k := range z {
+		MaterializeK(b, cols, k)
+	}
+	return b.Compile(), rows, out
+}
+
+// setK writes element v of instance j (bit-sliced: bit j of w[col+i] is bit i).
+func setK(w []uint64, col, j int, v field.K) {
+	for i := range KBits {
+		w[col+i] |= (uint64(v) >> i & 1) << j
+	}
+}
+
+func getK(w []uint64, col, j int) field.K {
+	var v uint64
+	for i := range KBits {
+		v |= (w[col+i] >> j & 1) << i
+	}
+	return field.K(v)
+}
+
+func checkGadget(t *testing.T, name string, wantRows int, gadget func(b *circuit.Builder, cols *Cols, x, y EWires) EWires,
+	want func(x, y field.E) field.E) {
+	t.Helper()
+	c, rows, out := gadgetCircuit(15, gadget)
+	if rows != wantRows {
+		t.Fatalf("%s: %d rows, want %d", name, rows, wantRows)
+	}
+	rng := testrand.New(t)
+	w := make([]uint64, c.Size())
+	w[c.ConstCol()] = ^uint64(0)
+	xs, ys := make([]field.E, 64), make([]field.E, 64)
+	for j := range 64 {
+		xs[j] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+		ys[j] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+		if j == 0 {
+			xs[j], ys[j] = field.Zero, field.One
+		}
+		for l, v := range [3]field.K{xs[j].C0, xs[j].C1, xs[j].C2} {
+			setK(w, 1+64*l, j, v)
+		}
+		for l, v := range [3]field.K{ys[j].C0, ys[j].C1, ys[j].C2} {
+			setK(w, 1+192+64*l, j, v)
+		}
+	}
+	c.Solve(w, nil, nil)
+	if r := c.Satisfied(w); r >= 0 {
+		t.Fatalf("%s: row %d violated by the solved witness", name, r)
+	}
+	for j := range 64 {
+		got := field.E{C0: getK(w, out, j), C1: getK(w, out+64, j), C2: getK(w, out+128, j)}
+		if exp := want(xs[j], ys[j]); got != exp {
+			t.Fatalf("%s: instance %d: %v·%v = %v, want %v", name, j, xs[j], ys[j], got, exp)
+		}
+	}
+	// A flipped product bit violates its row.
+	w[out-1] ^= 1 << 5
+	if c.Satisfied(w) < 0 {
+		t.Fatalf("%s: a flipped product column satisfied every row", name)
+	}
+}
+
+func TestMulKGadget(t *testing.T) {
+	checkGadget(t, "MulK", ANDsKK, func(b *circuit.Builder, cols *Cols, x, y EWires) EWires {
+		return EWires{MulK(b, cols, x[0], y[0]), x[1], y[2]}
+	}, func(x, y field.E) field.E { return field.E{C0: x.C0.Mul(y.C0), C1: x.C1, C2: y.C2} })
+}
+
+func TestMulEGadget(t *testing.T) {
+	checkGadget(t, "MulE", ANDsEE, MulE, field.E.Mul)
+}
+
+func TestMulEKGadget(t *testing.T) {
+	checkGadget(t, "MulEK", ANDsEK, func(b *circuit.Builder, cols *Cols, x, y EWires) EWires {
+		return MulEK(b, cols, x, y[1])
+	}, func(x, y field.E) field.E { return x.MulK(y.C1) })
+}
