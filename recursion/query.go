@@ -1,0 +1,300 @@
+package recursion
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/ntt"
+)
+
+// Level-0 query blocks (segment Q0 of docs/recursion.md §4.2–4.3). One block checks one
+// WHIR level-0 query of a child proof: the opened row's leaf hash and Merkle path up to
+// the level's root, the row's fold ⟨row, eq⟩ times the query's weight (its term of the
+// level's enforced sum), and its term of the level's induced weight. The root, the eq
+// table and the induced point are the same in every block of a level; the index bits
+// and the weight differ per block.
+
+// RowWords is a level-0 leaf's width: 64 K words (the stack's lanes).
+const RowWords = 1 << 6
+
+// QueryBlock is the compiled block circuit with its column layout.
+type QueryBlock struct {
+	*circuit.Circuit
+	Depth    int // Merkle path length, bits of the query index
+	PointLen int // coordinates of the induced-weight point (the level's message log)
+	// Input column bases (bit i of an element at base + i; K words and E limbs low first).
+	Index, Row, Path, Eq, Weight, Point int
+	// Output column bases (materialised): the root's 256 bits, the fold term and the
+	// induced term (E each).
+	Root, Fold, Induced int
+	// Rows counts the block's product rows (inputs and the constant excluded).
+	Rows int
+	// basis[k][i] is v_k(2^i): the factor W_k(q)/W_k(ω_k) is GF(2)-linear in q.
+	basis [][]field.K
+}
+
+// QueryLogSize is log2 of a level-0 query block's columns.
+const QueryLogSize = 20
+
+// NewQueryBlock builds the block for paths of depth bits and an induced point of
+// pointLen coordinates.
+func NewQueryBlock(depth, pointLen int) *QueryBlock {
+	if depth < 1 || depth > 30 || pointLen < 1 {
+		panic(fmt.Sprintf("recursion: query block of depth %d, point %d", depth, pointLen))
+	}
+	qb := &QueryBlock{Depth: depth, PointLen: pointLen, basis: inducedBasis(pointLen, depth)}
+	b := circuit.NewBuilder(fmt.Sprintf("recursion-q0-d%d-m%d", depth, pointLen), QueryLogSize, 0)
+	cols := NewCols(1, 1<<QueryLogSize)
+	input := func(name string, n int) ([]circuit.Wire, int) {
+		base := cols.Next()
+		cols.next += n
+		b.Input(name, base, n)
+		w := make([]circuit.Wire, n)
+		for i := range w {
+			w[i] = b.Col(base + i)
+		}
+		return w, base
+	}
+	q, idx := input("index", depth)
+	row, rowBase := input("row", 64*RowWords)
+	path, pathBase := input("path", 256*depth)
+	eqBits, eqBase := input("eq", 192*RowWords)
+	wBits, wBase := input("weight", 192)
+	pBits, pBase := input("point", 192*pointLen)
+	qb.Index, qb.Row, qb.Path, qb.Eq, qb.Weight, qb.Point = idx, rowBase, pathBase, eqBase, wBase, pBase
+	start := cols.Next()
+
+	// 1. The leaf: BLAKE2s-256 of the row's 512 bytes, 8 compressions.
+	var h [8]circuit.Word
+	for i, v := range circuit.Blake2sParamIV {
+		h[i] = b.ConstWord(v)
+	}
+	rowWords := wordsOf(row)
+	for blk := range 8 {
+		var m [16]circuit.Word
+		copy(m[:], rowWords[16*blk:16*blk+16])
+		h = compressAt(b, cols, h, m, uint64(64*(blk+1)), blk == 7)
+	}
+	// 2. The path: at level j the running digest is the left child when bit j is 0.
+	cur := flatWords(h[:])
+	for j := range depth {
+		sib := path[256*j : 256*j+256]
+		left, next := b.Mux(cols.Next(), q[j], cur, sib)
+		cols.advance(next)
+		right := make([]circuit.Wire, 256)
+		for i := range right {
+			right[i] = b.Xor(b.Xor(cur[i], sib[i]), left[i])
+		}
+		var m [16]circuit.Word
+		copy(m[:8], wordsOf(left))
+		copy(m[8:], wordsOf(right))
+		out := compressAt(b, cols, paramIVWords(b), m, 64, true)
+		cur = flatWords(out[:])
+	}
+	qb.Root = cols.Next()
+	for _, w := range cur {
+		b.Linear(cols.take(), w)
+	}
+	// 3. The fold: Σ_l row_l·eq_l, times the weight.
+	weight := eOf(wBits)
+	var acc EWires
+	for l := range RowWords {
+		var rl KWires
+		copy(rl[:], row[64*l:64*l+64])
+		acc = AddE(b, acc, MulEK(b, cols, eOf(eqBits[192*l:192*l+192]), rl))
+	}
+	fold := MulE(b, cols, acc, weight)
+	qb.Fold = cols.Next()
+	materialiseE(b, cols, fold)
+	// 4. The induced term: weight·Π_k (1 + p_k·(1 + v_k)), v_k linear in the index bits.
+	prod := weight
+	for k := range pointLen {
+		var v KWires
+		for bit := range KBits {
+			var x circuit.Wire
+			for i := range depth {
+				if uint64(qb.basis[k][i])>>bit&1 == 1 {
+					x = b.Xor(x, q[i])
+				}
+			}
+			v[bit] = x
+		}
+		v[0] = b.Xor(v[0], b.One()) // 1 + v_k
+		f := MulEK(b, cols, eOf(pBits[192*k:192*k+192]), v)
+		f[0][0] = b.Xor(f[0][0], b.One())
+		prod = MulE(b, cols, prod, f)
+	}
+	qb.Induced = cols.Next()
+	materialiseE(b, cols, prod)
+	qb.Rows = cols.Next() - start
+	qb.Circuit = b.Compile()
+	return qb
+}
+
+func (c *Cols) advance(next int) {
+	if next > c.end {
+		panic(fmt.Sprintf("recursion: gadget out of columns at %d", c.end))
+	}
+	c.next = next
+}
+
+func compressAt(b *circuit.Builder, cols *Cols, h [8]circuit.Word, m [16]circuit.Word, t uint64, final bool) [8]circuit.Word {
+	out, next := b.Compress(cols.Next(), h, m, t, final)
+	cols.advance(next)
+	return out
+}
+
+func paramIVWords(b *circuit.Builder) [8]circuit.Word {
+	var h [8]circuit.Word
+	for i, v := range circuit.Blake2sParamIV {
+		h[i] = b.ConstWord(v)
+	}
+	return h
+}
+
+// wordsOf cuts bits (little-endian bytes, bit i of the byte string at i) into 32-bit words.
+func wordsOf(bits []circuit.Wire) []circuit.Word {
+	ws := make([]circuit.Word, len(bits)/32)
+	for i := range ws {
+		copy(ws[i][:], bits[32*i:])
+	}
+	return ws
+}
+
+func flatWords(ws []circuit.Word) []circuit.Wire {
+	out := make([]circuit.Wire, 0, 32*len(ws))
+	for _, w := range ws {
+		out = append(out, w[:]...)
+	}
+	return out
+}
+
+func eOf(bits []circuit.Wire) EWires {
+	var e EWires
+	for l := range e {
+		copy(e[l][:], bits[64*l:64*l+64])
+	}
+	return e
+}
+
+func materialiseE(b *circuit.Builder, cols *Cols, x EWires) {
+	for _, k := range x {
+		MaterializeK(b, cols, k)
+	}
+}
+
+// inducedBasis returns v_k(2^i) for k < pointLen, i < depth: the normalised subspace
+// polynomials W_k(q)/W_k(ω_k) at the index bits (open.InducedWeight's factors).
+func inducedBasis(pointLen, depth int) [][]field.K {
+	roots := ntt.SubspaceRootsK(pointLen)
+	out := make([][]field.K, pointLen)
+	for k := range out {
+		out[k] = make([]field.K, depth)
+	}
+	for i := range depth {
+		w := field.K(1) << i
+		for k := range pointLen {
+			var inv field.K
+			if roots[k] != 0 {
+				inv = roots[k].Inv()
+			}
+			out[k][i] = w.Mul(inv)
+			w = w.Square().Add(roots[k].Mul(w))
+		}
+	}
+	return out
+}
+
+// QueryInput is one block's inputs.
+type QueryInput struct {
+	Index  int
+	Row    []uint64 // RowWords words
+	Path   []merkle.Digest
+	Eq     []field.E // RowWords entries
+	Weight field.E
+	Point  []field.E
+}
+
+// QueryTerms computes natively what the block outputs: the root the path climbs to,
+// the fold term weight·⟨row, eq⟩ and the induced term weight·Π_k (1 + p_k(1 + v_k)).
+func QueryTerms(in *QueryInput, messageLog int) (merkle.Digest, field.E, field.E) {
+	root := merkle.PathRoot(in.Row, in.Index, in.Path)
+	var acc field.E
+	for l, w := range in.Row {
+		acc = acc.Add(in.Eq[l].MulK(field.K(w)))
+	}
+	basis := inducedBasis(messageLog, bits.Len(uint(in.Index))+1)
+	prod := in.Weight
+	for k, p := range in.Point {
+		var v field.K
+		for i := range basis[k] {
+			if in.Index>>i&1 == 1 {
+				v ^= basis[k][i]
+			}
+		}
+		prod = prod.Mul(field.One.Add(p.MulK(1 ^ v)))
+	}
+	return root, acc.Mul(in.Weight), prod
+}
+
+// Set writes in into lane j of a bit-sliced witness w (bit j of w[col] is column col
+// of instance j); the input columns must be zero in lane j beforehand.
+func (qb *QueryBlock) Set(w []uint64, j uint, in *QueryInput) error {
+	if len(in.Row) != RowWords || len(in.Path) != qb.Depth || len(in.Eq) != RowWords || len(in.Point) != qb.PointLen {
+		return fmt.Errorf("recursion: query input of %d words, %d siblings, %d eq, %d point coordinates for a block of depth %d, point %d",
+			len(in.Row), len(in.Path), len(in.Eq), len(in.Point), qb.Depth, qb.PointLen)
+	}
+	if in.Index < 0 || in.Index>>qb.Depth != 0 {
+		return fmt.Errorf("recursion: query index %d outside [0, 2^%d)", in.Index, qb.Depth)
+	}
+	setBits := func(base int, v uint64, n int) {
+		for i := range n {
+			w[base+i] |= (v >> i & 1) << j
+		}
+	}
+	setE := func(base int, e field.E) {
+		setBits(base, uint64(e.C0), 64)
+		setBits(base+64, uint64(e.C1), 64)
+		setBits(base+128, uint64(e.C2), 64)
+	}
+	setBits(qb.Index, uint64(in.Index), qb.Depth)
+	for l, x := range in.Row {
+		setBits(qb.Row+64*l, x, 64)
+	}
+	for d, s := range in.Path {
+		for k := range 4 {
+			setBits(qb.Path+256*d+64*k, binary.LittleEndian.Uint64(s[8*k:]), 64)
+		}
+	}
+	for l, e := range in.Eq {
+		setE(qb.Eq+192*l, e)
+	}
+	setE(qb.Weight, in.Weight)
+	for k, e := range in.Point {
+		setE(qb.Point+192*k, e)
+	}
+	return nil
+}
+
+// Outputs reads lane j's materialised outputs from a solved witness.
+func (qb *QueryBlock) Outputs(w []uint64, j uint) (merkle.Digest, field.E, field.E) {
+	get := func(base int) uint64 {
+		var v uint64
+		for i := range 64 {
+			v |= (w[base+i] >> j & 1) << i
+		}
+		return v
+	}
+	getE := func(base int) field.E {
+		return field.E{C0: field.K(get(base)), C1: field.K(get(base + 64)), C2: field.K(get(base + 128))}
+	}
+	var root merkle.Digest
+	for k := range 4 {
+		binary.LittleEndian.PutUint64(root[8*k:], get(qb.Root+64*k))
+	}
+	return root, getE(qb.Fold), getE(qb.Induced)
+}
