@@ -144,11 +144,21 @@ func (r *recorder) MerklePadded(root merkle.Digest, blockLen int, queries []int,
 // ErrNotAggregate reports a statement of another flow.
 var ErrNotAggregate = errors.New("recursion: the ledger measures xmss-aggregate proofs")
 
-// Measure verifies proof (raw or wire form) against st, an xmss-aggregate statement,
-// through the verifier stages with a recording transcript, and returns the ledger of
-// that verification. A proof that does not verify is an error: the ledger only
-// describes verifications that pass.
-func Measure(proof *transcript.Proof, st flows.Statement) (*Ledger, error) {
+// replayed is one pass of a child's verification through the verifier stages.
+type replayed struct {
+	sh   flows.Shape
+	bind flows.Binding
+	tr   *recorder
+	zc   zerocheck.Result
+	lc   lincheck.Claim
+	// Transcript compressions: the label's, the statement's, and each stage's
+	// (root and zerocheck, lincheck, ring switch, opening).
+	constant, statement, zcC, lcC, ringC, whirC int
+}
+
+// replay verifies proof against st, an xmss-aggregate statement, with the lincheck's
+// matrices and public term given by c and pub (nil: the statement's table).
+func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Circuit, pub func(lincheck.Public) lincheck.Public) (*replayed, error) {
 	if st.Flow != "" && st.Flow != aggregate.FlowName {
 		return nil, fmt.Errorf("%w, not %q", ErrNotAggregate, st.Flow)
 	}
@@ -161,9 +171,9 @@ func Measure(proof *transcript.Proof, st flows.Statement) (*Ledger, error) {
 		return nil, err
 	}
 	label := []byte(aggregate.FlowLabel)
-	l := &Ledger{N: st.N, LogInvRate: st.LogInvRate, Shape: sh}
-	l.TranscriptConstant = transcript.NewVerifier(nil, label, nil).Compressions()
+	rp := &replayed{sh: sh, bind: bind, constant: transcript.NewVerifier(nil, label, nil).Compressions()}
 	tr := &recorder{Verifier: transcript.NewVerifier(proof, label, nil)}
+	rp.tr = tr
 	mark := tr.Compressions()
 	since := func() int {
 		n := tr.Compressions() - mark
@@ -171,35 +181,49 @@ func Measure(proof *transcript.Proof, st flows.Statement) (*Ledger, error) {
 		return n
 	}
 	tr.AbsorbBytes(bind.Absorb)
-	l.TranscriptStatement = since()
+	rp.statement = since()
 	root, err := open.ReceiveRoot(tr)
 	if err != nil {
 		return nil, err
 	}
-	rootC := since()
-	zc, err := zerocheck.VerifyWith(tr, sh.M())
-	if err != nil {
+	if rp.zc, err = zerocheck.VerifyWith(tr, sh.M()); err != nil {
 		return nil, err
 	}
-	zcC := since()
-	c := aggregate.Flow.Circuit()
-	pub := bind.Public
-	lc, err := lincheck.VerifyPublic(tr, c, lincheck.ZerocheckClaims(zc), pub)
-	if err != nil {
+	rp.zcC = since()
+	public := bind.Public
+	if pub != nil {
+		public = pub(public)
+	}
+	if rp.lc, err = lincheck.VerifyPublic(tr, c, lincheck.ZerocheckClaims(rp.zc), public); err != nil {
 		return nil, err
 	}
-	lcC := since()
-	ring := ringswitch.Verify(tr, lc.Point, lc.S)
-	ringC := since()
+	rp.lcC = since()
+	ring := ringswitch.Verify(tr, rp.lc.Point, rp.lc.S)
+	rp.ringC = since()
 	if err := open.VerifyStacked(tr, root, sh.Commitment(), open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
 		return nil, err
 	}
-	whirC := since()
+	rp.whirC = since()
 	if err := tr.Finish(); err != nil {
 		return nil, err
 	}
-	l.TranscriptTotal = tr.Compressions()
+	return rp, nil
+}
 
+// Measure verifies proof (raw or wire form) against st, an xmss-aggregate statement,
+// through the verifier stages with a recording transcript, and returns the ledger of
+// that verification. A proof that does not verify is an error: the ledger only
+// describes verifications that pass.
+func Measure(proof *transcript.Proof, st flows.Statement) (*Ledger, error) {
+	c := aggregate.Flow.Circuit()
+	rp, err := replay(proof, st, c, nil)
+	if err != nil {
+		return nil, err
+	}
+	sh, tr := rp.sh, rp.tr
+	l := &Ledger{N: st.N, LogInvRate: st.LogInvRate, Shape: sh,
+		TranscriptConstant: rp.constant, TranscriptStatement: rp.statement, TranscriptTotal: tr.Compressions()}
+	pub := rp.bind.Public
 	cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
 	if err != nil {
 		return nil, err
@@ -220,10 +244,10 @@ func Measure(proof *transcript.Proof, st flows.Statement) (*Ledger, error) {
 	win := pub.Window()
 	l.Stages = []Stage{
 		{"statement", Ops{Compress: l.TranscriptStatement, Description: "message, epoch and keys absorbed"}},
-		{"zerocheck", zerocheckOps(sh.M(), rootC+zcC)},
-		{"lincheck", lincheckOps(rounds, win, lcC)},
-		{"ring switch", ringOps(sh.Mu, ringC)},
-		{"whir", whirOps(l.Levels, whirC)},
+		{"zerocheck", zerocheckOps(sh.M(), rp.zcC)},
+		{"lincheck", lincheckOps(rounds, win, rp.lcC)},
+		{"ring switch", ringOps(sh.Mu, rp.ringC)},
+		{"whir", whirOps(l.Levels, rp.whirC)},
 		{"merkle", merkleOps(l.Levels)},
 	}
 	l.Deferred = []string{
