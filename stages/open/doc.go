@@ -1,13 +1,16 @@
 // Package open is the stacked WHIR opening of leanVM-b's polynomial commitment
 // (spec annex B, "The polynomial commitment scheme"; §4 for the stack): the proof
 // that the committed stack q (2^LogN K words, committed by package commit) satisfies
-// one batched claim Σ_u q(u)·B(u) = T, where B pools a ring-switched weight on one
-// placed column of the stack and any number of point (eq) claims over the stack.
+// one batched claim Σ_u q(u)·B(u) = T, where B pools ring-switched weights on placed
+// columns of the stack (one for a Flock flow; several for a proof of several
+// segments, VerifyStackedRings) and any number of point (eq) claims over the stack.
 //
 // Stacking: StackOffsets places blocks of 2^v words largest first at multiples of
 // their size (Placement); a column's weight is W(low)·eq(selector, high).
 // VerifyStacked/ProveStacked observe the point values, draw one challenge c and
-// pool the ring claim with c^0 and point claim i with c^(i+1).
+// pool the ring claim with c^0 and point claim i with c^(i+1); with r ring claims
+// (VerifyStackedRings/ProveStackedRings, columns that do not overlap) ring claim j
+// takes c^j and point claim i c^(r+i).
 //
 // WHIR, per level l of the ladder given by DeriveConfig:
 //   - fold rounds: a degree-2 sumcheck over q·B, one challenge per folded variable

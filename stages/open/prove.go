@@ -447,40 +447,60 @@ func ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, rin
 
 // ProveStacked is the package function ProveStacked with s's buffers.
 func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place Placement, ring RingClaim, points []PointClaim, workers par.Workers) error {
-	if err := checkStacked(c.StackLog, place, points); err != nil {
+	return s.ProveStackedRings(tr, c, []PlacedRing{{place, ring}}, points, workers)
+}
+
+// ProveStackedRings is the prover of VerifyStackedRings: each ring claim's weights
+// (2^Variables entries) at its column, scaled by its power of the batching challenge,
+// and the point claims pooled into one weight over the stack, then ProveWHIR. With one
+// ring claim it is ProveStacked (the same stream; a column that is all of c.Stack
+// gives its weights to the prover as working weight). Columns may not overlap.
+func (s *Scratch) ProveStackedRings(tr ProverTranscript, c *commit.Committed, rings []PlacedRing, points []PointClaim, workers par.Workers) error {
+	if err := checkRings(c.StackLog, rings, points); err != nil {
 		return err
 	}
-	if len(ring.Weights) != 1<<place.Variables {
-		return fmt.Errorf("%w: ring weights of %d entries for 2^%d", ErrClaim, len(ring.Weights), place.Variables)
-	}
 	n := len(c.Stack)
-	if place.Offset+len(ring.Weights) > n {
-		return fmt.Errorf("%w: column %+v outside the %d committed words", ErrClaim, place, n)
+	targets := make([]field.E, len(rings))
+	for i, r := range rings {
+		if len(r.Claim.Weights) != 1<<r.Place.Variables {
+			return fmt.Errorf("%w: ring weights of %d entries for 2^%d", ErrClaim, len(r.Claim.Weights), r.Place.Variables)
+		}
+		if r.Place.Offset+len(r.Claim.Weights) > n {
+			return fmt.Errorf("%w: column %+v outside the %d committed words", ErrClaim, r.Place, n)
+		}
+		targets[i] = r.Claim.Target
 	}
 	for i, pc := range points {
 		if off, size := pointRegion(pc.Point); off+size > n {
 			return fmt.Errorf("%w: point claim %d covers words [%d, %d) outside the %d committed words", ErrClaim, i, off, off+size, n)
 		}
 	}
-	ringScale, pointScales, target := stackedTarget(tr.Observe, tr.Sample, ring.Target, points)
+	ringScales, pointScales, target := stackedTarget(tr.Observe, tr.Sample, targets, points)
 	var b []field.E
-	if place.Offset == 0 && len(ring.Weights) == n {
-		b = ring.Weights
+	if len(rings) == 1 && rings[0].Place.Offset == 0 && len(rings[0].Claim.Weights) == n {
+		b = rings[0].Claim.Weights
 	} else {
 		s.weight = buffers.Grow(s.weight, n)
 		b = s.weight
-		clear(b[:place.Offset])
-		clear(b[place.Offset+len(ring.Weights):])
+		if len(rings) == 1 {
+			place := rings[0].Place
+			clear(b[:place.Offset])
+			clear(b[place.Offset+len(rings[0].Claim.Weights):])
+		} else {
+			clear(b)
+		}
 	}
-	region := b[place.Offset : place.Offset+len(ring.Weights)]
-	switch {
-	case ringScale != field.One:
-		chunked(workers, len(region)).For(len(region), func(_, lo, hi int) {
-			field.ScaleE(region[lo:hi], ring.Weights[lo:hi], ringScale)
-		})
-	case &region[0] != &ring.Weights[0]:
-		// The ring claim takes the first power of the batching challenge, one.
-		copy(region, ring.Weights)
+	for i, r := range rings {
+		region := b[r.Place.Offset : r.Place.Offset+len(r.Claim.Weights)]
+		switch {
+		case ringScales[i] != field.One:
+			chunked(workers, len(region)).For(len(region), func(_, lo, hi int) {
+				field.ScaleE(region[lo:hi], r.Claim.Weights[lo:hi], ringScales[i])
+			})
+		case &region[0] != &r.Claim.Weights[0]:
+			// The first ring claim takes the first power of the batching challenge, one.
+			copy(region, r.Claim.Weights)
+		}
 	}
 	for i, pc := range points {
 		s.addPointWeight(b, pc.Point, pointScales[i], workers)
@@ -522,4 +542,9 @@ func bitsLen(n int) int {
 		l++
 	}
 	return l
+}
+
+// ProveStackedRings is Scratch.ProveStackedRings on a fresh scratch.
+func ProveStackedRings(tr ProverTranscript, c *commit.Committed, rings []PlacedRing, points []PointClaim, workers par.Workers) error {
+	return new(Scratch).ProveStackedRings(tr, c, rings, points, workers)
 }

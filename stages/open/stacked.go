@@ -30,18 +30,46 @@ type PointClaim struct {
 }
 
 // stackedTarget observes the point values, draws the batching challenge and returns
-// the scale of the ring claim, the scales of the point claims and the pooled target.
-func stackedTarget(observe func(field.E), sample func() field.E, ring field.E, points []PointClaim) (field.E, []field.E, field.E) {
+// the scales of the ring claims (powers 0, 1, … in order), of the point claims (the
+// next powers) and the pooled target.
+func stackedTarget(observe func(field.E), sample func() field.E, rings []field.E, points []PointClaim) ([]field.E, []field.E, field.E) {
 	for _, p := range points {
 		observe(p.Value)
 	}
-	scales := make([]field.E, 1+len(points))
+	scales := make([]field.E, len(rings)+len(points))
 	field.Powers(scales, sample())
-	target := scales[0].Mul(ring)
-	for i, p := range points {
-		target = target.Add(scales[1+i].Mul(p.Value))
+	var target field.E
+	for i, r := range rings {
+		target = target.Add(scales[i].Mul(r))
 	}
-	return scales[0], scales[1:], target
+	for i, p := range points {
+		target = target.Add(scales[len(rings)+i].Mul(p.Value))
+	}
+	return scales[:len(rings)], scales[len(rings):], target
+}
+
+// PlacedRing is a ring-switched claim on the column at Place.
+type PlacedRing struct {
+	Place Placement
+	Claim RingClaim
+}
+
+// checkRings checks each column's placement and that no two columns overlap.
+func checkRings(stackLog int, rings []PlacedRing, points []PointClaim) error {
+	if len(rings) == 0 {
+		return fmt.Errorf("%w: no ring claim", ErrClaim)
+	}
+	for i, r := range rings {
+		if err := checkStacked(stackLog, r.Place, points); err != nil {
+			return err
+		}
+		for _, q := range rings[:i] {
+			if r.Place.Offset < q.Place.Offset+1<<q.Place.Variables && q.Place.Offset < r.Place.Offset+1<<r.Place.Variables {
+				return fmt.Errorf("%w: columns %+v and %+v overlap", ErrClaim, q.Place, r.Place)
+			}
+		}
+	}
+	return nil
 }
 
 func checkStacked(stackLog int, place Placement, points []PointClaim) error {
@@ -60,23 +88,38 @@ func checkStacked(stackLog int, place Placement, points []PointClaim) error {
 // VerifyStacked checks the stacked opening: the ring-switched claim on the column at
 // place and every point claim, pooled with powers of one challenge (the ring claim
 // takes the first power), then one WHIR opening (VerifyWHIR) of the stack committed
-// under root in shape sh.
+// under root in shape sh. It is VerifyStackedRings with one ring claim.
 func VerifyStacked(tr VerifierTranscript, root merkle.Digest, sh commit.Shape, place Placement,
 	ring RingClaim, points []PointClaim) error {
+	return VerifyStackedRings(tr, root, sh, []PlacedRing{{place, ring}}, points)
+}
+
+// VerifyStackedRings checks a stacked opening of several ring-switched claims, each on
+// its own column (placements that do not overlap), and point claims: all pooled with
+// powers of one challenge, the rings first in order, then one WHIR opening. With one
+// ring claim it reads and draws exactly what VerifyStacked always has.
+func VerifyStackedRings(tr VerifierTranscript, root merkle.Digest, sh commit.Shape, rings []PlacedRing,
+	points []PointClaim) error {
 	if err := sh.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrShape, err)
 	}
-	if err := checkStacked(sh.StackLog, place, points); err != nil {
+	if err := checkRings(sh.StackLog, rings, points); err != nil {
 		return err
 	}
-	if ring.WeightAt == nil {
-		return fmt.Errorf("%w: ring claim without a weight", ErrClaim)
+	targets := make([]field.E, len(rings))
+	for i, r := range rings {
+		if r.Claim.WeightAt == nil {
+			return fmt.Errorf("%w: ring claim %d without a weight", ErrClaim, i)
+		}
+		targets[i] = r.Claim.Target
 	}
-	ringScale, pointScales, target := stackedTarget(tr.Observe, tr.Sample, ring.Target, points)
-	selector := place.Selector()
+	ringScales, pointScales, target := stackedTarget(tr.Observe, tr.Sample, targets, points)
 	basis := func(x []field.E) field.E {
-		low, high := x[:place.Variables], x[place.Variables:]
-		v := SelectorEq(selector, high).Mul(ringScale).Mul(ring.WeightAt(low))
+		var v field.E
+		for i, r := range rings {
+			low, high := x[:r.Place.Variables], x[r.Place.Variables:]
+			v = v.Add(SelectorEq(r.Place.Selector(), high).Mul(ringScales[i]).Mul(r.Claim.WeightAt(low)))
+		}
 		for i, p := range points {
 			v = v.Add(pointScales[i].Mul(field.EqEval(p.Point, x)))
 		}

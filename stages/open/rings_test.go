@@ -1,0 +1,164 @@
+package open
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/commit"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// ringsInstance is a random stack with eq-weighted ring claims on several columns
+// (StackOffsets' placements of the given sizes) and one point claim.
+type ringsInstance struct {
+	stackLog int
+	stack    []field.K
+	places   []Placement
+	points   [][]field.E // one eq point per column
+	targets  []field.E
+	pc       []PointClaim
+}
+
+func newRingsInstance(rng *rand.Rand, sizes []int) *ringsInstance {
+	places, log := StackOffsets(sizes)
+	log = max(log, MinStackLog)
+	in := &ringsInstance{stackLog: log, stack: make([]field.K, 1<<log), places: places}
+	for i := range in.stack {
+		in.stack[i] = field.K(rng.Uint64())
+	}
+	for _, p := range places {
+		pt := randPoint(rng, p.Variables)
+		in.points = append(in.points, pt)
+		in.targets = append(in.targets, field.EvalMLEK(in.stack[p.Offset:p.Offset+1<<p.Variables], pt))
+	}
+	pt := randPoint(rng, log)
+	in.pc = []PointClaim{{Point: pt, Value: field.EvalMLEK(in.stack, pt)}}
+	return in
+}
+
+func (in *ringsInstance) rings(prover bool) []PlacedRing {
+	out := make([]PlacedRing, len(in.places))
+	for i, p := range in.places {
+		pt := in.points[i]
+		rc := RingClaim{Target: in.targets[i], WeightAt: func(x []field.E) field.E { return field.EqEval(pt, x) }}
+		if prover {
+			rc.Weights = make([]field.E, 1<<len(pt))
+			field.EqTable(rc.Weights, pt)
+		}
+		out[i] = PlacedRing{Place: p, Claim: rc}
+	}
+	return out
+}
+
+func (in *ringsInstance) prove(t *testing.T, rings []PlacedRing, workers int) *transcript.Proof {
+	t.Helper()
+	c, err := commit.Commit(in.stack, in.stackLog, 1, par.New(nil, workers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := transcript.NewProver(testLabel, nil)
+	h := commit.RootHalves(c.Root())
+	tr.SendMany(h[:])
+	if err := ProveStackedRings(tr, c, rings, in.pc, par.New(nil, workers)); err != nil {
+		t.Fatal(err)
+	}
+	return tr.Proof()
+}
+
+func (in *ringsInstance) verify(proof *transcript.Proof, rings []PlacedRing) error {
+	tr := transcript.NewVerifier(proof, testLabel, nil)
+	root, err := ReceiveRoot(tr)
+	if err != nil {
+		return err
+	}
+	if err := VerifyStackedRings(tr, root, commit.FullShape(in.stackLog, 1), rings, in.pc); err != nil {
+		return err
+	}
+	return tr.Finish()
+}
+
+func TestStackedRingsRoundTrip(t *testing.T) {
+	rng := testrand.New(t)
+	for _, sizes := range [][]int{{14, 12, 12, 9}, {15, 15}, {13}} {
+		in := newRingsInstance(rng, sizes)
+		p1 := in.prove(t, in.rings(true), 1)
+		p2 := in.prove(t, in.rings(true), 2)
+		if !bytes.Equal(p1.MarshalWire(), p2.MarshalWire()) {
+			t.Fatalf("sizes %v: 1 and 2 workers gave different proofs", sizes)
+		}
+		if err := in.verify(p1, in.rings(false)); err != nil {
+			t.Fatalf("sizes %v: %v", sizes, err)
+		}
+		if len(sizes) == 1 {
+			continue
+		}
+		// Each ring claim is held to its own column: a changed target, a swapped pair
+		// of placements or a weight evaluated at another point is rejected.
+		bad := in.rings(false)
+		last := len(bad) - 1
+		bad[last].Claim.Target = bad[last].Claim.Target.Add(field.One)
+		if err := in.verify(p1, bad); err == nil {
+			t.Fatalf("sizes %v: a changed target of the last column verified", sizes)
+		}
+		bad = in.rings(false)
+		if bad[1].Place.Variables == bad[2%len(bad)].Place.Variables && len(bad) > 2 {
+			bad[1].Place, bad[2].Place = bad[2].Place, bad[1].Place
+			if err := in.verify(p1, bad); err == nil {
+				t.Fatalf("sizes %v: swapped columns verified", sizes)
+			}
+		}
+		bad = in.rings(false)
+		other := randPoint(rng, len(in.points[0]))
+		bad[0].Claim.WeightAt = func(x []field.E) field.E { return field.EqEval(other, x) }
+		if err := in.verify(p1, bad); !errors.Is(err, ErrTerminal) {
+			t.Fatalf("sizes %v: a weight at another point: %v", sizes, err)
+		}
+	}
+}
+
+// With one ring claim the stream is VerifyStacked's and ProveStacked's.
+func TestStackedRingsOneIsStacked(t *testing.T) {
+	rng := testrand.New(t)
+	in := newRingsInstance(rng, []int{13, 12})
+	rings := in.rings(true)[1:]
+	c, err := commit.Commit(in.stack, in.stackLog, 1, par.Serial())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := transcript.NewProver(testLabel, nil), transcript.NewProver(testLabel, nil)
+	if err := ProveStacked(a, c, rings[0].Place, rings[0].Claim, in.pc, par.Serial()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ProveStackedRings(b, c, rings, in.pc, par.Serial()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Proof().MarshalWire(), b.Proof().MarshalWire()) {
+		t.Fatal("one ring claim: ProveStackedRings differs from ProveStacked")
+	}
+}
+
+func TestStackedRingsRefusesOverlap(t *testing.T) {
+	rng := testrand.New(t)
+	in := newRingsInstance(rng, []int{13, 12})
+	rings := in.rings(true)
+	rings[1].Place.Offset = rings[0].Place.Offset + 1<<12 // inside the first column
+	c, err := commit.Commit(in.stack, in.stackLog, 1, par.Serial())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ProveStackedRings(transcript.NewProver(testLabel, nil), c, rings, in.pc, par.Serial()); !errors.Is(err, ErrClaim) {
+		t.Fatalf("prover, overlapping columns: %v", err)
+	}
+	v := transcript.NewVerifier(nil, testLabel, nil)
+	if err := VerifyStackedRings(v, c.Root(), commit.FullShape(in.stackLog, 1), rings, nil); !errors.Is(err, ErrClaim) {
+		t.Fatalf("verifier, overlapping columns: %v", err)
+	}
+	if err := VerifyStackedRings(v, c.Root(), commit.FullShape(in.stackLog, 1), nil, nil); !errors.Is(err, ErrClaim) {
+		t.Fatalf("verifier, no ring claim: %v", err)
+	}
+}
