@@ -9,7 +9,7 @@
 // their size (Placement); a column's weight is W(low)·eq(selector, high).
 // VerifyStacked/ProveStacked observe the point values, draw one challenge c and
 // pool the ring claim with c^0 and point claim i with c^(i+1); with r ring claims
-// (VerifyStackedRings/ProveStackedRings, columns that do not overlap) ring claim j
+// (VerifyStackedRings/ProveStackedRings, columns anywhere, overlapping ones adding) ring claim j
 // takes c^j and point claim i c^(r+i).
 //
 // WHIR, per level l of the ladder given by DeriveConfig:

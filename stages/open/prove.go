@@ -454,7 +454,7 @@ func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place P
 // (2^Variables entries) at its column, scaled by its power of the batching challenge,
 // and the point claims pooled into one weight over the stack, then ProveWHIR. With one
 // ring claim it is ProveStacked (the same stream; a column that is all of c.Stack
-// gives its weights to the prover as working weight). Columns may not overlap.
+// gives its weights to the prover as working weight). Columns may overlap: weights add.
 func (s *Scratch) ProveStackedRings(tr ProverTranscript, c *commit.Committed, rings []PlacedRing, points []PointClaim, workers par.Workers) error {
 	if err := checkRings(c.StackLog, rings, points); err != nil {
 		return err
@@ -493,12 +493,16 @@ func (s *Scratch) ProveStackedRings(tr ProverTranscript, c *commit.Committed, ri
 	for i, r := range rings {
 		region := b[r.Place.Offset : r.Place.Offset+len(r.Claim.Weights)]
 		switch {
+		case len(rings) > 1:
+			chunked(workers, len(region)).For(len(region), func(_, lo, hi int) {
+				field.AddScaledE(region[lo:hi], r.Claim.Weights[lo:hi], ringScales[i])
+			})
 		case ringScales[i] != field.One:
 			chunked(workers, len(region)).For(len(region), func(_, lo, hi int) {
 				field.ScaleE(region[lo:hi], r.Claim.Weights[lo:hi], ringScales[i])
 			})
 		case &region[0] != &r.Claim.Weights[0]:
-			// The first ring claim takes the first power of the batching challenge, one.
+			// The ring claim takes the first power of the batching challenge, one.
 			copy(region, r.Claim.Weights)
 		}
 	}

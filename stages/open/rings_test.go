@@ -8,6 +8,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/transcript"
@@ -142,23 +143,31 @@ func TestStackedRingsOneIsStacked(t *testing.T) {
 	}
 }
 
-func TestStackedRingsRefusesOverlap(t *testing.T) {
+// Two claims on one column at different points, and a column inside another, add
+// their weights.
+func TestStackedRingsOverlap(t *testing.T) {
 	rng := testrand.New(t)
 	in := newRingsInstance(rng, []int{13, 12})
-	rings := in.rings(true)
-	rings[1].Place.Offset = rings[0].Place.Offset + 1<<12 // inside the first column
-	c, err := commit.Commit(in.stack, in.stackLog, 1, par.Serial())
-	if err != nil {
+	// Column 1 moves inside column 0, and a third claim shares column 0.
+	in.places[1].Offset = in.places[0].Offset + 1<<12
+	in.places = append(in.places, in.places[0])
+	in.points = append(in.points, randPoint(rng, in.places[0].Variables))
+	in.targets = in.targets[:1]
+	for _, i := range []int{1, 2} {
+		p := in.places[i]
+		in.targets = append(in.targets, field.EvalMLEK(in.stack[p.Offset:p.Offset+1<<p.Variables], in.points[i]))
+	}
+	proof := in.prove(t, in.rings(true), 2)
+	if err := in.verify(proof, in.rings(false)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ProveStackedRings(transcript.NewProver(testLabel, nil), c, rings, in.pc, par.Serial()); !errors.Is(err, ErrClaim) {
-		t.Fatalf("prover, overlapping columns: %v", err)
+	bad := in.rings(false)
+	bad[2].Claim.Target = bad[2].Claim.Target.Add(field.One)
+	if err := in.verify(proof, bad); err == nil {
+		t.Fatal("a changed target of a shared column verified")
 	}
 	v := transcript.NewVerifier(nil, testLabel, nil)
-	if err := VerifyStackedRings(v, c.Root(), commit.FullShape(in.stackLog, 1), rings, nil); !errors.Is(err, ErrClaim) {
-		t.Fatalf("verifier, overlapping columns: %v", err)
-	}
-	if err := VerifyStackedRings(v, c.Root(), commit.FullShape(in.stackLog, 1), nil, nil); !errors.Is(err, ErrClaim) {
-		t.Fatalf("verifier, no ring claim: %v", err)
+	if err := VerifyStackedRings(v, merkle.Digest{}, commit.FullShape(in.stackLog, 1), nil, nil); !errors.Is(err, ErrClaim) {
+		t.Fatalf("no ring claim: %v", err)
 	}
 }
