@@ -1,0 +1,180 @@
+package flows
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/commit"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/stages/ringswitch"
+	"github.com/leanpipe/leanpipe/stages/zerocheck"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// Segmented proofs: several Flock batches of different block circuits in one proof
+// (docs/recursion.md §4.2). Each segment is an ordinary Flock batch — its packed
+// witness, the zerocheck with the univariate skip, the lincheck and the ring switch —
+// over its own column of one committed stack (columns placed by open.StackOffsets,
+// largest first), and one stacked WHIR opening discharges every segment's ring claim
+// (open.VerifyStackedRings). The transcript starts with the label, then one byte
+// string: "leanpipe/segments/v0", the segment count, each segment's block log size
+// and live block count (u64 LE each), then the caller's statement bytes.
+
+// Segment is one batch of a segmented proof, as the prover holds it.
+type Segment struct {
+	Circuit *circuit.Circuit
+	// N is the number of live blocks; the batch has 2^NLog slots, NLog =
+	// max(3, ⌈log2 N⌉), and slots N and above repeat slot 0.
+	N int
+	// Fill writes the packed witness, A0·w and B0·w of 2^nLog slots in the circuit
+	// package's row packing (as FlockSpec.Fill). The bytes must not depend on the
+	// workers.
+	Fill func(w par.Workers, nLog int, wit, a, b []field.K) error
+}
+
+// SegmentShape is one batch of a segmented proof, as the verifier knows it.
+type SegmentShape struct {
+	Circuit lincheck.Circuit
+	N       int
+}
+
+const segmentsTag = "leanpipe/segments/v0"
+
+// segmentLayout returns each segment's slot log, column variables and placement,
+// the stack's log size, and the layout bytes the transcript absorbs.
+func segmentLayout(shapes []SegmentShape, logInvRate int) (nLogs []int, places []open.Placement, stackLog int, layout []byte, err error) {
+	if len(shapes) == 0 {
+		return nil, nil, 0, nil, fmt.Errorf("%w: a segmented proof of no segments", ErrInput)
+	}
+	if logInvRate < commit.MinLogInvRate || logInvRate > commit.MaxLogInvRate {
+		return nil, nil, 0, nil, fmt.Errorf("%w: log inverse rate %d", ErrInput, logInvRate)
+	}
+	layout = append([]byte(segmentsTag), 0, 0, 0, 0, 0, 0, 0, 0)
+	binary.LittleEndian.PutUint64(layout[len(segmentsTag):], uint64(len(shapes)))
+	mus := make([]int, len(shapes))
+	nLogs = make([]int, len(shapes))
+	for i, s := range shapes {
+		logSize := s.Circuit.LogSize()
+		if logSize < minLogInstance || logSize > 24 {
+			return nil, nil, 0, nil, fmt.Errorf("%w: segment %d: blocks of 2^%d columns", ErrInput, i, logSize)
+		}
+		if s.N < 1 || s.N > 1<<(commit.MaxStackLog+commit.LaneLog-logSize) {
+			return nil, nil, 0, nil, fmt.Errorf("%w: segment %d: %d blocks", ErrInput, i, s.N)
+		}
+		nLogs[i] = slotLog(s.N)
+		mus[i] = logSize + nLogs[i] - commit.LaneLog
+		layout = binary.LittleEndian.AppendUint64(layout, uint64(logSize))
+		layout = binary.LittleEndian.AppendUint64(layout, uint64(s.N))
+	}
+	places, stackLog = open.StackOffsets(mus)
+	stackLog = max(stackLog, commit.MinStackLog)
+	if stackLog > commit.MaxStackLog {
+		return nil, nil, 0, nil, fmt.Errorf("%w: segments of 2^%d words in all (at most 2^%d)", ErrInput, stackLog, commit.MaxStackLog)
+	}
+	return nLogs, places, stackLog, layout, nil
+}
+
+func segmentTranscriptStart(layout, statement []byte) []byte {
+	return append(append([]byte(nil), layout...), statement...)
+}
+
+// ProveSegments proves the segments in one proof under label, the statement bytes
+// absorbed after the layout. Proof bytes do not depend on the workers.
+func ProveSegments(label string, statement []byte, segs []Segment, logInvRate int, workers par.Workers) (*transcript.Proof, error) {
+	shapes := make([]SegmentShape, len(segs))
+	for i, s := range segs {
+		if s.Circuit == nil || s.Fill == nil {
+			return nil, fmt.Errorf("%w: segment %d without a circuit or a filler", ErrInput, i)
+		}
+		shapes[i] = SegmentShape{Circuit: s.Circuit, N: s.N}
+	}
+	nLogs, places, stackLog, layout, err := segmentLayout(shapes, logInvRate)
+	if err != nil {
+		return nil, err
+	}
+	stack := make([]field.K, 1<<stackLog)
+	as, bs := make([][]field.K, len(segs)), make([][]field.K, len(segs))
+	for i, s := range segs {
+		p := places[i]
+		words := 1 << p.Variables
+		as[i], bs[i] = make([]field.K, words), make([]field.K, words)
+		if err := s.Fill(workers, nLogs[i], stack[p.Offset:p.Offset+words], as[i], bs[i]); err != nil {
+			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
+		}
+	}
+	com, err := commit.Commit(stack, stackLog, logInvRate, workers)
+	if err != nil {
+		return nil, err
+	}
+	tr := transcript.NewProver([]byte(label), nil)
+	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
+	halves := commit.RootHalves(com.Root())
+	tr.SendMany(halves[:])
+	rings := make([]open.PlacedRing, len(segs))
+	for i, s := range segs {
+		p := places[i]
+		q := stack[p.Offset : p.Offset+1<<p.Variables]
+		logSize := s.Circuit.LogSize()
+		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, nil)
+		if err != nil {
+			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
+		}
+		as[i], bs[i] = nil, nil
+		lc := lincheck.Prove(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), workers)
+		ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)
+		rings[i] = open.PlacedRing{Place: p, Claim: ring}
+		if err := workers.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if err := open.ProveStackedRings(tr, com, rings, nil, workers); err != nil {
+		return nil, err
+	}
+	return tr.Proof(), nil
+}
+
+// VerifySegments checks a segmented proof (raw or wire form) of shapes under label
+// and statement, and returns its raw form.
+func VerifySegments(proof *transcript.Proof, label string, statement []byte, shapes []SegmentShape, logInvRate int) (raw *transcript.Proof, err error) {
+	if proof == nil {
+		return nil, fmt.Errorf("%w: nil proof", ErrInput)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			raw, err = nil, fmt.Errorf("%w: segments: the verifier panicked on this proof (a bug): %v", ErrInput, r)
+		}
+	}()
+	nLogs, places, stackLog, layout, err := segmentLayout(shapes, logInvRate)
+	if err != nil {
+		return nil, err
+	}
+	tr := transcript.NewVerifier(proof, []byte(label), nil)
+	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
+	root, err := open.ReceiveRoot(tr)
+	if err != nil {
+		return nil, err
+	}
+	rings := make([]open.PlacedRing, len(shapes))
+	for i, s := range shapes {
+		zc, err := zerocheck.VerifyWith(tr, s.Circuit.LogSize()+nLogs[i])
+		if err != nil {
+			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
+		}
+		lc, err := lincheck.Verify(tr, s.Circuit, lincheck.ZerocheckClaims(zc))
+		if err != nil {
+			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
+		}
+		rings[i] = open.PlacedRing{Place: places[i], Claim: ringswitch.Verify(tr, lc.Point, lc.S)}
+	}
+	if err := open.VerifyStackedRings(tr, root, commit.FullShape(stackLog, logInvRate), rings, nil); err != nil {
+		return nil, err
+	}
+	if err := tr.Finish(); err != nil {
+		return nil, err
+	}
+	return tr.RawProof(), nil
+}

@@ -1,0 +1,166 @@
+package flows
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/witness"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// layeredCircuit is a 2^13-column block: 64 inputs, then layers of 64 products over
+// the two previous layers.
+func layeredCircuit(layers int) *circuit.Circuit {
+	b := circuit.NewBuilder("layered", 13, 0)
+	b.Input("x", 64, 64)
+	prev2 := make([]circuit.Wire, 64)
+	for i := range prev2 {
+		prev2[i] = b.Col(64 + i)
+	}
+	prev := make([]circuit.Wire, 64)
+	row := 128
+	for i := range prev {
+		prev[i] = b.Product(row, prev2[i], prev2[(i+1)%64])
+		row++
+	}
+	for range layers {
+		next := make([]circuit.Wire, 64)
+		for i := range next {
+			next[i] = b.Product(row, b.Xor(prev[i], prev2[(i+3)%64]), b.Xor(prev[(i+7)%64], b.One()))
+			row++
+		}
+		prev2, prev = prev, next
+	}
+	return b.Compile()
+}
+
+// layeredSegment fills n live blocks of inputs xs (padding slots repeat slot 0).
+func layeredSegment(c *circuit.Circuit, xs []uint64) Segment {
+	return Segment{Circuit: c, N: len(xs), Fill: func(w par.Workers, nLog int, wit, a, b []field.K) error {
+		size := c.Size()
+		slots := 1 << nLog
+		var v [3][]uint64
+		for i := range v {
+			v[i] = make([]uint64, size)
+		}
+		for g := range (slots + 63) / 64 {
+			clear(v[0])
+			v[0][c.ConstCol()] = ^uint64(0)
+			lanes := min(64, slots-64*g)
+			for j := range lanes {
+				s := 64*g + j
+				if s >= len(xs) {
+					s = 0
+				}
+				for i := range 64 {
+					v[0][64+i] |= (xs[s] >> i & 1) << j
+				}
+			}
+			c.Solve(v[0], v[1], v[2])
+			off := g * size
+			for k, dst := range [][]field.K{wit, a, b} {
+				c.PackLanes(dst[off:off+lanes*size/64], v[k], lanes)
+			}
+		}
+		return nil
+	}}
+}
+
+func blake2sSegment(n int, seed uint64) Segment {
+	blocks := Generate(n, seed)
+	return Segment{Circuit: circuit.BLAKE2s(), N: n, Fill: func(w par.Workers, nLog int, wit, a, b []field.K) error {
+		return witness.FillAB(wit, a, b, blocks, nLog, w)
+	}}
+}
+
+func TestSegmentsRoundTrip(t *testing.T) {
+	rng := testrand.New(t)
+	layered := layeredCircuit(40)
+	xs := make([]uint64, 20)
+	for i := range xs {
+		xs[i] = rng.Uint64()
+	}
+	segs := []Segment{blake2sSegment(10, 3), layeredSegment(layered, xs), blake2sSegment(3, 4)}
+	shapes := []SegmentShape{{circuit.BLAKE2s(), 10}, {layered, 20}, {circuit.BLAKE2s(), 3}}
+	const label = "leanpipe-segments-test"
+	stmt := []byte("statement")
+	p1, err := ProveSegments(label, stmt, segs, 1, par.New(nil, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := ProveSegments(label, stmt, segs, 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(p1.MarshalWire(), p2.MarshalWire()) {
+		t.Fatal("1 and 2 workers gave different proofs")
+	}
+	if _, err := VerifySegments(p1, label, stmt, shapes, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The raw form verifies too.
+	raw, _ := VerifySegments(p1, label, stmt, shapes, 1)
+	if _, err := VerifySegments(raw, label, stmt, shapes, 1); err != nil {
+		t.Fatalf("raw form: %v", err)
+	}
+	// Every shape, the statement and the label are bound.
+	for name, sh := range map[string][]SegmentShape{
+		"a count":   {{circuit.BLAKE2s(), 9}, {layered, 20}, {circuit.BLAKE2s(), 3}},
+		"the order": {{layered, 20}, {circuit.BLAKE2s(), 10}, {circuit.BLAKE2s(), 3}},
+		"a circuit": {{circuit.BLAKE2s(), 10}, {layeredCircuit(39), 20}, {circuit.BLAKE2s(), 3}},
+		"one less":  {{circuit.BLAKE2s(), 10}, {layered, 20}},
+	} {
+		if _, err := VerifySegments(p1, label, stmt, sh, 1); err == nil {
+			t.Fatalf("%s changed: verified", name)
+		}
+	}
+	if _, err := VerifySegments(p1, label, []byte("statemenT"), shapes, 1); err == nil {
+		t.Fatal("another statement verified")
+	}
+	if _, err := VerifySegments(p1, label+"x", stmt, shapes, 1); err == nil {
+		t.Fatal("another label verified")
+	}
+	// Changed scalars anywhere in the stream are rejected.
+	for _, at := range []int{0, 1, 5, 70, len(p1.Stream) / 3, len(p1.Stream) / 2, len(p1.Stream) - 1} {
+		bad := *p1
+		bad.Stream = append([]field.E(nil), p1.Stream...)
+		bad.Stream[at] = bad.Stream[at].Add(field.One)
+		if _, err := VerifySegments(&bad, label, stmt, shapes, 1); err == nil {
+			t.Fatalf("scalar %d changed: verified", at)
+		}
+	}
+	// A witness that breaks one segment's circuit is caught.
+	broken := layeredSegment(layered, xs)
+	fill := broken.Fill
+	broken.Fill = func(w par.Workers, nLog int, wit, a, b []field.K) error {
+		err := fill(w, nLog, wit, a, b)
+		wit[5] ^= 1 << 60 // a product column of slot 0
+		return err
+	}
+	bp, err := ProveSegments(label, stmt, []Segment{segs[0], broken, segs[2]}, 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySegments(bp, label, stmt, shapes, 1); err == nil {
+		t.Fatal("a broken witness in the second segment verified")
+	}
+}
+
+func TestSegmentsRefuseBadShapes(t *testing.T) {
+	if _, err := ProveSegments("x", nil, nil, 1, par.Serial()); err == nil {
+		t.Fatal("no segments proved")
+	}
+	if _, err := ProveSegments("x", nil, []Segment{blake2sSegment(2, 1)}, 5, par.Serial()); err == nil {
+		t.Fatal("rate 5 proved")
+	}
+	if _, err := VerifySegments(new(transcript.Proof), "x", nil, []SegmentShape{{circuit.BLAKE2s(), 0}}, 1); err == nil {
+		t.Fatal("a segment of 0 blocks verified")
+	}
+	if _, err := VerifySegments(nil, "x", nil, []SegmentShape{{circuit.BLAKE2s(), 1}}, 1); err == nil {
+		t.Fatal("a nil proof verified")
+	}
+}
