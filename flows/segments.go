@@ -34,12 +34,20 @@ type Segment struct {
 	// package's row packing (as FlockSpec.Fill). The bytes must not depend on the
 	// workers.
 	Fill func(w par.Workers, nLog int, wit, a, b []field.K) error
+	// Public, when set, is the window of columns the segment's lincheck pins to its
+	// public table (lincheck.ProvePublic); the witness must hold those bits.
+	Public *lincheck.Window
 }
 
 // SegmentShape is one batch of a segmented proof, as the verifier knows it.
 type SegmentShape struct {
 	Circuit lincheck.Circuit
 	N       int
+	// Public, when set, is the segment's public term (lincheck.VerifyPublic): its
+	// table is what the columns of its window must hold, slot by slot. Values that
+	// tie segments together travel in the statement bytes and are pinned this way
+	// in every segment that reads them.
+	Public lincheck.Public
 }
 
 const segmentsTag = "leanpipe/segments/v0"
@@ -124,7 +132,7 @@ func ProveSegments(label string, statement []byte, segs []Segment, logInvRate in
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
 		as[i], bs[i] = nil, nil
-		lc := lincheck.Prove(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), workers)
+		lc := new(lincheck.Scratch).ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
 		ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)
 		rings[i] = open.PlacedRing{Place: p, Claim: ring}
 		if err := workers.Err(); err != nil {
@@ -164,7 +172,7 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		if err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
-		lc, err := lincheck.Verify(tr, s.Circuit, lincheck.ZerocheckClaims(zc))
+		lc, err := lincheck.VerifyPublic(tr, s.Circuit, lincheck.ZerocheckClaims(zc), s.Public)
 		if err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}

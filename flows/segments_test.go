@@ -8,6 +8,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/witness"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -85,7 +86,7 @@ func TestSegmentsRoundTrip(t *testing.T) {
 		xs[i] = rng.Uint64()
 	}
 	segs := []Segment{blake2sSegment(10, 3), layeredSegment(layered, xs), blake2sSegment(3, 4)}
-	shapes := []SegmentShape{{circuit.BLAKE2s(), 10}, {layered, 20}, {circuit.BLAKE2s(), 3}}
+	shapes := []SegmentShape{{circuit.BLAKE2s(), 10, nil}, {layered, 20, nil}, {circuit.BLAKE2s(), 3, nil}}
 	const label = "leanpipe-segments-test"
 	stmt := []byte("statement")
 	p1, err := ProveSegments(label, stmt, segs, 1, par.New(nil, 1))
@@ -109,10 +110,10 @@ func TestSegmentsRoundTrip(t *testing.T) {
 	}
 	// Every shape, the statement and the label are bound.
 	for name, sh := range map[string][]SegmentShape{
-		"a count":   {{circuit.BLAKE2s(), 9}, {layered, 20}, {circuit.BLAKE2s(), 3}},
-		"the order": {{layered, 20}, {circuit.BLAKE2s(), 10}, {circuit.BLAKE2s(), 3}},
-		"a circuit": {{circuit.BLAKE2s(), 10}, {layeredCircuit(39), 20}, {circuit.BLAKE2s(), 3}},
-		"one less":  {{circuit.BLAKE2s(), 10}, {layered, 20}},
+		"a count":   {{circuit.BLAKE2s(), 9, nil}, {layered, 20, nil}, {circuit.BLAKE2s(), 3, nil}},
+		"the order": {{layered, 20, nil}, {circuit.BLAKE2s(), 10, nil}, {circuit.BLAKE2s(), 3, nil}},
+		"a circuit": {{circuit.BLAKE2s(), 10, nil}, {layeredCircuit(39), 20, nil}, {circuit.BLAKE2s(), 3, nil}},
+		"one less":  {{circuit.BLAKE2s(), 10, nil}, {layered, 20, nil}},
 	} {
 		if _, err := VerifySegments(p1, label, stmt, sh, 1); err == nil {
 			t.Fatalf("%s changed: verified", name)
@@ -157,10 +158,70 @@ func TestSegmentsRefuseBadShapes(t *testing.T) {
 	if _, err := ProveSegments("x", nil, []Segment{blake2sSegment(2, 1)}, 5, par.Serial()); err == nil {
 		t.Fatal("rate 5 proved")
 	}
-	if _, err := VerifySegments(new(transcript.Proof), "x", nil, []SegmentShape{{circuit.BLAKE2s(), 0}}, 1); err == nil {
+	if _, err := VerifySegments(new(transcript.Proof), "x", nil, []SegmentShape{{circuit.BLAKE2s(), 0, nil}}, 1); err == nil {
 		t.Fatal("a segment of 0 blocks verified")
 	}
-	if _, err := VerifySegments(nil, "x", nil, []SegmentShape{{circuit.BLAKE2s(), 1}}, 1); err == nil {
+	if _, err := VerifySegments(nil, "x", nil, []SegmentShape{{circuit.BLAKE2s(), 1, nil}}, 1); err == nil {
 		t.Fatal("a nil proof verified")
+	}
+}
+
+// TestSegmentsWiredByPublicValues: two segments read the same input vector, which
+// travels in the statement and is pinned in both by their public terms; a changed
+// value, or one segment proved on other inputs, is rejected.
+func TestSegmentsWiredByPublicValues(t *testing.T) {
+	rng := testrand.New(t)
+	layered := layeredCircuit(20)
+	xs := make([]uint64, 12)
+	for i := range xs {
+		xs[i] = rng.Uint64()
+	}
+	win := lincheck.Window{Offset: 64, Log: 6}
+	table := func(xs []uint64) *lincheck.Table {
+		tb := &lincheck.Table{W: win, Rows: make([][]uint64, len(xs))}
+		for s, x := range xs {
+			tb.Rows[s] = []uint64{x}
+		}
+		return tb
+	}
+	stmt := func(xs []uint64) []byte {
+		var b []byte
+		for _, x := range xs {
+			b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24), byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56))
+		}
+		return b
+	}
+	seg := func(xs []uint64) Segment {
+		s := layeredSegment(layered, xs)
+		s.Public = &win
+		return s
+	}
+	shapes := func(xs []uint64) []SegmentShape {
+		return []SegmentShape{{layered, len(xs), table(xs)}, {circuit.BLAKE2s(), 4, nil}, {layered, len(xs), table(xs)}}
+	}
+	const label = "leanpipe-segments-wired"
+	proof, err := ProveSegments(label, stmt(xs), []Segment{seg(xs), blake2sSegment(4, 9), seg(xs)}, 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySegments(proof, label, stmt(xs), shapes(xs), 1); err != nil {
+		t.Fatal(err)
+	}
+	other := append([]uint64(nil), xs...)
+	other[7] ^= 1 << 33
+	// The same proof against other values: rejected.
+	if _, err := VerifySegments(proof, label, stmt(other), shapes(other), 1); err == nil {
+		t.Fatal("a changed public value verified")
+	}
+	// The third segment proved on other inputs than the first: whichever values the
+	// statement carries, one segment's pin fails.
+	mixed, err := ProveSegments(label, stmt(xs), []Segment{seg(xs), blake2sSegment(4, 9), seg(other)}, 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range [][]uint64{xs, other} {
+		if _, err := VerifySegments(mixed, label, stmt(v), shapes(v), 1); err == nil {
+			t.Fatal("segments on different inputs verified as wired")
+		}
 	}
 }
