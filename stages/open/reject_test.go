@@ -304,6 +304,10 @@ func TestVerifierArgumentChecks(t *testing.T) {
 	saved := queryTable[0][0]
 	queryTable[0][0] = saved[:2]
 	_, err = DeriveConfig(MinStackLog, 1)
+	tr = v()
+	root, _ = ReceiveRoot(tr)
+	errWHIR := VerifyWHIR(tr, sh, field.Zero, root, nil)
 	queryTable[0][0] = saved
 	check("DeriveConfig: a table row shorter than the ladder", err, ErrShape, "ladder of 3 levels against 2 tabulated query counts")
+	check("VerifyWHIR: a table row shorter than the ladder", errWHIR, ErrShape, "ladder of 3 levels against 2 tabulated query counts")
 }
