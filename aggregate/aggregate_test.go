@@ -15,7 +15,7 @@ import (
 	"github.com/leanpipe/leanpipe/xmss"
 )
 
-// The known-answer vectors of ../shared/vectors/xmss/xmss-kat.json (the reference's
+// The known-answer vectors of testdata/vectors/xmss/xmss-kat.json (the reference's
 // crates/xmss): 16 valid signatures and the invalid cases.
 
 type hexBytes []byte

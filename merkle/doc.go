@@ -10,6 +10,13 @@
 // range by range as their rows become final (each aligned range with the subtree above
 // it), so that an encoder can hand over its rows while they are in cache.
 //
+// Leaves and internal nodes share one hash, BLAKE2s-256 without a domain tag. That is
+// safe here because a tree's depth is fixed by the statement (every opening has exactly
+// depth siblings, so a leaf is only ever hashed at height 0 and a node above it), and
+// the leaves the protocol commits are never 8 words (64 and 24 words: 512- and 192-byte
+// preimages), while a node's preimage is always the 64 bytes of two digests, so no leaf
+// preimage is a node preimage.
+//
 // Openings come in two forms that carry the same information:
 //   - raw: one RawOpening per query, the full row and its d siblings, leaf level first;
 //   - pruned ("octopus"): one Phase per opening round, the rows at the distinct queried

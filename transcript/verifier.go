@@ -187,7 +187,9 @@ func (v *Verifier) Merkle(root blake2s.Digest, blockLen int, queries []int, leaf
 
 // MerklePadded is Merkle for a padded commitment (merkle.NewPadded): a wire phase stores
 // rows of rowWords words whose leaf images are leafWords wide, led by zeros; a raw opening
-// carries the full image. The rows come back as full images in both forms.
+// carries the full image, whose leading leafWords - rowWords words must be zero (the wire
+// form supplies those zeros itself, so both forms accept exactly the same proofs). The
+// rows come back as full images in both forms.
 func (v *Verifier) MerklePadded(root blake2s.Digest, blockLen int, queries []int, rowWords, leafWords int) ([][]uint64, error) {
 	if blockLen <= 0 || blockLen&(blockLen-1) != 0 {
 		return nil, fmt.Errorf("%w: block length %d is not a power of two", ErrInvalidOpening, blockLen)
@@ -216,6 +218,9 @@ func (v *Verifier) MerklePadded(root blake2s.Digest, blockLen int, queries []int
 			return nil, fmt.Errorf("%w: opened row has %d words, want %d", ErrInvalidOpening, len(o.Leaf), leafWords)
 		case len(o.Path) != depth:
 			return nil, fmt.Errorf("%w: path of %d siblings, want %d", ErrInvalidOpening, len(o.Path), depth)
+		case !allZero(o.Leaf[:leafWords-rowWords]):
+			return nil, fmt.Errorf("%w: opened row at query %d has a nonzero word in its %d-word zero prefix",
+				ErrInvalidOpening, q, leafWords-rowWords)
 		case merkle.PathRoot(o.Leaf, q, o.Path) != root:
 			return nil, fmt.Errorf("%w: root mismatch at query %d", ErrInvalidOpening, q)
 		}
@@ -223,6 +228,15 @@ func (v *Verifier) MerklePadded(root blake2s.Digest, blockLen int, queries []int
 		rows[j] = o.Leaf
 	}
 	return rows, nil
+}
+
+// allZero reports whether every word of w is zero.
+func allZero(w []uint64) bool {
+	var or uint64
+	for _, x := range w {
+		or |= x
+	}
+	return or == 0
 }
 
 func (v *Verifier) merkleWire(root blake2s.Digest, depth int, queries []int, rowWords, leafWords int) ([][]uint64, error) {

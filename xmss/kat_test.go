@@ -11,7 +11,7 @@ import (
 	"github.com/leanpipe/leanpipe/internal/vectors"
 )
 
-// The known-answer vectors of ../shared/vectors/xmss/xmss-kat.json, made by the reference's
+// The known-answer vectors of testdata/vectors/xmss/xmss-kat.json, made by the reference's
 // own crates/xmss (leanVM-b 5df6c37); README.md there describes every field.
 
 type hexBytes []byte

@@ -1,7 +1,9 @@
 // Package vectors locates and loads the shared known-answer vectors and reference proofs.
 //
-// The vectors live outside the repository: $LEANPIPE_VECTORS when set, otherwise
-// ../shared/vectors relative to the module root. They are never copied in.
+// The vectors are read from $LEANPIPE_VECTORS when set, otherwise from the copy kept in
+// the repository at testdata/vectors (relative to the module root), so a fresh clone
+// tests itself. That copy is byte-identical to the shared vectors folder; .ci/run
+// checks it whenever ../shared/vectors exists beside the clone.
 package vectors
 
 import (
@@ -13,7 +15,11 @@ import (
 	"testing"
 )
 
-// Dir returns the vectors folder, or an error naming where it looked.
+// InRepo is the vectors folder's path relative to the module root.
+const InRepo = "testdata/vectors"
+
+// Dir returns the vectors folder, or an error naming where it looked: $LEANPIPE_VECTORS
+// when set, otherwise the repository's testdata/vectors.
 func Dir() (string, error) {
 	if d := os.Getenv("LEANPIPE_VECTORS"); d != "" {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
@@ -25,9 +31,9 @@ func Dir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	d := filepath.Join(root, "..", "shared", "vectors")
+	d := filepath.Join(root, filepath.FromSlash(InRepo))
 	if st, err := os.Stat(d); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("vectors: %s not found; set LEANPIPE_VECTORS to the shared vectors folder", d)
+		return "", fmt.Errorf("vectors: %s not found; set LEANPIPE_VECTORS to a vectors folder", d)
 	}
 	return d, nil
 }
