@@ -105,7 +105,7 @@ func VerifyStackedRings(tr VerifierTranscript, root merkle.Digest, sh commit.Sha
 	targets := make([]field.E, len(rings))
 	for i, r := range rings {
 		if r.Claim.WeightAt == nil {
-			return fmt.Errorf("%w: ring claim %d without a weight", ErrClaim, i)
+			return fmt.Errorf("%w: ring claim without a weight (claim %d)", ErrClaim, i)
 		}
 		targets[i] = r.Claim.Target
 	}
