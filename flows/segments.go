@@ -39,6 +39,44 @@ type Segment struct {
 	Public *lincheck.Window
 }
 
+// Evaluations adds evaluation claims on the segments' committed columns to a
+// segmented proof: how segments are tied together (docs/recursion.md §4.2). After the
+// last segment's ring switch both sides call Points; the prover sends the packed
+// column's multilinear extension at each point, the verifier hands the values to Check
+// (which decides their relations: two regions equal, a weighted sum equal to a
+// revealed value, …), and every claim joins the stacked opening as a point claim.
+type Evaluations struct {
+	// Points returns the claims' points, each on one segment's column (over its
+	// column's variables, low first), drawn from sample or fixed by the statement.
+	Points func(sample func() field.E) []SegmentPoint
+	// Check is the verifier's test of the values, in Points' order.
+	Check func(values []field.E) error
+}
+
+// SegmentPoint is a point on segment Segment's column.
+type SegmentPoint struct {
+	Segment int
+	Point   []field.E
+}
+
+// stackPoint places a column point in the stack: the placement's selector bits above it.
+func stackPoint(p open.Placement, stackLog int, point []field.E) []field.E {
+	out := append([]field.E(nil), point...)
+	for k := p.Variables; k < stackLog; k++ {
+		out = append(out, field.FromK(field.K(p.Selector()>>(k-p.Variables)&1)))
+	}
+	return out
+}
+
+func checkEvalPoints(pts []SegmentPoint, places []open.Placement) error {
+	for i, sp := range pts {
+		if sp.Segment < 0 || sp.Segment >= len(places) || len(sp.Point) != places[sp.Segment].Variables {
+			return fmt.Errorf("%w: evaluation %d: segment %d, %d coordinates", ErrInput, i, sp.Segment, len(sp.Point))
+		}
+	}
+	return nil
+}
+
 // SegmentShape is one batch of a segmented proof, as the verifier knows it.
 type SegmentShape struct {
 	Circuit lincheck.Circuit
@@ -91,8 +129,9 @@ func segmentTranscriptStart(layout, statement []byte) []byte {
 }
 
 // ProveSegments proves the segments in one proof under label, the statement bytes
-// absorbed after the layout. Proof bytes do not depend on the workers.
-func ProveSegments(label string, statement []byte, segs []Segment, logInvRate int, workers par.Workers) (*transcript.Proof, error) {
+// absorbed after the layout, with the evaluation claims of ev (nil: none). Proof bytes
+// do not depend on the workers.
+func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluations, logInvRate int, workers par.Workers) (*transcript.Proof, error) {
 	shapes := make([]SegmentShape, len(segs))
 	for i, s := range segs {
 		if s.Circuit == nil || s.Fill == nil {
@@ -139,15 +178,28 @@ func ProveSegments(label string, statement []byte, segs []Segment, logInvRate in
 			return nil, err
 		}
 	}
-	if err := open.ProveStackedRings(tr, com, rings, nil, workers); err != nil {
+	var points []open.PointClaim
+	if ev != nil {
+		pts := ev.Points(tr.Sample)
+		if err := checkEvalPoints(pts, places); err != nil {
+			return nil, err
+		}
+		for _, sp := range pts {
+			p := places[sp.Segment]
+			v := field.EvalMLEK(stack[p.Offset:p.Offset+1<<p.Variables], sp.Point)
+			tr.Send(v)
+			points = append(points, open.PointClaim{Point: stackPoint(p, stackLog, sp.Point), Value: v})
+		}
+	}
+	if err := open.ProveStackedRings(tr, com, rings, points, workers); err != nil {
 		return nil, err
 	}
 	return tr.Proof(), nil
 }
 
 // VerifySegments checks a segmented proof (raw or wire form) of shapes under label
-// and statement, and returns its raw form.
-func VerifySegments(proof *transcript.Proof, label string, statement []byte, shapes []SegmentShape, logInvRate int) (raw *transcript.Proof, err error) {
+// and statement, with the evaluation claims of ev (nil: none), and returns its raw form.
+func VerifySegments(proof *transcript.Proof, label string, statement []byte, shapes []SegmentShape, ev *Evaluations, logInvRate int) (raw *transcript.Proof, err error) {
 	if proof == nil {
 		return nil, fmt.Errorf("%w: nil proof", ErrInput)
 	}
@@ -178,7 +230,24 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		}
 		rings[i] = open.PlacedRing{Place: places[i], Claim: ringswitch.Verify(tr, lc.Point, lc.S)}
 	}
-	if err := open.VerifyStackedRings(tr, root, commit.FullShape(stackLog, logInvRate), rings, nil); err != nil {
+	var points []open.PointClaim
+	if ev != nil {
+		pts := ev.Points(tr.Sample)
+		if err := checkEvalPoints(pts, places); err != nil {
+			return nil, err
+		}
+		values := make([]field.E, len(pts))
+		for i, sp := range pts {
+			if values[i], err = tr.Receive(); err != nil {
+				return nil, fmt.Errorf("flows: evaluation %d: %w", i, err)
+			}
+			points = append(points, open.PointClaim{Point: stackPoint(places[sp.Segment], stackLog, sp.Point), Value: values[i]})
+		}
+		if err := ev.Check(values); err != nil {
+			return nil, err
+		}
+	}
+	if err := open.VerifyStackedRings(tr, root, commit.FullShape(stackLog, logInvRate), rings, points); err != nil {
 		return nil, err
 	}
 	if err := tr.Finish(); err != nil {

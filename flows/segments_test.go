@@ -2,6 +2,8 @@ package flows
 
 import (
 	"bytes"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -89,23 +91,23 @@ func TestSegmentsRoundTrip(t *testing.T) {
 	shapes := []SegmentShape{{circuit.BLAKE2s(), 10, nil}, {layered, 20, nil}, {circuit.BLAKE2s(), 3, nil}}
 	const label = "leanpipe-segments-test"
 	stmt := []byte("statement")
-	p1, err := ProveSegments(label, stmt, segs, 1, par.New(nil, 1))
+	p1, err := ProveSegments(label, stmt, segs, nil, 1, par.New(nil, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2, err := ProveSegments(label, stmt, segs, 1, par.New(nil, 2))
+	p2, err := ProveSegments(label, stmt, segs, nil, 1, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(p1.MarshalWire(), p2.MarshalWire()) {
 		t.Fatal("1 and 2 workers gave different proofs")
 	}
-	if _, err := VerifySegments(p1, label, stmt, shapes, 1); err != nil {
+	if _, err := VerifySegments(p1, label, stmt, shapes, nil, 1); err != nil {
 		t.Fatal(err)
 	}
 	// The raw form verifies too.
-	raw, _ := VerifySegments(p1, label, stmt, shapes, 1)
-	if _, err := VerifySegments(raw, label, stmt, shapes, 1); err != nil {
+	raw, _ := VerifySegments(p1, label, stmt, shapes, nil, 1)
+	if _, err := VerifySegments(raw, label, stmt, shapes, nil, 1); err != nil {
 		t.Fatalf("raw form: %v", err)
 	}
 	// Every shape, the statement and the label are bound.
@@ -115,14 +117,14 @@ func TestSegmentsRoundTrip(t *testing.T) {
 		"a circuit": {{circuit.BLAKE2s(), 10, nil}, {layeredCircuit(39), 20, nil}, {circuit.BLAKE2s(), 3, nil}},
 		"one less":  {{circuit.BLAKE2s(), 10, nil}, {layered, 20, nil}},
 	} {
-		if _, err := VerifySegments(p1, label, stmt, sh, 1); err == nil {
+		if _, err := VerifySegments(p1, label, stmt, sh, nil, 1); err == nil {
 			t.Fatalf("%s changed: verified", name)
 		}
 	}
-	if _, err := VerifySegments(p1, label, []byte("statemenT"), shapes, 1); err == nil {
+	if _, err := VerifySegments(p1, label, []byte("statemenT"), shapes, nil, 1); err == nil {
 		t.Fatal("another statement verified")
 	}
-	if _, err := VerifySegments(p1, label+"x", stmt, shapes, 1); err == nil {
+	if _, err := VerifySegments(p1, label+"x", stmt, shapes, nil, 1); err == nil {
 		t.Fatal("another label verified")
 	}
 	// Changed scalars anywhere in the stream are rejected.
@@ -130,7 +132,7 @@ func TestSegmentsRoundTrip(t *testing.T) {
 		bad := *p1
 		bad.Stream = append([]field.E(nil), p1.Stream...)
 		bad.Stream[at] = bad.Stream[at].Add(field.One)
-		if _, err := VerifySegments(&bad, label, stmt, shapes, 1); err == nil {
+		if _, err := VerifySegments(&bad, label, stmt, shapes, nil, 1); err == nil {
 			t.Fatalf("scalar %d changed: verified", at)
 		}
 	}
@@ -142,26 +144,26 @@ func TestSegmentsRoundTrip(t *testing.T) {
 		wit[5] ^= 1 << 60 // a product column of slot 0
 		return err
 	}
-	bp, err := ProveSegments(label, stmt, []Segment{segs[0], broken, segs[2]}, 1, par.New(nil, 2))
+	bp, err := ProveSegments(label, stmt, []Segment{segs[0], broken, segs[2]}, nil, 1, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := VerifySegments(bp, label, stmt, shapes, 1); err == nil {
+	if _, err := VerifySegments(bp, label, stmt, shapes, nil, 1); err == nil {
 		t.Fatal("a broken witness in the second segment verified")
 	}
 }
 
 func TestSegmentsRefuseBadShapes(t *testing.T) {
-	if _, err := ProveSegments("x", nil, nil, 1, par.Serial()); err == nil {
+	if _, err := ProveSegments("x", nil, nil, nil, 1, par.Serial()); err == nil {
 		t.Fatal("no segments proved")
 	}
-	if _, err := ProveSegments("x", nil, []Segment{blake2sSegment(2, 1)}, 5, par.Serial()); err == nil {
+	if _, err := ProveSegments("x", nil, []Segment{blake2sSegment(2, 1)}, nil, 5, par.Serial()); err == nil {
 		t.Fatal("rate 5 proved")
 	}
-	if _, err := VerifySegments(new(transcript.Proof), "x", nil, []SegmentShape{{circuit.BLAKE2s(), 0, nil}}, 1); err == nil {
+	if _, err := VerifySegments(new(transcript.Proof), "x", nil, []SegmentShape{{circuit.BLAKE2s(), 0, nil}}, nil, 1); err == nil {
 		t.Fatal("a segment of 0 blocks verified")
 	}
-	if _, err := VerifySegments(nil, "x", nil, []SegmentShape{{circuit.BLAKE2s(), 1, nil}}, 1); err == nil {
+	if _, err := VerifySegments(nil, "x", nil, []SegmentShape{{circuit.BLAKE2s(), 1, nil}}, nil, 1); err == nil {
 		t.Fatal("a nil proof verified")
 	}
 }
@@ -200,28 +202,123 @@ func TestSegmentsWiredByPublicValues(t *testing.T) {
 		return []SegmentShape{{layered, len(xs), table(xs)}, {circuit.BLAKE2s(), 4, nil}, {layered, len(xs), table(xs)}}
 	}
 	const label = "leanpipe-segments-wired"
-	proof, err := ProveSegments(label, stmt(xs), []Segment{seg(xs), blake2sSegment(4, 9), seg(xs)}, 1, par.New(nil, 2))
+	proof, err := ProveSegments(label, stmt(xs), []Segment{seg(xs), blake2sSegment(4, 9), seg(xs)}, nil, 1, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := VerifySegments(proof, label, stmt(xs), shapes(xs), 1); err != nil {
+	if _, err := VerifySegments(proof, label, stmt(xs), shapes(xs), nil, 1); err != nil {
 		t.Fatal(err)
 	}
 	other := append([]uint64(nil), xs...)
 	other[7] ^= 1 << 33
 	// The same proof against other values: rejected.
-	if _, err := VerifySegments(proof, label, stmt(other), shapes(other), 1); err == nil {
+	if _, err := VerifySegments(proof, label, stmt(other), shapes(other), nil, 1); err == nil {
 		t.Fatal("a changed public value verified")
 	}
 	// The third segment proved on other inputs than the first: whichever values the
 	// statement carries, one segment's pin fails.
-	mixed, err := ProveSegments(label, stmt(xs), []Segment{seg(xs), blake2sSegment(4, 9), seg(other)}, 1, par.New(nil, 2))
+	mixed, err := ProveSegments(label, stmt(xs), []Segment{seg(xs), blake2sSegment(4, 9), seg(other)}, nil, 1, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range [][]uint64{xs, other} {
-		if _, err := VerifySegments(mixed, label, stmt(v), shapes(v), 1); err == nil {
+		if _, err := VerifySegments(mixed, label, stmt(v), shapes(v), nil, 1); err == nil {
 			t.Fatal("segments on different inputs verified as wired")
 		}
+	}
+}
+
+// wordPoint is the point on a layered segment's column (7 word bits, then nLog slot
+// bits) selecting word 1 of every block (the inputs x) at slot point slot.
+func wordPoint(slot []field.E) []field.E {
+	p := []field.E{field.One, field.Zero, field.Zero, field.Zero, field.Zero, field.Zero, field.Zero}
+	return append(p, slot...)
+}
+
+// TestSegmentsEvaluations: a λ-weighted sum over a segment's blocks is one evaluation
+// at the point r_b = μ_b/(1 + μ_b), μ_b = λ^(2^b) (Σ_s λ^s·x_s = Π_b (1 + μ_b)·x̃(r)),
+// checked against a revealed value; two segments holding the same inputs agree at a
+// random point, and segments holding different inputs do not.
+func TestSegmentsEvaluations(t *testing.T) {
+	rng := testrand.New(t)
+	layered := layeredCircuit(8)
+	const n, nLog = 16, 4
+	xs, ys := make([]uint64, n), make([]uint64, n)
+	for i := range xs {
+		xs[i], ys[i] = rng.Uint64(), rng.Uint64()
+	}
+	lambda := field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+	var sum field.E
+	pow := field.One
+	for _, x := range xs {
+		sum = sum.Add(pow.MulK(field.K(x)))
+		pow = pow.Mul(lambda)
+	}
+	r := make([]field.E, nLog)
+	scale := field.One
+	mu := lambda
+	for b := range r {
+		r[b] = mu.Mul(field.One.Add(mu).Inv())
+		scale = scale.Mul(field.One.Add(mu))
+		mu = mu.Square()
+	}
+	const label = "leanpipe-segments-evaluations"
+	ev := func(revealed field.E) *Evaluations {
+		return &Evaluations{
+			Points: func(sample func() field.E) []SegmentPoint {
+				rho := []field.E{sample(), sample(), sample(), sample()}
+				return []SegmentPoint{{0, wordPoint(r)}, {0, wordPoint(rho)}, {1, wordPoint(rho)}}
+			},
+			Check: func(v []field.E) error {
+				if scale.Mul(v[0]) != revealed {
+					return errors.New("the weighted sum is not the revealed one")
+				}
+				if v[1] != v[2] {
+					return errors.New("the two segments' inputs differ")
+				}
+				return nil
+			},
+		}
+	}
+	shapes := []SegmentShape{{layered, n, nil}, {layered, n, nil}}
+	proof, err := ProveSegments(label, nil, []Segment{layeredSegment(layered, xs), layeredSegment(layered, xs)}, ev(sum), 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySegments(proof, label, nil, shapes, ev(sum), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySegments(proof, label, nil, shapes, ev(sum.Add(field.One)), 1); err == nil {
+		t.Fatal("another revealed sum verified")
+	}
+	// The opening holds the prover to the values it sent: with a Check that accepts
+	// anything, a changed value is still rejected.
+	var sent []field.E
+	rec := ev(sum)
+	check := rec.Check
+	rec.Check = func(v []field.E) error { sent = append([]field.E(nil), v...); return check(v) }
+	if _, err := VerifySegments(proof, label, nil, shapes, rec, 1); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range sent {
+		at := slices.Index(proof.Stream, v)
+		if at < 0 {
+			t.Fatalf("value %d not in the stream", i)
+		}
+		bad := *proof
+		bad.Stream = append([]field.E(nil), proof.Stream...)
+		bad.Stream[at] = v.Add(field.One)
+		lax := ev(sum)
+		lax.Check = func([]field.E) error { return nil }
+		if _, err := VerifySegments(&bad, label, nil, shapes, lax, 1); err == nil {
+			t.Fatalf("evaluation value %d changed: verified", i)
+		}
+	}
+	mixed, err := ProveSegments(label, nil, []Segment{layeredSegment(layered, xs), layeredSegment(layered, ys)}, ev(sum), 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySegments(mixed, label, nil, shapes, ev(sum), 1); err == nil {
+		t.Fatal("segments holding different inputs verified as equal")
 	}
 }
