@@ -11,21 +11,29 @@ import (
 	"github.com/leanpipe/leanpipe/ntt"
 )
 
-// Level-0 query blocks (segment Q0 of docs/recursion.md §4.2–4.3). One block checks one
-// WHIR level-0 query of a child proof: the opened row's leaf hash and Merkle path up to
-// the level's root, the row's fold ⟨row, eq⟩ times the query's weight (its term of the
+// Query blocks (segments Q0 and Q of docs/recursion.md §4.2–4.3). One block checks one
+// WHIR query of a child proof: the opened row's leaf hash and Merkle path up to the
+// level's root, the row's fold ⟨row, eq⟩ times the block's weight (its term of the
 // level's enforced sum), and its term of the level's induced weight. The root, the eq
 // table and the induced point are the same in every block of a level; the index bits
-// and the weight differ per block.
+// and the weight (1 live, 0 padding) differ per block. A level-0 row is 64 K words
+// (the stack's lanes; eq input l multiplies word l, so a verifier pins it to the lane
+// weight of lane 63 − l, level-0 rows listing lanes in descending order); a later
+// level's row is 24 words, 8 E elements of three words each.
 
 // RowWords is a level-0 leaf's width: 64 K words (the stack's lanes).
 const RowWords = 1 << 6
+
+// LaterRowWords is a later level's leaf width: 8 E elements (three folds of E values).
+const LaterRowWords = 24
 
 // QueryBlock is the compiled block circuit with its column layout.
 type QueryBlock struct {
 	*circuit.Circuit
 	Depth    int // Merkle path length, bits of the query index
 	PointLen int // coordinates of the induced-weight point (the level's message log)
+	RowLen   int // words of a row: RowWords (level 0) or LaterRowWords
+	EqLen    int // entries of the fold's eq table: 64 (level 0) or 8
 	// Input column bases (bit i of an element at base + i; K words and E limbs low first).
 	Index, Row, Path, Eq, Weight, Point int
 	// Output column bases (materialised): the root's 256 bits, the fold term and the
@@ -37,18 +45,30 @@ type QueryBlock struct {
 	basis [][]field.K
 }
 
-// QueryLogSize is log2 of a level-0 query block's columns.
-const QueryLogSize = 20
+// QueryLogSize and LaterQueryLogSize are log2 of a level-0 and a later query block's columns.
+const (
+	QueryLogSize      = 20
+	LaterQueryLogSize = 19
+)
 
-// NewQueryBlock builds the block for paths of depth bits and an induced point of
-// pointLen coordinates.
-func NewQueryBlock(depth, pointLen int) *QueryBlock {
+// NewQueryBlock builds the level-0 block for paths of depth bits and an induced point
+// of pointLen coordinates.
+func NewQueryBlock(depth, pointLen int) *QueryBlock { return newQueryBlock(true, depth, pointLen) }
+
+// NewLaterQueryBlock builds the block of a later level (rows of 8 E elements).
+func NewLaterQueryBlock(depth, pointLen int) *QueryBlock { return newQueryBlock(false, depth, pointLen) }
+
+func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 	if depth < 1 || depth > 30 || pointLen < 1 {
 		panic(fmt.Sprintf("recursion: query block of depth %d, point %d", depth, pointLen))
 	}
-	qb := &QueryBlock{Depth: depth, PointLen: pointLen, basis: inducedBasis(pointLen, depth)}
-	b := circuit.NewBuilder(fmt.Sprintf("recursion-q0-d%d-m%d", depth, pointLen), QueryLogSize, 0)
-	cols := NewCols(1, 1<<QueryLogSize)
+	qb := &QueryBlock{Depth: depth, PointLen: pointLen, RowLen: RowWords, EqLen: RowWords, basis: inducedBasis(pointLen, depth)}
+	logSize, name := QueryLogSize, "q0"
+	if !level0 {
+		qb.RowLen, qb.EqLen, logSize, name = LaterRowWords, LaterRowWords/3, LaterQueryLogSize, "q"
+	}
+	b := circuit.NewBuilder(fmt.Sprintf("recursion-%s-d%d-m%d", name, depth, pointLen), logSize, 0)
+	cols := NewCols(1, 1<<logSize)
 	input := func(name string, n int) ([]circuit.Wire, int) {
 		base := cols.Next()
 		cols.next += n
@@ -60,24 +80,22 @@ func NewQueryBlock(depth, pointLen int) *QueryBlock {
 		return w, base
 	}
 	q, idx := input("index", depth)
-	row, rowBase := input("row", 64*RowWords)
+	row, rowBase := input("row", 64*qb.RowLen)
 	path, pathBase := input("path", 256*depth)
-	eqBits, eqBase := input("eq", 192*RowWords)
+	eqBits, eqBase := input("eq", 192*qb.EqLen)
 	wBits, wBase := input("weight", 192)
 	pBits, pBase := input("point", 192*pointLen)
 	qb.Index, qb.Row, qb.Path, qb.Eq, qb.Weight, qb.Point = idx, rowBase, pathBase, eqBase, wBase, pBase
 	start := cols.Next()
 
-	// 1. The leaf: BLAKE2s-256 of the row's 512 bytes, 8 compressions.
-	var h [8]circuit.Word
-	for i, v := range circuit.Blake2sParamIV {
-		h[i] = b.ConstWord(v)
-	}
+	// 1. The leaf: BLAKE2s-256 of the row's bytes (512: 8 compressions; 192: 3).
+	h := paramIVWords(b)
 	rowWords := wordsOf(row)
-	for blk := range 8 {
+	blocks := len(rowWords) / 16
+	for blk := range blocks {
 		var m [16]circuit.Word
 		copy(m[:], rowWords[16*blk:16*blk+16])
-		h = compressAt(b, cols, h, m, uint64(64*(blk+1)), blk == 7)
+		h = compressAt(b, cols, h, m, uint64(64*(blk+1)), blk == blocks-1)
 	}
 	// 2. The path: at level j the running digest is the left child when bit j is 0.
 	cur := flatWords(h[:])
@@ -102,10 +120,15 @@ func NewQueryBlock(depth, pointLen int) *QueryBlock {
 	// 3. The fold: Σ_l row_l·eq_l, times the weight.
 	weight := eOf(wBits)
 	var acc EWires
-	for l := range RowWords {
-		var rl KWires
-		copy(rl[:], row[64*l:64*l+64])
-		acc = AddE(b, acc, MulEK(b, cols, eOf(eqBits[192*l:192*l+192]), rl))
+	for l := range qb.EqLen {
+		eq := eOf(eqBits[192*l : 192*l+192])
+		if level0 {
+			var rl KWires
+			copy(rl[:], row[64*l:64*l+64])
+			acc = AddE(b, acc, MulEK(b, cols, eq, rl))
+		} else {
+			acc = AddE(b, acc, MulE(b, cols, eOf(row[192*l:192*l+192]), eq))
+		}
 	}
 	fold := MulE(b, cols, acc, weight)
 	qb.Fold = cols.Next()
@@ -212,20 +235,28 @@ func inducedBasis(pointLen, depth int) [][]field.K {
 // QueryInput is one block's inputs.
 type QueryInput struct {
 	Index  int
-	Row    []uint64 // RowWords words
+	Row    []uint64 // RowWords (level 0) or LaterRowWords words
 	Path   []merkle.Digest
-	Eq     []field.E // RowWords entries
+	Eq     []field.E // 64 (level 0) or 8 entries
 	Weight field.E
 	Point  []field.E
 }
 
 // QueryTerms computes natively what the block outputs: the root the path climbs to,
-// the fold term weight·⟨row, eq⟩ and the induced term weight·Π_k (1 + p_k(1 + v_k)).
+// the fold term weight·⟨row, eq⟩ and the induced term weight·Π_k (1 + p_k(1 + v_k)). A
+// row of RowWords words is a level-0 row of K lanes; one of LaterRowWords, 8 E elements.
 func QueryTerms(in *QueryInput, messageLog int) (merkle.Digest, field.E, field.E) {
 	root := merkle.PathRoot(in.Row, in.Index, in.Path)
 	var acc field.E
-	for l, w := range in.Row {
-		acc = acc.Add(in.Eq[l].MulK(field.K(w)))
+	if len(in.Row) == LaterRowWords {
+		for l := range in.Eq {
+			e := field.E{C0: field.K(in.Row[3*l]), C1: field.K(in.Row[3*l+1]), C2: field.K(in.Row[3*l+2])}
+			acc = acc.Add(in.Eq[l].Mul(e))
+		}
+	} else {
+		for l, w := range in.Row {
+			acc = acc.Add(in.Eq[l].MulK(field.K(w)))
+		}
 	}
 	basis := inducedBasis(messageLog, bits.Len(uint(in.Index))+1)
 	prod := in.Weight
@@ -244,7 +275,7 @@ func QueryTerms(in *QueryInput, messageLog int) (merkle.Digest, field.E, field.E
 // Set writes in into lane j of a bit-sliced witness w (bit j of w[col] is column col
 // of instance j); the input columns must be zero in lane j beforehand.
 func (qb *QueryBlock) Set(w []uint64, j uint, in *QueryInput) error {
-	if len(in.Row) != RowWords || len(in.Path) != qb.Depth || len(in.Eq) != RowWords || len(in.Point) != qb.PointLen {
+	if len(in.Row) != qb.RowLen || len(in.Path) != qb.Depth || len(in.Eq) != qb.EqLen || len(in.Point) != qb.PointLen {
 		return fmt.Errorf("recursion: query input of %d words, %d siblings, %d eq, %d point coordinates for a block of depth %d, point %d",
 			len(in.Row), len(in.Path), len(in.Eq), len(in.Point), qb.Depth, qb.PointLen)
 	}

@@ -26,12 +26,16 @@ func randomE(r *rand.Rand) field.E {
 // queryInputs opens count random queries of a random 2^depth-leaf tree, with one eq
 // table, point and weights shared as a level's are.
 func queryInputs(r *rand.Rand, depth, pointLen, count int) (merkle.Digest, []QueryInput) {
-	rows := make([]uint64, RowWords<<depth)
+	return queryInputsOf(r, RowWords, RowWords, depth, pointLen, count)
+}
+
+func queryInputsOf(r *rand.Rand, rowLen, eqLen, depth, pointLen, count int) (merkle.Digest, []QueryInput) {
+	rows := make([]uint64, rowLen<<depth)
 	for i := range rows {
 		rows[i] = r.Uint64()
 	}
-	tree := merkle.New(rows, RowWords, par.Serial())
-	eq := make([]field.E, RowWords)
+	tree := merkle.New(rows, rowLen, par.Serial())
+	eq := make([]field.E, eqLen)
 	for i := range eq {
 		eq[i] = randomE(r)
 	}
@@ -68,10 +72,15 @@ func TestQueryTermsNative(t *testing.T) {
 	}
 }
 
-func TestQueryBlock(t *testing.T) {
-	qb := testBlock()
+func TestQueryBlock(t *testing.T) { checkQueryBlock(t, testBlock(), RowWords, RowWords) }
+
+func TestLaterQueryBlock(t *testing.T) {
+	checkQueryBlock(t, NewLaterQueryBlock(testDepth, testPointLen), LaterRowWords, LaterRowWords/3)
+}
+
+func checkQueryBlock(t *testing.T, qb *QueryBlock, rowLen, eqLen int) {
 	r := testrand.New(t)
-	root, ins := queryInputs(r, testDepth, testPointLen, 64)
+	root, ins := queryInputsOf(r, rowLen, eqLen, testDepth, testPointLen, 64)
 	w := make([]uint64, qb.Size())
 	w[qb.ConstCol()] = ^uint64(0)
 	for j := range ins {
@@ -106,8 +115,8 @@ func TestQueryBlock(t *testing.T) {
 	if got, _, _ := qb.Outputs(w2, 0); got == root {
 		t.Fatal("a changed sibling still reached the root")
 	}
-	t.Logf("depth %d, point %d: %d product rows, %d inputs, %d of 2^%d columns",
-		testDepth, testPointLen, qb.Rows, len(qb.Inputs()), qb.Rows+len(qb.Inputs())+1, QueryLogSize)
+	t.Logf("rows of %d words, depth %d, point %d: %d product rows, %d inputs, of 2^%d columns",
+		rowLen, testDepth, testPointLen, qb.Rows, len(qb.Inputs()), qb.LogSize())
 }
 
 func TestQueryBlockRefusesBadInput(t *testing.T) {
@@ -126,3 +135,4 @@ func TestQueryBlockRefusesBadInput(t *testing.T) {
 		t.Fatal("a short path was accepted")
 	}
 }
+
