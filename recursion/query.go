@@ -56,7 +56,9 @@ const (
 func NewQueryBlock(depth, pointLen int) *QueryBlock { return newQueryBlock(true, depth, pointLen) }
 
 // NewLaterQueryBlock builds the block of a later level (rows of 8 E elements).
-func NewLaterQueryBlock(depth, pointLen int) *QueryBlock { return newQueryBlock(false, depth, pointLen) }
+func NewLaterQueryBlock(depth, pointLen int) *QueryBlock {
+	return newQueryBlock(false, depth, pointLen)
+}
 
 func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 	if depth < 1 || depth > 30 || pointLen < 1 {

@@ -135,4 +135,3 @@ func TestQueryBlockRefusesBadInput(t *testing.T) {
 		t.Fatal("a short path was accepted")
 	}
 }
-
