@@ -206,3 +206,49 @@ func TestReferenceWireExpansion(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceReplays: the traced steps, replayed with Compress, reproduce every
+// chaining value: on-chain steps chain, a grinding check's two steps hang off it.
+func TestTraceReplays(t *testing.T) {
+	p := NewProver([]byte("trace"), nil)
+	p.Send(field.E{C0: 7})
+	p.Sample()
+	p.Grind(6)
+	p.AbsorbBytes([]byte("some bytes past one chunk of 24"))
+	p.Sample()
+	v := NewVerifier(p.Proof(), []byte("trace"), nil)
+	var steps []Step
+	v.Trace(func(s Step) { steps = append(steps, s) })
+	start := v.State()
+	n0 := v.Compressions()
+	if _, err := v.Receive(); err != nil {
+		t.Fatal(err)
+	}
+	v.Sample()
+	if err := v.GrindCheck(6); err != nil {
+		t.Fatal(err)
+	}
+	v.AbsorbBytes([]byte("some bytes past one chunk of 24"))
+	v.Sample()
+	if len(steps) != v.Compressions()-n0 {
+		t.Fatalf("%d steps traced, %d compressions run", len(steps), v.Compressions()-n0)
+	}
+	cv := [4]uint64(start)
+	off := 0
+	for i, s := range steps {
+		if Compress(s.In, s.Block) != s.Out {
+			t.Fatalf("step %d: Out is not Compress(In, Block)", i)
+		}
+		if s.OnChain {
+			if s.In != cv {
+				t.Fatalf("step %d starts from %x, the chain is at %x", i, s.In, cv)
+			}
+			cv = s.Out
+		} else {
+			off++
+		}
+	}
+	if off != 2 || cv != [4]uint64(v.State()) {
+		t.Fatalf("%d off-chain steps, chain ends at %x, the transcript at %x", off, cv, v.State())
+	}
+}

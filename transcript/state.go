@@ -57,8 +57,18 @@ func digestWords(d *blake2s.Digest) [4]uint64 {
 // duplex is the Fiat–Shamir state shared by Prover and Verifier. n counts the
 // compressions it has run on its own chain (absorbs, squeezes, grinding bases).
 type duplex struct {
-	cv State
-	n  int
+	cv    State
+	n     int
+	trace func(Step)
+}
+
+// Step is one BLAKE2s compression a transcript ran: Out = Compress(In, Block). An
+// on-chain step advances the duplex (In is the chaining value before it, Out after);
+// a grinding check adds two off the chain: the base, Compress(cv, [0, 0, 0, 5]), and
+// the nonce's, Compress(base, [nonce, 6]), whose low bits must be zero.
+type Step struct {
+	In, Block, Out [4]uint64
+	OnChain        bool
 }
 
 func newDuplex(label []byte, statement []field.E) duplex {
@@ -73,7 +83,12 @@ func newDuplex(label []byte, statement []field.E) duplex {
 
 func (d *duplex) absorb(w0, w1, w2, tag uint64) {
 	d.n++
-	d.cv = Compress(d.cv, [4]uint64{w0, w1, w2, tag})
+	blk := [4]uint64{w0, w1, w2, tag}
+	in := d.cv
+	d.cv = Compress(d.cv, blk)
+	if d.trace != nil {
+		d.trace(Step{In: in, Block: blk, Out: d.cv, OnChain: true})
+	}
 }
 
 func (d *duplex) observe(x field.E) { d.absorb(uint64(x.C0), uint64(x.C1), uint64(x.C2), dsScalar) }
@@ -95,14 +110,25 @@ func (d *duplex) sample() field.E {
 
 func (d *duplex) powBase() [4]uint64 {
 	d.n++
-	return Compress(d.cv, [4]uint64{0, 0, 0, dsPowBase})
+	blk := [4]uint64{0, 0, 0, dsPowBase}
+	base := Compress(d.cv, blk)
+	if d.trace != nil {
+		d.trace(Step{In: d.cv, Block: blk, Out: base})
+	}
+	return base
 }
 
 // powOK reports whether nonce clears bits (0 < bits < 64) against base.
 func powOK(base [4]uint64, nonce field.E, bits int) bool {
-	w := Compress(base, [4]uint64{uint64(nonce.C0), uint64(nonce.C1), uint64(nonce.C2), dsPowNonce})
-	return w[0]&(1<<bits-1) == 0
+	return powWord(base, nonce)&(1<<bits-1) == 0
 }
+
+func nonceBlock(nonce field.E) [4]uint64 {
+	return [4]uint64{uint64(nonce.C0), uint64(nonce.C1), uint64(nonce.C2), dsPowNonce}
+}
+
+// powWord is the first word of the nonce's compression against base.
+func powWord(base [4]uint64, nonce field.E) uint64 { return Compress(base, nonceBlock(nonce))[0] }
 
 func (d *duplex) absorbNonce(n field.E) {
 	d.absorb(uint64(n.C0), uint64(n.C1), uint64(n.C2), dsPowNonce)

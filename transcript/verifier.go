@@ -33,6 +33,10 @@ func NewVerifier(proof *Proof, label []byte, statement []field.E) *Verifier {
 // State returns the current chaining value.
 func (v *Verifier) State() State { return v.fs.cv }
 
+// Trace calls fn with every compression the transcript runs from now on, in order
+// (nil stops): what a recursive verifier replays as compression gadgets.
+func (v *Verifier) Trace(fn func(Step)) { v.fs.trace = fn }
+
 // Compressions returns the number of BLAKE2s compressions the transcript has run
 // so far (label and statement included; Merkle openings are not the transcript's):
 // one per absorbed block and squeeze, two per grinding check with bits > 0 (the
@@ -167,8 +171,12 @@ func (v *Verifier) GrindCheck(bits int) error {
 	}
 	ok := n.IsZero()
 	if bits > 0 {
-		ok = powOK(v.fs.powBase(), n, bits)
+		base := v.fs.powBase()
+		ok = powOK(base, n, bits)
 		v.fs.n++ // the nonce's compression
+		if v.fs.trace != nil {
+			v.fs.trace(Step{In: base, Block: nonceBlock(n), Out: Compress(base, nonceBlock(n))})
+		}
 	}
 	v.fs.absorbNonce(n)
 	if !ok {
