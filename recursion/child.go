@@ -92,13 +92,13 @@ var skipLagrange = func() *field.LagrangeDomain {
 	return field.NewLagrangeDomain(nodes)
 }()
 
-func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, real *circuit.Circuit) (ChildClaims, ChildValues, error) {
+func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, real *circuit.Circuit, trace func(transcript.Step)) (ChildClaims, ChildValues, error) {
 	dm := &deferredMatrices{logSize: aggregate.LogSize, constCol: aggregate.ConstCol, va: v.VA, vb: v.VB, real: real}
 	var dp *deferredPublic
 	rp, err := replay(proof, st, dm, func(p lincheck.Public) lincheck.Public {
 		dp = &deferredPublic{inner: p, compute: real != nil, value: v.Key}
 		return dp
-	})
+	}, trace)
 	if err != nil {
 		return ChildClaims{}, ChildValues{}, err
 	}
@@ -121,7 +121,7 @@ func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, 
 // (the matrices' bilinear forms by a walk of the xmss-aggregate circuit, the key table's
 // extension from the statement), verifying the child on the way.
 func ChildValuesOf(proof *transcript.Proof, st flows.Statement) (ChildValues, error) {
-	_, v, err := verifyDeferred(proof, st, ChildValues{}, aggregate.Flow.Circuit())
+	_, v, err := verifyDeferred(proof, st, ChildValues{}, aggregate.Flow.Circuit(), nil)
 	return v, err
 }
 
@@ -130,8 +130,25 @@ func ChildValuesOf(proof *transcript.Proof, st flows.Statement) (ChildValues, er
 // complete: the proof is valid for st exactly when VerifyChild accepts and both claims
 // hold.
 func VerifyChild(proof *transcript.Proof, st flows.Statement, v ChildValues) (ChildClaims, error) {
-	c, _, err := verifyDeferred(proof, st, v, nil)
+	c, _, err := verifyDeferred(proof, st, v, nil, nil)
 	return c, err
+}
+
+// ChildTrace verifies a child as VerifyChild does and returns the compressions its
+// transcript ran after the label (the statement's absorption first): on-chain steps
+// in order, and the grinding checks' pairs, in order.
+func ChildTrace(proof *transcript.Proof, st flows.Statement, v ChildValues) (chain, grind []transcript.Step, err error) {
+	_, _, err = verifyDeferred(proof, st, v, nil, func(s transcript.Step) {
+		if s.OnChain {
+			chain = append(chain, s)
+		} else {
+			grind = append(grind, s)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return chain, grind, nil
 }
 
 // CheckKeyClaim evaluates a key claim natively from st's keys.

@@ -157,8 +157,9 @@ type replayed struct {
 }
 
 // replay verifies proof against st, an xmss-aggregate statement, with the lincheck's
-// matrices and public term given by c and pub (nil: the statement's table).
-func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Circuit, pub func(lincheck.Public) lincheck.Public) (*replayed, error) {
+// matrices and public term given by c and pub (nil: the statement's table), tracing the
+// transcript's compressions after the label into trace (nil: none).
+func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Circuit, pub func(lincheck.Public) lincheck.Public, trace func(transcript.Step)) (*replayed, error) {
 	if st.Flow != "" && st.Flow != aggregate.FlowName {
 		return nil, fmt.Errorf("%w, not %q", ErrNotAggregate, st.Flow)
 	}
@@ -173,6 +174,7 @@ func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Circuit, pub
 	label := []byte(aggregate.FlowLabel)
 	rp := &replayed{sh: sh, bind: bind, constant: transcript.NewVerifier(nil, label, nil).Compressions()}
 	tr := &recorder{Verifier: transcript.NewVerifier(proof, label, nil)}
+	tr.Trace(trace)
 	rp.tr = tr
 	mark := tr.Compressions()
 	since := func() int {
@@ -216,7 +218,7 @@ func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Circuit, pub
 // describes verifications that pass.
 func Measure(proof *transcript.Proof, st flows.Statement) (*Ledger, error) {
 	c := aggregate.Flow.Circuit()
-	rp, err := replay(proof, st, c, nil)
+	rp, err := replay(proof, st, c, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // Transcript blocks (segment T of docs/recursion.md §4.2): a run of a child's
@@ -111,4 +112,26 @@ func (tb *TranscriptBlock) ChainingValues(w []uint64, j uint) [TranscriptSteps][
 		}
 	}
 	return out
+}
+
+// TranscriptRun is one block's inputs: the chaining value it starts from and its
+// steps' blocks (the last block of a chain continues with zero blocks, which the
+// verifier leaves unpinned).
+type TranscriptRun struct {
+	CV     [4]uint64
+	Blocks [TranscriptSteps][4]uint64
+	Steps  int // real steps in the run
+}
+
+// TranscriptRuns cuts a chain of on-chain steps into blocks of TranscriptSteps.
+func TranscriptRuns(chain []transcript.Step) []TranscriptRun {
+	var runs []TranscriptRun
+	for lo := 0; lo < len(chain); lo += TranscriptSteps {
+		r := TranscriptRun{CV: chain[lo].In, Steps: min(TranscriptSteps, len(chain)-lo)}
+		for i := range r.Steps {
+			r.Blocks[i] = chain[lo+i].Block
+		}
+		runs = append(runs, r)
+	}
+	return runs
 }

@@ -53,3 +53,49 @@ func TestTranscriptBlock(t *testing.T) {
 	}
 	t.Logf("%d steps: %d product rows, %d inputs, of 2^%d columns", TranscriptSteps, tb.Rows, len(tb.Inputs()), TranscriptLogSize)
 }
+
+// TestTranscriptBlocksReplayChild: a real child's transcript, cut into blocks, is
+// reproduced by the block circuit step by step, and the steps account for every
+// compression its verifier ran.
+func TestTranscriptBlocksReplayChild(t *testing.T) {
+	p := proveChild(t, 4, 2, 31)
+	v, err := ChildValuesOf(p.Proof, p.Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain, grind, err := ChildTrace(p.Proof, p.Statement, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Measure(p.Proof, p.Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(chain)+len(grind), l.TranscriptTotal-l.TranscriptConstant; got != want {
+		t.Fatalf("%d steps traced, the ledger counts %d", got, want)
+	}
+	if len(grind) != 2*len(l.Levels) {
+		t.Fatalf("%d grinding steps for %d levels", len(grind), len(l.Levels))
+	}
+	runs := TranscriptRuns(chain)
+	tb := testTranscriptBlock()
+	w := make([]uint64, tb.Size())
+	for lo := 0; lo < len(runs); lo += 64 {
+		clear(w)
+		w[tb.ConstCol()] = ^uint64(0)
+		hi := min(len(runs), lo+64)
+		for j := lo; j < hi; j++ {
+			tb.SetTranscript(w, uint(j-lo), runs[j].CV, runs[j].Blocks)
+		}
+		tb.Solve(w, nil, nil)
+		for j := lo; j < hi; j++ {
+			got := tb.ChainingValues(w, uint(j-lo))
+			for i := range runs[j].Steps {
+				if want := chain[TranscriptSteps*j+i].Out; got[i] != want {
+					t.Fatalf("run %d step %d: %x, want %x", j, i, got[i], want)
+				}
+			}
+		}
+	}
+	t.Logf("%d on-chain steps in %d blocks, %d grinding steps", len(chain), len(runs), len(grind))
+}
