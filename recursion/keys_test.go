@@ -1,0 +1,132 @@
+package recursion
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/transcript"
+	"github.com/leanpipe/leanpipe/xmss"
+)
+
+func statementOf(t *testing.T, ag aggregate.Aggregate) flows.Statement {
+	t.Helper()
+	data, err := ag.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flows.Statement{Flow: aggregate.FlowName, N: len(ag.PublicKeys), LogInvRate: 2, Data: data}
+}
+
+func randomKeys(r *rand.Rand, n int) []xmss.PublicKey {
+	keys := make([]xmss.PublicKey, n)
+	for i := range keys {
+		var b [xmss.PublicKeySize]byte
+		for k := range b {
+			b[k] = byte(r.Uint32())
+		}
+		keys[i], _ = xmss.ParsePublicKey(b[:])
+	}
+	return keys
+}
+
+// childKeyClaim evaluates a child statement's key table at a random point, as the
+// child's lincheck asks for it.
+func childKeyClaim(t *testing.T, r *rand.Rand, st flows.Statement) KeyClaim {
+	kt, err := KeyTableOf(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := KeyClaim{Tau: make([]field.E, kt.T.W.Log), ChiOut: make([]field.E, kt.SlotBits)}
+	for i := range k.Tau {
+		k.Tau[i] = randomE(r)
+	}
+	for i := range k.ChiOut {
+		k.ChiOut[i] = randomE(r)
+	}
+	k.Value = kt.T.Eval(k.Tau, k.ChiOut)
+	if err := CheckKeyClaim(st, k); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestKeyClaimsLiftToParent(t *testing.T) {
+	r := testrand.New(t)
+	var msg xmss.Message
+	msg[3] = 9
+	sizes := []int{5, 11, 3}
+	keys := randomKeys(r, 19)
+	parent := statementOf(t, aggregate.Aggregate{Message: msg, Epoch: 77, PublicKeys: keys})
+	kt, err := KeyTableOf(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims []TableClaim
+	off := 0
+	for _, n := range sizes {
+		child := statementOf(t, aggregate.Aggregate{Message: msg, Epoch: 77, PublicKeys: keys[off : off+n]})
+		claims = append(claims, LiftKeyClaim(childKeyClaim(t, r, child), off, n))
+		off += n
+	}
+	label := []byte("recursion-keys-test")
+	run := func(cl []TableClaim) ([]field.E, field.E, error) {
+		p := transcript.NewProver(label, nil)
+		if _, _, err := BatchKeyClaims(p, kt, cl); err != nil {
+			t.Fatal(err)
+		}
+		return VerifyKeyClaims(transcript.NewVerifier(p.Proof(), label, nil), kt.T.W.Log, kt.SlotBits, cl)
+	}
+	pt, v, err := run(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckTableEval(kt, pt, v); err != nil {
+		t.Fatalf("the batched claim on the parent's table: %v", err)
+	}
+	// A child claim lifted at the wrong offset (its keys are not the parent's there),
+	// or with a changed value, makes the batch fail or its result false.
+	for name, edit := range map[string]func([]TableClaim){
+		"offset": func(c []TableClaim) { c[1].Offset++ },
+		"value":  func(c []TableClaim) { c[2].Value = c[2].Value.Add(field.One) },
+		"count":  func(c []TableClaim) { c[0].N-- },
+	} {
+		bad := append([]TableClaim(nil), claims...)
+		edit(bad)
+		pt, v, err := run(bad)
+		if err == nil {
+			err = CheckTableEval(kt, pt, v)
+		}
+		if !errors.Is(err, ErrKeyClaims) && !errors.Is(err, ErrClaim) {
+			t.Fatalf("a changed %s: %v", name, err)
+		}
+	}
+	// A parent whose key list drops or reorders a child's keys refuses the batch.
+	swapped := append([]xmss.PublicKey(nil), keys...)
+	swapped[6], swapped[7] = swapped[7], swapped[6]
+	kt2, err := KeyTableOf(statementOf(t, aggregate.Aggregate{Message: msg, Epoch: 77, PublicKeys: swapped}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := transcript.NewProver(label, nil)
+	if _, _, err := BatchKeyClaims(p, kt2, claims); err != nil {
+		t.Fatal(err)
+	}
+	pt, v, err = VerifyKeyClaims(transcript.NewVerifier(p.Proof(), label, nil), kt2.T.W.Log, kt2.SlotBits, claims)
+	if err == nil {
+		err = CheckTableEval(kt2, pt, v)
+	}
+	if !errors.Is(err, ErrKeyClaims) && !errors.Is(err, ErrClaim) {
+		t.Fatalf("a parent with two keys swapped: %v", err)
+	}
+	// Shapes are checked.
+	bad := append([]TableClaim(nil), claims...)
+	bad[0].Offset = 1 << kt.SlotBits
+	if _, _, err := BatchKeyClaims(transcript.NewProver(label, nil), kt, bad); !errors.Is(err, ErrClaimShape) {
+		t.Fatalf("an offset past the table: %v", err)
+	}
+}
