@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
@@ -123,6 +124,39 @@ func (l *Ledger) Queries() []int {
 type recorder struct {
 	*transcript.Verifier
 	openings []Level
+	// From the opening on (whir set): every sample, query set, opened rows with
+	// their root, and the claim of every round polynomial read, in order.
+	whir    bool
+	samples []field.E
+	queries [][]int
+	rows    [][][]uint64
+	roots   []merkle.Digest
+	claims  []field.E
+	// afterOpen[l] indexes claims: the first round claim read after level l's opening.
+	afterOpen []int
+}
+
+func (r *recorder) Sample() field.E {
+	x := r.Verifier.Sample()
+	if r.whir {
+		r.samples = append(r.samples, x)
+	}
+	return x
+}
+
+func (r *recorder) SampleQueries(blockLen, count int) []int {
+	q := r.Verifier.SampleQueries(blockLen, count)
+	if r.whir {
+		r.queries = append(r.queries, q)
+	}
+	return q
+}
+
+func (r *recorder) RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error) {
+	if r.whir {
+		r.claims = append(r.claims, claim)
+	}
+	return r.Verifier.RoundPoly(count, claim, eq)
 }
 
 func (r *recorder) Merkle(root merkle.Digest, blockLen int, queries []int, leafWords int) ([][]uint64, error) {
@@ -131,6 +165,11 @@ func (r *recorder) Merkle(root merkle.Digest, blockLen int, queries []int, leafW
 
 func (r *recorder) MerklePadded(root merkle.Digest, blockLen int, queries []int, rowWords, leafWords int) ([][]uint64, error) {
 	rows, err := r.Verifier.MerklePadded(root, blockLen, queries, rowWords, leafWords)
+	if err == nil && r.whir {
+		r.rows = append(r.rows, rows)
+		r.roots = append(r.roots, root)
+		r.afterOpen = append(r.afterOpen, len(r.claims)) // the next round claim is the level's enforced sum
+	}
 	if err == nil {
 		zeroBlocks := (leafWords - rowWords) * kBytes / blockBytes
 		r.openings = append(r.openings, Level{
@@ -202,6 +241,7 @@ func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Circuit, pub
 	rp.lcC = since()
 	ring := ringswitch.Verify(tr, rp.lc.Point, rp.lc.S)
 	rp.ringC = since()
+	tr.whir = true
 	if err := open.VerifyStacked(tr, root, sh.Commitment(), open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
 		return nil, err
 	}
