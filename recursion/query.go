@@ -88,6 +88,13 @@ func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 	wBits, wBase := input("weight", 192)
 	pBits, pBase := input("point", 192*pointLen)
 	qb.Index, qb.Row, qb.Path, qb.Eq, qb.Weight, qb.Point = idx, rowBase, pathBase, eqBase, wBase, pBase
+	// The outputs sit right after the inputs, each on whole words (so that a verifier
+	// pins the root with the inputs in one public window and reads the terms as K words).
+	align := func(c int) int { return (c + 63) &^ 63 }
+	qb.Root = align(cols.Next())
+	qb.Fold = qb.Root + 256
+	qb.Induced = align(qb.Fold + 192)
+	cols.advance(align(qb.Induced + 192))
 	start := cols.Next()
 
 	// 1. The leaf: BLAKE2s-256 of the row's bytes (512: 8 compressions; 192: 3).
@@ -115,9 +122,8 @@ func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 		out := compressAt(b, cols, paramIVWords(b), m, 64, true)
 		cur = flatWords(out[:])
 	}
-	qb.Root = cols.Next()
-	for _, w := range cur {
-		b.Linear(cols.take(), w)
+	for i, w := range cur {
+		b.Linear(qb.Root+i, w)
 	}
 	// 3. The fold: Σ_l row_l·eq_l, times the weight.
 	weight := eOf(wBits)
@@ -133,8 +139,7 @@ func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 		}
 	}
 	fold := MulE(b, cols, acc, weight)
-	qb.Fold = cols.Next()
-	materialiseE(b, cols, fold)
+	materialiseAt(b, qb.Fold, fold)
 	// 4. The induced term: weight·Π_k (1 + p_k·(1 + v_k)), v_k linear in the index bits.
 	prod := weight
 	for k := range pointLen {
@@ -153,9 +158,8 @@ func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 		f[0][0] = b.Xor(f[0][0], b.One())
 		prod = MulE(b, cols, prod, f)
 	}
-	qb.Induced = cols.Next()
-	materialiseE(b, cols, prod)
-	qb.Rows = cols.Next() - start
+	materialiseAt(b, qb.Induced, prod)
+	qb.Rows = cols.Next() - start + 256 + 2*192
 	qb.Circuit = b.Compile()
 	return qb
 }
@@ -206,9 +210,12 @@ func eOf(bits []circuit.Wire) EWires {
 	return e
 }
 
-func materialiseE(b *circuit.Builder, cols *Cols, x EWires) {
-	for _, k := range x {
-		MaterializeK(b, cols, k)
+// materialiseAt gives x's 192 bits rows at the columns [base, base+192).
+func materialiseAt(b *circuit.Builder, base int, x EWires) {
+	for l, k := range x {
+		for i, w := range k {
+			b.Linear(base+64*l+i, w)
+		}
 	}
 }
 

@@ -1,0 +1,177 @@
+package recursion
+
+import (
+	"errors"
+	"math/bits"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
+)
+
+// One WHIR level of a child as a segment of query blocks (docs/recursion.md §4.2): the
+// blocks' inputs that the verifier knows (index bits, the level's eq table, the live
+// weight, the induced point) and the root they climb to are pinned through one public
+// window; the λ-weighted sums of their fold and induced terms are tied to the level's
+// revealed sums by evaluations of the segment's column.
+
+// PinWindow is the window of a query block's public term: columns [0, 2^Log) up to the
+// root's, with the index bits, the eq table, the weight, the point and the root pinned.
+func (qb *QueryBlock) PinWindow() lincheck.Window {
+	log := bits.Len(uint(qb.Root + 256 - 1))
+	w := lincheck.Window{Log: log, Mask: make([]uint64, max(1, (1<<log)/64))}
+	pin := func(base, n int) {
+		for c := base; c < base+n; c++ {
+			w.Mask[c/64] |= 1 << (c % 64)
+		}
+	}
+	pin(qb.Index, qb.Depth)
+	pin(qb.Eq, 192*qb.EqLen)
+	pin(qb.Weight, 192)
+	pin(qb.Point, 192*qb.PointLen)
+	pin(qb.Root, 256)
+	return w
+}
+
+// PinTable is the level's public table: per query its pinned bits (slots past the
+// queries repeat the first, as the segment's padding blocks do).
+func (qb *QueryBlock) PinTable(lq *LevelQueries) *lincheck.Table {
+	w := qb.PinWindow()
+	t := &lincheck.Table{W: w, Rows: make([][]uint64, len(lq.Queries))}
+	for s, in := range lq.Queries {
+		row := make([]uint64, len(w.Mask))
+		set := func(base int, v uint64, n int) {
+			for i := range n {
+				if v>>i&1 == 1 {
+					row[(base+i)/64] |= 1 << ((base + i) % 64)
+				}
+			}
+		}
+		setE := func(base int, e field.E) {
+			set(base, uint64(e.C0), 64)
+			set(base+64, uint64(e.C1), 64)
+			set(base+128, uint64(e.C2), 64)
+		}
+		set(qb.Index, uint64(in.Index), qb.Depth)
+		for l, e := range in.Eq {
+			setE(qb.Eq+192*l, e)
+		}
+		setE(qb.Weight, in.Weight)
+		for k, e := range in.Point {
+			setE(qb.Point+192*k, e)
+		}
+		for k := range 32 {
+			set(qb.Root+8*k, uint64(lq.Root[k]), 8)
+		}
+		t.Rows[s] = row
+	}
+	return t
+}
+
+// LevelSegment is the prover's segment of a level's query blocks.
+func (qb *QueryBlock) LevelSegment(lq *LevelQueries) flows.Segment {
+	w := qb.PinWindow()
+	return flows.Segment{Circuit: qb.Circuit, N: len(lq.Queries), Public: &w,
+		Fill: func(workers par.Workers, nLog int, wit, a, b []field.K) error {
+			size := qb.Size()
+			slots := 1 << nLog
+			var failed error
+			workers.Range((slots+63)/64, func(lo, hi int) {
+				v, va, vb := make([]uint64, size), make([]uint64, size), make([]uint64, size)
+				for g := lo; g < hi; g++ {
+					clear(v)
+					v[qb.ConstCol()] = ^uint64(0)
+					lanes := min(64, slots-64*g)
+					for j := range lanes {
+						s := 64*g + j
+						if s >= len(lq.Queries) {
+							s = 0
+						}
+						if err := qb.Set(v, uint(j), &lq.Queries[s]); err != nil {
+							failed = err
+							return
+						}
+					}
+					qb.Solve(v, va, vb)
+					off := g * size
+					for k, src := range [][]uint64{v, va, vb} {
+						qb.PackLanes([][]field.K{wit, a, b}[k][off:off+lanes*size/64], src, lanes)
+					}
+				}
+			}, par.PerWorker(1))
+			if failed != nil {
+				return failed
+			}
+			return workers.Err()
+		}}
+}
+
+// LevelShape is the verifier's view of the same segment.
+func (qb *QueryBlock) LevelShape(lq *LevelQueries) flows.SegmentShape {
+	return flows.SegmentShape{Circuit: qb.Circuit, N: len(lq.Queries), Public: qb.PinTable(lq)}
+}
+
+// ErrLevelSums reports query blocks whose weighted terms do not sum to the revealed values.
+var ErrLevelSums = errors.New("recursion: a level's query terms do not sum to its revealed values")
+
+// LevelSums returns the evaluations (on segment seg, of 2^nLog slots) that tie a
+// level's blocks to its revealed enforced sum and induced weight, and the check of
+// their values. With μ_b = λ^(2^b) and r_b = μ_b/(1 + μ_b), Σ_s λ^s·o(s) = Π_b (1 + μ_b)·õ(r)
+// over all slots; padding slots repeat slot 0, so the queries' sum is that less
+// o(0)·Σ_{s ≥ n} λ^s, with o(0) read at the slot point 0. An output o is an E value on
+// three words (c0, c1, c2), read one evaluation per word.
+func (qb *QueryBlock) LevelSums(seg int, lq *LevelQueries, nLog int, enforced, induced field.E) ([]flows.SegmentPoint, func([]field.E) error) {
+	wordBits := qb.LogSize() - 6
+	n := len(lq.Queries)
+	r := make([]field.E, nLog)
+	zero := make([]field.E, nLog)
+	scale := field.One
+	mu := lq.Lambda
+	for b := range r {
+		// 1 + μ_b = 0 (probability 2^-192 over λ) would make r_b meaningless and the
+		// check below fail: the proof is then refused, never wrongly accepted.
+		r[b] = mu.Mul(field.One.Add(mu).Inv())
+		scale = scale.Mul(field.One.Add(mu))
+		mu = mu.Square()
+	}
+	var pad field.E
+	pow := field.One
+	for s := range 1 << nLog {
+		if s >= n {
+			pad = pad.Add(pow)
+		}
+		pow = pow.Mul(lq.Lambda)
+	}
+	point := func(word int, slot []field.E) []field.E {
+		p := make([]field.E, 0, wordBits+nLog)
+		for k := range wordBits {
+			p = append(p, field.FromK(field.K(word>>k&1)))
+		}
+		return append(p, slot...)
+	}
+	var pts []flows.SegmentPoint
+	for _, base := range []int{qb.Fold, qb.Induced} {
+		for _, slot := range [][]field.E{r, zero} {
+			for k := range 3 {
+				pts = append(pts, flows.SegmentPoint{Segment: seg, Point: point(base/64+k, slot)})
+			}
+		}
+	}
+	ys := [3]field.E{field.One, {C1: 1}, {C2: 1}}
+	check := func(v []field.E) error {
+		if len(v) != len(pts) {
+			return ErrLevelSums
+		}
+		e := func(i int) field.E { // the E value of words i, i+1, i+2
+			return ys[0].Mul(v[i]).Add(ys[1].Mul(v[i+1])).Add(ys[2].Mul(v[i+2]))
+		}
+		fold := scale.Mul(e(0)).Add(e(3).Mul(pad))
+		ind := scale.Mul(e(6)).Add(e(9).Mul(pad))
+		if fold != enforced || ind != induced {
+			return ErrLevelSums
+		}
+		return nil
+	}
+	return pts, check
+}
