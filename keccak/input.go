@@ -1,0 +1,252 @@
+package keccak
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
+)
+
+// PairSize is the size of one permutation's entry in a states string: its input
+// state, then its output state.
+const PairSize = 2 * StateSize
+
+// ErrStates reports a malformed states string or statement.
+var ErrStates = errors.New("keccak: malformed states")
+
+// Input is a batch of permutations: N input states and their output states,
+// held as the states string (N × 400 bytes: each permutation's input state, then
+// its output state, FIPS 202 state strings).
+type Input struct {
+	states []byte
+}
+
+// NewInput returns the batch of the permutations of the given input states
+// (N × 200 bytes, N ≥ 1), computing their outputs.
+func NewInput(inputStates []byte) (*Input, error) {
+	if len(inputStates) == 0 || len(inputStates)%StateSize != 0 {
+		return nil, fmt.Errorf("%w: %d bytes of input states, not a positive multiple of %d", ErrStates, len(inputStates), StateSize)
+	}
+	n := len(inputStates) / StateSize
+	in := &Input{states: make([]byte, n*PairSize)}
+	for j := range n {
+		s := StateFrom(inputStates[j*StateSize:])
+		copy(in.states[j*PairSize:], inputStates[j*StateSize:(j+1)*StateSize])
+		Permute(&s)
+		out := s.Bytes()
+		copy(in.states[j*PairSize+StateSize:], out[:])
+	}
+	return in, nil
+}
+
+// InputFromStates reads a states string (N × 400 bytes) and checks every output
+// state natively (an error naming the first permutation whose output is wrong).
+func InputFromStates(states []byte) (*Input, error) {
+	if err := checkStatesLen(states); err != nil {
+		return nil, err
+	}
+	for j := range len(states) / PairSize {
+		s := StateFrom(states[j*PairSize:])
+		Permute(&s)
+		if out := s.Bytes(); !bytes.Equal(out[:], states[j*PairSize+StateSize:(j+1)*PairSize]) {
+			return nil, fmt.Errorf("%w: permutation %d: the output state is not Keccak-f[1600] of the input state", ErrStates, j)
+		}
+	}
+	return &Input{states: bytes.Clone(states)}, nil
+}
+
+func checkStatesLen(states []byte) error {
+	if len(states) == 0 || len(states)%PairSize != 0 {
+		return fmt.Errorf("%w: %d bytes, not a positive multiple of %d", ErrStates, len(states), PairSize)
+	}
+	return nil
+}
+
+// GenerateInput returns n permutations of input states drawn from
+// PCG(seed, 0x6b656363616b) (the same (n, seed) always gives the same batch).
+func GenerateInput(n int, seed uint64) *Input {
+	rng := rand.New(rand.NewPCG(seed, 0x6b656363616b))
+	ins := make([]byte, n*StateSize)
+	for i := 0; i < len(ins); i += 8 {
+		binary.LittleEndian.PutUint64(ins[i:], rng.Uint64())
+	}
+	in, _ := NewInput(ins)
+	return in
+}
+
+// Len is the number of permutations.
+func (in *Input) Len() int { return len(in.states) / PairSize }
+
+// States returns the states string (shared: do not modify).
+func (in *Input) States() []byte { return in.states }
+
+// InputState and OutputState return permutation j's states.
+func (in *Input) InputState(j int) State  { return StateFrom(in.states[j*PairSize:]) }
+func (in *Input) OutputState(j int) State { return StateFrom(in.states[j*PairSize+StateSize:]) }
+
+func (in *Input) inputStates() []State {
+	out := make([]State, in.Len())
+	for j := range out {
+		out[j] = in.InputState(j)
+	}
+	return out
+}
+
+// Statement is the keccak-batch statement: the permutation count and the states
+// string. Its JSON form (the statement's data, beside N in PROOF.json) is
+// {"permutations": N, "states": base64 of the states string}; the command line
+// keeps the states in the file PROOF.states instead.
+type Statement struct {
+	Permutations int
+	States       []byte
+}
+
+type statementJSON struct {
+	Permutations *int    `json:"permutations"`
+	States       *string `json:"states"`
+}
+
+// MarshalJSON writes {"permutations": N, "states": base64}.
+func (s Statement) MarshalJSON() ([]byte, error) {
+	st := base64.StdEncoding.EncodeToString(s.States)
+	return json.Marshal(statementJSON{Permutations: &s.Permutations, States: &st})
+}
+
+// UnmarshalJSON reads the JSON form strictly (both fields, no others) and checks
+// the states' length against the count.
+func (s *Statement) UnmarshalJSON(b []byte) error {
+	var j statementJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return fmt.Errorf("%w: %v", ErrStates, err)
+	}
+	if j.Permutations == nil || j.States == nil {
+		return fmt.Errorf("%w: the statement needs \"permutations\" and \"states\"", ErrStates)
+	}
+	raw, err := base64.StdEncoding.DecodeString(*j.States)
+	if err != nil {
+		return fmt.Errorf("%w: states: %v", ErrStates, err)
+	}
+	if *j.Permutations < 1 || len(raw) != *j.Permutations*PairSize {
+		return fmt.Errorf("%w: %d permutations but %d bytes of states (want %d each)", ErrStates, *j.Permutations, len(raw), PairSize)
+	}
+	*s = Statement{Permutations: *j.Permutations, States: raw}
+	return nil
+}
+
+// statementLabel frames the statement's bytes in the transcript.
+const statementLabel = "keccak-batch/statement/v0"
+
+// AbsorbBytes is what the transcript absorbs after the flow's label:
+// statementLabel ‖ LE64(N) ‖ SHA-256(states string).
+func (s Statement) AbsorbBytes() []byte {
+	d := sha256.Sum256(s.States)
+	b := append([]byte(statementLabel), binary.LittleEndian.AppendUint64(nil, uint64(s.Permutations))...)
+	return append(b, d[:]...)
+}
+
+// Window is the public term's window of layout l: columns [0, 2^WindowLog) with
+// the 2·1600·Perms state columns pinned.
+func (l Layout) Window() lincheck.Window {
+	w := lincheck.Window{Offset: 0, Log: l.WindowLog(), Mask: make([]uint64, (1<<l.WindowLog()+63)/64)}
+	for j := range l.ConstCol() / 64 {
+		w.Mask[j] = ^uint64(0)
+	}
+	return w
+}
+
+// Public is the public term of a statement under a layout: block s's pinned bits
+// are the states of permutations s·Perms .. s·Perms+Perms−1 (past N, permutation
+// 0's), in the order of the states string, so a block's window is Perms × 400
+// bytes of it read as little-endian bits. It implements lincheck.Public.
+type Public struct {
+	L      Layout
+	States []byte
+}
+
+var _ lincheck.Public = (*Public)(nil)
+
+// Window is the pinned window.
+func (p *Public) Window() lincheck.Window { return p.L.Window() }
+
+// blockBytes returns block s's window bytes (Perms × 400).
+func (p *Public) blockBytes(s int, buf []byte) []byte {
+	n := len(p.States) / PairSize
+	j0 := s * p.L.Perms
+	if j0+p.L.Perms <= n {
+		return p.States[j0*PairSize : (j0+p.L.Perms)*PairSize]
+	}
+	buf = buf[:0]
+	for j := j0; j < j0+p.L.Perms; j++ {
+		src := j
+		if src >= n {
+			src = 0
+		}
+		buf = append(buf, p.States[src*PairSize:(src+1)*PairSize]...)
+	}
+	return buf
+}
+
+// Eval returns P(τ, chi_out) = Σ_s eq(chi_out, s)·Σ_j eq(τ, j)·bit j of block s.
+// Each byte position q of a block gets a 256-entry table of the subset sums of
+// its eight columns' weights eq(τ, 8q..8q+7), so a block costs one lookup and one
+// addition per state byte; padding slots repeat block 0.
+func (p *Public) Eval(tau, chiOut []field.E) field.E {
+	nb := p.L.Perms * PairSize
+	w := make([]field.E, 1<<len(tau))
+	field.EqTable(w, tau)
+	tab := make([][256]field.E, nb)
+	for q := range tab {
+		t := &tab[q]
+		for v := 1; v < 256; v++ {
+			t[v] = t[v&(v-1)].Add(w[8*q+bits.TrailingZeros8(uint8(v))])
+		}
+	}
+	eqOut := make([]field.E, 1<<len(chiOut))
+	field.EqTable(eqOut, chiOut)
+	live := (len(p.States)/PairSize + p.L.Perms - 1) / p.L.Perms
+	live = min(live, len(eqOut))
+	buf := make([]byte, 0, nb)
+	var acc field.E
+	var pad field.E
+	for _, e := range eqOut[live:] {
+		pad = pad.Add(e)
+	}
+	for s := range live {
+		var v field.E
+		for q, x := range p.blockBytes(s, buf) {
+			v = v.Add(tab[q][x])
+		}
+		e := eqOut[s]
+		if s == 0 {
+			e = e.Add(pad)
+		}
+		acc = acc.Add(e.Mul(v))
+	}
+	return acc
+}
+
+// Table returns the same public term as a lincheck.Table (the package's direct
+// form; tests compare the two).
+func (p *Public) Table() *lincheck.Table {
+	live := (len(p.States)/PairSize + p.L.Perms - 1) / p.L.Perms
+	t := &lincheck.Table{W: p.Window(), Rows: make([][]uint64, live)}
+	for s := range live {
+		b := p.blockBytes(s, nil)
+		row := make([]uint64, len(p.Window().Mask))
+		for k := range len(b) / 8 {
+			row[k] = binary.LittleEndian.Uint64(b[8*k:])
+		}
+		t.Rows[s] = row
+	}
+	return t
+}
