@@ -47,7 +47,7 @@ func (b Batch) Permutations() int { return b.Input.Len() }
 
 // Statement is the statement data: {"permutations": N, "states": base64}.
 func (b Batch) Statement() json.RawMessage {
-	d, _ := json.Marshal(Statement{Permutations: b.Input.Len(), States: b.Input.States()})
+	d, _ := Statement{Permutations: b.Input.Len(), States: b.Input.States()}.MarshalJSON()
 	return d
 }
 
@@ -135,7 +135,7 @@ func StatementOf(l Layout, st flows.Statement) (Statement, error) {
 		return Statement{}, fmt.Errorf("%w: %s: the statement has no states", flows.ErrInput, FlowName)
 	}
 	var s Statement
-	if err := json.Unmarshal(st.Data, &s); err != nil {
+	if err := s.UnmarshalJSON(st.Data); err != nil { // no separate validation scan of the states
 		return Statement{}, fmt.Errorf("%w: %s: %v", flows.ErrInput, FlowName, err)
 	}
 	if blocks := (s.Permutations + l.Perms - 1) / l.Perms; blocks != st.N {
@@ -162,7 +162,7 @@ func StatementFor(states []byte, logInvRate int) (flows.Statement, error) {
 		logInvRate = 1
 	}
 	n := len(states) / PairSize
-	d, _ := json.Marshal(Statement{Permutations: n, States: states})
+	d, _ := Statement{Permutations: n, States: states}.MarshalJSON()
 	return flows.Statement{Flow: FlowName, N: (n + FlowLayout.Perms - 1) / FlowLayout.Perms, LogInvRate: logInvRate, Data: d}, nil
 }
 

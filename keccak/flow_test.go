@@ -283,3 +283,40 @@ func TestFaultViolatesOneRow(t *testing.T) {
 		t.Fatal("restoring the bit satisfied every row: the fault did not propagate")
 	}
 }
+
+// The statement's JSON: the compact form and any other spelling of the same object
+// read alike; missing, unknown or extra fields and bad lengths are errors.
+func TestStatementJSON(t *testing.T) {
+	in := GenerateInput(2, 1)
+	s := Statement{Permutations: 2, States: in.States()}
+	compact, _ := s.MarshalJSON()
+	if !json.Valid(compact) {
+		t.Fatal("the compact form is not JSON")
+	}
+	var std map[string]any
+	json.Unmarshal(compact, &std)
+	spaced, _ := json.MarshalIndent(std, "", "  ")
+	for _, b := range [][]byte{compact, spaced} {
+		var got Statement
+		if err := json.Unmarshal(b, &got); err != nil || got.Permutations != 2 || !bytes.Equal(got.States, s.States) {
+			t.Fatalf("%s: %v", b[:20], err)
+		}
+	}
+	enc := string(compact[len(`{"permutations":2,"states":"`) : len(compact)-2])
+	for _, bad := range []string{
+		`{"permutations":2}`,
+		`{"states":"` + enc + `"}`,
+		`{"permutations":3,"states":"` + enc + `"}`,
+		`{"permutations":02,"states":"` + enc + `"}`,
+		`{"permutations":0,"states":""}`,
+		`{"permutations":2,"states":"` + enc + `","x":1}`,
+		`{"permutations":2,"states":"` + enc[:len(enc)-4] + `"}`,
+		`{"permutations":2,"states":"` + enc + `"}{}`,
+		`{"permutations":2,"states":"!` + enc[1:] + `"}`,
+	} {
+		var got Statement
+		if err := got.UnmarshalJSON([]byte(bad)); err == nil {
+			t.Fatalf("accepted %.60s", bad)
+		}
+	}
+}

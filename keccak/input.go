@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
@@ -114,33 +115,78 @@ type statementJSON struct {
 	States       *string `json:"states"`
 }
 
-// MarshalJSON writes {"permutations": N, "states": base64}.
+// MarshalJSON writes {"permutations":N,"states":"<base64>"} (compact; base64 needs
+// no escaping).
 func (s Statement) MarshalJSON() ([]byte, error) {
-	st := base64.StdEncoding.EncodeToString(s.States)
-	return json.Marshal(statementJSON{Permutations: &s.Permutations, States: &st})
+	enc := base64.StdEncoding
+	b := make([]byte, 0, 48+enc.EncodedLen(len(s.States)))
+	b = append(b, `{"permutations":`...)
+	b = strconv.AppendInt(b, int64(s.Permutations), 10)
+	b = append(b, `,"states":"`...)
+	b = enc.AppendEncode(b, s.States)
+	return append(b, `"}`...), nil
 }
 
 // UnmarshalJSON reads the JSON form strictly (both fields, no others) and checks
-// the states' length against the count.
+// the states' length against the count. The compact form MarshalJSON writes is
+// read without a JSON scan of the states; any other form goes through
+// encoding/json.
 func (s *Statement) UnmarshalJSON(b []byte) error {
-	var j statementJSON
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
-		return fmt.Errorf("%w: %v", ErrStates, err)
+	n, states, ok := parseCompact(b)
+	if !ok {
+		var j statementJSON
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&j); err != nil {
+			return fmt.Errorf("%w: %v", ErrStates, err)
+		}
+		if dec.More() {
+			return fmt.Errorf("%w: data after the statement", ErrStates)
+		}
+		if j.Permutations == nil || j.States == nil {
+			return fmt.Errorf("%w: the statement needs \"permutations\" and \"states\"", ErrStates)
+		}
+		n, states = *j.Permutations, []byte(*j.States)
 	}
-	if j.Permutations == nil || j.States == nil {
-		return fmt.Errorf("%w: the statement needs \"permutations\" and \"states\"", ErrStates)
-	}
-	raw, err := base64.StdEncoding.DecodeString(*j.States)
+	raw, err := base64.StdEncoding.AppendDecode(nil, states)
 	if err != nil {
 		return fmt.Errorf("%w: states: %v", ErrStates, err)
 	}
-	if *j.Permutations < 1 || len(raw) != *j.Permutations*PairSize {
-		return fmt.Errorf("%w: %d permutations but %d bytes of states (want %d each)", ErrStates, *j.Permutations, len(raw), PairSize)
+	if n < 1 || len(raw) != n*PairSize {
+		return fmt.Errorf("%w: %d permutations but %d bytes of states (want %d each)", ErrStates, n, len(raw), PairSize)
 	}
-	*s = Statement{Permutations: *j.Permutations, States: raw}
+	*s = Statement{Permutations: n, States: raw}
 	return nil
+}
+
+// parseCompact reads exactly {"permutations":<digits>,"states":"<base64 chars>"}.
+func parseCompact(b []byte) (n int, states []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"permutations":`))
+	if !ok {
+		return 0, nil, false
+	}
+	i := 0
+	for i < len(rest) && i < 10 && rest[i] >= '0' && rest[i] <= '9' {
+		n = 10*n + int(rest[i]-'0')
+		i++
+	}
+	if i == 0 || (rest[0] == '0' && i > 1) {
+		return 0, nil, false
+	}
+	rest, ok = bytes.CutPrefix(rest[i:], []byte(`,"states":"`))
+	if !ok {
+		return 0, nil, false
+	}
+	states, ok = bytes.CutSuffix(rest, []byte(`"}`))
+	if !ok {
+		return 0, nil, false
+	}
+	for _, c := range states {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return 0, nil, false
+		}
+	}
+	return n, states, true
 }
 
 // statementLabel frames the statement's bytes in the transcript.

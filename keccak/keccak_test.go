@@ -123,3 +123,16 @@ func BenchmarkPermute(b *testing.B) {
 		Permute(&s)
 	}
 }
+
+func TestThetaRhoPiUnrolled(t *testing.T) {
+	rng := testrand.New(t)
+	for range 100 {
+		var s State
+		for i := range s {
+			s[i] = rng.Uint64()
+		}
+		if thetaRhoPi(&s) != thetaRhoPiLoop(&s) {
+			t.Fatal("unrolled θρπ differs from the loop form")
+		}
+	}
+}

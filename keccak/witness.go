@@ -14,7 +14,7 @@ type Fault struct {
 
 // trace runs the permutation of s, calling emit (when not nil) with each round's χ
 // input b and χ products t, and returns the output state. A non-nil fault flips one
-// product bit.
+// product bit. (Tests and the fault hook use it; the filler has its own loop.)
 func trace(s State, fault *Fault, emit func(r int, b, t *State)) State {
 	for r := range Rounds {
 		b := thetaRhoPi(&s)
@@ -53,15 +53,7 @@ func (l Layout) fillBlock(wit, a, b []field.K, ins []State, fault *Fault) {
 		if p == 0 {
 			f = fault
 		}
-		out := trace(in, f, func(r int, bs, t *State) {
-			g := l.Gate(p, r) / 64
-			for i, v := range t {
-				x, y := i%5, i/5
-				wit[g+i] = field.K(v)
-				a[g+i] = field.K(^bs[5*y+(x+1)%5])
-				b[g+i] = field.K(bs[5*y+(x+2)%5])
-			}
-		})
+		out := fillRounds(wit, a, b, l.Gate(p, 0)/64, in, f)
 		base = l.Out(p) / 64
 		for i, v := range out {
 			wit[base+i], a[base+i], b[base+i] = field.K(v), field.K(v), ones
@@ -106,4 +98,28 @@ func (l Layout) fill(workers graph.Workers, ins []State, nLog int, wit, a, b []f
 		}
 	})
 	return workers.Err()
+}
+
+// fillRounds writes the χ products of the permutation of s and their A- and
+// B-values, round r's at words g0 + 25r + lane, and returns the output state.
+func fillRounds(wit, a, b []field.K, g0 int, s State, fault *Fault) State {
+	for r := range Rounds {
+		bs := thetaRhoPi(&s)
+		g := g0 + 25*r
+		w, wa, wb := wit[g:g+25:g+25], a[g:g+25:g+25], b[g:g+25:g+25]
+		for y := 0; y < 25; y += 5 {
+			b0, b1, b2, b3, b4 := bs[y], bs[y+1], bs[y+2], bs[y+3], bs[y+4]
+			t := [5]uint64{^b1 & b2, ^b2 & b3, ^b3 & b4, ^b4 & b0, ^b0 & b1}
+			if fault != nil && fault.Round == r && fault.Lane/5 == y/5 {
+				t[fault.Lane%5] ^= 1 << fault.Bit
+			}
+			for x, v := range t {
+				w[y+x], s[y+x] = field.K(v), bs[y+x]^v
+			}
+			wa[y], wa[y+1], wa[y+2], wa[y+3], wa[y+4] = field.K(^b1), field.K(^b2), field.K(^b3), field.K(^b4), field.K(^b0)
+			wb[y], wb[y+1], wb[y+2], wb[y+3], wb[y+4] = field.K(b2), field.K(b3), field.K(b4), field.K(b0), field.K(b1)
+		}
+		s[0] ^= RC[r]
+	}
+	return s
 }

@@ -1,0 +1,75 @@
+package keccak
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/flows"
+)
+
+// benchSizes are the permutation counts of the proving benchmarks: 2^10 by
+// default, or the comma-separated counts in $LEANPIPE_KECCAK_N.
+func benchSizes(b *testing.B) []int {
+	s := os.Getenv("LEANPIPE_KECCAK_N")
+	if s == "" {
+		return []int{1 << 10}
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			b.Fatalf("LEANPIPE_KECCAK_N: %q", f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// BenchmarkProve proves N generated permutations on an engine (warm) with each
+// layout at 1 and 2 workers, reporting permutations/s and per-stage milliseconds.
+func BenchmarkProve(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		for _, l := range []Layout{Sparse, Dense} {
+			f := NewFlow(l)
+			in, err := f.FromValue(GenerateInput(n, 1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, workers := range []int{1, 2} {
+				b.Run(fmt.Sprintf("n=%d/perms=%d/workers=%d", n, l.Perms, workers), func(b *testing.B) {
+					prev := runtime.GOMAXPROCS(workers)
+					defer runtime.GOMAXPROCS(prev)
+					e, err := flows.NewEngine(flows.EngineOptions{Cores: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer e.Close()
+					req := flows.Request{Flow: f, Input: in, LogInvRate: 1}
+					if _, err := e.Prove(context.Background(), req); err != nil {
+						b.Fatal(err)
+					}
+					stage := map[string]float64{}
+					b.ResetTimer()
+					for b.Loop() {
+						p, err := e.Prove(context.Background(), req)
+						if err != nil {
+							b.Fatal(err)
+						}
+						for _, s := range p.Spans {
+							stage[s.Name] += float64(s.Duration.Microseconds()) / 1e3
+						}
+					}
+					b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "perms/s")
+					for name, ms := range stage {
+						b.ReportMetric(ms/float64(b.N), name+"-ms")
+					}
+				})
+			}
+		}
+	}
+}
