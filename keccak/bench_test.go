@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 )
 
@@ -71,5 +72,50 @@ func BenchmarkProve(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkVerify verifies a proof of N permutations (the registered layout; 2^12
+// by default, $LEANPIPE_KECCAK_N otherwise) warm, and separately the statement's
+// part: decoding the states, the digest, and the public term's evaluation.
+func BenchmarkVerify(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		in := GenerateInput(n, 1)
+		batch, _ := Flow.FromValue(in)
+		p, err := flows.Prove(context.Background(), flows.Request{Flow: Flow, Input: batch}, flows.ProveOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("n=%d/proof", n), func(b *testing.B) {
+			for b.Loop() {
+				if err := Verify(p.Proof, in.States(), 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/verify")
+		})
+		b.Run(fmt.Sprintf("n=%d/states", n), func(b *testing.B) {
+			sh, _ := Flow.Shape(batch.Len(), 1)
+			tau := make([]field.E, FlowLayout.WindowLog())
+			chi := make([]field.E, sh.NLog)
+			for i := range tau {
+				tau[i] = field.E{C0: field.K(i + 3)}
+			}
+			for i := range chi {
+				chi[i] = field.E{C0: field.K(i + 7), C1: 1}
+			}
+			for b.Loop() {
+				st, err := StatementFor(in.States(), 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				bd, err := bind(FlowLayout, st)
+				if err != nil {
+					b.Fatal(err)
+				}
+				bd.Public.Eval(tau, chi)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/perm")
+		})
 	}
 }
