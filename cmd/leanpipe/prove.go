@@ -93,12 +93,15 @@ func proveCmd() *cobra.Command {
 		trace                                                *traceFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "prove (--input FILE | --blocks FILE | --signatures FILE | --n N --seed S) --out PROOF [--flow NAME]",
+		Use:   "prove (--input FILE | --blocks FILE | --signatures FILE | --states FILE | --n N --seed S) --out PROOF [--flow NAME]",
 		Short: "prove a flow's input (by default a batch of BLAKE2s compressions); writes PROOF in the reference's bytes and PROOF.json",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := newLogger(cmd)
 			if err := signaturesInput(cmd, &flowName, &inputPath); err != nil {
+				return err
+			}
+			if err := statesInput(cmd, &flowName, &inputPath); err != nil {
 				return err
 			}
 			fl, err := lookupFlow(flowName)
@@ -115,6 +118,9 @@ func proveCmd() *cobra.Command {
 				return usage("--workers: %d is out of range [0, 1024]", workers)
 			}
 			if err := checkOutFile("--out", out); err != nil {
+				return err
+			}
+			if err := checkStatesOut(fl, out); err != nil {
 				return err
 			}
 			if blocksPath != "" {
@@ -169,7 +175,7 @@ func proveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := flows.WriteProof(out, res.Proof, flows.NewMetaFor(fl, res.Statement, format)); err != nil {
+			if err := writeProof(out, fl, res.Statement, res.Proof, format); err != nil {
 				return err
 			}
 			if err := trace.add(fmt.Sprintf("%s: %d instances", fl.Name(), in.Len()), res).write(); err != nil {
@@ -192,6 +198,7 @@ func proveCmd() *cobra.Command {
 	f.IntVar(&workers, "workers", 0, "cores to use (0 = all)")
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp)
 	addSignaturesFlag(cmd)
+	addStatesFlag(cmd)
 	trace = addTraceFlag(cmd)
 	return cmd
 }
@@ -229,6 +236,9 @@ of two verifies the same proof (that is the reference's statement).`,
 			}
 			meta := flows.Meta{Flow: fl.Name(), N: n, LogInvRate: rate, Label: fl.Label(), Format: format}
 			if mb, err := os.ReadFile(path + ".json"); err == nil {
+				if mb, err = withStates(cmd.OutOrStdout(), path, mb); err != nil {
+					return err
+				}
 				if meta, err = flows.ParseMeta(mb); err != nil {
 					return usage("%s.json: %v", path, err)
 				}

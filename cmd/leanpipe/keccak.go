@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/atomicfile"
+	"github.com/leanpipe/leanpipe/keccak"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// The keccak-batch flow on the command line: `prove --states FILE` (N × 200 bytes
+// of input states) or `--flow keccak-batch --n N --seed S`; the prover writes the
+// states string (per permutation its input state, then its output state, 400
+// bytes) as PROOF.states, and PROOF.json names the flow, n (blocks) and
+// permutations (N) without the states; `verify PROOF` reads the three together.
+
+// statesSuffix names the states file beside a keccak-batch proof.
+const statesSuffix = ".states"
+
+func addStatesFlag(cmd *cobra.Command) {
+	cmd.Flags().String("states", "", "the "+keccak.FlowName+" flow's input: a file of N × 200 bytes of input states (FIPS 202 state strings); implies --flow "+keccak.FlowName)
+}
+
+// statesInput applies --states FILE: the keccak-batch flow's input file, so it picks
+// that flow (another --flow is a usage error) and is the input path.
+func statesInput(cmd *cobra.Command, flowName, inputPath *string) error {
+	path, _ := cmd.Flags().GetString("states")
+	if path == "" {
+		return nil
+	}
+	if cmd.Flags().Changed("flow") && *flowName != keccak.FlowName {
+		return usage("--states is the %s flow's input; give --input for %s", keccak.FlowName, *flowName)
+	}
+	if *inputPath != "" {
+		return usage("give --input or --states, not both")
+	}
+	*flowName, *inputPath = keccak.FlowName, path
+	return nil
+}
+
+// checkStatesOut refuses, before any work, a keccak-batch proof path whose states
+// file cannot be written.
+func checkStatesOut(fl flows.Flow, out string) error {
+	if fl.Name() != keccak.FlowName {
+		return nil
+	}
+	if err := atomicfile.Check(out + statesSuffix); err != nil {
+		return usage("--out %s: %v", out, err)
+	}
+	return nil
+}
+
+// writeProof writes a proof and its metadata; for keccak-batch it first writes
+// the states string as PROOF.states and keeps only the permutation count in
+// PROOF.json.
+func writeProof(out string, fl flows.Flow, st flows.Statement, proof *transcript.Proof, format string) error {
+	meta := flows.NewMetaFor(fl, st, format)
+	if fl.Name() == keccak.FlowName {
+		s, err := keccak.StatementOf(keccak.FlowLayout, st)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Write(out+statesSuffix, s.States); err != nil {
+			return err
+		}
+		meta.Statement, _ = json.Marshal(map[string]int{"permutations": s.Permutations})
+	}
+	return flows.WriteProof(out, proof, meta)
+}
+
+// withStates returns PROOF.json's bytes with the statement's states read from
+// PROOF.states, for a keccak-batch proof (other flows' metadata unchanged). A
+// missing states file is a usage error; one of the wrong length for the metadata's
+// permutation count is a rejection (printed, errRejected).
+func withStates(out io.Writer, path string, mb []byte) ([]byte, error) {
+	var head struct {
+		Flow         string `json:"flow"`
+		N            int    `json:"n"`
+		Permutations *int   `json:"permutations"`
+	}
+	if json.Unmarshal(mb, &head) != nil || head.Flow != keccak.FlowName {
+		return mb, nil
+	}
+	if head.Permutations == nil || *head.Permutations < 1 {
+		return nil, usage("%s.json: a %s proof's metadata needs \"permutations\" ≥ 1", path, keccak.FlowName)
+	}
+	n := *head.Permutations
+	if blocks := (n + keccak.FlowLayout.Perms - 1) / keccak.FlowLayout.Perms; head.N != blocks {
+		fmt.Fprintf(out, "rejected: %s.json: n = %d blocks, but %d permutations fill %d\nchecked: flow %s, the metadata's counts\n",
+			path, head.N, n, blocks, keccak.FlowName)
+		return nil, errRejected
+	}
+	states, err := os.ReadFile(path + statesSuffix)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, usage("no %s%s beside the proof (a %s proof is checked against its states)", path, statesSuffix, keccak.FlowName)
+	case err != nil:
+		return nil, usage("%v", err)
+	case len(states) != n*keccak.PairSize:
+		fmt.Fprintf(out, "rejected: %s%s holds %d bytes, want %d (%d permutations × %d)\nchecked: flow %s, the states file's length\n",
+			path, statesSuffix, len(states), n*keccak.PairSize, n, keccak.PairSize, keccak.FlowName)
+		return nil, errRejected
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(mb, &fields); err != nil {
+		return nil, usage("%s.json: %v", path, err)
+	}
+	if _, ok := fields["states"]; ok {
+		return nil, usage("%s.json: the states belong in %s%s, not in the metadata", path, path, statesSuffix)
+	}
+	fields["states"], _ = json.Marshal(base64.StdEncoding.EncodeToString(states))
+	return json.Marshal(fields)
+}
+
+// benchCount is the number of the flow's own units an input proves: permutations
+// for keccak-batch, its instances otherwise.
+func benchCount(in flows.Input) int {
+	if b, ok := in.(keccak.Batch); ok {
+		return b.Permutations()
+	}
+	return in.Len()
+}
+
+// benchInstances is the Flock instance count of a benchmark point of n of the
+// flow's units (keccak-batch packs several permutations per block).
+func benchInstances(fl flows.Flow, n int) int {
+	if fl.Name() == keccak.FlowName {
+		return (n + keccak.FlowLayout.Perms - 1) / keccak.FlowLayout.Perms
+	}
+	return n
+}
