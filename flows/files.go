@@ -160,8 +160,13 @@ func WriteProof(path string, p *transcript.Proof, meta Meta) error {
 	return WriteProofBytes(path, EncodeProof(p, meta.Format), meta)
 }
 
-// WriteProofBytes is WriteProof for a proof already encoded in meta.Format.
+// WriteProofBytes is WriteProof for a proof already encoded in meta.Format. A
+// flow with a Sidecar has its sidecar file written first.
 func WriteProofBytes(path string, data []byte, meta Meta) error {
+	meta, err := writeSidecar(path, meta)
+	if err != nil {
+		return err
+	}
 	mb, _ := json.MarshalIndent(meta, "", "  ")
 	if err := atomicfile.Write(path+".json", append(mb, '\n')); err != nil {
 		return err

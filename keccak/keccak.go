@@ -46,7 +46,7 @@ var piSource = func() (t [25]int) {
 }()
 
 // Bytes returns the FIPS 202 state string of s.
-func (s *State) Bytes() [StateSize]byte {
+func (s State) Bytes() [StateSize]byte {
 	var b [StateSize]byte
 	for i, l := range s {
 		binary.LittleEndian.PutUint64(b[8*i:], l)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,17 +13,16 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/keccak"
-	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // The keccak-batch flow on the command line: `prove --states FILE` (N × 200 bytes
-// of input states) or `--flow keccak-batch --n N --seed S`; the prover writes the
-// states string (per permutation its input state, then its output state, 400
-// bytes) as PROOF.states, and PROOF.json names the flow, n (blocks) and
-// permutations (N) without the states; `verify PROOF` reads the three together.
+// of input states) or `--flow keccak-batch --n N --seed S`. Its statement is
+// written through the flow's sidecar (flows.WriteProof): the states string (per
+// permutation its input state, then its output state, 400 bytes) as PROOF.states,
+// and PROOF.json names the flow, n (blocks) and permutations (N) without the
+// states; `verify PROOF` reads the three together.
 
-// statesSuffix names the states file beside a keccak-batch proof.
-const statesSuffix = ".states"
+const statesSuffix = keccak.StatesSuffix
 
 func addStatesFlag(cmd *cobra.Command) {
 	cmd.Flags().String("states", "", "the "+keccak.FlowName+" flow's input: a file of N × 200 bytes of input states (FIPS 202 state strings); implies --flow "+keccak.FlowName)
@@ -57,24 +55,6 @@ func checkStatesOut(fl flows.Flow, out string) error {
 		return usage("--out %s: %v", out, err)
 	}
 	return nil
-}
-
-// writeProof writes a proof and its metadata; for keccak-batch it first writes
-// the states string as PROOF.states and keeps only the permutation count in
-// PROOF.json.
-func writeProof(out string, fl flows.Flow, st flows.Statement, proof *transcript.Proof, format string) error {
-	meta := flows.NewMetaFor(fl, st, format)
-	if fl.Name() == keccak.FlowName {
-		s, err := keccak.StatementOf(keccak.FlowLayout, st)
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.Write(out+statesSuffix, s.States); err != nil {
-			return err
-		}
-		meta.Statement, _ = json.Marshal(map[string]int{"permutations": s.Permutations})
-	}
-	return flows.WriteProof(out, proof, meta)
 }
 
 // withStates returns PROOF.json's bytes with the statement's states read from
@@ -110,15 +90,14 @@ func withStates(out io.Writer, path string, mb []byte) ([]byte, error) {
 			path, statesSuffix, len(states), n*keccak.PairSize, n, keccak.PairSize, keccak.FlowName)
 		return nil, errRejected
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(mb, &fields); err != nil {
+	var meta flows.Meta
+	if err := json.Unmarshal(mb, &meta); err != nil {
 		return nil, usage("%s.json: %v", path, err)
 	}
-	if _, ok := fields["states"]; ok {
-		return nil, usage("%s.json: the states belong in %s%s, not in the metadata", path, path, statesSuffix)
+	if meta.Statement, err = keccak.JoinStatement(meta.Statement, states); err != nil {
+		return nil, usage("%s.json: %v", path, err)
 	}
-	fields["states"], _ = json.Marshal(base64.StdEncoding.EncodeToString(states))
-	return json.Marshal(fields)
+	return json.Marshal(meta)
 }
 
 // benchCount is the number of the flow's own units an input proves: permutations

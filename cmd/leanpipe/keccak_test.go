@@ -122,3 +122,43 @@ func TestKeccakBench(t *testing.T) {
 		t.Fatalf("permutations_per_s %v", r["permutations_per_s"])
 	}
 }
+
+// serve takes keccak-batch jobs by "states" file or by "flow" and "n", and writes
+// DIR/<id>.proof.bin.states beside each proof; verify accepts what it wrote, and a
+// "states" job naming another flow is an error line.
+func TestKeccakServe(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	ins := keccak.GenerateInput(4, 9)
+	var raw []byte
+	for j := range ins.Len() {
+		b := ins.InputState(j).Bytes()
+		raw = append(raw, b[:]...)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ins.bin"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := `{"id":"a","states":"` + filepath.Join(dir, "ins.bin") + `"}
+{"id":"b","flow":"keccak-batch","n":5,"seed":2,"format":"raw"}
+{"id":"c","flow":"blake2s-batch","states":"` + filepath.Join(dir, "ins.bin") + `"}
+`
+	var o, e bytes.Buffer
+	if code := executeIn([]string{"serve", "--out", out, "--workers", "2"}, strings.NewReader(jobs), &o, &e); code != 0 {
+		t.Fatalf("serve: exit %d: %s", code, e.String())
+	}
+	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"ok":true`) || !strings.Contains(lines[1], `"ok":true`) || !strings.Contains(lines[2], `"ok":false`) {
+		t.Fatalf("results %q", o.String())
+	}
+	for id, want := range map[string]*keccak.Input{"a": ins, "b": keccak.GenerateInput(5, 2)} {
+		p := filepath.Join(out, id+".proof.bin")
+		if got, err := os.ReadFile(p + ".states"); err != nil || !bytes.Equal(got, want.States()) {
+			t.Fatalf("%s.states: %v", p, err)
+		}
+		if mb, _ := os.ReadFile(p + ".json"); bytes.Contains(mb, []byte(`"states"`)) {
+			t.Fatalf("%s.json holds the states: %s", p, mb)
+		}
+		if code, stdout, stderr := run(t, "verify", p); code != 0 || !accepted(stdout) {
+			t.Fatalf("verify %s: exit %d: %s%s", p, code, stdout, stderr)
+		}
+	}
+}

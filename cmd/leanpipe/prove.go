@@ -175,7 +175,7 @@ func proveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := writeProof(out, fl, res.Statement, res.Proof, format); err != nil {
+			if err := flows.WriteProof(out, res.Proof, flows.NewMetaFor(fl, res.Statement, format)); err != nil {
 				return err
 			}
 			if err := trace.add(fmt.Sprintf("%s: %d instances", fl.Name(), in.Len()), res).write(); err != nil {
