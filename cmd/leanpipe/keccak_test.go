@@ -162,3 +162,70 @@ func TestKeccakServe(t *testing.T) {
 		}
 	}
 }
+
+// A `serve --nats` worker proves keccak-batch jobs (by "states" file and by "n"),
+// stores the states with the proof (in its statement object), and `submit --fetch`
+// verifies each and writes it with its .states file, which `verify` accepts.
+func TestKeccakNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a NATS server and a worker process")
+	}
+	url := embeddedNATS(t, nil)
+	dir := t.TempDir()
+	ins := keccak.GenerateInput(4, 6)
+	var raw []byte
+	for j := range ins.Len() {
+		b := ins.InputState(j).Bytes()
+		raw = append(raw, b[:]...)
+	}
+	os.WriteFile(filepath.Join(dir, "ins.bin"), raw, 0o644)
+	jobs := `{"id":"s","states":"` + filepath.Join(dir, "ins.bin") + `"}
+{"id":"g","flow":"keccak-batch","n":5,"seed":3}
+`
+	jobsFile := filepath.Join(dir, "jobs.jsonl")
+	os.WriteFile(jobsFile, []byte(jobs), 0o644)
+	var ew bytes.Buffer
+	w := child(t, &ew, "serve", "--nats", url, "--workers", "1", "--in-flight", "1", "--grace", "1s", "--name", "w")
+	defer w.Process.Kill()
+	fetch := filepath.Join(dir, "fetched")
+	os.Mkdir(fetch, 0o755)
+	var o, e bytes.Buffer
+	if code := executeIn([]string{"submit", "--nats", url, "--fetch", fetch, "--timeout", "120s", jobsFile}, strings.NewReader(""), &o, &e); code != 0 {
+		t.Fatalf("submit: exit %d: %s\n%s\nworker: %s", code, e.String(), o.String(), ew.String())
+	}
+	for id, want := range map[string]*keccak.Input{"s": ins, "g": keccak.GenerateInput(5, 3)} {
+		p := filepath.Join(fetch, id+".proof.bin")
+		if got, err := os.ReadFile(p + ".states"); err != nil || !bytes.Equal(got, want.States()) {
+			t.Fatalf("%s.states: %v", p, err)
+		}
+		if code, stdout, stderr := run(t, "verify", p); code != 0 || !accepted(stdout) {
+			t.Fatalf("verify %s: exit %d: %s%s", p, code, stdout, stderr)
+		}
+	}
+}
+
+// `run` with flow keccak-batch writes each leaf's .states beside it and reports
+// permutations_per_s.
+func TestKeccakRun(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cfg := filepath.Join(dir, "k.yaml")
+	os.WriteFile(cfg, []byte("flow: keccak-batch\nleaves: 2\nbatch: 7\noutput: "+out+"\n"), 0o644)
+	if code, stdout, stderr := run(t, "run", cfg); code != 0 {
+		t.Fatalf("run: exit %d: %s%s", code, stdout, stderr)
+	}
+	for i := range 2 {
+		p := filepath.Join(out, leafName(i))
+		if got, err := os.ReadFile(p + ".states"); err != nil || !bytes.Equal(got, keccak.GenerateInput(7, uint64(1+i)).States()) {
+			t.Fatalf("%s.states: %v", p, err)
+		}
+		if code, stdout, _ := run(t, "verify", p); code != 0 || !accepted(stdout) {
+			t.Fatalf("verify %s: %d %s", p, code, stdout)
+		}
+	}
+	var sum map[string]any
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil || sum["permutations_per_s"] == nil || sum["compressions_per_s"] != nil {
+		t.Fatalf("summary: %v %v", sum["permutations_per_s"], err)
+	}
+}

@@ -410,11 +410,15 @@ func inputFlag(cmd *cobra.Command) string {
 }
 
 // setRate records a run's throughput: signatures/s for xmss-aggregate,
-// compressions/s (the batch flow's, and the field's historical name) otherwise.
+// permutations/s for keccak-batch, compressions/s (the batch flow's, and the
+// field's historical name) otherwise.
 func (s *runSummary) setRate(fl flows.Flow, perS float64) {
-	if fl.Name() == aggregate.FlowName {
+	switch fl.Name() {
+	case aggregate.FlowName:
 		s.SignaturesPerS = perS
-	} else {
+	case keccak.FlowName:
+		s.PermutationsPerS = perS
+	default:
 		s.CompressionsPerS = perS
 	}
 }
