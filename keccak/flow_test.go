@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
@@ -317,6 +318,22 @@ func TestStatementJSON(t *testing.T) {
 		var got Statement
 		if err := got.UnmarshalJSON([]byte(bad)); err == nil {
 			t.Fatalf("accepted %.60s", bad)
+		}
+	}
+}
+
+// The proof's bytes are the same at every kernel level the machine runs.
+func TestProofSameAtEveryLevel(t *testing.T) {
+	in := GenerateInput(7, 8)
+	var want []byte
+	for _, l := range cpu.Levels() {
+		restore := cpu.SetLevel(l)
+		got := prove(t, Flow, in, 2).Proof.MarshalWire()
+		restore()
+		if want == nil {
+			want = got
+		} else if !bytes.Equal(got, want) {
+			t.Fatalf("level %v: the proof differs from level %v's", l, cpu.Levels()[0])
 		}
 	}
 }
