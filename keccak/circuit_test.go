@@ -53,3 +53,30 @@ func TestCircuitSolvesPermutation(t *testing.T) {
 		}
 	}
 }
+
+// The layout's regions tile the useful prefix word by word (the filler writes
+// every word below it and clears only the tail).
+func TestLayoutTilesPrefix(t *testing.T) {
+	for _, l := range []Layout{Sparse, Dense} {
+		covered := make([]int, l.Useful()/64)
+		mark := func(col, n int) {
+			for w := col / 64; w < (col+n)/64; w++ {
+				covered[w]++
+			}
+		}
+		for p := range l.Perms {
+			mark(l.In(p), StateBits)
+			mark(l.Out(p), StateBits)
+			mark(l.Gate(p, 0), ANDs)
+		}
+		mark(l.ConstCol(), 64)
+		for w, c := range covered {
+			if c != 1 {
+				t.Fatalf("%+v: word %d covered %d times", l, w, c)
+			}
+		}
+		if l.Useful()%64 != 0 {
+			t.Fatalf("%+v: useful prefix %d", l, l.Useful())
+		}
+	}
+}

@@ -36,12 +36,15 @@ func trace(s State, fault *Fault, emit func(r int, b, t *State)) State {
 const ones = field.K(^uint64(0))
 
 // fillBlock writes one block's packed witness and its A0·w and B0·w (each
-// 2^LogSize/64 words, every word written) for the permutations of the given input
+// 2^LogSize/64 words, every word written, so the buffers may be dirty) for the permutations of the given input
 // states (len Perms), lane by lane: each lane is one K word.
 func (l Layout) fillBlock(wit, a, b []field.K, ins []State, fault *Fault) {
-	clear(wit)
-	clear(a)
-	clear(b)
+	// Every word below the useful prefix is written below (the regions tile it:
+	// the states, the constant's word, the products); only the tail is cleared.
+	u := l.Useful() / 64
+	clear(wit[u:])
+	clear(a[u:])
+	clear(b[u:])
 	k := l.ConstCol() / 64
 	wit[k], a[k], b[k] = 1, 1, 1
 	for p, in := range ins {
