@@ -134,20 +134,16 @@ func (s Statement) MarshalJSON() ([]byte, error) {
 func (s *Statement) UnmarshalJSON(b []byte) error {
 	n, states, ok := parseCompact(b)
 	if !ok {
-		var j statementJSON
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&j); err != nil {
-			return fmt.Errorf("%w: %v", ErrStates, err)
+		var err error
+		if n, states, err = parseJSON(b); err != nil {
+			return err
 		}
-		if dec.More() {
-			return fmt.Errorf("%w: data after the statement", ErrStates)
-		}
-		if j.Permutations == nil || j.States == nil {
-			return fmt.Errorf("%w: the statement needs \"permutations\" and \"states\"", ErrStates)
-		}
-		n, states = *j.Permutations, []byte(*j.States)
 	}
+	return s.fromParts(n, states)
+}
+
+// fromParts checks and decodes the two fields' values.
+func (s *Statement) fromParts(n int, states []byte) error {
 	raw, err := base64.StdEncoding.AppendDecode(nil, states)
 	if err != nil {
 		return fmt.Errorf("%w: states: %v", ErrStates, err)
@@ -157,6 +153,24 @@ func (s *Statement) UnmarshalJSON(b []byte) error {
 	}
 	*s = Statement{Permutations: n, States: raw}
 	return nil
+}
+
+// parseJSON reads the statement's object with encoding/json: both fields, no
+// others, nothing after it.
+func parseJSON(b []byte) (n int, states []byte, err error) {
+	var j statementJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return 0, nil, fmt.Errorf("%w: %v", ErrStates, err)
+	}
+	if dec.More() {
+		return 0, nil, fmt.Errorf("%w: data after the statement", ErrStates)
+	}
+	if j.Permutations == nil || j.States == nil {
+		return 0, nil, fmt.Errorf("%w: the statement needs \"permutations\" and \"states\"", ErrStates)
+	}
+	return *j.Permutations, []byte(*j.States), nil
 }
 
 // parseCompact reads exactly {"permutations":<digits>,"states":"<base64 chars>"}.
@@ -181,10 +195,13 @@ func parseCompact(b []byte) (n int, states []byte, ok bool) {
 	if !ok {
 		return 0, nil, false
 	}
-	// The base64 decoder refuses every byte outside its alphabet but skips CR and
-	// LF, which a JSON string cannot hold raw.
-	if bytes.IndexAny(states, "\r\n") >= 0 {
-		return 0, nil, false
+	// The base64 decoder refuses every other byte outside its alphabet, but skips
+	// CR and LF (which a JSON string cannot hold raw), and a JSON escape or quote
+	// needs the JSON reader.
+	for _, c := range []byte{'\\', '"', '\r', '\n'} {
+		if bytes.IndexByte(states, c) >= 0 {
+			return 0, nil, false
+		}
 	}
 	return n, states, true
 }
