@@ -18,7 +18,7 @@ const (
 )
 
 // FlowLayout is the block layout of the registered flow (docs/keccak-batch.md
-// says why).
+// says why). Read only: Flow was built with it.
 var FlowLayout = Dense
 
 // Flow is the registered keccak-batch flow.
@@ -32,22 +32,31 @@ type hooks struct {
 	fillFrom *Input        // fill the witness from these permutations, not the statement's
 }
 
-// Batch is an Input of the flow: the permutations grouped Perms to a block. Its
-// Len is the block count (the Flock instances); Permutations is N.
+// Batch is an Input of the flow (made by its FromValue, Generate or Decode): the
+// permutations grouped Perms to a block. Its Len is the block count (the Flock
+// instances); Permutations is N.
 type Batch struct {
-	*Input
-	L Layout
+	in *Input
+	l  Layout
 }
 
 // Len is the number of blocks, ⌈N / Perms⌉.
-func (b Batch) Len() int { return (b.Input.Len() + b.L.Perms - 1) / b.L.Perms }
+func (b Batch) Len() int {
+	if b.in == nil || b.l.Perms < 1 {
+		return 0
+	}
+	return (b.in.Len() + b.l.Perms - 1) / b.l.Perms
+}
 
 // Permutations is N.
-func (b Batch) Permutations() int { return b.Input.Len() }
+func (b Batch) Permutations() int { return b.in.Len() }
+
+// Input is the batch's permutations.
+func (b Batch) Input() *Input { return b.in }
 
 // Statement is the statement data: {"permutations": N, "states": base64}.
 func (b Batch) Statement() json.RawMessage {
-	d, _ := Statement{Permutations: b.Input.Len(), States: b.Input.States()}.MarshalJSON()
+	d, _ := Statement{Permutations: b.in.Len(), States: b.in.States()}.MarshalJSON()
 	return d
 }
 
@@ -63,7 +72,7 @@ func newFlowWith(l Layout, h hooks) *flows.Flock {
 		if in == nil || in.Len() == 0 {
 			return nil, fmt.Errorf("%w: %s: no permutations", flows.ErrInput, FlowName)
 		}
-		b := Batch{Input: in, L: l}
+		b := Batch{in: in, l: l}
 		if b.Len() > maxBlocks {
 			return nil, fmt.Errorf("%w: %s: %d permutations, at most %d", flows.ErrInput, FlowName, in.Len(), maxBlocks*l.Perms)
 		}
@@ -97,7 +106,7 @@ func newFlowWith(l Layout, h hooks) *flows.Flock {
 			case *Input:
 				return wrap(in)
 			case Batch:
-				return wrap(in.Input)
+				return wrap(in.in)
 			}
 			return nil, fmt.Errorf("%w: %s takes *keccak.Input, not %T", flows.ErrInput, FlowName, v)
 		},
@@ -109,13 +118,13 @@ func newFlowWith(l Layout, h hooks) *flows.Flock {
 		},
 		Fill: func(w graph.Workers, fin flows.Input, nLog int, wit, a, b []field.K) error {
 			in, ok := fin.(Batch)
-			if !ok || in.L != l {
+			if !ok || in.l != l || in.in == nil {
 				return fmt.Errorf("%w: %s takes keccak.Batch of layout %+v, not %T", flows.ErrInput, FlowName, l, fin)
 			}
 			if h.fillFrom != nil {
-				in.Input = h.fillFrom
+				in.in = h.fillFrom
 			}
-			return l.fill(w, in.inputStates(), nLog, wit, a, b, h.faults)
+			return l.fill(w, in.in.inputStates(), nLog, wit, a, b, h.faults)
 		},
 		Bind: func(st flows.Statement) (flows.Binding, error) { return bind(l, st) },
 		Describe: func(st flows.Statement) string {
@@ -150,7 +159,7 @@ func bind(l Layout, st flows.Statement) (flows.Binding, error) {
 	if err != nil {
 		return flows.Binding{}, err
 	}
-	return flows.Binding{Absorb: s.AbsorbBytes(), Public: &Public{L: l, States: s.States}}, nil
+	return flows.Binding{Absorb: s.AbsorbBytes(), Public: &Public{l: l, states: s.States}}, nil
 }
 
 // StatementFor is the flows.Statement of a proof of the states string (N × 400

@@ -143,7 +143,7 @@ func TestForcedInvalidWitnessRejected(t *testing.T) {
 		copy(states[j*PairSize+StateSize:], ob[:])
 		bad := &Input{states: states}
 		f := newFlowWith(FlowLayout, hooks{faults: map[int]Fault{1: fault}})
-		p, err := flows.Prove(context.Background(), flows.Request{Flow: f, Input: Batch{Input: bad, L: FlowLayout}, LogInvRate: 1}, flows.ProveOptions{Workers: 2})
+		p, err := flows.Prove(context.Background(), flows.Request{Flow: f, Input: Batch{in: bad, l: FlowLayout}, LogInvRate: 1}, flows.ProveOptions{Workers: 2})
 		if err != nil {
 			t.Fatalf("%+v: the prover refused: %v", fault, err)
 		}
@@ -210,7 +210,10 @@ func TestPublicEvalMatchesTable(t *testing.T) {
 	rng := testrand.New(t)
 	for _, l := range []Layout{Sparse, Dense} {
 		for _, n := range []int{1, 5, 16} {
-			pub := &Public{L: l, States: GenerateInput(n, uint64(n)).States()}
+			pub, err := NewPublic(l, GenerateInput(n, uint64(n)).States())
+			if err != nil {
+				t.Fatal(err)
+			}
 			tau := make([]field.E, l.WindowLog())
 			chi := make([]field.E, 4)
 			for _, v := range [][]field.E{tau, chi} {
@@ -238,7 +241,7 @@ func TestWitnessOfOtherStatesRejected(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := newFlowWith(FlowLayout, hooks{fillFrom: other})
-		p, err := flows.Prove(context.Background(), flows.Request{Flow: f, Input: Batch{Input: in, L: FlowLayout}, LogInvRate: 1}, flows.ProveOptions{Workers: 2})
+		p, err := flows.Prove(context.Background(), flows.Request{Flow: f, Input: Batch{in: in, l: FlowLayout}, LogInvRate: 1}, flows.ProveOptions{Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,5 +338,32 @@ func TestProofSameAtEveryLevel(t *testing.T) {
 		} else if !bytes.Equal(got, want) {
 			t.Fatalf("level %v: the proof differs from level %v's", l, cpu.Levels()[0])
 		}
+	}
+}
+
+// Inputs given the wrong way are errors, not panics: the zero Batch, a *Input not
+// passed through FromValue, a nil *Input, and a states string of a bad length.
+func TestBadInputsAreErrors(t *testing.T) {
+	for name, in := range map[string]flows.Input{"zero Batch": Batch{}, "*Input": GenerateInput(3, 1)} {
+		_, err := flows.Prove(context.Background(), flows.Request{Flow: Flow, Input: in}, flows.ProveOptions{Workers: 1})
+		if !errors.Is(err, flows.ErrInput) {
+			t.Errorf("%s: %v, want ErrInput", name, err)
+		}
+	}
+	var nilIn *Input
+	if _, err := Flow.FromValue(nilIn); !errors.Is(err, flows.ErrInput) {
+		t.Errorf("nil *Input: %v", err)
+	}
+	if _, err := NewInput(make([]byte, 199)); !errors.Is(err, ErrStates) {
+		t.Errorf("199 bytes of input states: %v", err)
+	}
+	if _, err := NewPublic(FlowLayout, make([]byte, 401)); !errors.Is(err, ErrStates) {
+		t.Errorf("NewPublic of 401 bytes: %v", err)
+	}
+	bad := GenerateInput(2, 1).States()
+	bad = append([]byte(nil), bad...)
+	bad[PairSize+StateSize] ^= 1
+	if _, err := InputFromStates(bad); !errors.Is(err, ErrStates) {
+		t.Errorf("InputFromStates with a wrong output: %v", err)
 	}
 }

@@ -232,29 +232,39 @@ func (l Layout) Window() lincheck.Window {
 // 0's), in the order of the states string, so a block's window is Perms × 400
 // bytes of it read as little-endian bits. It implements lincheck.Public.
 type Public struct {
-	L      Layout
-	States []byte
+	l      Layout
+	states []byte
+}
+
+// NewPublic returns the public term of a states string (N × 400 bytes) under
+// layout l.
+func NewPublic(l Layout, states []byte) (*Public, error) {
+	l.check()
+	if err := checkStatesLen(states); err != nil {
+		return nil, err
+	}
+	return &Public{l: l, states: states}, nil
 }
 
 var _ lincheck.Public = (*Public)(nil)
 
 // Window is the pinned window.
-func (p *Public) Window() lincheck.Window { return p.L.Window() }
+func (p *Public) Window() lincheck.Window { return p.l.Window() }
 
 // blockBytes returns block s's window bytes (Perms × 400).
 func (p *Public) blockBytes(s int, buf []byte) []byte {
-	n := len(p.States) / PairSize
-	j0 := s * p.L.Perms
-	if j0+p.L.Perms <= n {
-		return p.States[j0*PairSize : (j0+p.L.Perms)*PairSize]
+	n := len(p.states) / PairSize
+	j0 := s * p.l.Perms
+	if j0+p.l.Perms <= n {
+		return p.states[j0*PairSize : (j0+p.l.Perms)*PairSize]
 	}
 	buf = buf[:0]
-	for j := j0; j < j0+p.L.Perms; j++ {
+	for j := j0; j < j0+p.l.Perms; j++ {
 		src := j
 		if src >= n {
 			src = 0
 		}
-		buf = append(buf, p.States[src*PairSize:(src+1)*PairSize]...)
+		buf = append(buf, p.states[src*PairSize:(src+1)*PairSize]...)
 	}
 	return buf
 }
@@ -265,7 +275,7 @@ func (p *Public) blockBytes(s int, buf []byte) []byte {
 // columns stay in a core's L2), so a block costs two lookups and additions per
 // state byte; padding slots repeat block 0.
 func (p *Public) Eval(tau, chiOut []field.E) field.E {
-	nb := p.L.Perms * PairSize
+	nb := p.l.Perms * PairSize
 	w := make([]field.E, 1<<len(tau))
 	field.EqTable(w, tau)
 	tab := make([][16]field.E, 2*nb)
@@ -277,7 +287,7 @@ func (p *Public) Eval(tau, chiOut []field.E) field.E {
 	}
 	eqOut := make([]field.E, 1<<len(chiOut))
 	field.EqTable(eqOut, chiOut)
-	live := (len(p.States)/PairSize + p.L.Perms - 1) / p.L.Perms
+	live := (len(p.states)/PairSize + p.l.Perms - 1) / p.l.Perms
 	live = min(live, len(eqOut))
 	buf := make([]byte, 0, nb)
 	var acc, pad field.E
@@ -304,7 +314,7 @@ func (p *Public) Eval(tau, chiOut []field.E) field.E {
 // Table returns the same public term as a lincheck.Table (the package's direct
 // form; tests compare the two).
 func (p *Public) Table() *lincheck.Table {
-	live := (len(p.States)/PairSize + p.L.Perms - 1) / p.L.Perms
+	live := (len(p.states)/PairSize + p.l.Perms - 1) / p.l.Perms
 	t := &lincheck.Table{W: p.Window(), Rows: make([][]uint64, live)}
 	for s := range live {
 		b := p.blockBytes(s, nil)
