@@ -62,7 +62,8 @@ func (b Batch) Statement() json.RawMessage {
 
 // NewFlow returns the keccak-batch Flock flow with layout l: the circuit of Perms
 // permutations per block, the statement (N and every state) absorbed as a digest
-// and pinned into every block by the lincheck's public term.
+// and pinned into every block by the lincheck's public term. A layout other than
+// Dense (the registered one) labels its transcript FlowLabel-<Perms>x2^<LogSize>.
 func NewFlow(l Layout) *flows.Flock { return newFlowWith(l, hooks{}) }
 
 func newFlowWith(l Layout, h hooks) *flows.Flock {
@@ -78,8 +79,13 @@ func newFlowWith(l Layout, h hooks) *flows.Flock {
 		}
 		return b, nil
 	}
+	label := FlowLabel
+	if l != Dense {
+		// Another layout is another circuit: its proofs carry their own label.
+		label = fmt.Sprintf("%s-%dx2^%d", FlowLabel, l.Perms, l.LogSize)
+	}
 	return flows.NewFlock(flows.FlockSpec{
-		Name: FlowName, Label: FlowLabel,
+		Name: FlowName, Label: label,
 		Summary:     fmt.Sprintf("N Keccak-f[1600] permutations map the given input states to the given output states (%d per 2^%d block)", l.Perms, l.LogSize),
 		LazyCircuit: func() *circuit.Circuit { return NewCircuit(l).Circuit },
 		LogSize:     l.LogSize,
