@@ -112,23 +112,33 @@ func ParseMeta(b []byte) (Meta, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
 	}
+	if err := CheckMeta(m); err != nil {
+		return Meta{}, err
+	}
+	return m, nil
+}
+
+// CheckMeta is ParseMeta's check of metadata already read (a registered flow, its
+// label, a proof form, and a statement the flow accepts), for a caller that
+// completed the statement itself (from a flow's Sidecar file).
+func CheckMeta(m Meta) error {
 	f, err := Lookup(m.Flow)
 	if err != nil {
-		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+		return fmt.Errorf("flows: proof metadata: %w", err)
 	}
 	switch {
 	case m.Label != f.Label():
-		return Meta{}, fmt.Errorf("flows: proof metadata: label %q, want %q", m.Label, f.Label())
+		return fmt.Errorf("flows: proof metadata: label %q, want %q", m.Label, f.Label())
 	case m.Format != FormatWire && m.Format != FormatRaw:
-		return Meta{}, fmt.Errorf("flows: proof metadata: format %q, want wire or raw", m.Format)
+		return fmt.Errorf("flows: proof metadata: format %q, want wire or raw", m.Format)
 	}
 	if err := f.Check(m.N, m.LogInvRate); err != nil {
-		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+		return fmt.Errorf("flows: proof metadata: %w", err)
 	}
 	if err := CheckStatement(f, m.Proves()); err != nil {
-		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+		return fmt.Errorf("flows: proof metadata: %w", err)
 	}
-	return m, nil
+	return nil
 }
 
 // EncodeProof serialises a proof in format (wire unless "raw").

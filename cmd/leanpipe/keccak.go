@@ -57,47 +57,49 @@ func checkStatesOut(fl flows.Flow, out string) error {
 	return nil
 }
 
-// withStates returns PROOF.json's bytes with the statement's states read from
-// PROOF.states, for a keccak-batch proof (other flows' metadata unchanged). A
-// missing states file is a usage error; one of the wrong length for the metadata's
-// permutation count is a rejection (printed, errRejected).
-func withStates(out io.Writer, path string, mb []byte) ([]byte, error) {
-	var head struct {
-		Flow         string `json:"flow"`
-		N            int    `json:"n"`
-		Permutations *int   `json:"permutations"`
+// readMeta parses PROOF.json (a usage error naming it when malformed); for a
+// keccak-batch proof it completes the statement with PROOF.states first. A missing
+// states file is a usage error; one of the wrong length, or counts in PROOF.json
+// that disagree, are a rejection (printed to out, errRejected).
+func readMeta(out io.Writer, path string, mb []byte) (flows.Meta, error) {
+	var meta flows.Meta
+	if err := json.Unmarshal(mb, &meta); err != nil || meta.Flow != keccak.FlowName {
+		m, err := flows.ParseMeta(mb)
+		if err != nil {
+			return flows.Meta{}, usage("%s.json: %v", path, err)
+		}
+		return m, nil
 	}
-	if json.Unmarshal(mb, &head) != nil || head.Flow != keccak.FlowName {
-		return mb, nil
+	var count struct {
+		Permutations *int `json:"permutations"`
 	}
-	if head.Permutations == nil || *head.Permutations < 1 {
-		return nil, usage("%s.json: a %s proof's metadata needs \"permutations\" ≥ 1", path, keccak.FlowName)
+	if err := json.Unmarshal(meta.Statement, &count); err != nil || count.Permutations == nil || *count.Permutations < 1 {
+		return flows.Meta{}, usage("%s.json: a %s proof's metadata needs \"permutations\" ≥ 1", path, keccak.FlowName)
 	}
-	n := *head.Permutations
-	if blocks := (n + keccak.FlowLayout.Perms - 1) / keccak.FlowLayout.Perms; head.N != blocks {
+	n := *count.Permutations
+	if blocks := (n + keccak.FlowLayout.Perms - 1) / keccak.FlowLayout.Perms; meta.N != blocks {
 		fmt.Fprintf(out, "rejected: %s.json: n = %d blocks, but %d permutations fill %d\nchecked: flow %s, the metadata's counts\n",
-			path, head.N, n, blocks, keccak.FlowName)
-		return nil, errRejected
+			path, meta.N, n, blocks, keccak.FlowName)
+		return flows.Meta{}, errRejected
 	}
 	states, err := os.ReadFile(path + statesSuffix)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, usage("no %s%s beside the proof (a %s proof is checked against its states)", path, statesSuffix, keccak.FlowName)
+		return flows.Meta{}, usage("no %s%s beside the proof (a %s proof is checked against its states)", path, statesSuffix, keccak.FlowName)
 	case err != nil:
-		return nil, usage("%v", err)
+		return flows.Meta{}, usage("%v", err)
 	case len(states) != n*keccak.PairSize:
 		fmt.Fprintf(out, "rejected: %s%s holds %d bytes, want %d (%d permutations × %d)\nchecked: flow %s, the states file's length\n",
 			path, statesSuffix, len(states), n*keccak.PairSize, n, keccak.PairSize, keccak.FlowName)
-		return nil, errRejected
-	}
-	var meta flows.Meta
-	if err := json.Unmarshal(mb, &meta); err != nil {
-		return nil, usage("%s.json: %v", path, err)
+		return flows.Meta{}, errRejected
 	}
 	if meta.Statement, err = keccak.JoinStatement(meta.Statement, states); err != nil {
-		return nil, usage("%s.json: %v", path, err)
+		return flows.Meta{}, usage("%s.json: %v", path, err)
 	}
-	return json.Marshal(meta)
+	if err := flows.CheckMeta(meta); err != nil {
+		return flows.Meta{}, usage("%s.json: %v", path, err)
+	}
+	return meta, nil
 }
 
 // benchCount is the number of the flow's own units an input proves: permutations

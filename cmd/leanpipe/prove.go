@@ -236,11 +236,8 @@ of two verifies the same proof (that is the reference's statement).`,
 			}
 			meta := flows.Meta{Flow: fl.Name(), N: n, LogInvRate: rate, Label: fl.Label(), Format: format}
 			if mb, err := os.ReadFile(path + ".json"); err == nil {
-				if mb, err = withStates(cmd.OutOrStdout(), path, mb); err != nil {
+				if meta, err = readMeta(cmd.OutOrStdout(), path, mb); err != nil {
 					return err
-				}
-				if meta, err = flows.ParseMeta(mb); err != nil {
-					return usage("%s.json: %v", path, err)
 				}
 				if cmd.Flags().Changed("flow") && fl.Name() != meta.Flow {
 					return usage("--flow %s disagrees with %s.json (flow %s)", fl.Name(), path, meta.Flow)
