@@ -112,23 +112,33 @@ func ParseMeta(b []byte) (Meta, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
 	}
+	if err := CheckMeta(m); err != nil {
+		return Meta{}, err
+	}
+	return m, nil
+}
+
+// CheckMeta is ParseMeta's check of metadata already read (a registered flow, its
+// label, a proof form, and a statement the flow accepts), for a caller that
+// completed the statement itself (from a flow's Sidecar file).
+func CheckMeta(m Meta) error {
 	f, err := Lookup(m.Flow)
 	if err != nil {
-		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+		return fmt.Errorf("flows: proof metadata: %w", err)
 	}
 	switch {
 	case m.Label != f.Label():
-		return Meta{}, fmt.Errorf("flows: proof metadata: label %q, want %q", m.Label, f.Label())
+		return fmt.Errorf("flows: proof metadata: label %q, want %q", m.Label, f.Label())
 	case m.Format != FormatWire && m.Format != FormatRaw:
-		return Meta{}, fmt.Errorf("flows: proof metadata: format %q, want wire or raw", m.Format)
+		return fmt.Errorf("flows: proof metadata: format %q, want wire or raw", m.Format)
 	}
 	if err := f.Check(m.N, m.LogInvRate); err != nil {
-		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+		return fmt.Errorf("flows: proof metadata: %w", err)
 	}
 	if err := CheckStatement(f, m.Proves()); err != nil {
-		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+		return fmt.Errorf("flows: proof metadata: %w", err)
 	}
-	return m, nil
+	return nil
 }
 
 // EncodeProof serialises a proof in format (wire unless "raw").
@@ -160,8 +170,13 @@ func WriteProof(path string, p *transcript.Proof, meta Meta) error {
 	return WriteProofBytes(path, EncodeProof(p, meta.Format), meta)
 }
 
-// WriteProofBytes is WriteProof for a proof already encoded in meta.Format.
+// WriteProofBytes is WriteProof for a proof already encoded in meta.Format. A
+// flow with a Sidecar has its sidecar file written first.
 func WriteProofBytes(path string, data []byte, meta Meta) error {
+	meta, err := writeSidecar(path, meta)
+	if err != nil {
+		return err
+	}
 	mb, _ := json.MarshalIndent(meta, "", "  ")
 	if err := atomicfile.Write(path+".json", append(mb, '\n')); err != nil {
 		return err

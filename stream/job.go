@@ -12,6 +12,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/keccak"
 )
 
 // Errors carried by error results; match them with errors.Is.
@@ -50,6 +51,10 @@ type Job struct {
 	// and signers; relative like Input). A job giving it without "flow" is an
 	// xmss-aggregate job.
 	Signatures string `json:"signatures,omitempty"`
+	// States is the keccak-batch flow's input file (N × 200 bytes of input
+	// states; relative like Input). A job giving it without "flow" is a
+	// keccak-batch job.
+	States string `json:"states,omitempty"`
 	// N and Seed describe generated instances (Seed defaults to 1).
 	N    int     `json:"n,omitempty"`
 	Seed *uint64 `json:"seed,omitempty"`
@@ -155,6 +160,9 @@ func ParseJob(data []byte, base, defaultID string) (Job, error) {
 	if j.Signatures != "" && !filepath.IsAbs(j.Signatures) && base != "" {
 		j.Signatures = filepath.Join(base, j.Signatures)
 	}
+	if j.States != "" && !filepath.IsAbs(j.States) && base != "" {
+		j.States = filepath.Join(base, j.States)
+	}
 	if err := j.check(0); err != nil {
 		return j, err
 	}
@@ -173,6 +181,9 @@ func (j *Job) check(maxN int) error {
 	if j.Signatures != "" && j.Flow == "" {
 		j.Flow = aggregate.FlowName
 	}
+	if j.States != "" && j.Flow == "" {
+		j.Flow = keccak.FlowName
+	}
 	f, err := flows.Lookup(j.Flow)
 	if err != nil {
 		return fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
@@ -183,6 +194,9 @@ func (j *Job) check(maxN int) error {
 	}
 	if j.Signatures != "" && f.Name() != aggregate.FlowName {
 		return fmt.Errorf("%w: job %s: \"signatures\" is the %s flow's input; give \"input\" for %s", ErrJob, j.ID, aggregate.FlowName, f.Name())
+	}
+	if j.States != "" && f.Name() != keccak.FlowName {
+		return fmt.Errorf("%w: job %s: \"states\" is the %s flow's input; give \"input\" for %s", ErrJob, j.ID, keccak.FlowName, f.Name())
 	}
 	if maxN <= 0 || maxN > f.MaxN() {
 		maxN = f.MaxN()
@@ -197,6 +211,9 @@ func (j *Job) check(maxN int) error {
 	if j.Signatures != "" {
 		set++
 	}
+	if j.States != "" {
+		set++
+	}
 	if j.N != 0 || j.Seed != nil {
 		set++
 	}
@@ -204,7 +221,7 @@ func (j *Job) check(maxN int) error {
 		set++
 	}
 	if set != 1 {
-		return fmt.Errorf("%w: job %s: give exactly one of \"input\" (or \"blocks\", \"signatures\") or \"n\"", ErrJob, j.ID)
+		return fmt.Errorf("%w: job %s: give exactly one of \"input\" (or \"blocks\", \"signatures\", \"states\") or \"n\"", ErrJob, j.ID)
 	}
 	if j.Seed != nil && j.N == 0 {
 		return fmt.Errorf("%w: job %s: \"seed\" without \"n\"", ErrJob, j.ID)
@@ -265,6 +282,8 @@ func (j *Job) file() string {
 		return j.Input
 	case j.Signatures != "":
 		return j.Signatures
+	case j.States != "":
+		return j.States
 	}
 	return j.Blocks
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/rusage"
+	"github.com/leanpipe/leanpipe/keccak"
 	"github.com/spf13/cobra"
 )
 
@@ -43,6 +44,7 @@ type benchRow struct {
 	VerifyMS         float64            `json:"verify_ms_median"`
 	CompressionsPerS float64            `json:"compressions_per_s,omitempty"`
 	SignaturesPerS   float64            `json:"signatures_per_s,omitempty"`
+	PermutationsPerS float64            `json:"permutations_per_s,omitempty"`
 	ProofBytes       int                `json:"proof_bytes"`
 	PeakRSSBytes     int64              `json:"peak_rss_bytes"`
 	Kernels          map[string]string  `json:"kernels,omitempty"`
@@ -251,7 +253,7 @@ row's "baseline" and the listing goes to stderr.`,
 				return err
 			}
 			for _, p := range sizes {
-				if err := mb.check("bench "+p.String(), fl, p.n, rate); err != nil {
+				if err := mb.check("bench "+p.String(), fl, benchInstances(fl, p.n), rate); err != nil {
 					return err
 				}
 			}
@@ -468,7 +470,9 @@ func fmtRatio(v, old float64) string {
 }
 
 // perS is the row's throughput, in its flow's instances per second.
-func (r benchRow) perS() float64 { return max(r.CompressionsPerS, r.SignaturesPerS) }
+func (r benchRow) perS() float64 {
+	return max(r.CompressionsPerS, r.SignaturesPerS, r.PermutationsPerS)
+}
 
 // benchKey identifies a point across runs: the flow, the instance count and the
 // worker count.
@@ -727,9 +731,12 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bo
 		}
 	}
 	row.ProveMS, row.VerifyMS = median(prove), median(verify)
-	if perS := float64(in.Len()) / (row.ProveMS / 1e3); fl.Name() == aggregate.FlowName {
+	switch perS := float64(benchCount(in)) / (row.ProveMS / 1e3); fl.Name() {
+	case aggregate.FlowName:
 		row.SignaturesPerS = perS
-	} else {
+	case keccak.FlowName:
+		row.PermutationsPerS = perS
+	default:
 		row.CompressionsPerS = perS
 	}
 	row.PeakRSSBytes = rusage.PeakRSS()

@@ -93,12 +93,15 @@ func proveCmd() *cobra.Command {
 		trace                                                *traceFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "prove (--input FILE | --blocks FILE | --signatures FILE | --n N --seed S) --out PROOF [--flow NAME]",
+		Use:   "prove (--input FILE | --blocks FILE | --signatures FILE | --states FILE | --n N --seed S) --out PROOF [--flow NAME]",
 		Short: "prove a flow's input (by default a batch of BLAKE2s compressions); writes PROOF in the reference's bytes and PROOF.json",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := newLogger(cmd)
 			if err := signaturesInput(cmd, &flowName, &inputPath); err != nil {
+				return err
+			}
+			if err := statesInput(cmd, &flowName, &inputPath); err != nil {
 				return err
 			}
 			fl, err := lookupFlow(flowName)
@@ -115,6 +118,9 @@ func proveCmd() *cobra.Command {
 				return usage("--workers: %d is out of range [0, 1024]", workers)
 			}
 			if err := checkOutFile("--out", out); err != nil {
+				return err
+			}
+			if err := checkStatesOut(fl, out); err != nil {
 				return err
 			}
 			if blocksPath != "" {
@@ -192,6 +198,7 @@ func proveCmd() *cobra.Command {
 	f.IntVar(&workers, "workers", 0, "cores to use (0 = all)")
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp)
 	addSignaturesFlag(cmd)
+	addStatesFlag(cmd)
 	trace = addTraceFlag(cmd)
 	return cmd
 }
@@ -229,8 +236,8 @@ of two verifies the same proof (that is the reference's statement).`,
 			}
 			meta := flows.Meta{Flow: fl.Name(), N: n, LogInvRate: rate, Label: fl.Label(), Format: format}
 			if mb, err := os.ReadFile(path + ".json"); err == nil {
-				if meta, err = flows.ParseMeta(mb); err != nil {
-					return usage("%s.json: %v", path, err)
+				if meta, err = readMeta(cmd.OutOrStdout(), path, mb); err != nil {
+					return err
 				}
 				if cmd.Flags().Changed("flow") && fl.Name() != meta.Flow {
 					return usage("--flow %s disagrees with %s.json (flow %s)", fl.Name(), path, meta.Flow)

@@ -36,6 +36,8 @@ func serveCmd() *cobra.Command {
   {"id":"c","flow":"NAME","input":"f"}    another registered flow's input file (or "n")
   {"id":"d","signatures":"s.json"}        XMSS signatures to aggregate (flow xmss-aggregate; each
                                           is verified first, an invalid one is an error naming it)
+  {"id":"e","states":"ins.bin"}           Keccak-f[1600] input states, N × 200 bytes (flow
+                                          keccak-batch; DIR/<id>.proof.bin.states gets the states)
 with optional "flow" (default --flow), "format" (wire|raw), "formats" (["wire","raw"]: both forms
 of one proof, the first as DIR/<id>.proof.bin, the other as DIR/<id>.proof.<form>.bin, named in
 the result's "also"), "log_inv_rate" (1..4) and "unordered" (true: the result may leave before

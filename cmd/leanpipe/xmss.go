@@ -15,6 +15,7 @@ import (
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
+	"github.com/leanpipe/leanpipe/keccak"
 	"github.com/leanpipe/leanpipe/xmss"
 )
 
@@ -103,6 +104,8 @@ func instances(fl flows.Flow) string {
 		return "signatures"
 	case flows.Name:
 		return "compressions"
+	case keccak.FlowName:
+		return "permutations"
 	}
 	return "instances"
 }
@@ -398,7 +401,7 @@ func signaturesInput(cmd *cobra.Command, flowName, inputPath *string) error {
 
 // inputFlag names the flag that gave prove's input file, for its errors.
 func inputFlag(cmd *cobra.Command) string {
-	for _, name := range []string{"signatures", "blocks"} {
+	for _, name := range []string{"signatures", "blocks", "states"} {
 		if cmd.Flags().Changed(name) {
 			return "--" + name
 		}
@@ -407,11 +410,15 @@ func inputFlag(cmd *cobra.Command) string {
 }
 
 // setRate records a run's throughput: signatures/s for xmss-aggregate,
-// compressions/s (the batch flow's, and the field's historical name) otherwise.
+// permutations/s for keccak-batch, compressions/s (the batch flow's, and the
+// field's historical name) otherwise.
 func (s *runSummary) setRate(fl flows.Flow, perS float64) {
-	if fl.Name() == aggregate.FlowName {
+	switch fl.Name() {
+	case aggregate.FlowName:
 		s.SignaturesPerS = perS
-	} else {
+	case keccak.FlowName:
+		s.PermutationsPerS = perS
+	default:
 		s.CompressionsPerS = perS
 	}
 }

@@ -1,0 +1,80 @@
+package keccak
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/rusage"
+)
+
+// estimateChildEnv, when set to n in a child process, makes TestEstimateChild prove
+// one batch of n generated permutations on an Engine and exit.
+const estimateChildEnv = "LEANPIPE_KECCAK_ESTIMATE_CHILD"
+
+// TestEstimateChild is the child process of TestEstimateBoundsPeakRSS.
+func TestEstimateChild(t *testing.T) {
+	spec := os.Getenv(estimateChildEnv)
+	if spec == "" {
+		t.Skip("child process of TestEstimateBoundsPeakRSS")
+	}
+	n, err := strconv.Atoi(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Flow.FromValue(GenerateInput(n, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := flows.NewEngine(flows.EngineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Prove(context.Background(), flows.Request{Flow: Flow, Input: in, LogInvRate: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rusage.PrintPeak()
+}
+
+// TestEstimateBoundsPeakRSS proves one batch per child process of 24, 3·2^10 and
+// 3·2^12 permutations (and 2^14 with LEANPIPE_HEAVY) and checks measured ≤
+// Estimate ≤ 1.5 × measured + 64 MiB, the bound the other flows' estimates keep.
+func TestEstimateBoundsPeakRSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves batches of up to 12,288 permutations in child processes")
+	}
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is not the prover's")
+	}
+	points := []int{24, 3 << 10, 3 << 12}
+	if os.Getenv("LEANPIPE_HEAVY") != "" {
+		points = append(points, 1<<14)
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-12s %12s %12s %6s %8s\n", "permutations", "estimate MiB", "peak RSS MiB", "ratio", "time")
+	for _, n := range points {
+		measured, took, out, err := rusage.RunChild("TestEstimateChild", estimateChildEnv+"="+strconv.Itoa(n))
+		if err != nil {
+			t.Fatalf("child of %d permutations: %v\n%s", n, err, out)
+		}
+		if measured == 0 {
+			t.Skipf("the child could not read its peak RSS:\n%s", out)
+		}
+		est := Flow.Estimate((n+FlowLayout.Perms-1)/FlowLayout.Perms, 1)
+		fmt.Fprintf(&table, "%-12d %12.1f %12.1f %6.2f %8s\n", n, float64(est)/(1<<20), float64(measured)/(1<<20),
+			float64(est)/float64(measured), took.Round(10*time.Millisecond))
+		if est < measured {
+			t.Errorf("%d permutations: estimate %d bytes is below the measured peak RSS %d", n, est, measured)
+		}
+		if hi := measured + measured/2 + 64<<20; est > hi {
+			t.Errorf("%d permutations: estimate %d bytes is over 1.5 × measured %d + 64 MiB", n, est, measured)
+		}
+	}
+	t.Logf("estimate vs peak RSS, one child process per point:\n%s", table.String())
+}
