@@ -2,13 +2,13 @@ package queue
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -239,6 +239,7 @@ func (w *Worker) handle(ctx, fin context.Context, msg jetstream.Msg) bool {
 		return false
 	}
 	if err == nil {
+		digestInput(&job, w.o.MaxInputBytes)
 		d.key = jobKey(job)
 		if r, ok := w.fromStore(ctx, d, job); ok {
 			w.count(func(m *Metrics) { m.FromStore++ })
@@ -522,10 +523,10 @@ func (w *Worker) deadLetter(fin context.Context, d *delivery, job stream.Job) {
 	w.answer(fin, d, r)
 }
 
-// jobKey is the digest of what a job's proof depends on: its flow, input, form and
-// rate, and the other form it asks for (a job resubmitted unchanged has the same key;
-// its input file's contents are not read). "signatures" counts as the job's "input"
-// (at most one of them is set).
+// jobKey is the digest of what a job's proof depends on: its flow, its input's
+// contents (Job.InputSHA256, never its path) or generated instances, form and rate,
+// and the other form it asks for (a job resubmitted unchanged has the same key; the
+// same path with other contents has another).
 func jobKey(j stream.Job) string {
 	seed := j.Seed
 	if j.N > 0 && seed == nil {
@@ -533,13 +534,37 @@ func jobKey(j stream.Job) string {
 		seed = &one
 	}
 	b, _ := json.Marshal(struct {
-		Flow, Input, Blocks string
-		N                   int
-		Seed                *uint64
-		Format              string
-		LogInvRate          int
-		Also                []string `json:",omitempty"`
-	}{j.Flow, cmp.Or(j.Input, j.Signatures), j.Blocks, j.N, seed, j.Format, j.LogInvRate, j.Extras()})
+		Flow        string
+		InputSHA256 string
+		N           int
+		Seed        *uint64
+		Format      string
+		LogInvRate  int
+		Also        []string `json:",omitempty"`
+	}{j.Flow, j.InputSHA256, j.N, seed, j.Format, j.LogInvRate, j.Extras()})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// digestInput fills the InputSHA256 of a job with an input file that carries none
+// (a job not made by Submit), reading the file, so that its key is its contents'
+// and the Prover refuses the file if it changes before it is read again. A file that
+// cannot be read is left to the Prover's error.
+func digestInput(j *stream.Job, maxBytes int64) {
+	if j.File() == "" || j.InputSHA256 != "" {
+		return
+	}
+	if maxBytes <= 0 {
+		maxBytes = 1 << 30
+	}
+	f, err := os.Open(j.File())
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil || int64(len(data)) > maxBytes {
+		return
+	}
+	j.InputSHA256 = stream.InputDigest(data)
 }

@@ -2,6 +2,8 @@ package stream
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +52,11 @@ type Job struct {
 	// and signers; relative like Input). A job giving it without "flow" is an
 	// xmss-aggregate job.
 	Signatures string `json:"signatures,omitempty"`
+	// InputSHA256, when set, is the SHA-256 of the input file's contents as
+	// lowercase hex (leanpipe submit records it): a file whose contents differ when
+	// the job is proved is refused, so a proof is never made of another input than
+	// the one submitted. Only a job with an input file may carry it.
+	InputSHA256 string `json:"input_sha256,omitempty"`
 	// N and Seed describe generated instances (Seed defaults to 1).
 	N    int     `json:"n,omitempty"`
 	Seed *uint64 `json:"seed,omitempty"`
@@ -117,6 +124,19 @@ func failed(seq uint64, id string, err error) Result {
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+
+var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// File is the job's input file ("input", "signatures" or "blocks"), "" for
+// generated instances or a Go value.
+func (j *Job) File() string { return j.file() }
+
+// InputDigest is the SHA-256 of an input file's contents as lowercase hex, the form
+// of Job.InputSHA256.
+func InputDigest(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
 
 // ParseJob decodes one JSON job strictly (unknown keys, trailing data and wrong
 // types are errors) and checks it; base resolves a relative blocks path and
@@ -205,6 +225,14 @@ func (j *Job) check(maxN int) error {
 	}
 	if set != 1 {
 		return fmt.Errorf("%w: job %s: give exactly one of \"input\" (or \"blocks\", \"signatures\") or \"n\"", ErrJob, j.ID)
+	}
+	if j.InputSHA256 != "" {
+		if j.file() == "" {
+			return fmt.Errorf("%w: job %s: \"input_sha256\" without an input file", ErrJob, j.ID)
+		}
+		if !sha256Pattern.MatchString(j.InputSHA256) {
+			return fmt.Errorf("%w: job %s: input_sha256 %q: want 64 lowercase hex digits", ErrJob, j.ID, j.InputSHA256)
+		}
 	}
 	if j.Seed != nil && j.N == 0 {
 		return fmt.Errorf("%w: job %s: \"seed\" without \"n\"", ErrJob, j.ID)
@@ -338,6 +366,12 @@ func (j *Job) load(maxBytes int64) (flows.Input, error) {
 	}
 	if int64(len(data)) > maxBytes {
 		return nil, fmt.Errorf("%w: job %s: input file %s grew over %d bytes", ErrLimit, j.ID, path, maxBytes)
+	}
+	if j.InputSHA256 != "" {
+		if got := InputDigest(data); got != j.InputSHA256 {
+			return nil, fmt.Errorf("%w: job %s: input %s changed since the job was made: its sha256 is %s, the job's input_sha256 %s",
+				ErrJob, j.ID, path, got, j.InputSHA256)
+		}
 	}
 	in, err := j.flow.Decode(data)
 	if err != nil {

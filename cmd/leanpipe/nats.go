@@ -153,9 +153,14 @@ the streams, the workers' consumer and the proof bucket when missing, waits for 
 result (unless --no-wait) and prints exactly one result line per job on stdout: serve's JSON
 plus "worker" and "deliveries". --fetch DIR (created if missing) downloads each proof as
 DIR/<id>.proof.bin with its .json sidecar (and DIR/<id>.proof.<form>.bin for a job whose
-"formats" asks for both forms) and verifies it. Input files named by jobs are opened by the
-workers: relative paths are resolved against the jobs file's directory and sent absolute, so
-the workers must read them at that path. Exit status 0 when every job is ok, 1 otherwise, 2
+"formats" asks for both forms) and verifies it against the statement of the job's own input,
+never the worker's word: submit reads each input file before publishing, records its SHA-256
+in the job ("input_sha256"; a worker refuses a file whose contents changed) and the statement
+it proves (flow, n, rate, form and the flow's data: message, epoch and keys for
+xmss-aggregate); a fetched proof of any other statement is refused (exit 1, naming the job and
+the field). Proofs are stored by the input's contents, not its path. Input files named by
+jobs are opened by the workers too: relative paths are resolved against the jobs file's
+directory and sent absolute, so the workers must read them at that path. Exit status 0 when every job is ok, 1 otherwise, 2
 for bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
