@@ -328,13 +328,13 @@ func (w *Worker) finish(fin context.Context, d *delivery, res stream.Result) {
 		if err != nil {
 			break
 		}
-		if r.Also == nil {
-			r.Also = map[string]string{}
+		if r.AlsoObjects == nil {
+			r.AlsoObjects = map[string]string{}
 		}
-		r.Also[e.Meta.Format] = FormName(res.ID, e.Meta.Format)
+		r.AlsoObjects[e.Meta.Format] = FormName(res.ID, e.Meta.Format)
 	}
 	name := ProofName(res.ID)
-	r.Proof = name
+	r.Object = name
 	if err == nil {
 		var n int64
 		n, err = w.put(fin, name, d.key, res.Data, res.Meta)
@@ -453,8 +453,8 @@ func (w *Worker) fromStore(ctx context.Context, d *delivery, job stream.Job) (Re
 	if err != nil {
 		return Result{}, false
 	}
-	r := Result{Result: stream.Result{Seq: d.subSeq, ID: id, OK: true, Proof: name, Flow: meta.Flow, N: meta.N,
-		Bytes: int(info.Size), Form: meta.Format, Also: also}, Worker: w.o.Worker, Deliveries: d.n}
+	r := Result{Result: stream.Result{Seq: d.subSeq, ID: id, OK: true, Flow: meta.Flow, N: meta.N,
+		Bytes: int(info.Size), Form: meta.Format}, Object: name, AlsoObjects: also, Worker: w.o.Worker, Deliveries: d.n}
 	if w.o.Out != "" {
 		err := copyOut(ctx, w.store, name, stream.ProofPath(w.o.Out, id), &meta)
 		for _, form := range job.Extras() {

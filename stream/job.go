@@ -25,7 +25,8 @@ var (
 	ErrLimit = errors.New("stream: job over the limits")
 	// ErrAbandoned marks an accepted job given up on at shutdown.
 	ErrAbandoned = errors.New("stream: job abandoned at shutdown")
-	// ErrBusy marks a job whose id is the id of a job still in flight.
+	// ErrBusy marks a job whose id is the id of a job still in flight, or, with
+	// Options.UniqueIDs, of any earlier job of the stream.
 	ErrBusy = errors.New("stream: job id in flight")
 )
 
@@ -38,8 +39,9 @@ const MaxLineBytes = 1 << 20
 // generated instances (N, Seed, as `leanpipe prove --n N --seed S`), or, for library
 // users, a Go value the flow accepts (Value). Exactly one of the three is set.
 type Job struct {
-	// ID names the job's results and files (DIR/<ID>.proof.bin): 1 to 128 of
-	// A-Z a-z 0-9 . _ -, not starting with a dot.
+	// ID names the job's results and files (DIR/<ID>.proof.bin) and, on the queue,
+	// its result subject: 1 to 128 of A-Z a-z 0-9 _ - (CheckID; one rule for serve,
+	// submit and the queue's workers).
 	ID string `json:"id"`
 	// Flow names a registered flow (flows.Names); empty is flows.DefaultName.
 	Flow string `json:"flow,omitempty"`
@@ -123,7 +125,29 @@ func failed(seq uint64, id string, err error) Result {
 	return Result{Seq: seq, ID: id, Err: err, Error: err.Error()}
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// CheckID reports whether id can name a job: 1 to 128 of A-Z a-z 0-9 _ - (a file
+// name and a NATS subject token). Its error is an *IDError.
+func CheckID(id string) error {
+	if !idPattern.MatchString(id) {
+		return &IDError{ID: id}
+	}
+	return nil
+}
+
+// IDError is the error of a job whose id is missing or breaks the id rule
+// (CheckID); it wraps ErrJob.
+type IDError struct{ ID string }
+
+func (e *IDError) Error() string {
+	if e.ID == "" {
+		return ErrJob.Error() + `: missing "id"`
+	}
+	return fmt.Sprintf("%v: id %q: a job id is 1 to 128 of A-Z a-z 0-9 _ -", ErrJob, e.ID)
+}
+
+func (e *IDError) Unwrap() error { return ErrJob }
 
 var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
@@ -184,11 +208,8 @@ func ParseJob(data []byte, base, defaultID string) (Job, error) {
 // check validates a job's fields, resolves its flow and fills defaults; it reads no
 // file. maxN bounds the instances (0: the flow's own limit).
 func (j *Job) check(maxN int) error {
-	switch {
-	case j.ID == "":
-		return fmt.Errorf("%w: missing \"id\"", ErrJob)
-	case !idPattern.MatchString(j.ID):
-		return fmt.Errorf("%w: id %q: want 1 to 128 of A-Z a-z 0-9 . _ -, not starting with a dot", ErrJob, j.ID)
+	if err := CheckID(j.ID); err != nil {
+		return err
 	}
 	if j.Signatures != "" && j.Flow == "" {
 		j.Flow = aggregate.FlowName

@@ -48,6 +48,11 @@ type Options struct {
 	// Verify checks every proof with the verifier before its result is reported
 	// (a proof that does not verify becomes an error result).
 	Verify bool
+	// UniqueIDs refuses a job whose id an earlier job of the stream had (running or
+	// finished) with an ErrBusy result naming the id, so that no proof file is
+	// overwritten (serve sets it; the queue's workers, which see a job again on
+	// redelivery, do not). The ids are kept for the Prover's life.
+	UniqueIDs bool
 }
 
 func (o Options) withDefaults() Options {
@@ -90,6 +95,7 @@ type Prover struct {
 
 	mu     sync.Mutex
 	active map[string]bool // ids in flight
+	used   map[string]bool // ids admitted so far (UniqueIDs)
 }
 
 var _ streams.Flow = (*Prover)(nil)
@@ -105,6 +111,7 @@ func NewProver(ctx context.Context, eng Engine, o Options) *Prover {
 		slots:   semaphore.NewWeighted(int64(o.InFlight)),
 		metrics: newCollector(eng, o),
 		active:  map[string]bool{},
+		used:    map[string]bool{},
 		obs:     observerOf(ctx),
 	}
 	if p.obs != nil {
@@ -248,11 +255,17 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 			ErrLimit, job.ID, n, job.flow.Name(), job.LogInvRate, sysmem.Format(cost), sysmem.Format(p.opt.MemoryBudget), from)
 	}
 	p.mu.Lock()
-	busy := p.active[job.ID]
-	if !busy {
+	busy, used := p.active[job.ID], p.opt.UniqueIDs && p.used[job.ID]
+	if !busy && !used {
 		p.active[job.ID] = true
+		if p.opt.UniqueIDs {
+			p.used[job.ID] = true
+		}
 	}
 	p.mu.Unlock()
+	if used && !busy {
+		return 0, false, fmt.Errorf("%w: job %s: the id %q was already used in this stream; give each job its own id", ErrBusy, job.ID, job.ID)
+	}
 	if busy {
 		return 0, false, fmt.Errorf("%w: job %s: another job with this id has not finished", ErrBusy, job.ID)
 	}
@@ -327,7 +340,7 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	for _, form := range job.Extras() {
 		r.Extra = append(r.Extra, Encoded{Meta: flows.NewMetaFor(job.flow, proved.Statement, form), Data: flows.EncodeProof(proved.Proof, form)})
 	}
-	p.metrics.proved(proved, input.Len())
+	p.metrics.proved(proved, job.flow.Name(), input.Len())
 	if p.obs != nil {
 		p.obs.Proved(r, start)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/cpu"
 )
 
@@ -36,10 +37,13 @@ func newRoot() *cobra.Command {
 		Short:         "leanpipe proves batches of BLAKE2s compressions with leanVM-b's Flock + WHIR, byte-compatible with the reference",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// An unknown $LEANPIPE_SIMD and bad global flags are refused before any
+		// An unknown $LEANPIPE_SIMD or $LEANPIPE_HUGEPAGES and bad global flags are refused before any
 		// command runs.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cpu.Check(); err != nil {
+				return usageError{err}
+			}
+			if err := buffers.CheckHugePagesEnv(); err != nil {
 				return usageError{err}
 			}
 			if f := cmd.Flag("log-level"); f != nil {

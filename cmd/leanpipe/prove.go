@@ -176,7 +176,7 @@ func proveCmd() *cobra.Command {
 				return err
 			}
 			printSpans(cmd.OutOrStdout(), fmt.Sprintf("%s: %d instances (2^%d slots)", fl.Name(), in.Len(), res.Shape.NLog), res.Spans)
-			log.Info().Str("proof", out).Dur("wall", res.Wall).Msg("proved")
+			log.Info().Str("proof", out).Dur("wall_ms", res.Wall).Msg("proved")
 			return nil
 		},
 	}
