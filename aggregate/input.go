@@ -69,9 +69,9 @@ func (in *Input) Statement() json.RawMessage {
 var ErrStatement = errors.New("aggregate: malformed statement")
 
 type aggregateJSON struct {
-	Message    string   `json:"message"`
-	Epoch      *uint32  `json:"epoch"`
-	PublicKeys []string `json:"public_keys"`
+	Message    string     `json:"message"`
+	Epoch      *epochJSON `json:"epoch"`
+	PublicKeys []string   `json:"public_keys"`
 }
 
 // MarshalJSON writes {"message": hex, "epoch": e, "public_keys": [hex, …]}.
@@ -81,7 +81,7 @@ func (a Aggregate) MarshalJSON() ([]byte, error) {
 		b := pk.Bytes()
 		keys[i] = hex.EncodeToString(b[:])
 	}
-	e := a.Epoch
+	e := epochJSON(a.Epoch)
 	return json.Marshal(aggregateJSON{Message: hex.EncodeToString(a.Message[:]), Epoch: &e, PublicKeys: keys})
 }
 
@@ -104,7 +104,7 @@ func (a *Aggregate) UnmarshalJSON(b []byte) error {
 	if err := decodeHex(out.Message[:], j.Message, "message"); err != nil {
 		return err
 	}
-	out.Epoch = *j.Epoch
+	out.Epoch = uint32(*j.Epoch)
 	out.PublicKeys = make([]xmss.PublicKey, len(j.PublicKeys))
 	for i, s := range j.PublicKeys {
 		var raw [xmss.PublicKeySize]byte
@@ -130,7 +130,7 @@ func decodeHex(dst []byte, s, what string) error {
 		return fmt.Errorf("%w: %s: %d hex digits, want %d", ErrStatement, what, len(s), 2*len(dst))
 	}
 	if strings.ToLower(s) != s {
-		return fmt.Errorf("%w: %s: hex must be lowercase", ErrStatement, what)
+		return fmt.Errorf("%w: %s: use lowercase hex", ErrStatement, what)
 	}
 	if _, err := hex.Decode(dst, []byte(s)); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrStatement, what, err)
@@ -157,7 +157,7 @@ type signerJSON struct {
 
 type inputJSON struct {
 	Message string       `json:"message"`
-	Epoch   *uint32      `json:"epoch"`
+	Epoch   *epochJSON   `json:"epoch"`
 	Signers []signerJSON `json:"signers"`
 }
 
@@ -169,7 +169,7 @@ func (in *Input) MarshalJSON() ([]byte, error) {
 		pk, sig := sg.PublicKey.Bytes(), sg.Signature.Bytes()
 		s[i] = signerJSON{PublicKey: hex.EncodeToString(pk[:]), Signature: hex.EncodeToString(sig[:])}
 	}
-	e := in.Epoch
+	e := epochJSON(in.Epoch)
 	return json.Marshal(inputJSON{Message: hex.EncodeToString(in.Message[:]), Epoch: &e, Signers: s})
 }
 
@@ -191,7 +191,7 @@ func ParseInput(data []byte) (*Input, error) {
 	case len(j.Signers) == 0:
 		return nil, fmt.Errorf("%w: no \"signers\"", ErrStatement)
 	}
-	in := &Input{Epoch: *j.Epoch, Signers: make([]Signer, len(j.Signers))}
+	in := &Input{Epoch: uint32(*j.Epoch), Signers: make([]Signer, len(j.Signers))}
 	if err := decodeHex(in.Message[:], j.Message, "message"); err != nil {
 		return nil, err
 	}

@@ -112,6 +112,11 @@ type Options struct {
 	// Fetch, when set, is a directory where Submit writes each ok result's proof
 	// (DIR/<id>.proof.bin and its .json) after verifying it.
 	Fetch string
+
+	// Logf, when set, receives a worker's failures that no result reports: a
+	// result, dead letter, proof or ack that could not be published (the job is
+	// then left to its lease), a result too large to publish.
+	Logf func(format string, args ...any)
 }
 
 func (o Options) withDefaults() Options {

@@ -47,7 +47,7 @@ func parseResult(data []byte) (Result, error) {
 }
 
 func failedResult(seq uint64, id string, err error) Result {
-	return Result{Result: stream.Result{Seq: seq, ID: id, Err: err, Error: err.Error()}}
+	return Result{Result: stream.Result{Seq: seq, ID: id, Err: err, Error: stream.BoundText(err.Error(), stream.MaxErrorBytes)}}
 }
 
 // Metrics are a worker's: the Prover's (stream.Metrics, counting the jobs handed

@@ -343,6 +343,7 @@ func (w *Worker) finish(fin context.Context, d *delivery, res stream.Result) {
 	w.count(func(m *Metrics) { m.StoreBytes += stored })
 	if err != nil {
 		// Not stored: leave the job to its lease, another delivery proves it again.
+		w.logf("queue: job %s: its proof could not be stored (the job is left to its lease): %v", res.ID, err)
 		w.count(func(m *Metrics) { m.Unfinished++ })
 		w.done(d)
 		return
@@ -387,25 +388,57 @@ func (w *Worker) put(fin context.Context, name, key string, data []byte, meta fl
 	return int64(len(mb) + len(data)), nil
 }
 
-// answer publishes the job's result, then acks the job (ok) or terminates it.
-// When the result cannot be published the job is left to its lease.
+// logf reports a failure no result carries (Options.Logf).
+func (w *Worker) logf(format string, args ...any) {
+	if w.o.Logf != nil {
+		w.o.Logf(format, args...)
+	}
+}
+
+// resultRoom is what a result message's headers and subject may take of the
+// server's max payload.
+const resultRoom = 1 << 10
+
+// answer publishes the job's result, then acks the job (ok) or terminates it. A
+// result too large for the server's max payload is logged and replaced by a short
+// error result (the job is terminated, never redelivered). When the result cannot be
+// published the job is left to its lease.
 func (w *Worker) answer(fin context.Context, d *delivery, r Result) {
 	defer w.done(d)
-	msg := &nats.Msg{Subject: ResultsSubject + d.id, Data: r.JSON(), Header: nats.Header{}}
-	if d.token != "" {
-		msg.Header.Set(HeaderSubmission, d.token)
+	data := r.JSON()
+	limit := w.js.Conn().MaxPayload()
+	if limit > 0 && int64(len(data))+resultRoom > limit {
+		r, data = w.tooLarge(d, r, len(data), limit), nil
 	}
-	err := retry(fin, func(ctx context.Context) error {
-		_, err := w.js.PublishMsg(ctx, msg, jetstream.WithMsgID(fmt.Sprintf("result-%d", d.streamSeq)))
-		return err
-	}, w.window())
+	publish := func(data []byte) error {
+		msg := &nats.Msg{Subject: ResultsSubject + d.id, Data: data, Header: nats.Header{}}
+		if d.token != "" {
+			msg.Header.Set(HeaderSubmission, d.token)
+		}
+		return retry(fin, func(ctx context.Context) error {
+			_, err := w.js.PublishMsg(ctx, msg, jetstream.WithMsgID(fmt.Sprintf("result-%d", d.streamSeq)))
+			return err
+		}, w.window())
+	}
+	if data == nil {
+		data = r.JSON()
+	}
+	err := publish(data)
+	if errors.Is(err, nats.ErrMaxPayload) {
+		r = w.tooLarge(d, r, len(data), limit)
+		err = publish(r.JSON())
+	}
 	if err != nil {
+		w.logf("queue: job %s: its result could not be published (the job is left to its lease): %v", d.id, err)
 		w.count(func(m *Metrics) { m.Unfinished++ })
 		return
 	}
 	w.count(func(m *Metrics) { m.Published++ })
 	if r.OK {
 		err = retry(fin, func(ctx context.Context) error { return d.msg.DoubleAck(ctx) }, w.window())
+		if err != nil {
+			w.logf("queue: job %s: its result is published but the ack failed (the job is left to its lease): %v", d.id, err)
+		}
 		w.count(func(m *Metrics) {
 			if err == nil {
 				m.Acked++
@@ -513,6 +546,7 @@ func (w *Worker) deadLetter(fin context.Context, d *delivery, job stream.Job) {
 	}, w.window())
 	if err != nil {
 		// The server delivers it once more (MaxDeliver+2), for another try.
+		w.logf("queue: job %s: its dead letter could not be published (the job is left to its lease): %v", d.id, err)
 		w.count(func(m *Metrics) { m.Unfinished++ })
 		w.done(d)
 		return
@@ -567,4 +601,14 @@ func digestInput(j *stream.Job, maxBytes int64) {
 		return
 	}
 	j.InputSHA256 = stream.InputDigest(data)
+}
+
+// tooLarge logs a result of size bytes over the server's max payload and returns
+// the short error result that replaces it.
+func (w *Worker) tooLarge(d *delivery, r Result, size int, limit int64) Result {
+	w.logf("queue: job %s: its result (%d bytes) is over the NATS server's max payload (%d bytes); answering with a short error", d.id, size, limit)
+	short := failedResult(r.Seq, r.ID, fmt.Errorf("queue: job %s: its result (%d bytes) is over the NATS server's max payload (%d bytes); the start of its error: %s",
+		r.ID, size, limit, stream.BoundText(r.Error, 256)))
+	short.Worker, short.Deliveries = r.Worker, r.Deliveries
+	return short
 }

@@ -78,7 +78,8 @@ type Job struct {
 	// Value, for library users, is proved as given (flows.Flow.FromValue).
 	Value any `json:"-"`
 
-	flow flows.Flow // resolved by check
+	flow    flows.Flow  // resolved by check
+	decoded flows.Input // the input file, read and parsed by size (not yet checked)
 }
 
 // Result is the outcome of one job. Exactly one Result is produced per accepted job.
@@ -122,7 +123,7 @@ func (j *Job) Extras() []string {
 }
 
 func failed(seq uint64, id string, err error) Result {
-	return Result{Seq: seq, ID: id, Err: err, Error: err.Error()}
+	return Result{Seq: seq, ID: id, Err: err, Error: BoundText(err.Error(), MaxErrorBytes)}
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
@@ -318,8 +319,10 @@ func (j *Job) file() string {
 	return j.Blocks
 }
 
-// size returns the job's instance count without reading its input: an input file is
-// sized by stat and refused when larger than maxBytes. A Go value is converted here.
+// size returns the job's exact instance count before any work on it: an input file
+// is refused by stat when larger than maxBytes, else read (its input_sha256
+// checked) and parsed, and counted (never guessed from its size); its signatures, if
+// any, are not verified here (load does). A Go value is converted here.
 func (j *Job) size(maxBytes int64) (int, error) {
 	switch {
 	case j.Value != nil:
@@ -344,11 +347,44 @@ func (j *Job) size(maxBytes int64) (int, error) {
 		return 0, fmt.Errorf("%w: job %s: input file %s has %d bytes, at most %d",
 			ErrLimit, j.ID, path, st.Size(), maxBytes)
 	}
-	n, err := j.flow.FileN(st.Size())
-	if err != nil {
+	if _, err := j.flow.FileN(st.Size()); err != nil {
 		return 0, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
 	}
-	return n, nil
+	in, err := j.read(path, maxBytes)
+	if err != nil {
+		return 0, err
+	}
+	j.decoded = in
+	return in.Len(), nil
+}
+
+// read reads and parses the job's input file (at most maxBytes), checking its
+// input_sha256.
+func (j *Job) read(path string, maxBytes int64) (flows.Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
+	}
+	defer f.Close()
+	// The file may have grown since it was sized: read at most one byte past the limit.
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("%w: job %s: input file %s grew over %d bytes", ErrLimit, j.ID, path, maxBytes)
+	}
+	if j.InputSHA256 != "" {
+		if got := InputDigest(data); got != j.InputSHA256 {
+			return nil, fmt.Errorf("%w: job %s: input %s changed since the job was made: its sha256 is %s, the job's input_sha256 %s",
+				ErrJob, j.ID, path, got, j.InputSHA256)
+		}
+	}
+	in, err := j.flow.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
+	}
+	return in, nil
 }
 
 // load returns the job's input.
@@ -374,32 +410,16 @@ func (j *Job) load(maxBytes int64) (flows.Input, error) {
 		}
 		return in, nil
 	}
-	path := j.file()
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
-	}
-	defer f.Close()
-	// The file may have grown since it was sized: read at most one byte past the limit.
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
-	}
-	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("%w: job %s: input file %s grew over %d bytes", ErrLimit, j.ID, path, maxBytes)
-	}
-	if j.InputSHA256 != "" {
-		if got := InputDigest(data); got != j.InputSHA256 {
-			return nil, fmt.Errorf("%w: job %s: input %s changed since the job was made: its sha256 is %s, the job's input_sha256 %s",
-				ErrJob, j.ID, path, got, j.InputSHA256)
+	in := j.decoded
+	if in == nil {
+		var err error
+		if in, err = j.read(j.file(), maxBytes); err != nil {
+			return nil, err
 		}
 	}
-	in, err := j.flow.Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
-	}
+	j.decoded = nil
 	if err := flows.CheckInput(in); err != nil {
-		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
+		return nil, &inputError{msg: fmt.Sprintf("%v: job %s: input %s: %s", ErrJob, j.ID, j.file(), DescribeInput(err)), cause: err}
 	}
 	return in, nil
 }

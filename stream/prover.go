@@ -2,11 +2,13 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"time"
 
+	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/sysmem"
 	"github.com/reugn/go-streams"
@@ -240,7 +242,7 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 		return 0, false, err
 	}
 	if maxN := job.maxN(p.opt.MaxN); n > maxN {
-		return 0, false, fmt.Errorf("%w: job %s: %d instances, at most %d", ErrLimit, job.ID, n, maxN)
+		return 0, false, fmt.Errorf("%w: job %s: %d instances (want 1..%d)", ErrLimit, job.ID, n, maxN)
 	}
 	if err := job.flow.Check(n, job.LogInvRate); err != nil {
 		return 0, false, fmt.Errorf("%w: job %s: %v", ErrJob, job.ID, err)
@@ -321,6 +323,8 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	if err != nil {
 		if p.work.Err() != nil {
 			err = fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err)
+		} else if bad := new(aggregate.InvalidSignatures); errors.As(err, &bad) {
+			err = &inputError{msg: fmt.Sprintf("%v: job %s: %s", ErrJob, job.ID, DescribeInput(bad)), cause: err}
 		} else {
 			err = fmt.Errorf("stream: job %s: %w", job.ID, err)
 		}

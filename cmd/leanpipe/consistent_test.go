@@ -85,3 +85,35 @@ func TestProveLogUnits(t *testing.T) {
 		t.Fatalf("prove: exit %d, log %s", code, e)
 	}
 }
+
+// TestProveBudgetBeforeSigning: prove --n N of the xmss-aggregate flow checks the
+// memory budget before it generates (signs) anything: refused at once, nothing
+// written to the signers' cache.
+func TestProveBudgetBeforeSigning(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("LEANPIPE_CACHE_DIR", cache)
+	out := filepath.Join(t.TempDir(), "p.bin")
+	code, _, e := run(t, "prove", "--flow", "xmss-aggregate", "--n", "8192", "--out", out, "--memory-budget", "1GiB")
+	if code != 2 || !strings.Contains(e, "over the memory budget of 1.0 GiB") {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	if ents, _ := os.ReadDir(cache); len(ents) != 0 {
+		t.Fatalf("signers were generated before the refusal: %v", ents)
+	}
+}
+
+// TestProveManyInvalid: prove names the first invalid signatures with words a user
+// understands and "…and N more", not every one.
+func TestProveManyInvalid(t *testing.T) {
+	dir := t.TempDir()
+	corrupt := make([]int, 12)
+	for i := range corrupt {
+		corrupt[i] = i
+	}
+	sigs, _ := signaturesFile(t, dir, "bad.json", 12, 21, corrupt...)
+	code, _, e := run(t, "prove", "--signatures", sigs, "--out", filepath.Join(dir, "p.bin"))
+	if code != 1 || !strings.Contains(e, "12 of 12 signatures invalid, nothing proved") || !strings.Contains(e, "signature 7 invalid: signature does not verify") ||
+		strings.Contains(e, "signature 8 invalid") || !strings.Contains(e, "…and 4 more") {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+}

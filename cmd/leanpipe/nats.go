@@ -110,6 +110,7 @@ func serveNATS(cmd *cobra.Command, o queue.Options, workers int, metricsPath str
 	}
 	defer ob.close()
 	o.Cores = e.Scheduler().Cores()
+	o.Logf = func(format string, args ...any) { log.Warn().Msgf(format, args...) }
 	w := queue.NewWorker(js, e, o)
 	if ob.metrics != nil {
 		if err := ob.metrics.Registry().Register(queueCollector{w}); err != nil {

@@ -44,6 +44,8 @@ func TestNewcomerList(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(work, "stmt.json"), []byte(`{"message":"`+strings.Repeat("ab", 32)+`","epoch":0,"public_keys":["`+pk.String()+`"]}`), 0o644)
+	os.WriteFile(filepath.Join(work, "negepoch.json"), []byte(`{"message":"`+strings.Repeat("ab", 32)+`","epoch":-1,"public_keys":["`+pk.String()+`"]}`), 0o644)
+	os.WriteFile(filepath.Join(work, "upper.json"), []byte(`{"message":"`+strings.Repeat("AB", 32)+`","epoch":0,"public_keys":["`+pk.String()+`"]}`), 0o644)
 	os.WriteFile(filepath.Join(work, "empty.yaml"), nil, 0o644)
 	os.WriteFile(filepath.Join(work, "file"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(work, "jobs.jsonl"), []byte(`{"id":"a","n":8}`+"\n"), 0o644)

@@ -126,6 +126,11 @@ func proveCmd() *cobra.Command {
 				}
 				inputPath = blocksPath
 			}
+			// The budget is checked before anything is generated, signed or verified.
+			mem, err := resolveBudget("--memory-budget", budget)
+			if err != nil {
+				return err
+			}
 			var in flows.Input
 			switch {
 			case inputPath != "" && cmd.Flags().Changed("n"):
@@ -134,9 +139,21 @@ func proveCmd() *cobra.Command {
 				if in, err = readInput(fl, inputFlag(cmd), inputPath); err != nil {
 					return err
 				}
+				if err := fl.Check(in.Len(), rate); err != nil {
+					return usage("%v", err)
+				}
+				if err := mem.check("prove", fl, in.Len(), rate); err != nil {
+					return err
+				}
 			case cmd.Flags().Changed("n"):
 				if n < 1 || n > fl.MaxN() {
 					return usage("--n: %d is out of range [1, %d]", n, fl.MaxN())
+				}
+				if err := fl.Check(n, rate); err != nil {
+					return usage("%v", err)
+				}
+				if err := mem.check("prove", fl, n, rate); err != nil {
+					return err
 				}
 				if in, err = fl.Generate(n, seed); err != nil {
 					return usage("--n: %v", err)
@@ -144,17 +161,7 @@ func proveCmd() *cobra.Command {
 			default:
 				return usage("give --input FILE or --n N")
 			}
-			if err := fl.Check(in.Len(), rate); err != nil {
-				return usage("%v", err)
-			}
 			if err := checkSignatures(in); err != nil {
-				return err
-			}
-			mem, err := resolveBudget("--memory-budget", budget)
-			if err != nil {
-				return err
-			}
-			if err := mem.check("prove", fl, in.Len(), rate); err != nil {
 				return err
 			}
 			e, err := flows.NewEngine(flows.EngineOptions{Cores: workers})
