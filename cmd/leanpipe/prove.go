@@ -211,7 +211,7 @@ func flowsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, f := range flows.Flows() {
-				fmt.Fprintf(cmd.OutOrStdout(), "%-16s label %-22s max n %-8d %s\n", f.Name(), f.Label(), f.MaxN(), f.Summary())
+				fmt.Fprintf(cmd.OutOrStdout(), "%-16s label %-27s max n %-8d %s\n", f.Name(), f.Label(), f.MaxN(), f.Summary())
 			}
 			return nil
 		},
