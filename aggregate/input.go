@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/xmss"
@@ -47,7 +48,8 @@ func (in *Input) PublicKeys() []xmss.PublicKey {
 }
 
 // Aggregate is the aggregation statement: the message, the epoch and the key list,
-// in order. Its JSON form is the statement part of a proof's PROOF.json.
+// in order. Its JSON form is the statement part of a proof's PROOF.json, and it
+// reads a whole PROOF.json of this flow too (ProofJSON), so the statement round-trips.
 type Aggregate struct {
 	Message    xmss.Message
 	Epoch      uint32
@@ -86,13 +88,22 @@ func (a Aggregate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads the JSON form strictly: every field present, lowercase hex of
-// the exact lengths, no other fields, no duplicate keys.
+// the exact lengths, no duplicate keys (nor two differing only in case), no other
+// fields than a PROOF.json's own (flow, n, log_inv_rate, label, format), which are
+// checked against the statement when present (proofJSON).
 func (a *Aggregate) UnmarshalJSON(b []byte) error {
-	var j aggregateJSON
+	if err := flows.CheckJSONKeys(b); err != nil {
+		return fmt.Errorf("%w: %v", ErrStatement, err)
+	}
+	var pj proofJSON
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
+	if err := dec.Decode(&pj); err != nil {
 		return fmt.Errorf("%w: %v", ErrStatement, err)
+	}
+	j := pj.aggregateJSON
+	if err := pj.check(len(j.PublicKeys)); err != nil {
+		return err
 	}
 	switch {
 	case j.Epoch == nil:
