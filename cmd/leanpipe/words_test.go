@@ -85,3 +85,38 @@ func TestPackageDocsStayInRepo(t *testing.T) {
 		t.Fatalf("only %d package docs checked", checked)
 	}
 }
+
+// TestInternalHoldsLibraries: internal/ holds libraries only; programs (package
+// main, such as the trace renderer cmd/tracepng) live under cmd/.
+func TestInternalHoldsLibraries(t *testing.T) {
+	root := filepath.Join("..", "..", "internal")
+	dirs := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		pkgs, err := parser.ParseDir(token.NewFileSet(), path, nil, parser.PackageClauseOnly)
+		if err != nil {
+			return err
+		}
+		dirs++
+		for name := range pkgs {
+			if name == "main" {
+				t.Errorf("%s is a program (package main): it belongs under cmd/", path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dirs < 3 {
+		t.Fatalf("only %d directories under internal/", dirs)
+	}
+	if _, err := os.Stat(filepath.Join("..", "tracepng", "main.go")); err != nil {
+		t.Errorf("the trace renderer: %v", err)
+	}
+}
