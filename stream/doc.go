@@ -19,6 +19,14 @@
 // error Result for that job and the stream goes on; every job a source accepts gets
 // exactly one Result, also when the stream is shut down.
 //
+// Admission: before a job waits for a proving slot, its input file is read (its
+// input_sha256, when the job carries one, checked) and parsed, and its instances are
+// counted exactly; a job over the instance limit is refused naming the count and the
+// limit, before any signature of it is verified (that happens in the proving slot).
+// With Options.UniqueIDs (serve) an id may name one job of the stream only. Error
+// results name at most MaxListed invalid signatures ("…and N more") and their text is
+// cut at MaxErrorBytes.
+//
 // Overlap: several Engine.Prove calls run at once and share the Engine's scheduler,
 // so one proof's serial steps (transcript-ordered rounds, the small levels of the
 // opening) run beside another proof's parallel kernels. Buffers and the shape cache
