@@ -23,12 +23,12 @@ func TestStreamInputDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := j.load(1 << 20); err != nil {
+	if _, err := j.load(1<<20, 8); err != nil {
 		t.Fatalf("matching digest: %v", err)
 	}
 	data[0] ^= 1
 	os.WriteFile(path, data, 0o644)
-	if _, err := j.load(1 << 20); !errors.Is(err, ErrJob) || !strings.Contains(err.Error(), "changed since the job was made") || !strings.Contains(err.Error(), good) {
+	if _, err := j.load(1<<20, 8); !errors.Is(err, ErrJob) || !strings.Contains(err.Error(), "changed since the job was made") || !strings.Contains(err.Error(), good) {
 		t.Fatalf("changed file: %v", err)
 	}
 	for _, s := range []string{

@@ -79,7 +79,7 @@ type Job struct {
 	Value any `json:"-"`
 
 	flow    flows.Flow  // resolved by check
-	decoded flows.Input // the input file, read and parsed by size (not yet checked)
+	decoded flows.Input // the input file, when size parsed it (not yet checked)
 }
 
 // Result is the outcome of one job. Exactly one Result is produced per accepted job.
@@ -319,11 +319,14 @@ func (j *Job) file() string {
 	return j.Blocks
 }
 
-// size returns the job's exact instance count before any work on it: an input file
-// is refused by stat when larger than maxBytes, else read (its input_sha256
-// checked) and parsed, and counted (never guessed from its size); its signatures, if
-// any, are not verified here (load does). A Go value is converted here.
-func (j *Job) size(maxBytes int64) (int, error) {
+// size returns the job's instance count before any work on it. An input file is
+// refused by stat when larger than maxBytes; its count from its size (the flow's
+// FileN, exact for fixed-size instances, an upper bound for a signatures file) only
+// ever admits it: when that count does not fit (fits false), the file is read (its
+// input_sha256 checked), parsed and counted exactly, so no file is refused by a
+// guess. Its signatures, if any, are not verified here (load does). A Go value is
+// converted here.
+func (j *Job) size(maxBytes int64, fits func(n int) bool) (int, error) {
 	switch {
 	case j.Value != nil:
 		in, err := j.flow.FromValue(j.Value)
@@ -347,8 +350,12 @@ func (j *Job) size(maxBytes int64) (int, error) {
 		return 0, fmt.Errorf("%w: job %s: input file %s has %d bytes, at most %d",
 			ErrLimit, j.ID, path, st.Size(), maxBytes)
 	}
-	if _, err := j.flow.FileN(st.Size()); err != nil {
+	n, err := j.flow.FileN(st.Size())
+	if err != nil {
 		return 0, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
+	}
+	if fits(n) {
+		return n, nil
 	}
 	in, err := j.read(path, maxBytes)
 	if err != nil {
@@ -387,8 +394,9 @@ func (j *Job) read(path string, maxBytes int64) (flows.Input, error) {
 	return in, nil
 }
 
-// load returns the job's input.
-func (j *Job) load(maxBytes int64) (flows.Input, error) {
+// load returns the job's input. An input file's instances are counted (at most maxN)
+// before its check (flows.CheckInput: an aggregate's signatures verified) runs.
+func (j *Job) load(maxBytes int64, maxN int) (flows.Input, error) {
 	switch {
 	case j.Value != nil:
 		if in, ok := j.Value.(flows.Input); ok {
@@ -418,6 +426,9 @@ func (j *Job) load(maxBytes int64) (flows.Input, error) {
 		}
 	}
 	j.decoded = nil
+	if n := in.Len(); n < 1 || n > maxN {
+		return nil, fmt.Errorf("%w: job %s: input %s: %d instances (want 1..%d)", ErrLimit, j.ID, j.file(), n, maxN)
+	}
 	if err := flows.CheckInput(in); err != nil {
 		return nil, &inputError{msg: fmt.Sprintf("%v: job %s: input %s: %s", ErrJob, j.ID, j.file(), DescribeInput(err)), cause: err}
 	}

@@ -237,7 +237,11 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 	if err := job.check(p.opt.MaxN); err != nil {
 		return 0, false, err
 	}
-	n, err := job.size(p.opt.MaxInputBytes)
+	fits := func(n int) bool {
+		return n <= job.maxN(p.opt.MaxN) && job.flow.Check(n, job.LogInvRate) == nil &&
+			(p.budget == nil || job.flow.Estimate(n, job.LogInvRate) <= p.opt.MemoryBudget)
+	}
+	n, err := job.size(p.opt.MaxInputBytes, fits)
 	if err != nil {
 		return 0, false, err
 	}
@@ -314,7 +318,7 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	if err := p.work.Err(); err != nil {
 		return failed(seq, job.ID, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err))
 	}
-	input, err := job.load(p.opt.MaxInputBytes)
+	input, err := job.load(p.opt.MaxInputBytes, job.maxN(p.opt.MaxN))
 	if err != nil {
 		return failed(seq, job.ID, err)
 	}
