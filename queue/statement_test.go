@@ -12,7 +12,6 @@ import (
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/stream"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -162,5 +161,4 @@ func TestFetchChangedInputFile(t *testing.T) {
 	if m := w.stop(t); m.FromStore != 1 || e.proofs.Load() != 0 {
 		t.Fatalf("%d answered from the store, %d proved; want 1, 0", m.FromStore, e.proofs.Load())
 	}
-	_ = stream.ProofSuffix
 }
