@@ -20,7 +20,7 @@ const (
 	FlowLabel = "leanpipe-xmss-aggregate-v0"
 )
 
-// MaxSigners is the most signatures one proof aggregates (2^12 blocks of 2^22
+// MaxSigners is the most signatures one proof aggregates (2^13 blocks of 2^21
 // columns: a committed stack of 2^28 K words, the WHIR ladder's top).
 const MaxSigners = 1 << (28 + 6 - LogSize)
 
@@ -50,7 +50,7 @@ func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *fl
 	}
 	return flows.NewFlock(flows.FlockSpec{
 		Name: FlowName, Label: FlowLabel,
-		Summary: "N XMSS signatures on one message and epoch verify under N public keys (one 2^22 block each)",
+		Summary: "N XMSS signatures on one message and epoch verify under N public keys (one 2^21-column block each)",
 		// The circuit takes about a second to build: only a proof or a verification does.
 		LazyCircuit: func() *circuit.Circuit { return New().Circuit },
 		LogSize:     LogSize,

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/xmss"
@@ -47,7 +48,8 @@ func (in *Input) PublicKeys() []xmss.PublicKey {
 }
 
 // Aggregate is the aggregation statement: the message, the epoch and the key list,
-// in order. Its JSON form is the statement part of a proof's PROOF.json.
+// in order. Its JSON form is the statement part of a proof's PROOF.json, and it
+// reads a whole PROOF.json of this flow too (ProofJSON), so the statement round-trips.
 type Aggregate struct {
 	Message    xmss.Message
 	Epoch      uint32
@@ -69,9 +71,9 @@ func (in *Input) Statement() json.RawMessage {
 var ErrStatement = errors.New("aggregate: malformed statement")
 
 type aggregateJSON struct {
-	Message    string   `json:"message"`
-	Epoch      *uint32  `json:"epoch"`
-	PublicKeys []string `json:"public_keys"`
+	Message    string     `json:"message"`
+	Epoch      *epochJSON `json:"epoch"`
+	PublicKeys []string   `json:"public_keys"`
 }
 
 // MarshalJSON writes {"message": hex, "epoch": e, "public_keys": [hex, …]}.
@@ -81,18 +83,27 @@ func (a Aggregate) MarshalJSON() ([]byte, error) {
 		b := pk.Bytes()
 		keys[i] = hex.EncodeToString(b[:])
 	}
-	e := a.Epoch
+	e := epochJSON(a.Epoch)
 	return json.Marshal(aggregateJSON{Message: hex.EncodeToString(a.Message[:]), Epoch: &e, PublicKeys: keys})
 }
 
 // UnmarshalJSON reads the JSON form strictly: every field present, lowercase hex of
-// the exact lengths, no other fields, no duplicate keys.
+// the exact lengths, no duplicate keys (nor two differing only in case), no other
+// fields than a PROOF.json's own (flow, n, log_inv_rate, label, format), which are
+// checked against the statement when present (proofJSON).
 func (a *Aggregate) UnmarshalJSON(b []byte) error {
-	var j aggregateJSON
+	if err := flows.CheckJSONKeys(b); err != nil {
+		return fmt.Errorf("%w: %v", ErrStatement, err)
+	}
+	var pj proofJSON
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
+	if err := dec.Decode(&pj); err != nil {
 		return fmt.Errorf("%w: %v", ErrStatement, err)
+	}
+	j := pj.aggregateJSON
+	if err := pj.check(len(j.PublicKeys)); err != nil {
+		return err
 	}
 	switch {
 	case j.Epoch == nil:
@@ -104,7 +115,7 @@ func (a *Aggregate) UnmarshalJSON(b []byte) error {
 	if err := decodeHex(out.Message[:], j.Message, "message"); err != nil {
 		return err
 	}
-	out.Epoch = *j.Epoch
+	out.Epoch = uint32(*j.Epoch)
 	out.PublicKeys = make([]xmss.PublicKey, len(j.PublicKeys))
 	for i, s := range j.PublicKeys {
 		var raw [xmss.PublicKeySize]byte
@@ -130,7 +141,7 @@ func decodeHex(dst []byte, s, what string) error {
 		return fmt.Errorf("%w: %s: %d hex digits, want %d", ErrStatement, what, len(s), 2*len(dst))
 	}
 	if strings.ToLower(s) != s {
-		return fmt.Errorf("%w: %s: hex must be lowercase", ErrStatement, what)
+		return fmt.Errorf("%w: %s: use lowercase hex", ErrStatement, what)
 	}
 	if _, err := hex.Decode(dst, []byte(s)); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrStatement, what, err)
@@ -157,7 +168,7 @@ type signerJSON struct {
 
 type inputJSON struct {
 	Message string       `json:"message"`
-	Epoch   *uint32      `json:"epoch"`
+	Epoch   *epochJSON   `json:"epoch"`
 	Signers []signerJSON `json:"signers"`
 }
 
@@ -169,7 +180,7 @@ func (in *Input) MarshalJSON() ([]byte, error) {
 		pk, sig := sg.PublicKey.Bytes(), sg.Signature.Bytes()
 		s[i] = signerJSON{PublicKey: hex.EncodeToString(pk[:]), Signature: hex.EncodeToString(sig[:])}
 	}
-	e := in.Epoch
+	e := epochJSON(in.Epoch)
 	return json.Marshal(inputJSON{Message: hex.EncodeToString(in.Message[:]), Epoch: &e, Signers: s})
 }
 
@@ -191,7 +202,7 @@ func ParseInput(data []byte) (*Input, error) {
 	case len(j.Signers) == 0:
 		return nil, fmt.Errorf("%w: no \"signers\"", ErrStatement)
 	}
-	in := &Input{Epoch: *j.Epoch, Signers: make([]Signer, len(j.Signers))}
+	in := &Input{Epoch: uint32(*j.Epoch), Signers: make([]Signer, len(j.Signers))}
 	if err := decodeHex(in.Message[:], j.Message, "message"); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -149,5 +150,29 @@ func TestErrorsNameKeyAndLine(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want it to contain %q", c.doc, err, c.want)
 		}
+	}
+}
+
+// TestMarshalBudget: a run's and a stream's memory_budget is "auto" in JSON when it
+// is derived from the machine, the bytes otherwise; the other keys are kept.
+func TestMarshalBudget(t *testing.T) {
+	r := Defaults()
+	s := StreamDefaults()
+	r.Stream = &s
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(b), `"memory_budget":"auto"`) != 2 || !strings.Contains(string(b), `"leaves":4`) || strings.Contains(string(b), "-1") {
+		t.Fatalf("%s", b)
+	}
+	var back Run
+	if err := json.Unmarshal(b, &back); err != nil || back.MemoryBudget != AutoBudget || back.Stream.MemoryBudget != AutoBudget || back.Leaves != 4 {
+		t.Fatalf("read back: %+v %v", back, err)
+	}
+	r.MemoryBudget, s.MemoryBudget = 1<<30, 0
+	b, _ = json.Marshal(r)
+	if !strings.Contains(string(b), `"memory_budget":1073741824`) || !strings.Contains(string(b), `"memory_budget":0`) {
+		t.Fatalf("%s", b)
 	}
 }

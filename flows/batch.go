@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"time"
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -155,6 +156,7 @@ func Prove(ctx context.Context, req Request, o ProveOptions) (Proved, error) {
 	if o.Workers == 0 {
 		o.Workers = runtime.NumCPU()
 	}
+	start := time.Now()
 	req = req.withDefaults()
 	res := NewResources(nil, 1)
 	p, spans, leftover, err := req.Flow.Prover(res).Run(ctx, graph.NewWorkers(ctx, o.Workers), req)
@@ -163,5 +165,6 @@ func Prove(ctx context.Context, req Request, o ProveOptions) (Proved, error) {
 		return Proved{}, fmt.Errorf("flows: %w", err)
 	}
 	p.Spans = spans
+	p.Wall = time.Since(start)
 	return p, nil
 }

@@ -105,9 +105,13 @@ func (m Meta) Proves() Statement {
 	return Statement{Flow: m.Flow, N: m.N, LogInvRate: m.LogInvRate, Data: m.Statement}
 }
 
-// ParseMeta reads and checks a proof's metadata: a registered flow, its label, a
-// proof form, and a statement the flow accepts.
+// ParseMeta reads and checks a proof's metadata: no field given twice or in two
+// letter cases (CheckJSONKeys), a registered flow, its label, a proof form, and a
+// statement the flow accepts.
 func ParseMeta(b []byte) (Meta, error) {
+	if err := jsonKeys(b); err != nil {
+		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)
+	}
 	var m Meta
 	if err := json.Unmarshal(b, &m); err != nil {
 		return Meta{}, fmt.Errorf("flows: proof metadata: %w", err)

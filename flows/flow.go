@@ -148,7 +148,9 @@ func (r Request) Statement() Statement {
 	return StatementOf(r.Flow, r.Input, r.LogInvRate)
 }
 
-// Proved is a finished proof with its run record.
+// Proved is a finished proof with its run record: the statement proved, the
+// shape, the proof, each stage's span, and Wall, the proof's wall time from the
+// request to the proof (Engine.Prove and Prove both set it).
 type Proved struct {
 	Flow      string
 	Statement Statement

@@ -21,14 +21,18 @@
 // AckWait/3, stores the proof (sidecar first), publishes the result and only then
 // acks. Delivery is at least once; it is made exactly once in effect by the store:
 // a job whose proof object already exists, made from the same job (the object's
-// Leanpipe-Job header), is answered from the store without proving. A job that
+// Leanpipe-Job header: the digest of the job's flow, input contents, form and rate), is answered from the store without proving. A job that
 // cannot be read, is over the limits or fails gets an error result and is
 // terminated; a job delivered more than MaxDeliver times is copied to the
 // dead-letter subject, gets an error result and is terminated; a job abandoned at
 // shutdown is Nak'ed and goes to another worker.
 //
 // Submit publishes jobs and collects exactly one result per job id (the first one
-// carrying its submission token), optionally fetching and verifying each proof.
+// carrying its submission token), optionally fetching and verifying each proof. It
+// reads each job's input file before publishing: the file's SHA-256 goes into the job
+// (stream.Job.InputSHA256; the proof store is keyed by it, not by the path) and the
+// statement it proves is kept, so that a fetched proof is checked against the job's
+// own input, never against the statement the worker stored beside it.
 //
 // The package uses no JetStream feature newer than server 2.9 (one filter subject
 // per consumer, no per-message TTL, no consumer metadata).

@@ -54,13 +54,17 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// startServer starts a server and creates the shared objects with o's settings.
-func startServer(t testing.TB, o Options) *testServer {
+// startServer starts a server and creates the shared objects with o's settings;
+// tweak, if given, changes the embedded server's options first.
+func startServer(t testing.TB, o Options, tweak ...func(*server.Options)) *testServer {
 	t.Helper()
 	ts := &testServer{t: t, opts: server.Options{
 		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
 		NoLog: true, NoSigs: true,
 	}}
+	for _, f := range tweak {
+		f(&ts.opts)
+	}
 	if serverBin != "" {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

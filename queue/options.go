@@ -112,6 +112,11 @@ type Options struct {
 	// Fetch, when set, is a directory where Submit writes each ok result's proof
 	// (DIR/<id>.proof.bin and its .json) after verifying it.
 	Fetch string
+
+	// Logf, when set, receives a worker's failures that no result reports: a
+	// result, dead letter, proof or ack that could not be published (the job is
+	// then left to its lease), a result too large to publish.
+	Logf func(format string, args ...any)
 }
 
 func (o Options) withDefaults() Options {
@@ -179,17 +184,10 @@ func Connect(o Options) (*nats.Conn, jetstream.JetStream, error) {
 	return nc, js, nil
 }
 
-// idPattern is the job ids the queue accepts: they become subject tokens.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-
-// CheckID reports whether id can name a queued job: 1 to 128 of A-Z a-z 0-9 _ -.
-// Its error wraps stream.ErrJob.
-func CheckID(id string) error {
-	if !idPattern.MatchString(id) {
-		return fmt.Errorf("%w: id %q: a queued job's id is 1 to 128 of A-Z a-z 0-9 _ -", stream.ErrJob, id)
-	}
-	return nil
-}
+// CheckID reports whether id can name a queued job: stream.CheckID, the one rule
+// for serve, submit and workers (1 to 128 of A-Z a-z 0-9 _ -; an id is a subject
+// token). Its error wraps stream.ErrJob.
+func CheckID(id string) error { return stream.CheckID(id) }
 
 // subjectToken reports whether s can be one subject token.
 var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)

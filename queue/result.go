@@ -10,13 +10,17 @@ import (
 )
 
 // Result is one job's outcome as a result message carries it: serve's result
-// (stream.Result: seq, id, ok, proof, flow, n, ms, bytes, format, error) plus the
-// worker that answered and the job's delivery count. Proof names the proof object
-// in the bucket (<id>.proof.bin), or the local file once Submit has fetched it.
+// (stream.Result: seq, id, ok, flow, n, ms, bytes, format, error) plus the worker
+// that answered and the job's delivery count. Object names the proof object in the
+// bucket (<id>.proof.bin) and AlsoObjects the other forms'; Proof and Also, which
+// name local files, are set only once Submit has fetched them, so a result never
+// names a local file that does not exist.
 type Result struct {
 	stream.Result
-	Worker     string `json:"worker,omitempty"`
-	Deliveries int    `json:"deliveries,omitempty"`
+	Object      string            `json:"object,omitempty"`
+	AlsoObjects map[string]string `json:"also_objects,omitempty"`
+	Worker      string            `json:"worker,omitempty"`
+	Deliveries  int               `json:"deliveries,omitempty"`
 	// Queued marks, with Options.NoWait, a job that was published and not waited for.
 	Queued bool `json:"queued,omitempty"`
 }
@@ -43,7 +47,7 @@ func parseResult(data []byte) (Result, error) {
 }
 
 func failedResult(seq uint64, id string, err error) Result {
-	return Result{Result: stream.Result{Seq: seq, ID: id, Err: err, Error: err.Error()}}
+	return Result{Result: stream.Result{Seq: seq, ID: id, Err: err, Error: stream.BoundText(err.Error(), stream.MaxErrorBytes)}}
 }
 
 // Metrics are a worker's: the Prover's (stream.Metrics, counting the jobs handed

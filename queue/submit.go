@@ -160,7 +160,7 @@ func Submit(ctx context.Context, js jetstream.JetStream, jobs []stream.Envelope[
 	if o.Fetch != "" {
 		for _, q := range order {
 			if r := &results[q.i]; r.OK {
-				if err := fetch(ctx, sh.Proofs, r, q.key, q.extras, o.Fetch); err != nil {
+				if err := fetch(ctx, sh.Proofs, r, q.prepared, o.Fetch); err != nil {
 					w, n := r.Worker, r.Deliveries
 					*r = failedResult(r.Seq, r.ID, err)
 					r.Worker, r.Deliveries = w, n
@@ -180,11 +180,14 @@ type prepared struct {
 	subject string
 	data    []byte
 	key     string
-	extras  []string // the other proof form asked for (Job.Formats)
+	extras  []string  // the other proof form asked for (Job.Formats)
+	want    *expected // what the job's proof must prove
 }
 
-// prepare checks a job as a worker will (without reading its input file) and
-// encodes it.
+// prepare checks a job as a worker will and encodes it. A job with an input file has
+// the file read now: its digest goes into the job (Job.InputSHA256, which the worker
+// checks and the job key is made of) and the statement it proves is recorded, so
+// that a fetched proof is checked against this input and not the worker's word.
 func prepare(env stream.Envelope[stream.Job], o Options) (prepared, error) {
 	if env.Err != nil {
 		return prepared{}, env.Err
@@ -204,6 +207,20 @@ func prepare(env stream.Envelope[stream.Job], o Options) (prepared, error) {
 	if err != nil {
 		return prepared{}, fmt.Errorf("job %s: %w", job.ID, err)
 	}
+	// The worker's checks and defaults, before the input is read.
+	if job, err = parseEncoded(job); err != nil {
+		return prepared{}, err
+	}
+	want := &expected{}
+	if job.File() != "" {
+		if want.st, err = readInput(&job, o.MaxInputBytes); err != nil {
+			return prepared{}, err
+		}
+		want.have = true
+		if o.MaxN > 0 && want.st.N > o.MaxN {
+			return prepared{}, fmt.Errorf("%w: job %s: %d instances, at most %d", stream.ErrLimit, job.ID, want.st.N, o.MaxN)
+		}
+	}
 	data, err := json.Marshal(job)
 	if err != nil {
 		return prepared{}, fmt.Errorf("%w: job %s: %v", stream.ErrJob, job.ID, err)
@@ -219,7 +236,17 @@ func prepare(env stream.Envelope[stream.Job], o Options) (prepared, error) {
 	if o.MaxN > 0 && parsed.N > o.MaxN {
 		return prepared{}, fmt.Errorf("%w: job %s: %d instances, at most %d", stream.ErrLimit, job.ID, parsed.N, o.MaxN)
 	}
-	return prepared{subject: subject, data: data, key: jobKey(parsed), extras: parsed.Extras()}, nil
+	want.job = parsed
+	return prepared{subject: subject, data: data, key: jobKey(parsed), extras: parsed.Extras(), want: want}, nil
+}
+
+// parseEncoded runs the worker's parse of a job (its JSON form).
+func parseEncoded(job stream.Job) (stream.Job, error) {
+	data, err := json.Marshal(job)
+	if err != nil {
+		return stream.Job{}, fmt.Errorf("%w: job %s: %v", stream.ErrJob, job.ID, err)
+	}
+	return stream.ParseJob(data, "", "")
 }
 
 // watchResults streams the results stream's messages published from now on
@@ -252,19 +279,25 @@ func watchResults(ctx context.Context, js jetstream.JetStream, results jetstream
 }
 
 // fetch downloads a result's proof and statement (and its other forms'), checks that
-// each proof object was made from this job, verifies it and writes the files as serve
-// does: the other forms first, the job's proof last.
-func fetch(ctx context.Context, store jetstream.ObjectStore, r *Result, key string, extras []string, dir string) error {
+// each proof object was made from this job and states what the job asked for (the
+// statement derived from its input at submit time, the form it asked for), verifies it
+// against that statement and writes the files as serve does: the other forms first,
+// the job's proof last.
+func fetch(ctx context.Context, store jetstream.ObjectStore, r *Result, q prepared, dir string) error {
+	want, err := q.want.statement()
+	if err != nil {
+		return fmt.Errorf("%w: job %s: %v", ErrFetch, r.ID, err)
+	}
 	also := map[string]string{}
-	for _, form := range extras {
+	for _, form := range q.extras {
 		path := stream.FormPath(dir, r.ID, form)
-		if err := fetchOne(ctx, store, r.ID, FormName(r.ID, form), form, key, path); err != nil {
+		if err := fetchOne(ctx, store, r.ID, FormName(r.ID, form), form, q.key, want, path); err != nil {
 			return err
 		}
 		also[form] = path
 	}
 	path := stream.ProofPath(dir, r.ID)
-	if err := fetchOne(ctx, store, r.ID, ProofName(r.ID), "", key, path); err != nil {
+	if err := fetchOne(ctx, store, r.ID, ProofName(r.ID), q.want.job.Format, q.key, want, path); err != nil {
 		return err
 	}
 	r.Proof = path
@@ -274,9 +307,10 @@ func fetch(ctx context.Context, store jetstream.ObjectStore, r *Result, key stri
 	return nil
 }
 
-// fetchOne downloads one proof object and its statement, checks its job key (and
-// its form, when form is set), verifies it and writes both to path.
-func fetchOne(ctx context.Context, store jetstream.ObjectStore, id, name, form, key, path string) error {
+// fetchOne downloads one proof object and its statement, checks its job key, that
+// its statement is want in form, verifies the proof against want (not against the
+// stored statement) and writes both to path.
+func fetchOne(ctx context.Context, store jetstream.ObjectStore, id, name, form, key string, want flows.Statement, path string) error {
 	var data, mb []byte
 	var info *jetstream.ObjectInfo
 	err := retry(ctx, func(ctx context.Context) error {
@@ -300,11 +334,16 @@ func fetchOne(ctx context.Context, store jetstream.ObjectStore, id, name, form, 
 	if err != nil {
 		return fmt.Errorf("%w: job %s: %s: %v", ErrFetch, id, name, err)
 	}
-	if form != "" && meta.Format != form {
-		return fmt.Errorf("%w: job %s: %s is in the %s form, want %s", ErrFetch, id, name, meta.Format, form)
+	if field := diffStatement(meta, want, form); field != "" {
+		return fmt.Errorf("%w: job %s: %s states another statement than the job's input: %s differs", ErrFetch, id, name, field)
 	}
+	fl, err := flows.Lookup(want.Flow)
+	if err != nil {
+		return fmt.Errorf("%w: job %s: %v", ErrFetch, id, err)
+	}
+	meta = flows.NewMetaFor(fl, want, form)
 	if _, err := flows.VerifyBytes(data, meta); err != nil {
-		return fmt.Errorf("%w: job %s: %s does not verify: %v", ErrFetch, id, name, err)
+		return fmt.Errorf("%w: job %s: %s does not prove the job's statement: %v", ErrFetch, id, name, err)
 	}
 	if err := flows.WriteProofBytes(path, data, meta); err != nil {
 		return fmt.Errorf("%w: job %s: %v", ErrFetch, id, err)

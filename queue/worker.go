@@ -2,13 +2,13 @@ package queue
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -239,6 +239,7 @@ func (w *Worker) handle(ctx, fin context.Context, msg jetstream.Msg) bool {
 		return false
 	}
 	if err == nil {
+		digestInput(&job, w.o.MaxInputBytes)
 		d.key = jobKey(job)
 		if r, ok := w.fromStore(ctx, d, job); ok {
 			w.count(func(m *Metrics) { m.FromStore++ })
@@ -327,13 +328,13 @@ func (w *Worker) finish(fin context.Context, d *delivery, res stream.Result) {
 		if err != nil {
 			break
 		}
-		if r.Also == nil {
-			r.Also = map[string]string{}
+		if r.AlsoObjects == nil {
+			r.AlsoObjects = map[string]string{}
 		}
-		r.Also[e.Meta.Format] = FormName(res.ID, e.Meta.Format)
+		r.AlsoObjects[e.Meta.Format] = FormName(res.ID, e.Meta.Format)
 	}
 	name := ProofName(res.ID)
-	r.Proof = name
+	r.Object = name
 	if err == nil {
 		var n int64
 		n, err = w.put(fin, name, d.key, res.Data, res.Meta)
@@ -342,6 +343,7 @@ func (w *Worker) finish(fin context.Context, d *delivery, res stream.Result) {
 	w.count(func(m *Metrics) { m.StoreBytes += stored })
 	if err != nil {
 		// Not stored: leave the job to its lease, another delivery proves it again.
+		w.logf("queue: job %s: its proof could not be stored (the job is left to its lease): %v", res.ID, err)
 		w.count(func(m *Metrics) { m.Unfinished++ })
 		w.done(d)
 		return
@@ -386,25 +388,57 @@ func (w *Worker) put(fin context.Context, name, key string, data []byte, meta fl
 	return int64(len(mb) + len(data)), nil
 }
 
-// answer publishes the job's result, then acks the job (ok) or terminates it.
-// When the result cannot be published the job is left to its lease.
+// logf reports a failure no result carries (Options.Logf).
+func (w *Worker) logf(format string, args ...any) {
+	if w.o.Logf != nil {
+		w.o.Logf(format, args...)
+	}
+}
+
+// resultRoom is what a result message's headers and subject may take of the
+// server's max payload.
+const resultRoom = 1 << 10
+
+// answer publishes the job's result, then acks the job (ok) or terminates it. A
+// result too large for the server's max payload is logged and replaced by a short
+// error result (the job is terminated, never redelivered). When the result cannot be
+// published the job is left to its lease.
 func (w *Worker) answer(fin context.Context, d *delivery, r Result) {
 	defer w.done(d)
-	msg := &nats.Msg{Subject: ResultsSubject + d.id, Data: r.JSON(), Header: nats.Header{}}
-	if d.token != "" {
-		msg.Header.Set(HeaderSubmission, d.token)
+	data := r.JSON()
+	limit := w.js.Conn().MaxPayload()
+	if limit > 0 && int64(len(data))+resultRoom > limit {
+		r, data = w.tooLarge(d, r, len(data), limit), nil
 	}
-	err := retry(fin, func(ctx context.Context) error {
-		_, err := w.js.PublishMsg(ctx, msg, jetstream.WithMsgID(fmt.Sprintf("result-%d", d.streamSeq)))
-		return err
-	}, w.window())
+	publish := func(data []byte) error {
+		msg := &nats.Msg{Subject: ResultsSubject + d.id, Data: data, Header: nats.Header{}}
+		if d.token != "" {
+			msg.Header.Set(HeaderSubmission, d.token)
+		}
+		return retry(fin, func(ctx context.Context) error {
+			_, err := w.js.PublishMsg(ctx, msg, jetstream.WithMsgID(fmt.Sprintf("result-%d", d.streamSeq)))
+			return err
+		}, w.window())
+	}
+	if data == nil {
+		data = r.JSON()
+	}
+	err := publish(data)
+	if errors.Is(err, nats.ErrMaxPayload) {
+		r = w.tooLarge(d, r, len(data), limit)
+		err = publish(r.JSON())
+	}
 	if err != nil {
+		w.logf("queue: job %s: its result could not be published (the job is left to its lease): %v", d.id, err)
 		w.count(func(m *Metrics) { m.Unfinished++ })
 		return
 	}
 	w.count(func(m *Metrics) { m.Published++ })
 	if r.OK {
 		err = retry(fin, func(ctx context.Context) error { return d.msg.DoubleAck(ctx) }, w.window())
+		if err != nil {
+			w.logf("queue: job %s: its result is published but the ack failed (the job is left to its lease): %v", d.id, err)
+		}
 		w.count(func(m *Metrics) {
 			if err == nil {
 				m.Acked++
@@ -452,8 +486,8 @@ func (w *Worker) fromStore(ctx context.Context, d *delivery, job stream.Job) (Re
 	if err != nil {
 		return Result{}, false
 	}
-	r := Result{Result: stream.Result{Seq: d.subSeq, ID: id, OK: true, Proof: name, Flow: meta.Flow, N: meta.N,
-		Bytes: int(info.Size), Form: meta.Format, Also: also}, Worker: w.o.Worker, Deliveries: d.n}
+	r := Result{Result: stream.Result{Seq: d.subSeq, ID: id, OK: true, Flow: meta.Flow, N: meta.N,
+		Bytes: int(info.Size), Form: meta.Format}, Object: name, AlsoObjects: also, Worker: w.o.Worker, Deliveries: d.n}
 	if w.o.Out != "" {
 		err := copyOut(ctx, w.store, name, stream.ProofPath(w.o.Out, id), &meta)
 		for _, form := range job.Extras() {
@@ -512,6 +546,7 @@ func (w *Worker) deadLetter(fin context.Context, d *delivery, job stream.Job) {
 	}, w.window())
 	if err != nil {
 		// The server delivers it once more (MaxDeliver+2), for another try.
+		w.logf("queue: job %s: its dead letter could not be published (the job is left to its lease): %v", d.id, err)
 		w.count(func(m *Metrics) { m.Unfinished++ })
 		w.done(d)
 		return
@@ -522,10 +557,10 @@ func (w *Worker) deadLetter(fin context.Context, d *delivery, job stream.Job) {
 	w.answer(fin, d, r)
 }
 
-// jobKey is the digest of what a job's proof depends on: its flow, input, form and
-// rate, and the other form it asks for (a job resubmitted unchanged has the same key;
-// its input file's contents are not read). "signatures" counts as the job's "input"
-// (at most one of them is set).
+// jobKey is the digest of what a job's proof depends on: its flow, its input's
+// contents (Job.InputSHA256, never its path) or generated instances, form and rate,
+// and the other form it asks for (a job resubmitted unchanged has the same key; the
+// same path with other contents has another).
 func jobKey(j stream.Job) string {
 	seed := j.Seed
 	if j.N > 0 && seed == nil {
@@ -533,13 +568,47 @@ func jobKey(j stream.Job) string {
 		seed = &one
 	}
 	b, _ := json.Marshal(struct {
-		Flow, Input, Blocks string
-		N                   int
-		Seed                *uint64
-		Format              string
-		LogInvRate          int
-		Also                []string `json:",omitempty"`
-	}{j.Flow, cmp.Or(j.Input, j.Signatures), j.Blocks, j.N, seed, j.Format, j.LogInvRate, j.Extras()})
+		Flow        string
+		InputSHA256 string
+		N           int
+		Seed        *uint64
+		Format      string
+		LogInvRate  int
+		Also        []string `json:",omitempty"`
+	}{j.Flow, j.InputSHA256, j.N, seed, j.Format, j.LogInvRate, j.Extras()})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
+}
+
+// digestInput fills the InputSHA256 of a job with an input file that carries none
+// (a job not made by Submit), reading the file, so that its key is its contents'
+// and the Prover refuses the file if it changes before it is read again. A file that
+// cannot be read is left to the Prover's error.
+func digestInput(j *stream.Job, maxBytes int64) {
+	if j.File() == "" || j.InputSHA256 != "" {
+		return
+	}
+	if maxBytes <= 0 {
+		maxBytes = 1 << 30
+	}
+	f, err := os.Open(j.File())
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil || int64(len(data)) > maxBytes {
+		return
+	}
+	j.InputSHA256 = stream.InputDigest(data)
+}
+
+// tooLarge logs a result of size bytes over the server's max payload and returns
+// the short error result that replaces it.
+func (w *Worker) tooLarge(d *delivery, r Result, size int, limit int64) Result {
+	w.logf("queue: job %s: its result (%d bytes) is over the NATS server's max payload (%d bytes); answering with a short error", d.id, size, limit)
+	short := failedResult(r.Seq, r.ID, fmt.Errorf("queue: job %s: its result (%d bytes) is over the NATS server's max payload (%d bytes); the start of its error: %s",
+		r.ID, size, limit, stream.BoundText(r.Error, 256)))
+	short.Worker, short.Deliveries = r.Worker, r.Deliveries
+	return short
 }

@@ -19,6 +19,17 @@
 // error Result for that job and the stream goes on; every job a source accepts gets
 // exactly one Result, also when the stream is shut down.
 //
+// Admission: before a job waits for a proving slot, its input file's instances are
+// counted from its size when that count fits the limits (exact for fixed-size
+// instances, an upper bound for a signatures file), else the file is read (its
+// input_sha256 checked) and parsed and its instances counted exactly: a job is
+// refused over the instance limit naming the count and the limit, never by a guess,
+// and before any signature of it is verified (that happens in the proving slot, after
+// the count is checked again on the parsed input).
+// With Options.UniqueIDs (serve) an id may name one job of the stream only. Error
+// results name at most MaxListed invalid signatures ("…and N more") and their text is
+// cut at MaxErrorBytes.
+//
 // Overlap: several Engine.Prove calls run at once and share the Engine's scheduler,
 // so one proof's serial steps (transcript-ordered rounds, the small levels of the
 // opening) run beside another proof's parallel kernels. Buffers and the shape cache

@@ -2,6 +2,8 @@ package stream
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,7 +26,8 @@ var (
 	ErrLimit = errors.New("stream: job over the limits")
 	// ErrAbandoned marks an accepted job given up on at shutdown.
 	ErrAbandoned = errors.New("stream: job abandoned at shutdown")
-	// ErrBusy marks a job whose id is the id of a job still in flight.
+	// ErrBusy marks a job whose id is the id of a job still in flight, or, with
+	// Options.UniqueIDs, of any earlier job of the stream.
 	ErrBusy = errors.New("stream: job id in flight")
 )
 
@@ -37,8 +40,9 @@ const MaxLineBytes = 1 << 20
 // generated instances (N, Seed, as `leanpipe prove --n N --seed S`), or, for library
 // users, a Go value the flow accepts (Value). Exactly one of the three is set.
 type Job struct {
-	// ID names the job's results and files (DIR/<ID>.proof.bin): 1 to 128 of
-	// A-Z a-z 0-9 . _ -, not starting with a dot.
+	// ID names the job's results and files (DIR/<ID>.proof.bin) and, on the queue,
+	// its result subject: 1 to 128 of A-Z a-z 0-9 _ - (CheckID; one rule for serve,
+	// submit and the queue's workers).
 	ID string `json:"id"`
 	// Flow names a registered flow (flows.Names); empty is flows.DefaultName.
 	Flow string `json:"flow,omitempty"`
@@ -55,6 +59,11 @@ type Job struct {
 	// states; relative like Input). A job giving it without "flow" is a
 	// keccak-batch job.
 	States string `json:"states,omitempty"`
+	// InputSHA256, when set, is the SHA-256 of the input file's contents as
+	// lowercase hex (leanpipe submit records it): a file whose contents differ when
+	// the job is proved is refused, so a proof is never made of another input than
+	// the one submitted. Only a job with an input file may carry it.
+	InputSHA256 string `json:"input_sha256,omitempty"`
 	// N and Seed describe generated instances (Seed defaults to 1).
 	N    int     `json:"n,omitempty"`
 	Seed *uint64 `json:"seed,omitempty"`
@@ -74,7 +83,8 @@ type Job struct {
 	// Value, for library users, is proved as given (flows.Flow.FromValue).
 	Value any `json:"-"`
 
-	flow flows.Flow // resolved by check
+	flow    flows.Flow  // resolved by check
+	decoded flows.Input // the input file, when size parsed it (not yet checked)
 }
 
 // Result is the outcome of one job. Exactly one Result is produced per accepted job.
@@ -118,10 +128,45 @@ func (j *Job) Extras() []string {
 }
 
 func failed(seq uint64, id string, err error) Result {
-	return Result{Seq: seq, ID: id, Err: err, Error: err.Error()}
+	return Result{Seq: seq, ID: id, Err: err, Error: BoundText(err.Error(), MaxErrorBytes)}
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// CheckID reports whether id can name a job: 1 to 128 of A-Z a-z 0-9 _ - (a file
+// name and a NATS subject token). Its error is an *IDError.
+func CheckID(id string) error {
+	if !idPattern.MatchString(id) {
+		return &IDError{ID: id}
+	}
+	return nil
+}
+
+// IDError is the error of a job whose id is missing or breaks the id rule
+// (CheckID); it wraps ErrJob.
+type IDError struct{ ID string }
+
+func (e *IDError) Error() string {
+	if e.ID == "" {
+		return ErrJob.Error() + `: missing "id"`
+	}
+	return fmt.Sprintf("%v: id %q: a job id is 1 to 128 of A-Z a-z 0-9 _ -", ErrJob, e.ID)
+}
+
+func (e *IDError) Unwrap() error { return ErrJob }
+
+var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// File is the job's input file ("input", "signatures" or "blocks"), "" for
+// generated instances or a Go value.
+func (j *Job) File() string { return j.file() }
+
+// InputDigest is the SHA-256 of an input file's contents as lowercase hex, the form
+// of Job.InputSHA256.
+func InputDigest(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
 
 // ParseJob decodes one JSON job strictly (unknown keys, trailing data and wrong
 // types are errors) and checks it; base resolves a relative blocks path and
@@ -172,11 +217,8 @@ func ParseJob(data []byte, base, defaultID string) (Job, error) {
 // check validates a job's fields, resolves its flow and fills defaults; it reads no
 // file. maxN bounds the instances (0: the flow's own limit).
 func (j *Job) check(maxN int) error {
-	switch {
-	case j.ID == "":
-		return fmt.Errorf("%w: missing \"id\"", ErrJob)
-	case !idPattern.MatchString(j.ID):
-		return fmt.Errorf("%w: id %q: want 1 to 128 of A-Z a-z 0-9 . _ -, not starting with a dot", ErrJob, j.ID)
+	if err := CheckID(j.ID); err != nil {
+		return err
 	}
 	if j.Signatures != "" && j.Flow == "" {
 		j.Flow = aggregate.FlowName
@@ -222,6 +264,14 @@ func (j *Job) check(maxN int) error {
 	}
 	if set != 1 {
 		return fmt.Errorf("%w: job %s: give exactly one of \"input\" (or \"blocks\", \"signatures\", \"states\") or \"n\"", ErrJob, j.ID)
+	}
+	if j.InputSHA256 != "" {
+		if j.file() == "" {
+			return fmt.Errorf("%w: job %s: \"input_sha256\" without an input file", ErrJob, j.ID)
+		}
+		if !sha256Pattern.MatchString(j.InputSHA256) {
+			return fmt.Errorf("%w: job %s: input_sha256 %q: want 64 lowercase hex digits", ErrJob, j.ID, j.InputSHA256)
+		}
 	}
 	if j.Seed != nil && j.N == 0 {
 		return fmt.Errorf("%w: job %s: \"seed\" without \"n\"", ErrJob, j.ID)
@@ -288,9 +338,14 @@ func (j *Job) file() string {
 	return j.Blocks
 }
 
-// size returns the job's instance count without reading its input: an input file is
-// sized by stat and refused when larger than maxBytes. A Go value is converted here.
-func (j *Job) size(maxBytes int64) (int, error) {
+// size returns the job's instance count before any work on it. An input file is
+// refused by stat when larger than maxBytes; its count from its size (the flow's
+// FileN, exact for fixed-size instances, an upper bound for a signatures file) only
+// ever admits it: when that count does not fit (fits false), the file is read (its
+// input_sha256 checked), parsed and counted exactly, so no file is refused by a
+// guess. Its signatures, if any, are not verified here (load does). A Go value is
+// converted here.
+func (j *Job) size(maxBytes int64, fits func(n int) bool) (int, error) {
 	switch {
 	case j.Value != nil:
 		in, err := j.flow.FromValue(j.Value)
@@ -318,11 +373,49 @@ func (j *Job) size(maxBytes int64) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
 	}
-	return n, nil
+	if fits(n) {
+		return n, nil
+	}
+	in, err := j.read(path, maxBytes)
+	if err != nil {
+		return 0, err
+	}
+	j.decoded = in
+	return in.Len(), nil
 }
 
-// load returns the job's input.
-func (j *Job) load(maxBytes int64) (flows.Input, error) {
+// read reads and parses the job's input file (at most maxBytes), checking its
+// input_sha256.
+func (j *Job) read(path string, maxBytes int64) (flows.Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
+	}
+	defer f.Close()
+	// The file may have grown since it was sized: read at most one byte past the limit.
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("%w: job %s: input file %s grew over %d bytes", ErrLimit, j.ID, path, maxBytes)
+	}
+	if j.InputSHA256 != "" {
+		if got := InputDigest(data); got != j.InputSHA256 {
+			return nil, fmt.Errorf("%w: job %s: input %s changed since the job was made: its sha256 is %s, the job's input_sha256 %s",
+				ErrJob, j.ID, path, got, j.InputSHA256)
+		}
+	}
+	in, err := j.flow.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
+	}
+	return in, nil
+}
+
+// load returns the job's input. An input file's instances are counted (at most maxN)
+// before its check (flows.CheckInput: an aggregate's signatures verified) runs.
+func (j *Job) load(maxBytes int64, maxN int) (flows.Input, error) {
 	switch {
 	case j.Value != nil:
 		if in, ok := j.Value.(flows.Input); ok {
@@ -344,26 +437,19 @@ func (j *Job) load(maxBytes int64) (flows.Input, error) {
 		}
 		return in, nil
 	}
-	path := j.file()
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
+	in := j.decoded
+	if in == nil {
+		var err error
+		if in, err = j.read(j.file(), maxBytes); err != nil {
+			return nil, err
+		}
 	}
-	defer f.Close()
-	// The file may have grown since it was sized: read at most one byte past the limit.
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: job %s: %v", ErrJob, j.ID, err)
-	}
-	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("%w: job %s: input file %s grew over %d bytes", ErrLimit, j.ID, path, maxBytes)
-	}
-	in, err := j.flow.Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
+	j.decoded = nil
+	if n := in.Len(); n < 1 || n > maxN {
+		return nil, fmt.Errorf("%w: job %s: input %s: %d instances (want 1..%d)", ErrLimit, j.ID, j.file(), n, maxN)
 	}
 	if err := flows.CheckInput(in); err != nil {
-		return nil, fmt.Errorf("%w: job %s: input %s: %v", ErrJob, j.ID, path, err)
+		return nil, &inputError{msg: fmt.Sprintf("%v: job %s: input %s: %s", ErrJob, j.ID, j.file(), DescribeInput(err)), cause: err}
 	}
 	return in, nil
 }

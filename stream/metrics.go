@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/flows"
 )
@@ -42,8 +43,11 @@ type Metrics struct {
 	Abandoned int `json:"abandoned"` // ErrAbandoned
 	Failed    int `json:"failed"`    // other proving errors
 
+	// ProofsPerS counts proofs; CompressionsPerS the batch flow's instances and
+	// SignaturesPerS the xmss-aggregate flow's (each over the stream's wall time).
 	ProofsPerS       float64 `json:"proofs_per_s"`
 	CompressionsPerS float64 `json:"compressions_per_s"`
+	SignaturesPerS   float64 `json:"signatures_per_s,omitempty"`
 	JobMeanMS        float64 `json:"job_mean_ms"`
 	JobMaxMS         float64 `json:"job_max_ms"`
 
@@ -89,8 +93,15 @@ func (m Metrics) JSON() []byte {
 func (m Metrics) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "stream: %d jobs in %.2f s: %d proved, %d malformed, %d refused, %d abandoned, %d failed\n",
 		m.Accepted, m.WallMS/1e3, m.OK, m.Malformed, m.Refused, m.Abandoned, m.Failed)
-	fmt.Fprintf(w, "  %.2f proofs/s, %.0f compressions/s, job mean %.1f ms (max %.1f ms)\n",
-		m.ProofsPerS, m.CompressionsPerS, m.JobMeanMS, m.JobMaxMS)
+	rates := fmt.Sprintf("%.0f compressions/s", m.CompressionsPerS)
+	switch {
+	case m.SignaturesPerS > 0 && m.CompressionsPerS == 0:
+		rates = fmt.Sprintf("%.1f signatures/s", m.SignaturesPerS)
+	case m.SignaturesPerS > 0:
+		rates += fmt.Sprintf(", %.1f signatures/s", m.SignaturesPerS)
+	}
+	fmt.Fprintf(w, "  %.2f proofs/s, %s, job mean %.1f ms (max %.1f ms)\n",
+		m.ProofsPerS, rates, m.JobMeanMS, m.JobMaxMS)
 	fmt.Fprintf(w, "  queue depth max %d (mean %.2f), running at once max %d of %d, budget peak %s of %s\n",
 		m.QueueDepthMax, m.QueueDepthMean, m.RunningMax, m.InFlight, mib(m.BudgetPeakBytes), budgetText(m.BudgetBytes))
 	fmt.Fprintf(w, "  cores %d, granted to stages %.1f%%, CPU busy %.1f%%; shape cache %d/%d hits (%.1f%%); buffers %d allocated, %d reused\n",
@@ -121,7 +132,8 @@ type collector struct {
 
 	mu           sync.Mutex
 	m            Metrics
-	compressions int
+	compressions int // instances of the batch flow proved
+	signatures   int // instances of the xmss-aggregate flow proved
 	jobMS        float64
 	depth        int
 	depthSince   time.Time
@@ -173,10 +185,15 @@ func (c *collector) running(d int, bytes int64) {
 	c.mu.Unlock()
 }
 
-func (c *collector) proved(p flows.Proved, n int) {
+func (c *collector) proved(p flows.Proved, flow string, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.compressions += n
+	switch flow {
+	case flows.Name:
+		c.compressions += n
+	case aggregate.FlowName:
+		c.signatures += n
+	}
 	for _, s := range p.Spans {
 		st := c.stages[s.Name]
 		if st == nil {
@@ -236,6 +253,7 @@ func (c *collector) snapshot() Metrics {
 	if s := wall.Seconds(); s > 0 {
 		m.ProofsPerS = float64(m.OK) / s
 		m.CompressionsPerS = float64(c.compressions) / s
+		m.SignaturesPerS = float64(c.signatures) / s
 		m.QueueDepthMean = c.depthArea / s
 	}
 	if m.OK > 0 {

@@ -2,11 +2,13 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"time"
 
+	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/sysmem"
 	"github.com/reugn/go-streams"
@@ -48,6 +50,11 @@ type Options struct {
 	// Verify checks every proof with the verifier before its result is reported
 	// (a proof that does not verify becomes an error result).
 	Verify bool
+	// UniqueIDs refuses a job whose id an earlier job of the stream had (running or
+	// finished) with an ErrBusy result naming the id, so that no proof file is
+	// overwritten (serve sets it; the queue's workers, which see a job again on
+	// redelivery, do not). The ids are kept for the Prover's life.
+	UniqueIDs bool
 }
 
 func (o Options) withDefaults() Options {
@@ -90,6 +97,7 @@ type Prover struct {
 
 	mu     sync.Mutex
 	active map[string]bool // ids in flight
+	used   map[string]bool // ids admitted so far (UniqueIDs)
 }
 
 var _ streams.Flow = (*Prover)(nil)
@@ -105,6 +113,7 @@ func NewProver(ctx context.Context, eng Engine, o Options) *Prover {
 		slots:   semaphore.NewWeighted(int64(o.InFlight)),
 		metrics: newCollector(eng, o),
 		active:  map[string]bool{},
+		used:    map[string]bool{},
 		obs:     observerOf(ctx),
 	}
 	if p.obs != nil {
@@ -228,12 +237,16 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 	if err := job.check(p.opt.MaxN); err != nil {
 		return 0, false, err
 	}
-	n, err := job.size(p.opt.MaxInputBytes)
+	fits := func(n int) bool {
+		return n <= job.maxN(p.opt.MaxN) && job.flow.Check(n, job.LogInvRate) == nil &&
+			(p.budget == nil || job.flow.Estimate(n, job.LogInvRate) <= p.opt.MemoryBudget)
+	}
+	n, err := job.size(p.opt.MaxInputBytes, fits)
 	if err != nil {
 		return 0, false, err
 	}
 	if maxN := job.maxN(p.opt.MaxN); n > maxN {
-		return 0, false, fmt.Errorf("%w: job %s: %d instances, at most %d", ErrLimit, job.ID, n, maxN)
+		return 0, false, fmt.Errorf("%w: job %s: %d instances (want 1..%d)", ErrLimit, job.ID, n, maxN)
 	}
 	if err := job.flow.Check(n, job.LogInvRate); err != nil {
 		return 0, false, fmt.Errorf("%w: job %s: %v", ErrJob, job.ID, err)
@@ -248,11 +261,17 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 			ErrLimit, job.ID, n, job.flow.Name(), job.LogInvRate, sysmem.Format(cost), sysmem.Format(p.opt.MemoryBudget), from)
 	}
 	p.mu.Lock()
-	busy := p.active[job.ID]
-	if !busy {
+	busy, used := p.active[job.ID], p.opt.UniqueIDs && p.used[job.ID]
+	if !busy && !used {
 		p.active[job.ID] = true
+		if p.opt.UniqueIDs {
+			p.used[job.ID] = true
+		}
 	}
 	p.mu.Unlock()
+	if used && !busy {
+		return 0, false, fmt.Errorf("%w: job %s: the id %q was already used in this stream; give each job its own id", ErrBusy, job.ID, job.ID)
+	}
 	if busy {
 		return 0, false, fmt.Errorf("%w: job %s: another job with this id has not finished", ErrBusy, job.ID)
 	}
@@ -299,7 +318,7 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	if err := p.work.Err(); err != nil {
 		return failed(seq, job.ID, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err))
 	}
-	input, err := job.load(p.opt.MaxInputBytes)
+	input, err := job.load(p.opt.MaxInputBytes, job.maxN(p.opt.MaxN))
 	if err != nil {
 		return failed(seq, job.ID, err)
 	}
@@ -308,6 +327,8 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	if err != nil {
 		if p.work.Err() != nil {
 			err = fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err)
+		} else if bad := new(aggregate.InvalidSignatures); errors.As(err, &bad) {
+			err = &inputError{msg: fmt.Sprintf("%v: job %s: %s", ErrJob, job.ID, DescribeInput(bad)), cause: err}
 		} else {
 			err = fmt.Errorf("stream: job %s: %w", job.ID, err)
 		}
@@ -327,7 +348,7 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	for _, form := range job.Extras() {
 		r.Extra = append(r.Extra, Encoded{Meta: flows.NewMetaFor(job.flow, proved.Statement, form), Data: flows.EncodeProof(proved.Proof, form)})
 	}
-	p.metrics.proved(proved, input.Len())
+	p.metrics.proved(proved, job.flow.Name(), input.Len())
 	if p.obs != nil {
 		p.obs.Proved(r, start)
 	}

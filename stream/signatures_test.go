@@ -66,7 +66,7 @@ func TestStreamInvalidSignature(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("%d results", len(got))
 	}
-	if got[0].OK || !errors.Is(got[0].Err, ErrJob) || !strings.Contains(got[0].Error, "signature 1 invalid: xmss: invalid") {
+	if got[0].OK || !errors.Is(got[0].Err, ErrJob) || !strings.Contains(got[0].Error, "signature 1 invalid: signature does not verify") {
 		t.Fatalf("bad signature: %+v", got[0])
 	}
 	if got[1].OK || !errors.Is(got[1].Err, ErrJob) || !strings.Contains(got[1].Error, "epoch") {

@@ -482,7 +482,7 @@ func TestStreamParseJob(t *testing.T) {
 	good := []string{
 		`{"id":"a","blocks":"x.blocks.bin"}`,
 		`{"id":"b","n":300,"seed":7}`,
-		`{"id":"c.1_x-y","n":1,"format":"raw","log_inv_rate":4,"unordered":true}`,
+		`{"id":"c1_x-y","n":1,"format":"raw","log_inv_rate":4,"unordered":true}`,
 		` {"id":"d","n":1048576} `,
 	}
 	for _, s := range good {
@@ -501,6 +501,7 @@ func TestStreamParseJob(t *testing.T) {
 		`{"n":3}`:                ErrJob,
 		`{"id":"","n":3}`:        ErrJob,
 		`{"id":".hidden","n":3}`: ErrJob,
+		`{"id":"a.b","n":3}`:     ErrJob,
 		`{"id":"a/b","n":3}`:     ErrJob,
 		`{"id":"` + strings.Repeat("x", 129) + `","n":3}`: ErrJob,
 		`{"id":"a","n":-1}`:          ErrJob,

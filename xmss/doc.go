@@ -2,10 +2,10 @@
 // (commit 5df6c37, crates/xmss) signs and verifies: a target-sum Winternitz one-time signature
 // (WOTS) per epoch under a height-32 Merkle tree, every hash a tweaked BLAKE2s-256 truncated to
 // 16 bytes. It exists so that leanpipe can check, sign and aggregate exactly the signatures the
-// reference produces; the byte-for-byte description is ../shared/XMSS.md §1–§11, and this
-// package follows it (where the reference's spec and code differ, the code, XMSS.md §11).
+// reference produces; the byte-for-byte description is docs/xmss.md §1–§11, and this
+// package follows it (where the reference's spec and code differ, the code, docs/xmss.md §11).
 //
-// The math objects, with XMSS.md's symbols:
+// The math objects, with docs/xmss.md's symbols:
 //
 //   - Th(P, tweak, payload) = BLAKE2s-256(tweak ‖ P ‖ payload)[:16], the tweakable hash (§2);
 //     the tweak is type ‖ LE32(sub_position) ‖ LE32(index) ‖ 0^7 (MakeTweak).

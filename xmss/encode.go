@@ -11,7 +11,7 @@ import (
 // encodingInputLen is the length of the encoding hash's input: tweak ‖ P ‖ m ‖ ρ ‖ 0^8.
 const encodingInputLen = TweakLen + PublicParamLen + MessageLen + RandomnessLen + 8
 
-// EncodingDigest returns D = Th(P, tweak(3, 0, e), m ‖ ρ ‖ 0^8) (XMSS.md §3).
+// EncodingDigest returns D = Th(P, tweak(3, 0, e), m ‖ ρ ‖ 0^8) (docs/xmss.md §3).
 func EncodingDigest(p *PublicParam, epoch uint32, msg *Message, rho *Randomness) Digest {
 	var buf [encodingInputLen]byte
 	putEncodingInput(buf[:], p, epoch, msg)

@@ -6,7 +6,7 @@ import (
 	"github.com/leanpipe/leanpipe/blake2s"
 )
 
-// MakeTweak returns the tweak type ‖ LE32(subPosition) ‖ LE32(index) ‖ 0^7 (XMSS.md §2).
+// MakeTweak returns the tweak type ‖ LE32(subPosition) ‖ LE32(index) ‖ 0^7 (docs/xmss.md §2).
 func MakeTweak(typ byte, subPosition, index uint32) Tweak {
 	var t Tweak
 	t[0] = typ

@@ -12,7 +12,7 @@ import (
 // in-range epoch), about 2·R nodes for a range of R epochs.
 //
 // It holds no record of the epochs already signed: the scheme is stateful, and never
-// signing twice at one epoch is the caller's job (XMSS.md §8).
+// signing twice at one epoch is the caller's job (docs/xmss.md §8).
 type SecretKey struct {
 	seed       [SeedSize]byte
 	epochStart uint32
@@ -29,7 +29,7 @@ type SecretKey struct {
 const MaxEpochs = 1 << 26
 
 // GenerateKey derives the key pair of seed for the activation range [epochStart, epochEnd]
-// (inclusive; XMSS.md §7). The root, and so the public key, depends on the range. It costs
+// (inclusive; docs/xmss.md §7). The root, and so the public key, depends on the range. It costs
 // about 389 compressions per epoch of the range; the leaves are hashed many lanes at a time.
 func GenerateKey(seed [SeedSize]byte, epochStart, epochEnd uint32) (*SecretKey, PublicKey, error) {
 	if epochStart > epochEnd {

@@ -1,6 +1,6 @@
 package xmss
 
-// Parameters of the scheme (XMSS.md §1; the reference's lib.rs).
+// Parameters of the scheme (docs/xmss.md §1; the reference's lib.rs).
 const (
 	// N is the length in bytes of a hash value and of a Merkle node.
 	N = 16
@@ -41,7 +41,7 @@ const (
 	LeafBlocks = (TweakLen + PublicParamLen + V*N + 63) / 64
 )
 
-// Offsets of the fields of a serialised signature (XMSS.md §9).
+// Offsets of the fields of a serialised signature (docs/xmss.md §9).
 const (
 	OffsetTips       = 0
 	OffsetRandomness = V * N

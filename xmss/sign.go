@@ -7,7 +7,7 @@ import (
 )
 
 // Sign signs msg at epoch, drawing candidate ρ from r (crypto/rand.Reader if nil) until the
-// encoding accepts one (about 29,500 candidates on average, XMSS.md §3). Candidates are read
+// encoding accepts one (about 29,500 candidates on average, docs/xmss.md §3). Candidates are read
 // from r in batches, so r may be read past the accepted ρ.
 //
 // Never sign twice at one epoch: the key does not remember which epochs it has used.

@@ -99,7 +99,7 @@ type MerkleStepTrace struct {
 	Parent      Digest
 }
 
-// Trace is every intermediate value of one verification (XMSS.md §6) and its 144
+// Trace is every intermediate value of one verification (docs/xmss.md §6) and its 144
 // compressions in order: encoding, chains 0..41 (each from its digit up), leaf, Merkle
 // levels 1..32. When the encoding rejects ρ, only Encoding and its 2 compressions are set.
 type Trace struct {

@@ -3,7 +3,7 @@ package xmss
 import "fmt"
 
 // Verify checks sig on msg at epoch under pk, exactly as the reference's xmss_verify
-// (XMSS.md §6): it returns nil, or an error wrapping ErrInvalidWots (the encoding rejects ρ)
+// (docs/xmss.md §6): it returns nil, or an error wrapping ErrInvalidWots (the encoding rejects ρ)
 // or ErrInvalidMerklePath (the recomputed root differs from pk's). Any epoch is legal: the
 // verifier never sees the signer's activation range. It never panics.
 func Verify(pk PublicKey, epoch uint32, msg Message, sig *Signature) error {

@@ -58,7 +58,7 @@ type Signature struct {
 	Path [LogLifetime]Digest
 }
 
-// Bytes returns tips ‖ ρ ‖ path, the reference's 1208-byte layout (XMSS.md §9).
+// Bytes returns tips ‖ ρ ‖ path, the reference's 1208-byte layout (docs/xmss.md §9).
 func (sig *Signature) Bytes() [SignatureSize]byte {
 	var b [SignatureSize]byte
 	for i := range sig.Tips {
@@ -102,7 +102,7 @@ func ParseSignature(b []byte) (Signature, error) {
 
 // SecretKeySize is the length of a serialised secret key: seed ‖ LE32(epoch_start) ‖
 // LE32(epoch_end). This layout is leanpipe's own: the reference keeps a key as (seed, range)
-// and defines no serialisation (XMSS.md §7).
+// and defines no serialisation (docs/xmss.md §7).
 const SecretKeySize = SeedSize + 4 + 4
 
 // MarshalBinary returns seed ‖ LE32(epoch_start) ‖ LE32(epoch_end): everything the key is

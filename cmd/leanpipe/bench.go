@@ -171,7 +171,9 @@ throughput, the verify time, the proof size and the peak RSS. The cores column i
 each stage's CPU time over its wall time (the process's; one proof runs at a time):
 at 2 workers, a stage near 2.00 that is not twice as fast as at 1 is bound by
 something the cores share (memory bandwidth), one well below 2.00 waits on a serial
-part or on the machine.
+part or on the machine. The column is capped at the worker count: the process's CPU time
+also counts the Go runtime's own threads (the collector), and a short stage such as plan
+can show more CPU than its workers could spend.
 
 Sizes are --log-n (2^k instances; the batch flow's, compressions) or, for the
 xmss-aggregate flow, --sigs (signature counts; --sigs implies --flow xmss-aggregate).
@@ -389,7 +391,7 @@ func writeBenchRow(out io.Writer, what, noun string, row benchRow, old *benchRow
 			return fmt.Sprintf(" %6s", "cores")
 		}
 		if c, ok := row.StageCPUMS[name]; ok && row.StageMS[name] > 0 {
-			return fmt.Sprintf(" %6.2f", c/row.StageMS[name])
+			return fmt.Sprintf(" %6.2f", stageCores(c, row.StageMS[name], row.Workers))
 		}
 		return fmt.Sprintf(" %6s", "")
 	}
@@ -755,4 +757,15 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bo
 		}
 	}
 	return row, nil
+}
+
+// stageCores is a stage's cores figure: its CPU time over its wall time, at most the
+// worker count (the process's CPU time also counts the runtime's own threads, which
+// a short stage would otherwise show as more cores than it had).
+func stageCores(cpuMS, wallMS float64, workers int) float64 {
+	c := cpuMS / wallMS
+	if workers > 0 {
+		c = min(c, float64(workers))
+	}
+	return c
 }

@@ -277,8 +277,8 @@ func TestBenchKernelColumn(t *testing.T) {
 			if !ok || c < 0 {
 				t.Fatalf("%s: CPU %v ms (%v)", stage, c, ok)
 			}
-			if ms := rows[0].StageMS[stage]; ms > 0 && lines[stage][3] != fmt.Sprintf("%.2f", c/ms) {
-				t.Errorf("%s: cores %q, want %.2f", stage, lines[stage][3], c/ms)
+			if ms := rows[0].StageMS[stage]; ms > 0 && lines[stage][3] != fmt.Sprintf("%.2f", min(c/ms, 1)) {
+				t.Errorf("%s: cores %q, want %.2f (at most the 1 worker)", stage, lines[stage][3], min(c/ms, 1))
 			}
 		}
 	}
@@ -328,5 +328,21 @@ func TestBenchStageRSS(t *testing.T) {
 	}
 	if code, _, errs := run(t, "bench", "--from", p, "--stage-rss"); code != 2 || !strings.Contains(errs, "--stage-rss") {
 		t.Fatalf("--from with --stage-rss: exit %d %q", code, errs)
+	}
+}
+
+// TestStageCores: a stage's cores figure is CPU over wall time, never more than its
+// workers (the plan stage's CPU time can include the runtime's other threads).
+func TestStageCores(t *testing.T) {
+	for _, c := range []struct {
+		cpu, wall float64
+		workers   int
+		want      float64
+	}{
+		{1.5, 1, 1, 1}, {3, 1, 2, 2}, {1.5, 1, 2, 1.5}, {0.5, 1, 1, 0.5},
+	} {
+		if got := stageCores(c.cpu, c.wall, c.workers); got != c.want {
+			t.Errorf("stageCores(%v, %v, %d) = %v, want %v", c.cpu, c.wall, c.workers, got, c.want)
+		}
 	}
 }

@@ -17,6 +17,7 @@ const budgetHelp = "bound on the estimated memory of a proof (of the proofs runn
 type memBudget struct {
 	Bytes int64
 	From  string
+	auto  bool // derived from the machine
 }
 
 // resolveBudget reads a --memory-budget value ("auto" or a byte count) or a config's
@@ -41,7 +42,26 @@ func budgetOf(flag string, b int64) memBudget {
 
 func autoBudget() memBudget {
 	b, why := sysmem.Default()
-	return memBudget{Bytes: b, From: "the default, from " + why}
+	return memBudget{Bytes: b, From: "the default, from " + why, auto: true}
+}
+
+// budgetSummary is a budget in a JSON summary: Setting is "auto" (derived from the
+// machine; Bytes says what it came to), "none" or the byte count given.
+type budgetSummary struct {
+	Setting string `json:"setting"`
+	Bytes   int64  `json:"bytes"`
+	From    string `json:"from"`
+}
+
+func (b memBudget) summary() budgetSummary {
+	s := budgetSummary{Setting: fmt.Sprint(b.Bytes), Bytes: b.Bytes, From: b.From}
+	switch {
+	case b.auto:
+		s.Setting = "auto"
+	case b.Bytes == 0:
+		s.Setting = "none"
+	}
+	return s
 }
 
 // String describes the budget for logs and errors.

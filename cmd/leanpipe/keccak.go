@@ -63,6 +63,9 @@ func checkStatesOut(fl flows.Flow, out string) error {
 // that disagree, are a rejection (printed to out, errRejected).
 func readMeta(out io.Writer, path string, mb []byte) (flows.Meta, error) {
 	var meta flows.Meta
+	if err := flows.CheckJSONKeys(mb); err != nil {
+		return flows.Meta{}, usage("%s.json: %v", path, err)
+	}
 	if err := json.Unmarshal(mb, &meta); err != nil || meta.Flow != keccak.FlowName {
 		m, err := flows.ParseMeta(mb)
 		if err != nil {

@@ -1,4 +1,7 @@
-// Command leanpipe proves and verifies leanVM-b Flock BLAKE2s batch proofs.
+// Command leanpipe aggregates XMSS signatures into one proof (the xmss-aggregate
+// flow, one 2^21-column block per signature) and proves batches of BLAKE2s
+// compressions (the blake2s-batch flow), with leanVM-b's Flock and WHIR over
+// GF(2^64), byte-compatible with the reference; it also verifies both.
 //
 // Exit status: 0 success or accepted, 1 rejected or failed, 2 usage or input error.
 package main
@@ -13,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/cpu"
 )
 
@@ -33,13 +37,16 @@ var errRejected = errors.New("rejected")
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "leanpipe",
-		Short:         "leanpipe proves batches of BLAKE2s compressions with leanVM-b's Flock + WHIR, byte-compatible with the reference",
+		Short:         "leanpipe aggregates XMSS signatures into one proof and proves batches of BLAKE2s compressions, with leanVM-b's Flock + WHIR (byte-compatible with the reference)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// An unknown $LEANPIPE_SIMD and bad global flags are refused before any
+		// An unknown $LEANPIPE_SIMD or $LEANPIPE_HUGEPAGES and bad global flags are refused before any
 		// command runs.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cpu.Check(); err != nil {
+				return usageError{err}
+			}
+			if err := buffers.CheckHugePagesEnv(); err != nil {
 				return usageError{err}
 			}
 			if f := cmd.Flag("log-level"); f != nil {
@@ -60,6 +67,9 @@ func newRoot() *cobra.Command {
 			msg := fmt.Sprintf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(cmd), ", "))
 			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 				msg += "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			if strings.HasPrefix(args[0], "agg") {
+				msg += "; to aggregate XMSS signatures: leanpipe prove --signatures FILE --out PROOF (leanpipe xmss --help describes FILE)"
 			}
 			return usage("%s", msg)
 		},

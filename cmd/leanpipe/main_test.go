@@ -129,6 +129,10 @@ func TestRunConfig(t *testing.T) {
 	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Leaves) != 2 || len(sum.Leaves[0].Stages) != 7 || sum.CompressionsPerS <= 0 {
 		t.Fatalf("summary: %v %s", err, b)
 	}
+	// The budget says auto and what it came to, in bytes (issue 25).
+	if !strings.Contains(string(b), `"memory_budget": "auto"`) || sum.MemoryBudget.Setting != "auto" || sum.MemoryBudget.Bytes <= 0 || !strings.Contains(sum.MemoryBudget.From, "the default") {
+		t.Fatalf("summary's memory budget: %+v in %s", sum.MemoryBudget, b)
+	}
 	if code, o, _ := run(t, "verify", filepath.Join(out, "leaf-0001.proof.bin")); code != 0 || !accepted(o) {
 		t.Fatalf("verify leaf: %d %q", code, o)
 	}

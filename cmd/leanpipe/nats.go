@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,6 +16,7 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/queue"
+	"github.com/leanpipe/leanpipe/stream"
 )
 
 // natsFlags are the connection and queue flags serve --nats and submit share.
@@ -108,6 +110,7 @@ func serveNATS(cmd *cobra.Command, o queue.Options, workers int, metricsPath str
 	}
 	defer ob.close()
 	o.Cores = e.Scheduler().Cores()
+	o.Logf = func(format string, args ...any) { log.Warn().Msgf(format, args...) }
 	w := queue.NewWorker(js, e, o)
 	if ob.metrics != nil {
 		if err := ob.metrics.Registry().Register(queueCollector{w}); err != nil {
@@ -119,7 +122,7 @@ func serveNATS(cmd *cobra.Command, o queue.Options, workers int, metricsPath str
 	defer cancel()
 	ob.ready(true)
 	defer onShutdown(log, o.Grace, "abandoning running proofs; their jobs go back to the queue", func() { ob.ready(false); cancel() }, w.Abort)()
-	log.Info().Str("worker", o.Worker).Int("cores", o.Cores).Int("in_flight", o.InFlight).Int64("memory_budget", o.MemoryBudget).Str("memory_budget_from", o.BudgetFrom).Dur("ack_wait", o.AckWait).Msg("serving the NATS queue")
+	log.Info().Str("worker", o.Worker).Int("cores", o.Cores).Int("in_flight", o.InFlight).Int64("memory_budget", o.MemoryBudget).Str("memory_budget_from", o.BudgetFrom).Dur("ack_wait_ms", o.AckWait).Msg("serving the NATS queue")
 	m, err := w.Run(ctx)
 	if terr := ob.finish(); terr != nil && err == nil {
 		err = terr
@@ -147,15 +150,22 @@ func submitCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "submit --nats URL JOBS.jsonl",
 		Short: "publish jobs to the JetStream queue, wait for their results and print one result line per job",
-		Long: `submit publishes the jobs of a JSON-lines file (serve's job form; ids limited to
-A-Z a-z 0-9 _ -) to the shared JetStream work queue (subjects leanpipe.jobs.<flow>), creating
+		Long: `submit publishes the jobs of a JSON-lines file (serve's job form; ids are 1 to 128
+of A-Z a-z 0-9 _ -, as for serve, and each is given once: otherwise nothing is published and
+the exit status is 2) to the shared JetStream work queue (subjects leanpipe.jobs.<flow>), creating
 the streams, the workers' consumer and the proof bucket when missing, waits for every job's
 result (unless --no-wait) and prints exactly one result line per job on stdout: serve's JSON
-plus "worker" and "deliveries". --fetch DIR (created if missing) downloads each proof as
+plus "worker", "deliveries" and "object", the proof's object in the leanpipe-proofs bucket
+("proof", a local file, only with --fetch). --fetch DIR (created if missing) downloads each proof as
 DIR/<id>.proof.bin with its .json sidecar (and DIR/<id>.proof.<form>.bin for a job whose
-"formats" asks for both forms) and verifies it. Input files named by jobs are opened by the
-workers: relative paths are resolved against the jobs file's directory and sent absolute, so
-the workers must read them at that path. Exit status 0 when every job is ok, 1 otherwise, 2
+"formats" asks for both forms) and verifies it against the statement of the job's own input,
+never the worker's word: submit reads each input file before publishing, records its SHA-256
+in the job ("input_sha256"; a worker refuses a file whose contents changed) and the statement
+it proves (flow, n, rate, form and the flow's data: message, epoch and keys for
+xmss-aggregate); a fetched proof of any other statement is refused (exit 1, naming the job and
+the field). Proofs are stored by the input's contents, not its path. Input files named by
+jobs are opened by the workers too: relative paths are resolved against the jobs file's
+directory and sent absolute, so the workers must read them at that path. Exit status 0 when every job is ok, 1 otherwise, 2
 for bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -197,6 +207,9 @@ for bad input.`,
 			jobs, err := queue.ReadJobs(ctx, f, filepath.Dir(args[0]))
 			if err != nil {
 				return usage("%s: %v", args[0], err)
+			}
+			if err := checkJobIDs(jobs); err != nil {
+				return usage("%s: %v; nothing published", args[0], err)
 			}
 			o := n.options()
 			o.Flow, o.MaxN, o.NoWait, o.Fetch = flowName, maxN, noWait, fetch
@@ -263,4 +276,35 @@ func (c queueCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, d := range queueDescs {
 		ch <- prometheus.MustNewConstMetric(d.desc, prometheus.CounterValue, d.val(m))
 	}
+}
+
+// checkJobIDs refuses, before anything is published, jobs whose id is missing or
+// breaks the id rule (stream.CheckID) and ids given twice, listing the first few.
+func checkJobIDs(jobs []stream.Envelope[stream.Job]) error {
+	var bad []string
+	seen := map[string]bool{}
+	for _, env := range jobs {
+		var ie *stream.IDError
+		switch {
+		case errors.As(env.Err, &ie):
+			bad = append(bad, env.Err.Error())
+		case env.Err == nil && seen[env.Val.ID]:
+			bad = append(bad, fmt.Sprintf("job %s: the id is given twice", env.Val.ID))
+		case env.Err == nil:
+			seen[env.Val.ID] = true
+		}
+	}
+	if len(bad) > 0 {
+		return errors.New(boundedList(bad, 5, "; "))
+	}
+	return nil
+}
+
+// boundedList joins the first max items and says how many more there are: the
+// "…and N more" of every long list of errors.
+func boundedList(items []string, max int, sep string) string {
+	if len(items) <= max {
+		return strings.Join(items, sep)
+	}
+	return fmt.Sprintf("%s%s…and %d more", strings.Join(items[:max], sep), sep, len(items)-max)
 }

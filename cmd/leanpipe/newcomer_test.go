@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/leanpipe/leanpipe/xmss"
 )
 
 // TestNewcomerList runs testdata/newcomer.txt: each bad input, run by bash as a user
@@ -36,6 +38,14 @@ func TestNewcomerList(t *testing.T) {
 	os.WriteFile(filepath.Join(work, "bad.proof.bin"), bad, 0o644)
 	meta, _ := os.ReadFile(filepath.Join(work, "ok.proof.bin.json"))
 	os.WriteFile(filepath.Join(work, "bad.proof.bin.json"), meta, 0o644)
+	os.WriteFile(filepath.Join(work, "bare.proof.bin"), good, 0o644)
+	_, pk, err := xmss.GenerateKey([xmss.SeedSize]byte{1}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(work, "stmt.json"), []byte(`{"message":"`+strings.Repeat("ab", 32)+`","epoch":0,"public_keys":["`+pk.String()+`"]}`), 0o644)
+	os.WriteFile(filepath.Join(work, "negepoch.json"), []byte(`{"message":"`+strings.Repeat("ab", 32)+`","epoch":-1,"public_keys":["`+pk.String()+`"]}`), 0o644)
+	os.WriteFile(filepath.Join(work, "upper.json"), []byte(`{"message":"`+strings.Repeat("AB", 32)+`","epoch":0,"public_keys":["`+pk.String()+`"]}`), 0o644)
 	os.WriteFile(filepath.Join(work, "empty.yaml"), nil, 0o644)
 	os.WriteFile(filepath.Join(work, "file"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(work, "jobs.jsonl"), []byte(`{"id":"a","n":8}`+"\n"), 0o644)

@@ -132,6 +132,11 @@ func proveCmd() *cobra.Command {
 				}
 				inputPath = blocksPath
 			}
+			// The budget is checked before anything is generated, signed or verified.
+			mem, err := resolveBudget("--memory-budget", budget)
+			if err != nil {
+				return err
+			}
 			var in flows.Input
 			switch {
 			case inputPath != "" && cmd.Flags().Changed("n"):
@@ -140,9 +145,21 @@ func proveCmd() *cobra.Command {
 				if in, err = readInput(fl, inputFlag(cmd), inputPath); err != nil {
 					return err
 				}
+				if err := fl.Check(in.Len(), rate); err != nil {
+					return usage("%v", err)
+				}
+				if err := mem.check("prove", fl, in.Len(), rate); err != nil {
+					return err
+				}
 			case cmd.Flags().Changed("n"):
 				if n < 1 || n > fl.MaxN() {
 					return usage("--n: %d is out of range [1, %d]", n, fl.MaxN())
+				}
+				if err := fl.Check(n, rate); err != nil {
+					return usage("%v", err)
+				}
+				if err := mem.check("prove", fl, n, rate); err != nil {
+					return err
 				}
 				if in, err = fl.Generate(n, seed); err != nil {
 					return usage("--n: %v", err)
@@ -150,17 +167,7 @@ func proveCmd() *cobra.Command {
 			default:
 				return usage("give --input FILE or --n N")
 			}
-			if err := fl.Check(in.Len(), rate); err != nil {
-				return usage("%v", err)
-			}
 			if err := checkSignatures(in); err != nil {
-				return err
-			}
-			mem, err := resolveBudget("--memory-budget", budget)
-			if err != nil {
-				return err
-			}
-			if err := mem.check("prove", fl, in.Len(), rate); err != nil {
 				return err
 			}
 			e, err := flows.NewEngine(flows.EngineOptions{Cores: workers})
@@ -182,7 +189,7 @@ func proveCmd() *cobra.Command {
 				return err
 			}
 			printSpans(cmd.OutOrStdout(), fmt.Sprintf("%s: %d instances (2^%d slots)", fl.Name(), in.Len(), res.Shape.NLog), res.Spans)
-			log.Info().Str("proof", out).Dur("wall", res.Wall).Msg("proved")
+			log.Info().Str("proof", out).Dur("wall_ms", res.Wall).Msg("proved")
 			return nil
 		},
 	}
@@ -203,99 +210,6 @@ func proveCmd() *cobra.Command {
 	return cmd
 }
 
-func verifyCmd() *cobra.Command {
-	var (
-		n, rate                  int
-		flowName, format, rawOut string
-	)
-	cmd := &cobra.Command{
-		Use:   "verify PROOF",
-		Short: "verify a proof; prints accepted or rejected: <reason>, then the statement checked",
-		Long: `verify checks PROOF against its statement (from PROOF.json when present, else from
---flow, --n and --log-inv-rate) and prints "accepted" or "rejected: <reason>" on the first
-line and, on the second, what was checked: the flow, the slot count 2^k, the rate and the
-proof form (detected when neither PROOF.json nor --format gives it).
-
-The protocol binds the slot count 2^k = 2^max(3, ⌈log2 N⌉), not N: any N of the same power
-of two verifies the same proof (that is the reference's statement).`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			path := args[0]
-			if rawOut != "" {
-				if err := checkOutFile("--raw-out", rawOut); err != nil {
-					return err
-				}
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return usage("%v", err)
-			}
-			fl, err := lookupFlow(flowName)
-			if err != nil {
-				return err
-			}
-			meta := flows.Meta{Flow: fl.Name(), N: n, LogInvRate: rate, Label: fl.Label(), Format: format}
-			if mb, err := os.ReadFile(path + ".json"); err == nil {
-				if meta, err = readMeta(cmd.OutOrStdout(), path, mb); err != nil {
-					return err
-				}
-				if cmd.Flags().Changed("flow") && fl.Name() != meta.Flow {
-					return usage("--flow %s disagrees with %s.json (flow %s)", fl.Name(), path, meta.Flow)
-				}
-				if cmd.Flags().Changed("n") && n != meta.N {
-					return usage("--n %d disagrees with %s.json (n = %d)", n, path, meta.N)
-				}
-				if cmd.Flags().Changed("format") && format != meta.Format {
-					return usage("--format %s disagrees with %s.json (%s)", format, path, meta.Format)
-				}
-				if cmd.Flags().Changed("log-inv-rate") && rate != meta.LogInvRate {
-					return usage("--log-inv-rate %d disagrees with %s.json (%d)", rate, path, meta.LogInvRate)
-				}
-				if fl, err = lookupFlow(meta.Flow); err != nil {
-					return err
-				}
-			} else if !cmd.Flags().Changed("n") {
-				return usage("no %s.json beside the proof: give --n", path)
-			}
-			if meta.Format != "" {
-				if err := checkFormat(meta.Format); err != nil {
-					return err
-				}
-			}
-			if err := fl.Check(meta.N, meta.LogInvRate); err != nil {
-				return usage("%v", err)
-			}
-			raw, form, err := flows.VerifyBytesForm(data, meta)
-			formNote := form + " form"
-			switch {
-			case form == "":
-				formNote = "form not detected"
-			case meta.Format == "":
-				formNote += " (detected)"
-			}
-			checked := fmt.Sprintf("checked: %s, %s", flows.DescribeStatement(fl, meta.Proves()), formNote)
-			if err != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "rejected: %v\n%s\n", err, checked)
-				return errRejected
-			}
-			if rawOut != "" {
-				if err := atomicfile.Write(rawOut, raw.MarshalRaw()); err != nil {
-					return err
-				}
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "accepted\n%s\n", checked)
-			return nil
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&flowName, "flow", flows.DefaultName, "the proof flow when there is no PROOF.json")
-	f.IntVar(&n, "n", 0, "number of instances (the statement) when there is no PROOF.json")
-	f.StringVar(&format, "format", "", "proof form: wire or raw (default: from PROOF.json, else detected)")
-	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate when there is no PROOF.json")
-	f.StringVar(&rawOut, "raw-out", "", "also write the accepted proof in raw form (one Merkle path per query) to this file")
-	return cmd
-}
-
 // flowsCmd lists the registered flows.
 func flowsCmd() *cobra.Command {
 	return &cobra.Command{
@@ -304,7 +218,7 @@ func flowsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, f := range flows.Flows() {
-				fmt.Fprintf(cmd.OutOrStdout(), "%-16s label %-22s max n %-8d %s\n", f.Name(), f.Label(), f.MaxN(), f.Summary())
+				fmt.Fprintf(cmd.OutOrStdout(), "%-16s label %-27s max n %-8d %s\n", f.Name(), f.Label(), f.MaxN(), f.Summary())
 			}
 			return nil
 		},

@@ -39,7 +39,10 @@ type stageTimes struct {
 }
 
 type runSummary struct {
-	Config            config.Run    `json:"config"`
+	Config config.Run `json:"config"`
+	// MemoryBudget is the budget the run was held to: its setting ("auto", or the
+	// bytes given), the bytes and where they came from.
+	MemoryBudget      budgetSummary `json:"memory_budget"`
 	Leaves            []leafSummary `json:"leaves"`
 	WallMS            float64       `json:"wall_ms"`
 	CompressionsPerS  float64       `json:"compressions_per_s,omitempty"`
@@ -127,7 +130,7 @@ func runCmd() *cobra.Command {
 			bar := newProgress(cmd.ErrOrStderr(), "proving leaves", cfg.Leaves)
 			defer bar.finish()
 			ctx := bar.stages(context.Background())
-			sum := runSummary{Config: cfg}
+			sum := runSummary{Config: cfg, MemoryBudget: mem.summary()}
 			start := time.Now()
 			compressions := 0
 			var lastSpans []graph.Span
@@ -159,7 +162,7 @@ func runCmd() *cobra.Command {
 					ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)})
 				lastSpans = res.Spans
 				trace.add(fmt.Sprintf("leaf %d", i), res)
-				log.Debug().Int("leaf", i).Dur("prove", res.Wall).Dur("verify", vdur).Str("proof", path).Msg("leaf proved and verified")
+				log.Debug().Int("leaf", i).Dur("prove_ms", res.Wall).Dur("verify_ms", vdur).Str("proof", path).Msg("leaf proved and verified")
 				bar.add(1)
 			}
 			bar.finish()

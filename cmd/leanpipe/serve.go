@@ -45,6 +45,8 @@ earlier jobs'). It writes DIR/<id>.proof.bin and DIR/<id>.proof.bin.json
 atomically and prints one result line per job, in job order:
   {"seq":0,"id":"a","ok":true,"proof":"DIR/a.proof.bin","n":…,"ms":…,…}
   {"seq":1,"id":"b","ok":false,"error":"…"}
+Job ids are 1 to 128 of A-Z a-z 0-9 _ - (the same rule as submit's and the queue's); a job
+whose id an earlier job of the stream had, running or finished, gets "ok":false naming the id.
 A bad job never stops the stream. At the end of input it exits 0. On SIGINT/SIGTERM it stops
 reading and lets running proofs finish for --grace (a second signal abandons them at once);
 every job read gets its result line and no partial proof file is left. Exit status 1 when
@@ -177,6 +179,7 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 	defer cancel()
 	opts := sc.Options
 	opts.Cores = e.Scheduler().Cores()
+	opts.UniqueIDs = true // a repeated id would overwrite DIR/<id>.proof.bin
 	p := stream.NewProver(ctx, e, opts)
 	ob.ready(true)
 	defer onShutdown(log, opts.Grace, "abandoning running proofs", func() { ob.ready(false); cancel() }, p.Abort)()
@@ -242,7 +245,7 @@ func onShutdown(log zerolog.Logger, grace time.Duration, abandoned string, stop,
 		// Logged once stop has run, so that whoever reads the log (an operator, a
 		// test) knows /readyz answers 503 from this line on.
 		stop()
-		log.Warn().Str("signal", s.String()).Dur("grace", grace).Msg("shutting down: not ready, no new jobs; running proofs may finish (signal again to abandon them)")
+		log.Warn().Str("signal", s.String()).Dur("grace_ms", grace).Msg("shutting down: not ready, no new jobs; running proofs may finish (signal again to abandon them)")
 		if s, ok = <-sigs; ok {
 			log.Warn().Str("signal", s.String()).Msg(abandoned)
 			abort()

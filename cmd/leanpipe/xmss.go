@@ -16,6 +16,7 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/keccak"
+	"github.com/leanpipe/leanpipe/stream"
 	"github.com/leanpipe/leanpipe/xmss"
 )
 
@@ -77,8 +78,9 @@ func readSignatures(flag, path string) (*aggregate.Input, error) {
 }
 
 // checkSignatures runs the input's check before proving (flows.CheckInput): for an
-// xmss-aggregate input an error (exit status 1) naming every invalid signature by
-// index with its reason, one a line.
+// xmss-aggregate input an error (exit status 1) naming the invalid signatures by
+// index with their reasons, one a line, the first stream.MaxListed of them and then
+// "…and N more".
 func checkSignatures(in flows.Input) error {
 	err := flows.CheckInput(in)
 	var bad *aggregate.InvalidSignatures
@@ -87,12 +89,10 @@ func checkSignatures(in flows.Input) error {
 		return nil
 	case !errors.As(err, &bad):
 		return err
-	case len(bad.Bad) == 1:
-		return fmt.Errorf("%v; nothing proved", err)
 	}
-	lines := make([]string, len(bad.Bad))
-	for i, b := range bad.Bad {
-		lines[i] = fmt.Sprintf("signature %d invalid: %v", b.Index, b.Err)
+	lines := stream.InvalidLines(bad)
+	if len(bad.Bad) == 1 {
+		return fmt.Errorf("%s; nothing proved", lines[0])
 	}
 	return fmt.Errorf("%d of %d signatures invalid, nothing proved:\n  %s", len(bad.Bad), bad.Of, strings.Join(lines, "\n  "))
 }
@@ -135,7 +135,7 @@ any is invalid, 2 when the file cannot be read or is malformed.`,
 			out := cmd.OutOrStdout()
 			for i := range in.Signers {
 				if err, ok := bad[i]; ok {
-					fmt.Fprintf(out, "%d invalid: %v\n", i, err)
+					fmt.Fprintf(out, "%d invalid: %s\n", i, stream.SignatureReason(err))
 				} else {
 					fmt.Fprintf(out, "%d valid\n", i)
 				}
@@ -287,7 +287,7 @@ no record of the epochs used).`,
 			switch {
 			case cmd.Flags().Changed("epoch"):
 				if epoch < 0 || epoch > math.MaxUint32 {
-					return usage("--epoch: %d is out of range [0, %d]", epoch, uint32(math.MaxUint32))
+					return usage("--epoch %d: epoch must be 0..2^32-1", epoch)
 				}
 				ep = uint32(epoch)
 				if file != nil && ep != file.Epoch {

@@ -152,7 +152,7 @@ func TestXMSSKeygenSignVerify(t *testing.T) {
 	bad, _ := signaturesFile(t, dir, "bad.json", 3, 5, 1)
 	code, o, _ = run(t, "xmss", "verify", "--signatures", bad)
 	lines := strings.Split(strings.TrimSpace(o), "\n")
-	if code != 1 || len(lines) != 3 || lines[0] != "0 valid" || !strings.HasPrefix(lines[1], "1 invalid: xmss: invalid") || lines[2] != "2 valid" {
+	if code != 1 || len(lines) != 3 || lines[0] != "0 valid" || !strings.HasPrefix(lines[1], "1 invalid: signature does not verify") || lines[2] != "2 valid" {
 		t.Fatalf("verify with signature 1 corrupted: %d %q", code, o)
 	}
 	short := filepath.Join(dir, "short.json")
@@ -238,7 +238,7 @@ func TestProveSignatures(t *testing.T) {
 		args []string
 		want string
 	}{
-		{1, []string{"--flow", "xmss-aggregate", "--signatures", bad}, "signature 2 invalid: xmss: invalid"},
+		{1, []string{"--flow", "xmss-aggregate", "--signatures", bad}, "signature 2 invalid: signature does not verify"},
 		{1, []string{"--signatures", bad}, "signature 2 invalid"},
 		{2, []string{"--signatures", malformed}, "--signatures " + malformed + ": flows: invalid input: aggregate: malformed statement: no \"signers\""},
 		{2, []string{"--flow", "blake2s-batch", "--signatures", good}, "--signatures is the xmss-aggregate flow's input"},
@@ -287,7 +287,7 @@ func TestServeSignatures(t *testing.T) {
 	if len(res) != 3 || res[0]["ok"] != true || res[0]["flow"] != "xmss-aggregate" || res[1]["ok"] != false || res[2]["ok"] != true {
 		t.Fatalf("results %s", o)
 	}
-	if msg, _ := res[1]["error"].(string); !strings.Contains(msg, "job bad") || !strings.Contains(msg, "signature 0 invalid: xmss: invalid") {
+	if msg, _ := res[1]["error"].(string); !strings.Contains(msg, "job bad") || !strings.Contains(msg, "signature 0 invalid: signature does not verify") {
 		t.Fatalf("invalid signature's error: %q", msg)
 	}
 	if code, o, _ := run(t, "verify", filepath.Join(out, "good.proof.bin")); code != 0 || !accepted(o) {

@@ -4,7 +4,7 @@
 // a box on its row at its time. It checks the trace first (observe.CheckTrace). It
 // is how docs/ pictures are made from real runs, without a browser:
 //
-//	go run ./internal/tracepng -title "…" TRACE.json OUT.png
+//	go run ./cmd/tracepng -title "…" TRACE.json OUT.png
 package main
 
 import (
