@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -358,3 +359,53 @@ func TestForgeVerifyChild(t *testing.T) {
 		}
 	}
 }
+
+// TestForgeBatchFuzz: random changes to a batch proof (a scalar, the stream cut or
+// extended) are refused (ErrBatch or a read error) and never panic.
+func TestForgeBatchFuzz(t *testing.T) {
+	c := smallCircuit(4)
+	r := testrand.New(t)
+	claims := trueClaims(r, c, 3)
+	p := transcript.NewProver(forgeClaimsLabel, nil)
+	if _, err := BatchMatrixClaims(p, c, claims); err != nil {
+		t.Fatal(err)
+	}
+	proof := p.Proof()
+	n := 200
+	if heavyRun() {
+		n = 2000
+	}
+	for range n {
+		q := &transcript.Proof{Stream: append([]field.E(nil), proof.Stream...)}
+		var what string
+		switch r.IntN(3) {
+		case 0:
+			j := r.IntN(len(q.Stream))
+			q.Stream[j] = q.Stream[j].Add(randomE(r))
+			what = fmt.Sprintf("scalar %d", j)
+		case 1:
+			k := r.IntN(len(q.Stream))
+			q.Stream = q.Stream[:k]
+			what = fmt.Sprintf("cut to %d", k)
+		default:
+			q.Stream = append(q.Stream, randomE(r))
+			what = "a scalar appended"
+		}
+		err := noPanic(func() error {
+			v := transcript.NewVerifier(q, forgeClaimsLabel, nil)
+			out, err := VerifyMatrixClaims(v, c.LogSize(), claims)
+			if err != nil {
+				return err
+			}
+			if err := v.Finish(); err != nil {
+				return err
+			}
+			return CheckMatrixClaim(c, out)
+		})
+		if err == nil || strings.HasPrefix(err.Error(), "PANIC") {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
+func heavyRun() bool { return os.Getenv("LEANPIPE_HEAVY") != "" }

@@ -392,3 +392,52 @@ func TestForgeStackedRingsOtherRoot(t *testing.T) {
 		t.Fatal("another root verified")
 	}
 }
+
+// Point claims are bound before the batching challenge: one point claimed twice with
+// different values, or a true value moved to another point, is refused.
+func TestForgeStackedRingsPointClaims(t *testing.T) {
+	rng := testrand.New(t)
+	in := newRingsInstance(rng, []int{13, 12})
+	pt := in.pc[0].Point
+	v := in.pc[0].Value
+	// Region points: high coordinates boolean (one column's region).
+	region := randPoint(rng, 12)
+	for k := 12; k < in.stackLog; k++ {
+		region = append(region, field.FromK(field.K((k+1)&1))) // selector 0b…0101
+	}
+	rv := field.EvalMLEK(in.stack, region)
+	in.pc = []PointClaim{{pt, v}, {pt, v}, {region, rv}}
+	proof := in.prove(t, in.rings(true), 1)
+	if err := in.verify(proof, in.rings(false)); err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, pc []PointClaim) {
+		t.Helper()
+		saved := in.pc
+		in.pc = pc
+		defer func() { in.pc = saved }()
+		if err := in.verifyNoPanic(proof, in.rings(false)); err == nil || strings.HasPrefix(err.Error(), "PANIC") {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	d := field.E{C1: 9}
+	check("one point, two values", []PointClaim{{pt, v}, {pt, v.Add(d)}, {region, rv}})
+	check("equal lies", []PointClaim{{pt, v.Add(d)}, {pt, v.Add(d)}, {region, rv}})
+	check("a region value at the other region", []PointClaim{{pt, v}, {pt, v},
+		{append(append([]field.E(nil), region[:12]...), regionFlip(region[12:])...), rv}})
+	check("values exchanged", []PointClaim{{pt, rv}, {pt, v}, {region, v}})
+	short := append([]field.E(nil), pt[:len(pt)-1]...)
+	saved := in.pc
+	in.pc = []PointClaim{{short, v}}
+	if err := in.verifyNoPanic(proof, in.rings(false)); !errors.Is(err, ErrClaim) {
+		t.Fatalf("a point of the wrong length: %v", err)
+	}
+	in.pc = saved
+}
+
+// regionFlip returns boolean coordinates with the first one flipped.
+func regionFlip(high []field.E) []field.E {
+	out := append([]field.E(nil), high...)
+	out[0] = out[0].Add(field.One)
+	return out
+}
