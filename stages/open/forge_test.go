@@ -376,8 +376,7 @@ func equalProofs(a, b *transcript.Proof) bool {
 	return string(a.MarshalRaw()) == string(b.MarshalRaw())
 }
 
-// Verifying against another root, or with a ring claim whose weight evaluates points
-// of another length, is an error, not a panic (the latter is caller input).
+// A proof verified against another root than the one it sent is refused.
 func TestForgeStackedRingsOtherRoot(t *testing.T) {
 	rng := testrand.New(t)
 	in := newRingsInstance(rng, []int{13, 12})
