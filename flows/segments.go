@@ -212,6 +212,13 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	if err != nil {
 		return nil, err
 	}
+	for i, s := range shapes {
+		// A table lists at most the segment's slots: rows past them would be dropped
+		// by its evaluation, unchecked.
+		if t, ok := s.Public.(*lincheck.Table); ok && len(t.Rows) > 1<<nLogs[i] {
+			return nil, fmt.Errorf("%w: segment %d: a public table of %d rows for %d slots", ErrInput, i, len(t.Rows), 1<<nLogs[i])
+		}
+	}
 	tr := transcript.NewVerifier(proof, []byte(label), nil)
 	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
 	root, err := open.ReceiveRoot(tr)

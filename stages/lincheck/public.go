@@ -40,7 +40,7 @@ func (w Window) check(logSize int) error {
 	switch {
 	case w.Log < 0 || w.Log > 16:
 		return fmt.Errorf("%w: window of 2^%d columns", ErrPublic, w.Log)
-	case w.Offset < 0 || w.Offset+1<<w.Log > 1<<logSize:
+	case w.Offset < 0 || w.Offset > 1<<logSize-1<<w.Log: // not Offset + 2^Log: it can wrap
 		return fmt.Errorf("%w: window [%d, %d) outside a block of 2^%d columns", ErrPublic, w.Offset, w.Offset+1<<w.Log, logSize)
 	case w.Mask != nil && len(w.Mask) != (1<<w.Log+63)/64:
 		return fmt.Errorf("%w: mask of %d words for 2^%d columns", ErrPublic, len(w.Mask), w.Log)

@@ -113,23 +113,39 @@ func TestForgeStackedRingsOffsetOverflow(t *testing.T) {
 		perr = ProveStackedRings(transcript.NewProver(testLabel, nil), c, bad, in.pc, par.Serial())
 	}()
 	if !errors.Is(verr, ErrClaim) || !errors.Is(perr, ErrClaim) {
-		t.Skipf("known forgery: a placement at Offset MaxInt passes checkStacked by overflow (verifier: %v; prover: %v)", verr, perr)
+		t.Fatalf("a placement at Offset MaxInt passed checkStacked by overflow (verifier: %v; prover: %v)", verr, perr)
 	}
 }
 
-// batchingChallenge replays the verifier's transcript of in's opening up to the
-// batching challenge: root, point values, then the sample. It depends on nothing the
-// ring claims carry.
+// batchingChallenge is the batching challenge the verifier draws on in's honest
+// claims: the first sample of VerifyStackedRings, read through a recording transcript
+// (so the test follows whatever the verifier binds before it).
 func (in *ringsInstance) batchingChallenge(t *testing.T, proof *transcript.Proof) field.E {
 	t.Helper()
-	tr := transcript.NewVerifier(proof, testLabel, nil)
-	if _, err := ReceiveRoot(tr); err != nil {
+	tr := &firstSample{Verifier: transcript.NewVerifier(proof, testLabel, nil)}
+	root, err := ReceiveRoot(tr)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range in.pc {
-		tr.Observe(p.Value)
+	if err := VerifyStackedRings(tr, root, commit.FullShape(in.stackLog, 1), in.rings(false), in.pc); err != nil {
+		t.Fatal(err)
 	}
-	return tr.Sample()
+	return tr.first
+}
+
+// firstSample records the first challenge drawn after the root.
+type firstSample struct {
+	*transcript.Verifier
+	first field.E
+	drawn bool
+}
+
+func (f *firstSample) Sample() field.E {
+	x := f.Verifier.Sample()
+	if !f.drawn {
+		f.first, f.drawn = x, true
+	}
+	return x
 }
 
 // Two claims on one column with one weight must both be true: equal lies, opposite
@@ -161,15 +177,13 @@ func TestForgeStackedRingsDuplicateClaims(t *testing.T) {
 	}
 }
 
-// TestForgeStackedRingsUnboundTargets: the batching challenge α is drawn before the
-// ring targets enter the transcript (only the root and the point values precede it),
-// so a caller whose targets are not already fixed by the transcript lets the prover
-// choose them after α: T₁ + α·d on the first column and T₂ + d on the second pool to
-// (T₁ + α·d) + α·(T₂ + d) = T₁ + α·T₂ in characteristic 2, the true pooled target.
-// Both targets are false and the proof verifies. Every caller in the module derives
-// its targets from transcript data (ringswitch.Verify from the lincheck's received
-// slices), so this is a precondition of VerifyStackedRings, not reachable through
-// VerifySegments or the batch flow; the test records it.
+// TestForgeStackedRingsUnboundTargets: were the batching challenge α drawn before the
+// ring targets entered the transcript, a caller whose targets the transcript does not
+// already fix would let the prover choose them after α: T₁ + α·d on the first column
+// and T₂ + d on the second pool to the true T₁ + α·T₂ in characteristic 2. Several
+// ring claims now bind their targets before α (the forge found this; one ring
+// claim's stream is unchanged), so the shifted pair, computed against the honest α,
+// meets another α and is refused.
 func TestForgeStackedRingsUnboundTargets(t *testing.T) {
 	rng := testrand.New(t)
 	in := newRingsInstance(rng, []int{13, 12})
@@ -180,7 +194,7 @@ func TestForgeStackedRingsUnboundTargets(t *testing.T) {
 	bad[0].Claim.Target = bad[0].Claim.Target.Add(alpha.Mul(d))
 	bad[1].Claim.Target = bad[1].Claim.Target.Add(d)
 	if err := in.verifyNoPanic(proof, bad); err == nil {
-		t.Skip("known forgery: VerifyStackedRings draws the batching challenge before binding ring targets; false targets T₁+α·d, T₂+d verify when a caller's targets are not transcript-derived")
+		t.Fatal("forgery: VerifyStackedRings draws the batching challenge before binding ring targets; false targets T₁+α·d, T₂+d verify when a caller's targets are not transcript-derived")
 	} else if strings.HasPrefix(err.Error(), "PANIC") {
 		t.Fatal(err)
 	}

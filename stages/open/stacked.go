@@ -29,10 +29,20 @@ type PointClaim struct {
 	Value field.E
 }
 
-// stackedTarget observes the point values, draws the batching challenge and returns
+// stackedTarget observes the ring targets (when there are several) and the point
+// values, draws the batching challenge and returns
 // the scales of the ring claims (powers 0, 1, … in order), of the point claims (the
 // next powers) and the pooled target.
 func stackedTarget(observe func(field.E), sample func() field.E, rings []field.E, points []PointClaim) ([]field.E, []field.E, field.E) {
+	// With several ring claims their targets are bound before the challenge, so that
+	// no two targets can be shifted against each other (T₁ + c·d, T₂ + d pool to the
+	// true sum) by a caller whose targets the transcript does not already fix. One
+	// ring claim's target is the Flock flows' and the reference's stream: left as it is.
+	if len(rings) > 1 {
+		for _, r := range rings {
+			observe(r)
+		}
+	}
 	for _, p := range points {
 		observe(p.Value)
 	}
@@ -69,8 +79,10 @@ func checkRings(stackLog int, rings []PlacedRing, points []PointClaim) error {
 }
 
 func checkStacked(stackLog int, place Placement, points []PointClaim) error {
+	// Offset > 2^stackLog − 2^Variables, not Offset + 2^Variables > 2^stackLog: the sum
+	// wraps for an Offset near the largest int.
 	if place.IsVirtual() || place.Variables > stackLog || place.Offset < 0 ||
-		place.Offset%(1<<place.Variables) != 0 || place.Offset+(1<<place.Variables) > 1<<stackLog {
+		place.Offset%(1<<place.Variables) != 0 || place.Offset > 1<<stackLog-1<<place.Variables {
 		return fmt.Errorf("%w: placement %+v in a stack of 2^%d", ErrClaim, place, stackLog)
 	}
 	for i, p := range points {
