@@ -556,7 +556,17 @@ func TestSegmentedBilinear(t *testing.T) {
 		e[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
 		w[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
 	}
-	wa, wb := bilinearSteps(make([]field.E, c.nregs), nil, c.code, e, w)
+	steps := func(pre, code []instr) (va, vb field.E) {
+		rs, ws := &rowSums{full: e}, weights{full: w}
+		bilinearSteps(make([]field.E, c.nregs), pre, code, rs, &ws)
+		return rs.sums()
+	}
+	wa, wb := steps(nil, c.code)
+	te, tw := randTensor(r, 6, c.LogSize()), randTensor(r, 6, c.LogSize())
+	fe, fw := make([]field.E, c.Size()), make([]field.E, c.Size())
+	te.Fill(fe)
+	tw.Fill(fw)
+	ta, tb := BLAKE2sMatrices().BilinearPair(fe, fw)
 	segs := c.segments()
 	if len(segs) != walkSegments {
 		t.Fatalf("%d segments, want %d", len(segs), walkSegments)
@@ -576,15 +586,19 @@ func TestSegmentedBilinear(t *testing.T) {
 	for _, procs := range []int{2, 3, 4} {
 		prev := runtime.GOMAXPROCS(procs)
 		a, b := c.BilinearPair(e, w)
+		a2, b2 := c.BilinearTensor(te, tw)
 		runtime.GOMAXPROCS(prev)
 		if a != wa || b != wb {
 			t.Fatalf("GOMAXPROCS=%d: segmented walk differs from the serial one", procs)
+		}
+		if a2 != ta || b2 != tb {
+			t.Fatalf("GOMAXPROCS=%d: segmented walk at tensor weights differs from the description's value", procs)
 		}
 	}
 	// Each segment alone, from its slice, gives its own share: the shares add up.
 	var sa, sb field.E
 	for _, s := range segs {
-		a, b := bilinearSteps(make([]field.E, c.nregs), s.slice, c.code[s.lo:s.hi], e, w)
+		a, b := steps(s.slice, c.code[s.lo:s.hi])
 		sa, sb = sa.Add(a), sb.Add(b)
 	}
 	if sa != wa || sb != wb {

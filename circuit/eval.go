@@ -52,18 +52,11 @@ type EvalWire struct {
 // weights w, and each row r adds e[r]·a and e[r]·b to the two sums. It holds only
 // the wires the description holds, never the program.
 type Evaluator struct {
-	e, w   weights
-	next   uint32 // the next wire's identity
-	one    EvalWire
-	n      int // filled entries of ek, ak, bk
-	ek     [evalChunk]field.E
-	ak, bk [evalChunk]field.E
-	va, vb field.E
+	w    weights
+	rows rowSums
+	next uint32 // the next wire's identity
+	one  EvalWire
 }
-
-// evalChunk is how many rows' weights and operands are gathered before the two
-// inner products that fold them into the sums.
-const evalChunk = 256
 
 var _ Ops[EvalWire] = (*Evaluator)(nil)
 
@@ -75,7 +68,7 @@ func NewEvaluator(logSize, constCol int, e, w []field.E) *Evaluator {
 	if len(e) != n || len(w) != n {
 		panic(fmt.Sprintf("circuit: NewEvaluator: weights of %d and %d entries for 2^%d", len(e), len(w), logSize))
 	}
-	return newEvaluator(logSize, constCol, weights{full: e}, weights{full: w})
+	return newEvaluator(logSize, constCol, rowSums{full: e}, weights{full: w})
 }
 
 // NewTensorEvaluator is NewEvaluator at tensor weights, which it never forms in
@@ -84,31 +77,17 @@ func NewTensorEvaluator(logSize, constCol int, e, w Tensor) *Evaluator {
 	if e.LogLen() != logSize || w.LogLen() != logSize {
 		panic(fmt.Sprintf("circuit: NewTensorEvaluator: weights of 2^%d and 2^%d entries for 2^%d", e.LogLen(), w.LogLen(), logSize))
 	}
-	return newEvaluator(logSize, constCol, weights{t: newTensorCache(e)}, weights{t: newTensorCache(w)})
+	return newEvaluator(logSize, constCol, newTensorRows(e), weights{t: newTensorCache(w, nil)})
 }
 
-func newEvaluator(logSize, constCol int, e, w weights) *Evaluator {
+func newEvaluator(logSize, constCol int, e rowSums, w weights) *Evaluator {
 	if constCol < 0 || constCol >= 1<<logSize {
 		panic(fmt.Sprintf("circuit: constant column %d outside the block of %d", constCol, 1<<logSize))
 	}
-	ev := &Evaluator{e: e, w: w, next: 1}
+	ev := &Evaluator{w: w, rows: e, next: 1}
 	ev.one = ev.Col(constCol)
 	ev.Row(constCol, ev.one, ev.one)
 	return ev
-}
-
-// weights are an Evaluator's row or column weights: a full vector, or a tensor
-// served a block at a time.
-type weights struct {
-	full []field.E
-	t    *tensorCache
-}
-
-func (w *weights) at(i int) field.E {
-	if w.full != nil {
-		return w.full[i]
-	}
-	return w.t.at(i)
 }
 
 // Col returns a new wire reading column col.
@@ -134,20 +113,7 @@ func (ev *Evaluator) Xor(x, y EvalWire) EvalWire {
 }
 
 // Row adds e[row]·a and e[row]·b to the sums.
-func (ev *Evaluator) Row(row int, a, b EvalWire) {
-	n := ev.n
-	ev.ek[n], ev.ak[n], ev.bk[n] = ev.e.at(row), a.V, b.V
-	if n++; n == evalChunk {
-		ev.flush(n)
-		n = 0
-	}
-	ev.n = n
-}
-
-func (ev *Evaluator) flush(n int) {
-	ev.va = addE(ev.va, field.InnerProduct(ev.ek[:n], ev.ak[:n]))
-	ev.vb = addE(ev.vb, field.InnerProduct(ev.ek[:n], ev.bk[:n]))
-}
+func (ev *Evaluator) Row(row int, a, b EvalWire) { ev.rows.add(row, a.V, b.V) }
 
 // One is the constant-1 wire.
 func (ev *Evaluator) One() EvalWire { return ev.one }
@@ -163,11 +129,7 @@ func (ev *Evaluator) Input(_ string, base, n int) {
 func (ev *Evaluator) Name(string, int, int) {}
 
 // Sums returns (eᵀA0·w, eᵀB0·w) over the rows emitted so far.
-func (ev *Evaluator) Sums() (va, vb field.E) {
-	ev.flush(ev.n)
-	ev.n = 0
-	return ev.va, ev.vb
-}
+func (ev *Evaluator) Sums() (va, vb field.E) { return ev.rows.sums() }
 
 // Described is a circuit given by its description rather than its compiled
 // program: BilinearPair runs the description on an Evaluator. It builds nothing

@@ -2,7 +2,6 @@ package circuit
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/field"
 )
@@ -69,10 +68,14 @@ type tensorCache struct {
 // cacheBlocks is the number of blocks a tensorCache holds.
 const cacheBlocks = 256
 
-func newTensorCache(t Tensor) *tensorCache {
-	c := &tensorCache{low: t.Low, k: uint(lowLog(t.Low))}
-	c.hi = make([]field.E, 1<<len(t.High))
-	field.EqTable(c.hi, t.High)
+// newTensorCache returns an empty cache of t; hi is eq(t.High, ·) when already
+// computed (nil: computed here).
+func newTensorCache(t Tensor, hi []field.E) *tensorCache {
+	c := &tensorCache{low: t.Low, k: uint(lowLog(t.Low)), hi: hi}
+	if hi == nil {
+		c.hi = make([]field.E, 1<<len(t.High))
+		field.EqTable(c.hi, t.High)
+	}
 	c.tags = make([]int32, cacheBlocks)
 	for i := range c.tags {
 		c.tags[i] = -1
@@ -93,24 +96,80 @@ func (c *tensorCache) at(i int) field.E {
 	return b[i&(1<<c.k-1)]
 }
 
-// fullVecs keeps block-sized vectors for *Circuit.BilinearTensor between calls.
-var fullVecs sync.Pool
-
-func getFull(n int) []field.E {
-	if v, ok := fullVecs.Get().(*[]field.E); ok && len(*v) == n {
-		return *v
-	}
-	return make([]field.E, n)
+// weights are column weights as a walk reads them: a full vector, or a tensor
+// served a block at a time.
+type weights struct {
+	full []field.E
+	t    *tensorCache
 }
 
-// BilinearTensor returns (eᵀA0·w, eᵀB0·w) for tensor weights, by filling the two
-// vectors and walking the program.
-func (c *Circuit) BilinearTensor(e, w Tensor) (va, vb field.E) {
-	c.checkLen("e", 1<<e.LogLen())
-	c.checkLen("w", 1<<w.LogLen())
-	ev, wv := getFull(c.Size()), getFull(c.Size())
-	defer func() { fullVecs.Put(&ev); fullVecs.Put(&wv) }()
-	e.Fill(ev)
-	w.Fill(wv)
-	return c.BilinearPair(ev, wv)
+func (w *weights) at(i int) field.E {
+	if w.full != nil {
+		return w.full[i]
+	}
+	return w.t.at(i)
+}
+
+// rowSums accumulates (Σ_r e[r]·a_r, Σ_r e[r]·b_r) over rows given one at a time:
+// the rows' weights and operands are gathered a chunk at a time and folded in by
+// two vectorised inner products. With tensor weights (e[r] = low[r mod L]·hi[r/L])
+// a chunk holds rows of one block only and gathers low[r mod L]; its inner
+// products are scaled by hi[block] once, so no row's weight is ever multiplied out
+// (rows come in runs within a block).
+type rowSums struct {
+	full   []field.E // full weights, or nil
+	low    []field.E // tensor weights: the low factor,
+	k      uint      // log2 len(low),
+	hi     []field.E // eq(High, ·)
+	blk    int       // the block of the gathered rows (tensor weights)
+	n      int       // gathered rows
+	ek     [sumChunk]field.E
+	ak, bk [sumChunk]field.E
+	va, vb field.E
+}
+
+// sumChunk is the most rows gathered before they are folded in.
+const sumChunk = 256
+
+func newTensorRows(t Tensor) rowSums {
+	hi := make([]field.E, 1<<len(t.High))
+	field.EqTable(hi, t.High)
+	return rowSums{low: t.Low, k: uint(lowLog(t.Low)), hi: hi}
+}
+
+func (s *rowSums) add(row int, a, b field.E) {
+	n := s.n
+	if s.full != nil {
+		s.ek[n] = s.full[row]
+	} else {
+		if j := row >> s.k; j != s.blk {
+			if n > 0 {
+				s.flush()
+				n = 0
+			}
+			s.blk = j
+		}
+		s.ek[n] = s.low[row&(1<<s.k-1)]
+	}
+	s.ak[n], s.bk[n] = a, b
+	s.n = n + 1
+	if s.n == sumChunk {
+		s.flush()
+	}
+}
+
+func (s *rowSums) flush() {
+	n := s.n
+	ia, ib := field.InnerProduct(s.ek[:n], s.ak[:n]), field.InnerProduct(s.ek[:n], s.bk[:n])
+	if s.full == nil && n > 0 {
+		ia, ib = ia.Mul(s.hi[s.blk]), ib.Mul(s.hi[s.blk])
+	}
+	s.va, s.vb = addE(s.va, ia), addE(s.vb, ib)
+	s.n = 0
+}
+
+// sums returns the sums over the rows added so far.
+func (s *rowSums) sums() (va, vb field.E) {
+	s.flush()
+	return s.va, s.vb
 }
