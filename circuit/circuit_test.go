@@ -464,9 +464,14 @@ func BenchmarkPackLanes(b *testing.B) {
 		src[i] = r.Uint64()
 	}
 	dst := make([]field.K, c.Size())
-	b.SetBytes(int64(8 * len(src)))
-	for b.Loop() {
-		c.PackLanes(dst, src, 64)
+	for _, l := range Kernels.Levels() {
+		b.Run(l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
+			b.SetBytes(int64(8 * len(src)))
+			for b.Loop() {
+				c.PackLanes(dst, src, 64)
+			}
+		})
 	}
 }
 
