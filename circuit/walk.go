@@ -345,6 +345,9 @@ func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
 	}
 	// Registers are interleaved: register i of vector k at r[i·g + k].
 	r := make([]uint64, c.nregs*g)
+	if solveWalkArch(c, r, ws, dstA, dstB) {
+		return
+	}
 	for _, in := range c.code {
 		d, x, y := int(in.dst())*g, int(in.x())*g, int(in.y())*g
 		switch in.op() {
