@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -10,6 +11,7 @@ import (
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/transcript"
+	"github.com/leanpipe/leanpipe/xmss"
 )
 
 // The description's matrices (no program built) have the pinned fingerprint, the
@@ -113,5 +115,37 @@ func TestDescribedVerifierVerdicts(t *testing.T) {
 	wrong := newFlowWith(hooks{matrices: func() lincheck.Matrices { return other }}, nil)
 	if _, err := wrong.Verify(p.Proof, p.Statement); !errors.Is(err, lincheck.ErrTerminal) {
 		t.Fatalf("a verifier with other matrices: %v, want %v", err, lincheck.ErrTerminal)
+	}
+}
+
+// PublicTable writes each row a word at a time: it equals the table built bit by
+// bit from Statement.Pinned, the pinned columns' definition.
+func TestPublicTableMatchesPinned(t *testing.T) {
+	r := testrand.New(t)
+	var ag Aggregate
+	ag.Epoch = r.Uint32()
+	for i := range ag.Message {
+		ag.Message[i] = byte(r.Uint32())
+	}
+	ag.PublicKeys = make([]xmss.PublicKey, 5)
+	for k := range ag.PublicKeys {
+		for i := range ag.PublicKeys[k].P {
+			ag.PublicKeys[k].P[i] = byte(r.Uint32())
+		}
+		for i := range ag.PublicKeys[k].Root {
+			ag.PublicKeys[k].Root[i] = byte(r.Uint32())
+		}
+	}
+	got := ag.PublicTable()
+	for s, pk := range ag.PublicKeys {
+		want := make([]uint64, (1<<PublicLog)/64)
+		cols, vals := Statement{PublicKey: pk, Epoch: ag.Epoch, Message: ag.Message}.Pinned()
+		for i, col := range cols {
+			j := col - PBase
+			want[j/64] |= uint64(vals[i]) << (j % 64)
+		}
+		if !slices.Equal(got.Rows[s], want) {
+			t.Fatalf("row %d: %x, want %x", s, got.Rows[s], want)
+		}
 	}
 }

@@ -88,12 +88,16 @@ func newTensorCache(t Tensor, hi []field.E) *tensorCache {
 func (c *tensorCache) at(i int) field.E {
 	j := i >> c.k
 	line := j & (cacheBlocks - 1)
-	b := c.blk[line<<c.k : (line+1)<<c.k]
 	if c.tags[line] != int32(j) {
-		field.ScaleE(b, c.low, c.hi[j])
-		c.tags[line] = int32(j)
+		c.fill(line, j)
 	}
-	return b[i&(1<<c.k-1)]
+	return c.blk[line<<c.k|i&(1<<c.k-1)]
+}
+
+// fill computes block j into cache line line.
+func (c *tensorCache) fill(line, j int) {
+	field.ScaleE(c.blk[line<<c.k:(line+1)<<c.k], c.low, c.hi[j])
+	c.tags[line] = int32(j)
 }
 
 // weights are column weights as a walk reads them: a full vector, or a tensor
