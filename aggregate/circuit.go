@@ -3,6 +3,7 @@ package aggregate
 import (
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/xmss"
@@ -61,8 +62,12 @@ var build = sync.OnceValue(func() *Circuit {
 	// the system now, so that a process's peak is not the build's leftovers
 	// plus its first proof's buffers (see the flow's FixedBytes).
 	debug.FreeOSMemory()
+	built.Store(true)
 	return c
 })
+
+// built reports whether New's circuit is built in this process.
+var built atomic.Bool
 
 // New returns the circuit (built once, about a second, and shared).
 func New() *Circuit { return build() }

@@ -56,7 +56,13 @@ func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *fl
 	if h.circuit != nil {
 		lazy = h.circuit
 	}
-	matrices := func() lincheck.Matrices { return Matrices() }
+	// A process that has built the circuit (for any flow value) walks it.
+	matrices := func() lincheck.Matrices {
+		if built.Load() {
+			return New().Circuit
+		}
+		return Matrices()
+	}
 	if h.matrices != nil {
 		matrices = h.matrices
 	}

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -51,6 +52,17 @@ func TestMatricesMatchCircuit(t *testing.T) {
 	}
 }
 
+// counting is a description's matrices that count their tensor evaluations.
+type counting struct {
+	*circuit.Described
+	n *atomic.Int64
+}
+
+func (c counting) BilinearTensor(e, w circuit.Tensor) (va, vb field.E) {
+	c.n.Add(1)
+	return c.Described.BilinearTensor(e, w)
+}
+
 // verdictOf is a verification's outcome: "" for accepted, else the error text.
 func verdictOf(f flows.Flow, p *transcript.Proof, st flows.Statement) string {
 	if _, err := f.Verify(p, st); err != nil {
@@ -60,7 +72,8 @@ func verdictOf(f flows.Flow, p *transcript.Proof, st flows.Statement) string {
 }
 
 // A verifier that evaluates the matrices from the description (its circuit can
-// never be built: building it panics, which Verify would report) reaches the
+// never be built: building it panics, which Verify would report; the default hook
+// would walk the circuit this process builds to prove) reaches the
 // walk's verdict on a valid proof, on mutated proofs and on a proof of an invalid
 // signature; one given other matrices rejects the valid proof at the lincheck's
 // terminal, so the verdict does depend on the evaluation.
@@ -68,7 +81,11 @@ func TestDescribedVerifierVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("proves two aggregates and verifies each many times")
 	}
-	fast := newFlowWith(hooks{circuit: func() *circuit.Circuit { panic("aggregate: the fast verifier built the circuit") }}, nil)
+	var evals atomic.Int64
+	fast := newFlowWith(hooks{
+		circuit:  func() *circuit.Circuit { panic("aggregate: the fast verifier built the circuit") },
+		matrices: func() lincheck.Matrices { return counting{Matrices(), &evals} },
+	}, nil)
 	slow := newFlowWith(hooks{matrices: func() lincheck.Matrices { return New().Circuit }}, nil)
 	p := proveInput(t, Flow, genInput(t, 3, 33), 2)
 	if v := verdictOf(fast, p.Proof, p.Statement); v != "" {
@@ -96,6 +113,9 @@ func TestDescribedVerifierVerdicts(t *testing.T) {
 		}
 	}
 	t.Logf("%d stream changes rejected alike, %d of them at the lincheck's terminal", (n+max(1, n/40)-1)/max(1, n/40), terminal)
+	if got := evals.Load(); got < int64(terminal)+1 {
+		t.Fatalf("the description was evaluated %d times, want at least %d (the valid proof and the terminal rejections)", got, terminal+1)
+	}
 	valid, _ := loadKAT(t)
 	k := valid[0]
 	in := &Input{Message: k.st.Message, Epoch: k.st.Epoch, Signers: []Signer{{PublicKey: k.st.PublicKey, Signature: k.sig}}}
