@@ -41,7 +41,9 @@ func Eval(m Matrices, rRow, rCol []field.E) (a, b field.E) {
 
 // EvalWire is a wire of an Evaluator: its value V (the wire's linear combination
 // of columns applied to the column weights) and its identity, numbered as a
-// Builder numbers its wires (0 is the literal 0).
+// Builder numbers its wires (0 is the literal 0). Wires come from an Evaluator's
+// methods (and the zero value is the literal 0); a wire made otherwise has no
+// identity the Evaluator knows.
 type EvalWire struct {
 	V  field.E
 	id uint32

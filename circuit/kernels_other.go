@@ -4,7 +4,7 @@ package circuit
 
 import "github.com/leanpipe/leanpipe/cpu"
 
-// archLevels is empty: without assembly only the portable transpose exists.
+// archLevels is empty: without assembly only the portable transpose and walk exist.
 var archLevels []cpu.Level
 
 // transposeMany transposes the first n matrices of m.
