@@ -582,7 +582,7 @@ func TestSegmentedBilinear(t *testing.T) {
 		}
 		t.Logf("segment %d: steps [%d, %d), slice %d", k, s.lo, s.hi, len(s.slice))
 	}
-	// The first serialWalksFirst walks are serial, then segmented.
+	// Walks at one worker, then (the segments being planned) at 2 to 4.
 	for range serialWalksFirst {
 		if a, b := c.BilinearPair(e, w); a != wa || b != wb {
 			t.Fatal("a serial walk differs")
@@ -615,7 +615,8 @@ func TestSegmentedBilinear(t *testing.T) {
 // adjoints carried back through its first cut's slice) gives the serial
 // transpose exactly, for a general α and for each side alone, at 2 to 4 workers,
 // on the BLAKE2s circuit with the segment threshold lowered; its first
-// serialWalksFirst walks are serial.
+// serialWalksFirst walks are serial. Once the transposes have planned the
+// segments, the circuit's first forward walks on two cores use them at once.
 func TestSegmentedTranspose(t *testing.T) {
 	oldSteps, oldShare := minSegmentSteps, maxSliceShare
 	minSegmentSteps, maxSliceShare = 1<<10, 16
@@ -645,5 +646,17 @@ func TestSegmentedTranspose(t *testing.T) {
 	c.TransposeOn(got, e, alpha, par.New(nil, 2))
 	if !slices.Equal(got, want) {
 		t.Fatal("TransposeOn differs from Transpose")
+	}
+	prev := runtime.GOMAXPROCS(2)
+	w := randVec(r, n)
+	wa, wb := c.BilinearPair(e, w)
+	runtime.GOMAXPROCS(prev)
+	if c.walks.Load() != 0 {
+		t.Fatalf("the first forward walk after the transposes planned the segments counted %d serial walks, want none", c.walks.Load())
+	}
+	rs, ws := &rowSums{full: e}, weights{full: w}
+	bilinearSteps(make([]field.E, c.nregs), nil, c.code, rs, &ws)
+	if a, b := rs.sums(); a != wa || b != wb {
+		t.Fatal("the segmented forward walk differs from the serial one")
 	}
 }

@@ -70,7 +70,8 @@ func (c *Circuit) bilinear(rows func() *rowSums, cols func() weights) (va, vb fi
 	var segs []segment
 	// Planning the segments costs about three serial walks of a large program: a
 	// process that walks it once or twice (a one-shot verification) never plans.
-	if workers > 1 && c.walks.Add(1) > serialWalksFirst {
+	// Segments already planned (by transposes) serve at once.
+	if workers > 1 && (c.segsReady.Load() || c.walks.Add(1) > serialWalksFirst) {
 		segs = c.segments()
 	}
 	if segs == nil {
@@ -111,7 +112,10 @@ const walkSegments = 4
 // on the first walk that can use them (about 0.2 s for a program of 14M steps), so
 // that a process that never walks on several cores never pays for them.
 func (c *Circuit) segments() []segment {
-	c.segOnce.Do(func() { c.segs = planSegments(c.code, c.nregs, walkSegments) })
+	c.segOnce.Do(func() {
+		c.segs = planSegments(c.code, c.nregs, walkSegments)
+		c.segsReady.Store(true)
+	})
 	return c.segs
 }
 
@@ -204,7 +208,7 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 	// transposes (counted apart from the forward walks): planning costs about
 	// three walks of a large program (0.26 s at 2^21 columns), which a process
 	// proving only a few aggregates, as a two-leaf run does, would not earn back.
-	if n > 1 && c.transposes.Add(1) > serialWalksFirst {
+	if n > 1 && (c.segsReady.Load() || c.transposes.Add(1) > serialWalksFirst) {
 		segs = c.segments()
 	}
 	if segs == nil {
