@@ -307,9 +307,11 @@ func (f *Flock) Verify(proof *transcript.Proof, st Statement) (raw *transcript.P
 // with: the spec's Matrices while a lazy circuit is not built, the circuit otherwise.
 func (f *Flock) verifierMatrices() lincheck.Matrices {
 	if f.spec.Matrices != nil && f.spec.LazyCircuit != nil && !f.built.Load() {
-		if m := f.spec.Matrices(); m.LogSize() == f.spec.LogSize {
-			return m
+		m := f.spec.Matrices()
+		if m.LogSize() != f.spec.LogSize {
+			panic(fmt.Sprintf("flows: FlockSpec %s: matrices of 2^%d columns, declared 2^%d", f.spec.Name, m.LogSize(), f.spec.LogSize))
 		}
+		return m
 	}
 	return f.circuit()
 }
