@@ -2,8 +2,6 @@ package aggregate
 
 import (
 	"fmt"
-
-	"github.com/leanpipe/leanpipe/circuit"
 )
 
 // The routing of chain ends into the leaf: a Beneš network on RouteLanes lanes, pruned
@@ -50,17 +48,17 @@ var RouteControls = benesSwitches(RouteLanes, RouteOutputs)
 // benesCircuit builds the pruned network over lanes (each a bit vector, all of one
 // width) with control bits from the columns ctl, ctl+1, …; it returns the outputs
 // (nil where pruned) and the next control column.
-func (g *gen) benesCircuit(lanes [][]circuit.Wire, need, ctl int) ([][]circuit.Wire, int) {
+func (g *gen[W, B]) benesCircuit(lanes [][]W, need, ctl int) ([][]W, int) {
 	n := len(lanes)
-	out := make([][]circuit.Wire, n)
+	out := make([][]W, n)
 	if need <= 0 {
 		return out, ctl
 	}
-	sw := func(s circuit.Wire, x, y []circuit.Wire) (a, b []circuit.Wire) {
-		a, b = make([]circuit.Wire, len(x)), make([]circuit.Wire, len(x))
+	sw := func(s W, x, y []W) (a, b []W) {
+		a, b = make([]W, len(x)), make([]W, len(x))
 		for t := range x {
-			d := circuit.Zero
-			if diff := g.b.Xor(x[t], y[t]); diff != circuit.Zero { // equal constants pass unswitched
+			var d, zero W
+			if diff := g.b.Xor(x[t], y[t]); diff != zero { // equal constants pass unswitched
 				d = g.product(s, diff)
 			}
 			a[t], b[t] = g.b.Xor(x[t], d), g.b.Xor(y[t], d)
@@ -71,7 +69,7 @@ func (g *gen) benesCircuit(lanes [][]circuit.Wire, need, ctl int) ([][]circuit.W
 		out[0], out[1] = sw(g.b.Col(ctl), lanes[0], lanes[1])
 		return out, ctl + 1
 	}
-	up, lo := make([][]circuit.Wire, n/2), make([][]circuit.Wire, n/2)
+	up, lo := make([][]W, n/2), make([][]W, n/2)
 	for k := range n / 2 {
 		up[k], lo[k] = sw(g.b.Col(ctl), lanes[2*k], lanes[2*k+1])
 		ctl++

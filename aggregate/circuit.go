@@ -3,6 +3,7 @@ package aggregate
 import (
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/xmss"
@@ -61,19 +62,23 @@ var build = sync.OnceValue(func() *Circuit {
 	// the system now, so that a process's peak is not the build's leftovers
 	// plus its first proof's buffers (see the flow's FixedBytes).
 	debug.FreeOSMemory()
+	built.Store(true)
 	return c
 })
+
+// built reports whether New's circuit is built in this process.
+var built atomic.Bool
 
 // New returns the circuit (built once, about a second, and shared).
 func New() *Circuit { return build() }
 
-type gen struct {
-	b   *circuit.Builder
+type gen[W comparable, B circuit.Ops[W]] struct {
+	b   B
 	col int // next free product column
 }
 
-func (g *gen) product(x, y circuit.Wire) circuit.Wire {
-	w := g.b.Product(g.col, x, y)
+func (g *gen[W, B]) product(x, y W) W {
+	w := circuit.Product(g.b, g.col, x, y)
 	g.col++
 	return w
 }
@@ -82,45 +87,45 @@ func (g *gen) product(x, y circuit.Wire) circuit.Wire {
 // each from the gate region) and returns the columns' wires. A value read much later
 // is then a column, not a long-lived linear form: the program's registers stay few
 // and a walk can be cut into segments with short set-up slices.
-func (g *gen) materialise(ws []circuit.Wire) []circuit.Wire {
-	out := make([]circuit.Wire, len(ws))
+func (g *gen[W, B]) materialise(ws []W) []W {
+	out := make([]W, len(ws))
 	for i, w := range ws {
-		out[i] = g.b.Linear(g.col, w)
+		out[i] = circuit.Linear(g.b, g.col, w)
 		g.col++
 	}
 	return out
 }
 
-func (g *gen) mux(s circuit.Wire, x, y []circuit.Wire) []circuit.Wire {
-	out, next := g.b.Mux(g.col, s, x, y)
+func (g *gen[W, B]) mux(s W, x, y []W) []W {
+	out, next := circuit.Mux(g.b, g.col, s, x, y)
 	g.col = next
 	return out
 }
 
-func (g *gen) compress(h [8]circuit.Word, m [16]circuit.Word, t uint64, final bool) [8]circuit.Word {
-	out, next := g.b.Compress(g.col, h, m, t, final)
+func (g *gen[W, B]) compress(h [8]circuit.WordOf[W], m [16]circuit.WordOf[W], t uint64, final bool) [8]circuit.WordOf[W] {
+	out, next := circuit.Compress(g.b, g.col, h, m, t, final)
 	g.col = next
 	return out
 }
 
-func (g *gen) cols(base, n int) []circuit.Wire {
-	w := make([]circuit.Wire, n)
+func (g *gen[W, B]) cols(base, n int) []W {
+	w := make([]W, n)
 	for i := range w {
 		w[i] = g.b.Col(base + i)
 	}
 	return w
 }
 
-func toWords(bits []circuit.Wire) []circuit.Word {
-	ws := make([]circuit.Word, len(bits)/32)
+func toWords[W comparable](bits []W) []circuit.WordOf[W] {
+	ws := make([]circuit.WordOf[W], len(bits)/32)
 	for i := range ws {
 		copy(ws[i][:], bits[32*i:])
 	}
 	return ws
 }
 
-func flat(ws ...circuit.Word) []circuit.Wire {
-	var out []circuit.Wire
+func flat[W comparable](ws ...circuit.WordOf[W]) []W {
+	var out []W
 	for _, w := range ws {
 		out = append(out, w[:]...)
 	}
@@ -129,10 +134,10 @@ func flat(ws ...circuit.Word) []circuit.Wire {
 
 // tweakWords returns message words 0..3 of a tweak whose type and sub-position bits
 // are given (sub as 9 wires, higher bits 0) and whose index is idx (32 wires).
-func (g *gen) tweakWords(typ byte, sub []circuit.Wire, idx []circuit.Wire) [4]circuit.Word {
-	var w [4]circuit.Word
+func (g *gen[W, B]) tweakWords(typ byte, sub []W, idx []W) [4]circuit.WordOf[W] {
+	var w [4]circuit.WordOf[W]
 	for i := range 8 {
-		w[0][i] = g.b.Const(uint(typ >> i))
+		w[0][i] = circuit.Const[W](g.b, uint(typ>>i))
 	}
 	for i, s := range sub {
 		w[0][8+i] = s
@@ -146,22 +151,22 @@ func (g *gen) tweakWords(typ byte, sub []circuit.Wire, idx []circuit.Wire) [4]ci
 	return w
 }
 
-func (g *gen) constBits(v uint64, n int) []circuit.Wire {
-	w := make([]circuit.Wire, n)
+func (g *gen[W, B]) constBits(v uint64, n int) []W {
+	w := make([]W, n)
 	for i := range w {
-		w[i] = g.b.Const(uint(v >> i))
+		w[i] = circuit.Const[W](g.b, uint(v>>i))
 	}
 	return w
 }
 
 // addBits returns x + y as a ripple-carry sum one bit wider than the wider operand
 // (one product per full adder: carry = (x ⊕ c)(y ⊕ c) ⊕ c).
-func (g *gen) addBits(x, y []circuit.Wire) []circuit.Wire {
+func (g *gen[W, B]) addBits(x, y []W) []W {
 	n := max(len(x), len(y))
-	out := make([]circuit.Wire, n+1)
-	c := circuit.Zero
+	out := make([]W, n+1)
+	var c W
 	for i := range n {
-		xi, yi := circuit.Zero, circuit.Zero
+		var xi, yi W
 		if i < len(x) {
 			xi = x[i]
 		}
@@ -176,7 +181,7 @@ func (g *gen) addBits(x, y []circuit.Wire) []circuit.Wire {
 }
 
 // andAll returns the product of the wires (len−1 product columns).
-func (g *gen) andAll(ws []circuit.Wire) circuit.Wire {
+func (g *gen[W, B]) andAll(ws []W) W {
 	acc := ws[0]
 	for _, w := range ws[1:] {
 		acc = g.product(acc, w)
@@ -184,11 +189,22 @@ func (g *gen) andAll(ws []circuit.Wire) circuit.Wire {
 	return acc
 }
 
-func (g *gen) not(w circuit.Wire) circuit.Wire { return g.b.Xor(w, g.b.One()) }
+func (g *gen[W, B]) not(w W) W { return g.b.Xor(w, g.b.One()) }
 
 func newCircuit() *Circuit {
-	b := circuit.NewBuilder("xmss-verify", LogSize, ConstCol)
-	g := &gen{b: b}
+	b := circuit.NewBuilder(circuitName, LogSize, ConstCol)
+	L := describe(b)
+	return &Circuit{Circuit: b.Compile(), Layout: L}
+}
+
+// circuitName is the circuit's name.
+const circuitName = "xmss-verify"
+
+// describe emits the circuit to b and returns its layout: on a circuit.Builder it
+// records the program newCircuit compiles, on a circuit.Evaluator it evaluates the
+// matrices (Matrices). It is the circuit's one definition.
+func describe[W comparable, B circuit.Ops[W]](b B) Layout {
+	g := &gen[W, B]{b: b}
 	b.Input("P", PBase, 128)
 	b.Input("message", MsgBase, 256)
 	b.Input("epoch", EpochBase, 32)
@@ -216,23 +232,23 @@ func newCircuit() *Circuit {
 	P := toWords(g.cols(PBase, 128))
 	msg := toWords(g.cols(MsgBase, 256))
 	epoch := g.cols(EpochBase, 32)
-	iv := [8]circuit.Word{}
+	iv := [8]circuit.WordOf[W]{}
 	for i := range iv {
-		iv[i] = b.ConstWord(circuit.Blake2sParamIV[i])
+		iv[i] = circuit.ConstWord(b, circuit.Blake2sParamIV[i])
 	}
-	zero := b.ConstWord(0)
-	assert := func(off int, w circuit.Wire) { b.Linear(AssertBase+off, w) }
-	assertProduct := func(off int, x, y circuit.Wire) { b.Row(AssertBase+off, x, y) }
+	zero := circuit.ConstWord(b, 0)
+	assert := func(off int, w W) { circuit.Linear(b, AssertBase+off, w) }
+	assertProduct := func(off int, x, y W) { b.Row(AssertBase+off, x, y) }
 
 	// Encoding: D = Th(P, tweak(3, 0, e), m ‖ ρ ‖ 0^8), two compressions.
-	var m [16]circuit.Word
+	var m [16]circuit.WordOf[W]
 	tw := g.tweakWords(xmss.TweakEncoding, nil, epoch)
 	copy(m[0:4], tw[:])
 	copy(m[4:8], P)
 	copy(m[8:16], msg)
 	cv := g.compress(iv, m, 64, false)
 	rho := toWords(g.cols(L.Rho, 192))
-	m = [16]circuit.Word{}
+	m = [16]circuit.WordOf[W]{}
 	copy(m[0:6], rho)
 	for i := 6; i < 16; i++ {
 		m[i] = zero
@@ -241,7 +257,7 @@ func newCircuit() *Circuit {
 	d := g.materialise(flat(dOut[0], dOut[1], dOut[2], dOut[3])) // D, bit 8·byte+b
 	assert(AssertBit63, d[63])
 	assert(AssertBit127, d[127])
-	var digit [xmss.V][]circuit.Wire
+	var digit [xmss.V][]W
 	for i := range digit {
 		off := 3 * i
 		if i >= 21 {
@@ -250,12 +266,12 @@ func newCircuit() *Circuit {
 		digit[i] = d[off : off+3]
 	}
 	// Σ x_i by an adder tree, then (Σ x_i) ⊕ 195 asserted zero (9 bits: Σ ≤ 294).
-	level := make([][]circuit.Wire, xmss.V)
+	level := make([][]W, xmss.V)
 	for i := range level {
 		level[i] = digit[i]
 	}
 	for len(level) > 1 {
-		var nxt [][]circuit.Wire
+		var nxt [][]W
 		for i := 0; i+1 < len(level); i += 2 {
 			nxt = append(nxt, g.addBits(level[i], level[i+1]))
 		}
@@ -266,16 +282,16 @@ func newCircuit() *Circuit {
 	}
 	sum := level[0]
 	for i := range 9 {
-		s := circuit.Zero
+		var s W
 		if i < len(sum) {
 			s = sum[i]
 		}
-		assert(AssertSum+i, b.Xor(s, b.Const(uint(xmss.TargetSum>>i))))
+		assert(AssertSum+i, b.Xor(s, circuit.Const[W](b, uint(xmss.TargetSum>>i))))
 	}
 	// Σ x_i ≤ 294 < 2^9, so any sum bit above the ninth is 0 by range.
 
 	// Chain-step slots.
-	type lane struct{ v, c, k, a []circuit.Wire } // value 128, chain 6, position 3, start position 3
+	type lane struct{ v, c, k, a []W } // value 128, chain 6, position 3, start position 3
 	lanes := make([]lane, Slots)
 	var prev lane
 	for j := range Slots {
@@ -287,7 +303,7 @@ func newCircuit() *Circuit {
 			cur = lane{v: F, c: C, k: K, a: K}
 		} else {
 			s := b.Col(L.Start + j)
-			inc := []circuit.Wire{g.not(prev.k[0]), b.Xor(prev.k[1], prev.k[0]), b.Xor(prev.k[2], g.product(prev.k[1], prev.k[0]))}
+			inc := []W{g.not(prev.k[0]), b.Xor(prev.k[1], prev.k[0]), b.Xor(prev.k[2], g.product(prev.k[1], prev.k[0]))}
 			cur.v = g.mux(s, prev.v, F)
 			cur.c = g.mux(s, prev.c, C)
 			cur.k = g.mux(s, inc, K)
@@ -295,9 +311,9 @@ func newCircuit() *Circuit {
 		}
 		// No step from position 7 (a run cannot wrap its counter).
 		assertProduct(AssertNoWrap+j, g.product(cur.k[0], cur.k[1]), cur.k[2])
-		sub := append(append([]circuit.Wire{}, cur.k...), cur.c...)
+		sub := append(append([]W{}, cur.k...), cur.c...)
 		tw := g.tweakWords(xmss.TweakChain, sub, epoch)
-		var m [16]circuit.Word
+		var m [16]circuit.WordOf[W]
 		copy(m[0:4], tw[:])
 		copy(m[4:8], P)
 		copy(m[8:12], toWords(cur.v))
@@ -313,9 +329,9 @@ func newCircuit() *Circuit {
 	// Chain ends: the routing network takes the slots' lanes and the free lanes
 	// (label (63, 0, 0)) to output i, chain i's end; output i must carry label
 	// (i, 6, x_i), unless x_i = 7 (then any value is the tip and the end).
-	route := make([][]circuit.Wire, RouteLanes)
+	route := make([][]W, RouteLanes)
 	for j, ln := range lanes {
-		route[j] = append(append(append(append([]circuit.Wire{}, ln.v...), ln.c...), ln.k...), ln.a...)
+		route[j] = append(append(append(append([]W{}, ln.v...), ln.c...), ln.k...), ln.a...)
 	}
 	for f := range FreeLanes {
 		v := g.cols(L.Free+128*f, 128)
@@ -325,16 +341,16 @@ func newCircuit() *Circuit {
 	if ctlEnd != L.Route+RouteControls {
 		panic("aggregate: routing network control count")
 	}
-	var ends [xmss.V][]circuit.Wire
+	var ends [xmss.V][]W
 	for i := range ends {
 		pick := routed[i]
 		v, c, k, a := pick[:128], pick[128:134], pick[134:137], pick[137:140]
-		var eq []circuit.Wire
+		var eq []W
 		for t := range 6 {
-			eq = append(eq, g.not(b.Xor(c[t], b.Const(uint(i>>t)))))
+			eq = append(eq, g.not(b.Xor(c[t], circuit.Const[W](b, uint(i>>t)))))
 		}
 		for t := range 3 {
-			eq = append(eq, g.not(b.Xor(k[t], b.Const(uint(6>>t)))))
+			eq = append(eq, g.not(b.Xor(k[t], circuit.Const[W](b, uint(6>>t)))))
 			eq = append(eq, g.not(b.Xor(a[t], digit[i][t])))
 		}
 		ok := g.andAll(eq)
@@ -344,7 +360,7 @@ func newCircuit() *Circuit {
 	}
 
 	// Leaf: Th(P, tweak(1, 0, e), end_0 ‖ … ‖ end_41), 11 compressions.
-	var words []circuit.Word
+	var words []circuit.WordOf[W]
 	tw = g.tweakWords(xmss.TweakLeaf, nil, epoch)
 	words = append(words, tw[:]...)
 	words = append(words, P...)
@@ -353,7 +369,7 @@ func newCircuit() *Circuit {
 	}
 	cv = iv
 	for q := range xmss.LeafBlocks {
-		var m [16]circuit.Word
+		var m [16]circuit.WordOf[W]
 		copy(m[:], words[16*q:])
 		cv = g.compress(cv, m, uint64(64*(q+1)), q == xmss.LeafBlocks-1)
 	}
@@ -363,18 +379,18 @@ func newCircuit() *Circuit {
 	for l := range xmss.LogLifetime {
 		sib := g.cols(L.Sibling+128*l, 128)
 		left := g.mux(epoch[l], node, sib)
-		right := make([]circuit.Wire, 128)
+		right := make([]W, 128)
 		for t := range right { // right = node ⊕ sib ⊕ left (the swap's second half, free)
 			right[t] = b.Xor(b.Xor(node[t], sib[t]), left[t])
 		}
-		idx := make([]circuit.Wire, 32)
+		idx := make([]W, 32)
 		for t := range idx {
 			if l+1+t < 32 {
 				idx[t] = epoch[l+1+t]
 			}
 		}
 		tw := g.tweakWords(xmss.TweakMerkle, g.constBits(uint64(l+1), 9), idx)
-		var m [16]circuit.Word
+		var m [16]circuit.WordOf[W]
 		copy(m[0:4], tw[:])
 		copy(m[4:8], P)
 		copy(m[8:12], toWords(left))
@@ -383,10 +399,21 @@ func newCircuit() *Circuit {
 		node = flat(out[0], out[1], out[2], out[3])
 	}
 	for t := range node {
-		b.Linear(RootBase+t, node[t])
+		circuit.Linear(b, RootBase+t, node[t])
 	}
 	b.Name("root", RootBase, 128)
 	b.Name("assert", AssertBase, AssertLen)
 	b.Name("gates", L.GateStart, g.col-L.GateStart)
-	return &Circuit{Circuit: b.Compile(), Layout: L}
+	return L
 }
+
+// matrices is the circuit's description run on an evaluator.
+var matrices = circuit.NewDescribed(circuitName, LogSize, ConstCol, func(ev *circuit.Evaluator) {
+	describe[circuit.EvalWire](ev)
+})
+
+// Matrices returns the circuit's fixed matrices A0, B0 evaluated from its
+// description (circuit.Described): the same values as New()'s walks, without
+// building or compiling the program. A verifier that has not built the circuit
+// uses it.
+func Matrices() *circuit.Described { return matrices }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 
 	"github.com/leanpipe/leanpipe/blake2s"
+	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 )
 
@@ -31,15 +32,18 @@ func fingerprintCoord(side string, i int) field.E {
 // matrices gets the same two values (and one with other matrices a different pair,
 // except with negligible probability). It returns each as 48 hex digits of C0 ‖ C1 ‖
 // C2, little-endian.
-func (c *Circuit) Fingerprint() (a, b string) {
+func (c *Circuit) Fingerprint() (a, b string) { return fingerprintOf(c.Circuit) }
+
+// MatricesFingerprint is Fingerprint computed from Matrices (the description, no
+// program built): the same two values for the same circuit.
+func MatricesFingerprint() (a, b string) { return fingerprintOf(Matrices()) }
+
+func fingerprintOf(m circuit.Matrices) (a, b string) {
 	rr, rc := make([]field.E, LogSize), make([]field.E, LogSize)
 	for i := range LogSize {
 		rr[i], rc[i] = fingerprintCoord("row", i), fingerprintCoord("col", i)
 	}
-	e, w := make([]field.E, c.Size()), make([]field.E, c.Size())
-	field.EqTable(e, rr)
-	field.EqTable(w, rc)
-	va, vb := c.BilinearPair(e, w)
+	va, vb := circuit.Eval(m, rr, rc)
 	enc := func(x field.E) string {
 		var b []byte
 		for _, k := range []field.K{x.C0, x.C1, x.C2} {

@@ -11,6 +11,7 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/xmss"
 )
 
@@ -35,6 +36,9 @@ func init() { flows.Register(Flow) }
 type hooks struct {
 	skipNativeCheck bool
 	plan            func(slot int, a *Assignment)
+	// circuit and matrices replace New().Circuit and Matrices() (nil: those).
+	circuit  func() *circuit.Circuit
+	matrices func() lincheck.Matrices
 }
 
 // NewFlow returns the xmss-aggregate Flock flow: the verification circuit proved per
@@ -48,14 +52,32 @@ func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *fl
 	if bind == nil {
 		bind = Bind
 	}
+	lazy := func() *circuit.Circuit { return New().Circuit }
+	if h.circuit != nil {
+		lazy = h.circuit
+	}
+	// A process that has built the circuit (for any flow value) walks it.
+	matrices := func() lincheck.Matrices {
+		if built.Load() {
+			return New().Circuit
+		}
+		return Matrices()
+	}
+	if h.matrices != nil {
+		matrices = h.matrices
+	}
 	return flows.NewFlock(flows.FlockSpec{
 		Name: FlowName, Label: FlowLabel,
 		Summary: "N XMSS signatures on one message and epoch verify under N public keys (one 2^21-column block each)",
-		// The circuit takes about a second to build: only a proof or a verification does.
-		LazyCircuit: func() *circuit.Circuit { return New().Circuit },
-		LogSize:     LogSize,
-		MaxN:        MaxSigners,
-		InputBytes:  xmss.SignatureSize + xmss.PublicKeySize + 1<<10,
+		// The circuit takes about a second to build: only a proof does (and a
+		// verification in a process that has built it, which walks it).
+		LazyCircuit: lazy,
+		// A verification in a process that has not built it runs the circuit's
+		// description instead (Matrices): no program is recorded or compiled.
+		Matrices:   matrices,
+		LogSize:    LogSize,
+		MaxN:       MaxSigners,
+		InputBytes: xmss.SignatureSize + xmss.PublicKeySize + 1<<10,
 		// The circuit's build peaks at about 460 MiB (its recorded program, the
 		// compiled one and the register tables; 110 MiB of it stays as the
 		// circuit), which the first proof of a process pays whatever N is; later

@@ -335,17 +335,31 @@ func pinnedColumns() []int {
 }
 
 // PublicTable is the public term's table for a: row s holds block s's pinned
-// values (Statement.Pinned) at column − PBase; padding slots repeat row 0.
+// values (Statement.Pinned) at column − PBase; padding slots repeat row 0. The
+// pinned regions start on 64-column boundaries of the window and hold their bytes
+// in little-endian bit order, so each row is written a word at a time
+// (TestPublicTableMatchesPinned holds it to Pinned).
 func (a Aggregate) PublicTable() *lincheck.Table {
+	const words = (1 << PublicLog) / 64
 	t := &lincheck.Table{W: PublicWindow(), Rows: make([][]uint64, len(a.PublicKeys))}
+	rows := make([]uint64, words*len(a.PublicKeys))
+	var msg [(EpochBase - MsgBase) / 64]uint64
+	putWords(msg[:], 0, a.Message[:])
 	for s, pk := range a.PublicKeys {
-		row := make([]uint64, (1<<PublicLog)/64)
-		cols, vals := Statement{PublicKey: pk, Epoch: a.Epoch, Message: a.Message}.Pinned()
-		for i, col := range cols {
-			j := col - PBase
-			row[j/64] |= uint64(vals[i]) << (j % 64)
-		}
+		row := rows[s*words : (s+1)*words : (s+1)*words]
+		putWords(row, 0, pk.P[:])
+		copy(row[(MsgBase-PBase)/64:], msg[:])
+		row[(EpochBase-PBase)/64] = uint64(a.Epoch)
+		putWords(row, RootBase-PBase, pk.Root[:])
 		t.Rows[s] = row
 	}
 	return t
+}
+
+// putWords writes the bytes b, bit i of b (byte i/8, bit i%8) at bit j0+i of the
+// words, j0 a multiple of 64 and len(b) of 8.
+func putWords(words []uint64, j0 int, b []byte) {
+	for i := 0; i < len(b); i += 8 {
+		words[j0/64+i/8] = binary.LittleEndian.Uint64(b[i:])
+	}
 }

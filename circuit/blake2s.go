@@ -66,7 +66,23 @@ var blake2sOnce = sync.OnceValue(buildBlake2s)
 func BLAKE2s() *Circuit { return blake2sOnce() }
 
 func buildBlake2s() *Circuit {
-	b := NewBuilder("blake2s-compress", Blake2sLogSize, Blake2sConstCol)
+	b := NewBuilder(blake2sName, Blake2sLogSize, Blake2sConstCol)
+	describeBlake2s(b)
+	return b.Compile()
+}
+
+const blake2sName = "blake2s-compress"
+
+var blake2sMatrices = NewDescribed(blake2sName, Blake2sLogSize, Blake2sConstCol, func(ev *Evaluator) {
+	describeBlake2s[EvalWire](ev)
+})
+
+// BLAKE2sMatrices returns the matrices of BLAKE2s() evaluated from its description
+// (no program built).
+func BLAKE2sMatrices() *Described { return blake2sMatrices }
+
+// describeBlake2s emits the BLAKE2s compression circuit to b.
+func describeBlake2s[W comparable, B Ops[W]](b B) {
 	b.Input("h", Blake2sHBase, 8*WordBits)
 	b.Input("m", Blake2sMBase, 16*WordBits)
 	b.Input("t_lo", Blake2sTLoBase, WordBits)
@@ -74,41 +90,40 @@ func buildBlake2s() *Circuit {
 	b.Input("f0", Blake2sF0Base, WordBits)
 	b.Input("f1", Blake2sF1Base, WordBits)
 
-	var v [16]Word
+	var v [16]WordOf[W]
 	for i := range 8 {
-		v[i] = b.ColWord(Blake2sHBase + WordBits*i)
+		v[i] = ColWord(b, Blake2sHBase+WordBits*i)
 	}
 	for i := range 4 {
-		v[8+i] = b.ConstWord(Blake2sIV[i])
+		v[8+i] = ConstWord(b, Blake2sIV[i])
 	}
 	for i, base := range [4]int{Blake2sTLoBase, Blake2sTHiBase, Blake2sF0Base, Blake2sF1Base} {
-		v[12+i] = b.XorWord(b.ConstWord(Blake2sIV[4+i]), b.ColWord(base))
+		v[12+i] = XorWord(b, ConstWord(b, Blake2sIV[4+i]), ColWord(b, base))
 	}
-	var m [16]Word
+	var m [16]WordOf[W]
 	for i := range m {
-		m[i] = b.ColWord(Blake2sMBase + WordBits*i)
+		m[i] = ColWord(b, Blake2sMBase+WordBits*i)
 	}
 	for r := range Blake2sRounds {
 		for gi, ln := range Blake2sLanes {
 			base := Blake2sGBaseOf(r*Blake2sGPerRound + gi)
 			a, bb, c, d := v[ln[0]], v[ln[1]], v[ln[2]], v[ln[3]]
 			mx, my := m[Blake2sSigma[r][2*gi]], m[Blake2sSigma[r][2*gi+1]]
-			a1 := b.Add3(a, bb, mx, base+Blake2sGA1)
-			d1 := RotR(b.XorWord(d, a1), 16)
-			c1 := b.Add(c, d1, base+Blake2sGC1)
-			b1 := RotR(b.XorWord(bb, c1), 12)
-			a2 := b.Add3(a1, b1, my, base+Blake2sGA2)
-			d2 := RotR(b.XorWord(d1, a2), 8)
-			c2 := b.Add(c1, d2, base+Blake2sGC2)
-			b2 := RotR(b.XorWord(b1, c2), 7)
+			a1 := Add3(b, a, bb, mx, base+Blake2sGA1)
+			d1 := RotR(XorWord(b, d, a1), 16)
+			c1 := Add(b, c, d1, base+Blake2sGC1)
+			b1 := RotR(XorWord(b, bb, c1), 12)
+			a2 := Add3(b, a1, b1, my, base+Blake2sGA2)
+			d2 := RotR(XorWord(b, d1, a2), 8)
+			c2 := Add(b, c1, d2, base+Blake2sGC2)
+			b2 := RotR(XorWord(b, b1, c2), 7)
 			v[ln[0]], v[ln[1]], v[ln[2]], v[ln[3]] = a2, b2, c2, d2
 		}
 	}
 	for i := range 8 {
-		h := b.ColWord(Blake2sHBase + WordBits*i)
-		b.LinearWord(Blake2sOutBase+WordBits*i, b.XorWord(b.XorWord(v[i], v[i+8]), h))
+		h := ColWord(b, Blake2sHBase+WordBits*i)
+		LinearWord(b, Blake2sOutBase+WordBits*i, XorWord(b, XorWord(b, v[i], v[i+8]), h))
 	}
 	b.Name("out", Blake2sOutBase, 8*WordBits)
 	b.Name("gates", Blake2sGBase, Blake2sNumG*Blake2sGStride)
-	return b.Compile()
 }

@@ -82,6 +82,7 @@ type Circuit struct {
 	transposes atomic.Int64
 	segOnce    sync.Once
 	segs       []segment                // walk segments of a large program (nil otherwise), planned on first use
+	segsReady  atomic.Bool              // segs is planned
 	vecs       buffers.Shelf[[]field.E] // column vectors of TransposeOn (see getVec)
 }
 

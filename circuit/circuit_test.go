@@ -464,9 +464,14 @@ func BenchmarkPackLanes(b *testing.B) {
 		src[i] = r.Uint64()
 	}
 	dst := make([]field.K, c.Size())
-	b.SetBytes(int64(8 * len(src)))
-	for b.Loop() {
-		c.PackLanes(dst, src, 64)
+	for _, l := range Kernels.Levels() {
+		b.Run(l.String(), func(b *testing.B) {
+			defer cpu.SetLevel(l)()
+			b.SetBytes(int64(8 * len(src)))
+			for b.Loop() {
+				c.PackLanes(dst, src, 64)
+			}
+		})
 	}
 }
 
@@ -556,7 +561,17 @@ func TestSegmentedBilinear(t *testing.T) {
 		e[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
 		w[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
 	}
-	wa, wb := bilinearSteps(make([]field.E, c.nregs), nil, c.code, e, w)
+	steps := func(pre, code []instr) (va, vb field.E) {
+		rs, ws := &rowSums{full: e}, weights{full: w}
+		bilinearSteps(make([]field.E, c.nregs), pre, code, rs, &ws)
+		return rs.sums()
+	}
+	wa, wb := steps(nil, c.code)
+	te, tw := randTensor(r, 6, c.LogSize()), randTensor(r, 6, c.LogSize())
+	fe, fw := make([]field.E, c.Size()), make([]field.E, c.Size())
+	te.Fill(fe)
+	tw.Fill(fw)
+	ta, tb := BLAKE2sMatrices().BilinearPair(fe, fw)
 	segs := c.segments()
 	if len(segs) != walkSegments {
 		t.Fatalf("%d segments, want %d", len(segs), walkSegments)
@@ -567,7 +582,7 @@ func TestSegmentedBilinear(t *testing.T) {
 		}
 		t.Logf("segment %d: steps [%d, %d), slice %d", k, s.lo, s.hi, len(s.slice))
 	}
-	// The first serialWalksFirst walks are serial, then segmented.
+	// Walks at one worker, then (the segments being planned) at 2 to 4.
 	for range serialWalksFirst {
 		if a, b := c.BilinearPair(e, w); a != wa || b != wb {
 			t.Fatal("a serial walk differs")
@@ -576,15 +591,19 @@ func TestSegmentedBilinear(t *testing.T) {
 	for _, procs := range []int{2, 3, 4} {
 		prev := runtime.GOMAXPROCS(procs)
 		a, b := c.BilinearPair(e, w)
+		a2, b2 := c.BilinearTensor(te, tw)
 		runtime.GOMAXPROCS(prev)
 		if a != wa || b != wb {
 			t.Fatalf("GOMAXPROCS=%d: segmented walk differs from the serial one", procs)
+		}
+		if a2 != ta || b2 != tb {
+			t.Fatalf("GOMAXPROCS=%d: segmented walk at tensor weights differs from the description's value", procs)
 		}
 	}
 	// Each segment alone, from its slice, gives its own share: the shares add up.
 	var sa, sb field.E
 	for _, s := range segs {
-		a, b := bilinearSteps(make([]field.E, c.nregs), s.slice, c.code[s.lo:s.hi], e, w)
+		a, b := steps(s.slice, c.code[s.lo:s.hi])
 		sa, sb = sa.Add(a), sb.Add(b)
 	}
 	if sa != wa || sb != wb {
@@ -596,7 +615,8 @@ func TestSegmentedBilinear(t *testing.T) {
 // adjoints carried back through its first cut's slice) gives the serial
 // transpose exactly, for a general α and for each side alone, at 2 to 4 workers,
 // on the BLAKE2s circuit with the segment threshold lowered; its first
-// serialWalksFirst walks are serial.
+// serialWalksFirst walks are serial. Once the transposes have planned the
+// segments, the circuit's first forward walks on two cores use them at once.
 func TestSegmentedTranspose(t *testing.T) {
 	oldSteps, oldShare := minSegmentSteps, maxSliceShare
 	minSegmentSteps, maxSliceShare = 1<<10, 16
@@ -626,5 +646,17 @@ func TestSegmentedTranspose(t *testing.T) {
 	c.TransposeOn(got, e, alpha, par.New(nil, 2))
 	if !slices.Equal(got, want) {
 		t.Fatal("TransposeOn differs from Transpose")
+	}
+	prev := runtime.GOMAXPROCS(2)
+	w := randVec(r, n)
+	wa, wb := c.BilinearPair(e, w)
+	runtime.GOMAXPROCS(prev)
+	if c.walks.Load() != 0 {
+		t.Fatalf("the first forward walk after the transposes planned the segments counted %d serial walks, want none", c.walks.Load())
+	}
+	rs, ws := &rowSums{full: e}, weights{full: w}
+	bilinearSteps(make([]field.E, c.nregs), nil, c.code, rs, &ws)
+	if a, b := rs.sums(); a != wa || b != wb {
+		t.Fatal("the segmented forward walk differs from the serial one")
 	}
 }

@@ -6,12 +6,29 @@ package circuit
 
 // IsConst reports whether every bit of x is a literal (Zero or the constant wire)
 // and returns its value.
-func (b *Builder) IsConst(x Word) (uint32, bool) {
+func (b *Builder) IsConst(x Word) (uint32, bool) { return IsConst(b, x) }
+
+// AddAuto is the function AddAuto on b.
+func (b *Builder) AddAuto(base int, xs ...Word) (Word, int) { return AddAuto(b, base, xs...) }
+
+// Compress is the function Compress on b.
+func (b *Builder) Compress(base int, h [8]Word, m [16]Word, t uint64, final bool) ([8]Word, int) {
+	return Compress(b, base, h, m, t, final)
+}
+
+// Mux is the function Mux on b.
+func (b *Builder) Mux(base int, s Wire, x, y []Wire) ([]Wire, int) { return Mux(b, base, s, x, y) }
+
+// IsConst reports whether every bit of x is a literal (the zero wire or b.One())
+// and returns its value.
+func IsConst[W comparable, B Ops[W]](b B, x WordOf[W]) (uint32, bool) {
 	var v uint32
+	var zero W
+	one := b.One()
 	for i, w := range x {
 		switch w {
-		case Zero:
-		case b.one:
+		case zero:
+		case one:
 			v |= 1 << i
 		default:
 			return 0, false
@@ -24,31 +41,43 @@ func (b *Builder) IsConst(x Word) (uint32, bool) {
 // are added at build time, and what is left costs 0 (at most one non-literal word
 // and no literal), 31 (Add) or 61 (Add3) product columns from base. It returns the
 // sum and the next free column.
-func (b *Builder) AddAuto(base int, xs ...Word) (Word, int) {
+func AddAuto[W comparable, B Ops[W]](b B, base int, xs ...WordOf[W]) (WordOf[W], int) {
 	var k uint32
-	var vars []Word
-	for _, x := range xs {
-		if v, ok := b.IsConst(x); ok {
+	// The non-literal words, by index (no copies of the words: an Evaluator's are
+	// a kilobyte each).
+	var small [4]int
+	vars := small[:0]
+	for i := range xs {
+		if v, ok := IsConst(b, xs[i]); ok {
 			k += v
 		} else {
-			vars = append(vars, x)
+			vars = append(vars, i)
 		}
 	}
-	if k != 0 || len(vars) == 0 {
-		vars = append(vars, b.ConstWord(k))
+	var lit WordOf[W]
+	word := func(j int) *WordOf[W] {
+		if j < len(vars) {
+			return &xs[vars[j]]
+		}
+		return &lit
 	}
-	switch len(vars) {
+	n := len(vars)
+	if k != 0 || n == 0 {
+		lit = ConstWord(b, k)
+		n++
+	}
+	switch n {
 	case 1:
-		return vars[0], base
+		return *word(0), base
 	case 2:
-		return b.Add(vars[0], vars[1], base), base + AddBits
+		return Add(b, *word(0), *word(1), base), base + AddBits
 	case 3:
-		return b.Add3(vars[0], vars[1], vars[2], base), base + Add3Bits
+		return Add3(b, *word(0), *word(1), *word(2), base), base + Add3Bits
 	}
 	// More than three words: add pairwise.
-	acc, next := b.AddAuto(base, vars[0], vars[1], vars[2])
-	for _, x := range vars[3:] {
-		acc, next = b.AddAuto(next, acc, x)
+	acc, next := AddAuto(b, base, *word(0), *word(1), *word(2))
+	for j := 3; j < n; j++ {
+		acc, next = AddAuto(b, next, acc, *word(j))
 	}
 	return acc, next
 }
@@ -67,51 +96,51 @@ var Blake2sParamIV = func() [8]uint32 {
 // whose operands are literals, or whose message word is the literal 0, are folded
 // (AddAuto), so a compression costs at most 80·184 = 14,720 product columns and
 // fewer when words are constant.
-func (b *Builder) Compress(base int, h [8]Word, m [16]Word, t uint64, final bool) ([8]Word, int) {
-	var v [16]Word
+func Compress[W comparable, B Ops[W]](b B, base int, h [8]WordOf[W], m [16]WordOf[W], t uint64, final bool) ([8]WordOf[W], int) {
+	var v [16]WordOf[W]
 	copy(v[:8], h[:])
 	var f0 uint32
 	if final {
 		f0 = 0xFFFFFFFF
 	}
-	v[8], v[9], v[10], v[11] = b.ConstWord(Blake2sIV[0]), b.ConstWord(Blake2sIV[1]), b.ConstWord(Blake2sIV[2]), b.ConstWord(Blake2sIV[3])
-	v[12] = b.ConstWord(Blake2sIV[4] ^ uint32(t))
-	v[13] = b.ConstWord(Blake2sIV[5] ^ uint32(t>>32))
-	v[14] = b.ConstWord(Blake2sIV[6] ^ f0)
-	v[15] = b.ConstWord(Blake2sIV[7])
+	v[8], v[9], v[10], v[11] = ConstWord(b, Blake2sIV[0]), ConstWord(b, Blake2sIV[1]), ConstWord(b, Blake2sIV[2]), ConstWord(b, Blake2sIV[3])
+	v[12] = ConstWord(b, Blake2sIV[4]^uint32(t))
+	v[13] = ConstWord(b, Blake2sIV[5]^uint32(t>>32))
+	v[14] = ConstWord(b, Blake2sIV[6]^f0)
+	v[15] = ConstWord(b, Blake2sIV[7])
 	col := base
 	for r := range Blake2sRounds {
 		for gi, ln := range Blake2sLanes {
 			a, bb, c, d := v[ln[0]], v[ln[1]], v[ln[2]], v[ln[3]]
 			mx, my := m[Blake2sSigma[r][2*gi]], m[Blake2sSigma[r][2*gi+1]]
-			var a1, c1, a2, c2 Word
-			a1, col = b.AddAuto(col, a, bb, mx)
-			d1 := RotR(b.XorWord(d, a1), 16)
-			c1, col = b.AddAuto(col, c, d1)
-			b1 := RotR(b.XorWord(bb, c1), 12)
-			a2, col = b.AddAuto(col, a1, b1, my)
-			d2 := RotR(b.XorWord(d1, a2), 8)
-			c2, col = b.AddAuto(col, c1, d2)
-			b2 := RotR(b.XorWord(b1, c2), 7)
+			var a1, c1, a2, c2 WordOf[W]
+			a1, col = AddAuto(b, col, a, bb, mx)
+			d1 := RotR(XorWord(b, d, a1), 16)
+			c1, col = AddAuto(b, col, c, d1)
+			b1 := RotR(XorWord(b, bb, c1), 12)
+			a2, col = AddAuto(b, col, a1, b1, my)
+			d2 := RotR(XorWord(b, d1, a2), 8)
+			c2, col = AddAuto(b, col, c1, d2)
+			b2 := RotR(XorWord(b, b1, c2), 7)
 			v[ln[0]], v[ln[1]], v[ln[2]], v[ln[3]] = a2, b2, c2, d2
 		}
 	}
-	var out [8]Word
+	var out [8]WordOf[W]
 	for i := range out {
-		out[i] = b.XorWord(b.XorWord(v[i], v[i+8]), h[i])
+		out[i] = XorWord(b, XorWord(b, v[i], v[i+8]), h[i])
 	}
 	return out, col
 }
 
 // Mux returns x when s is 0 and y when s is 1, bit by bit, with one product column
 // per bit from base ((x ⊕ y)·s, so x ⊕ s·(x ⊕ y)); it returns the next free column.
-func (b *Builder) Mux(base int, s Wire, x, y []Wire) ([]Wire, int) {
+func Mux[W comparable, B Ops[W]](b B, base int, s W, x, y []W) ([]W, int) {
 	if len(x) != len(y) {
 		panic("circuit: Mux of unequal widths")
 	}
-	out := make([]Wire, len(x))
+	out := make([]W, len(x))
 	for i := range x {
-		out[i] = b.Xor(x[i], b.Product(base+i, s, b.Xor(x[i], y[i])))
+		out[i] = b.Xor(x[i], Product(b, base+i, s, b.Xor(x[i], y[i])))
 	}
 	return out, base + len(x)
 }

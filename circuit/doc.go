@@ -21,6 +21,19 @@
 //
 // Builder records a circuit (Col, Xor, Row, word gadgets Add and Add3) and Compile
 // freezes it, dropping dead steps and assigning wires to reusable registers.
+//
+// Descriptions. A circuit is written once as generic code over Ops[W] (Col, Xor,
+// Row, One, Input, Name), with the gadgets of this package (Product, Add, Add3,
+// AddAuto, Compress, Mux, …) generic too. Run on a Builder (W = Wire) it records
+// the program; run on an Evaluator (W = EvalWire: a wire's value under the column
+// weights and its Builder wire number, so literal folds decide alike) it computes
+// eᵀA0·w and eᵀB0·w as it goes, with no program held. Matrices is what a verifier
+// needs of the fixed matrices (BilinearPair at full weights, BilinearTensor at
+// weights given by tensor factors, Tensor); *Circuit implements it by walking its
+// program and *Described by running the description (NewDescribed). Eval(m, rRow,
+// rCol) is the pair of multilinear extensions Â0(rRow, rCol), B̂0(rRow, rCol): the
+// call a verifier, a recursive verifier's deferred claims or another flow make on
+// any circuit. BLAKE2sMatrices is BLAKE2s() as a description.
 // BLAKE2s() is one instance: the BLAKE2s compression with all ten rounds in the
 // reference's 2^14-column layout (Blake2s* constants; see doc/leanvm Annex C of
 // leanVM-b and c-flock-protocol.tex), 16000 useful columns, constant column 512.

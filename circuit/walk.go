@@ -45,15 +45,39 @@ func (c *Circuit) RowValues(dstA, dstB, w []field.E) {
 func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 	c.checkLen("e", len(e))
 	c.checkLen("w", len(w))
+	return c.bilinear(func() *rowSums { return &rowSums{full: e} }, func() weights { return weights{full: w} })
+}
+
+// BilinearTensor returns (eᵀA0·w, eᵀB0·w) for tensor weights, never formed in
+// full: the row weights are applied a block's run of rows at a time, the column
+// weights computed a block at a time as the walk reads them.
+func (c *Circuit) BilinearTensor(e, w Tensor) (va, vb field.E) {
+	c.checkLen("e", 1<<e.LogLen())
+	c.checkLen("w", 1<<w.LogLen())
+	rows := newTensorRows(e)
+	hiW := make([]field.E, 1<<len(w.High))
+	field.EqTable(hiW, w.High)
+	return c.bilinear(func() *rowSums {
+		rs := rows
+		return &rs
+	}, func() weights { return weights{t: newTensorCache(w, hiW)} })
+}
+
+// bilinear walks the program, on several cores once its segments are planned,
+// each walker with its own row sums and column weights from rows and cols.
+func (c *Circuit) bilinear(rows func() *rowSums, cols func() weights) (va, vb field.E) {
 	workers := min(runtime.GOMAXPROCS(0), walkSegments)
 	var segs []segment
 	// Planning the segments costs about three serial walks of a large program: a
 	// process that walks it once or twice (a one-shot verification) never plans.
-	if workers > 1 && c.walks.Add(1) > serialWalksFirst {
+	// Segments already planned (by transposes) serve at once.
+	if workers > 1 && (c.segsReady.Load() || c.walks.Add(1) > serialWalksFirst) {
 		segs = c.segments()
 	}
 	if segs == nil {
-		return bilinearSteps(make([]field.E, c.nregs), nil, c.code, e, w)
+		rs, ws := rows(), cols()
+		bilinearSteps(make([]field.E, c.nregs), nil, c.code, rs, &ws)
+		return rs.sums()
 	}
 	// Worker j walks segments [j·n/workers, (j+1)·n/workers), from the first one's slice.
 	parts := make([][2]field.E, workers)
@@ -63,7 +87,9 @@ func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a, b := bilinearSteps(make([]field.E, c.nregs), segs[lo].slice, c.code[segs[lo].lo:segs[hi-1].hi], e, w)
+			rs, ws := rows(), cols()
+			bilinearSteps(make([]field.E, c.nregs), segs[lo].slice, c.code[segs[lo].lo:segs[hi-1].hi], rs, &ws)
+			a, b := rs.sums()
 			parts[j] = [2]field.E{a, b}
 		}()
 	}
@@ -86,43 +112,34 @@ const walkSegments = 4
 // on the first walk that can use them (about 0.2 s for a program of 14M steps), so
 // that a process that never walks on several cores never pays for them.
 func (c *Circuit) segments() []segment {
-	c.segOnce.Do(func() { c.segs = planSegments(c.code, c.nregs, walkSegments) })
+	c.segOnce.Do(func() {
+		c.segs = planSegments(c.code, c.nregs, walkSegments)
+		c.segsReady.Store(true)
+	})
 	return c.segs
 }
 
 // bilinearSteps runs the set-up steps pre (column loads and XORs), then code, in the
-// register file r, and returns code's (eᵀA0·w, eᵀB0·w) share. Each product row's
-// weight and operands are gathered a chunk at a time and reduced with two
-// vectorised inner products.
-func bilinearSteps(r []field.E, pre, code []instr, e, w []field.E) (va, vb field.E) {
+// register file r, reading column weights from w, and adds code's product rows
+// to rs.
+func bilinearSteps(r []field.E, pre, code []instr, rs *rowSums, w *weights) {
 	for _, in := range pre {
 		if in.op() == opCol {
-			r[in.dst()] = w[in.col()]
+			r[in.dst()] = w.at(int(in.col()))
 		} else {
 			r[in.dst()] = addE(r[in.x()], r[in.y()])
 		}
 	}
-	const chunk = 256
-	var ek, ak, bk [chunk]field.E
-	n := 0
 	for _, in := range code {
 		switch in.op() {
 		case opCol:
-			r[in.dst()] = w[in.col()]
+			r[in.dst()] = w.at(int(in.col()))
 		case opXor:
 			r[in.dst()] = addE(r[in.x()], r[in.y()])
 		default:
-			ek[n], ak[n], bk[n] = e[in.dst()], r[in.x()], r[in.y()]
-			if n++; n == chunk {
-				va = addE(va, field.InnerProduct(ek[:], ak[:]))
-				vb = addE(vb, field.InnerProduct(ek[:], bk[:]))
-				n = 0
-			}
+			rs.add(int(in.dst()), r[in.x()], r[in.y()])
 		}
 	}
-	va = addE(va, field.InnerProduct(ek[:n], ak[:n]))
-	vb = addE(vb, field.InnerProduct(ek[:n], bk[:n]))
-	return va, vb
 }
 
 // Bilinear returns eᵀ(A0 + α·B0)w, the lincheck verifier's matrix term.
@@ -191,7 +208,7 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 	// transposes (counted apart from the forward walks): planning costs about
 	// three walks of a large program (0.26 s at 2^21 columns), which a process
 	// proving only a few aggregates, as a two-leaf run does, would not earn back.
-	if n > 1 && c.transposes.Add(1) > serialWalksFirst {
+	if n > 1 && (c.segsReady.Load() || c.transposes.Add(1) > serialWalksFirst) {
 		segs = c.segments()
 	}
 	if segs == nil {
@@ -332,6 +349,9 @@ func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
 	}
 	// Registers are interleaved: register i of vector k at r[i·g + k].
 	r := make([]uint64, c.nregs*g)
+	if solveWalkArch(c, r, ws, dstA, dstB) {
+		return
+	}
 	for _, in := range c.code {
 		d, x, y := int(in.dst())*g, int(in.x())*g, int(in.y())*g
 		switch in.op() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
@@ -34,7 +35,12 @@ type FlockSpec struct {
 	// when a proof or a verification first needs it, and must return a circuit of
 	// 2^LogSize columns (Circuit nil, LogSize set).
 	LazyCircuit func() *circuit.Circuit
-	LogSize     int
+	// Matrices, when set with LazyCircuit, is how a verification evaluates the
+	// circuit's fixed matrices while the circuit is not built in this process
+	// (e.g. a circuit.Described, which builds nothing): it must give the circuit's
+	// values exactly. Once the circuit is built, verifications walk it instead.
+	Matrices func() lincheck.Matrices
+	LogSize  int
 	// MaxN is the most instances per proof (at most 2^(34−LogSize) so that the
 	// stack stays within the WHIR ladder).
 	MaxN int
@@ -108,6 +114,7 @@ const minLogInstance = zerocheck.KSkip + 7
 type Flock struct {
 	spec    FlockSpec
 	circuit func() *circuit.Circuit
+	built   atomic.Bool // the lazy circuit is built
 }
 
 var _ Flow = (*Flock)(nil)
@@ -125,6 +132,7 @@ func NewFlock(spec FlockSpec) *Flock {
 			if c.LogSize() != spec.LogSize {
 				panic(fmt.Sprintf("flows: FlockSpec %s: lazy circuit of 2^%d columns, declared 2^%d", spec.Name, c.LogSize(), spec.LogSize))
 			}
+			f.built.Store(true)
 			return c
 		})
 	default:
@@ -268,7 +276,7 @@ func (f *Flock) Verify(proof *transcript.Proof, st Statement) (raw *transcript.P
 	if err != nil {
 		return nil, err
 	}
-	c := f.circuit()
+	c := f.verifierMatrices()
 	tr := transcript.NewVerifier(proof, []byte(f.spec.Label), nil)
 	if bind.Absorb != nil {
 		tr.AbsorbBytes(bind.Absorb)
@@ -293,6 +301,19 @@ func (f *Flock) Verify(proof *transcript.Proof, st Statement) (raw *transcript.P
 		return nil, err
 	}
 	return tr.RawProof(), nil
+}
+
+// verifierMatrices returns what a verification evaluates the circuit's matrices
+// with: the spec's Matrices while a lazy circuit is not built, the circuit otherwise.
+func (f *Flock) verifierMatrices() lincheck.Matrices {
+	if f.spec.Matrices != nil && f.spec.LazyCircuit != nil && !f.built.Load() {
+		m := f.spec.Matrices()
+		if m.LogSize() != f.spec.LogSize {
+			panic(fmt.Sprintf("flows: FlockSpec %s: matrices of 2^%d columns, declared 2^%d", f.spec.Name, m.LogSize(), f.spec.LogSize))
+		}
+		return m
+	}
+	return f.circuit()
 }
 
 // Resources are what a flow's stages draw on across proofs: the shape cache, the

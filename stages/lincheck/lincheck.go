@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 )
@@ -27,15 +28,39 @@ var (
 	ErrTerminal = errors.New("lincheck: terminal mismatch")
 )
 
-// Circuit is the per-block Boolean R1CS the lincheck reduces against: A0, B0
-// over 2^LogSize rows and columns, C0 = I, and a constant column pinned to 1 in
-// every block. Row and column index bits are low first; the low KSkip bits are
-// the skip coordinate. *circuit.Circuit implements it.
-type Circuit interface {
+// Matrices is what the lincheck verifier needs of the per-block Boolean R1CS: A0,
+// B0 over 2^LogSize rows and columns (C0 = I), a constant column pinned to 1 in
+// every block, and the bilinear form of A0 + α·B0 at the verifier's weights. Row
+// and column index bits are low first; the low KSkip bits are the skip coordinate.
+// *circuit.Circuit (a walk of its compiled program) and *circuit.Described (a run
+// of the circuit's description, nothing built) implement it.
+type Matrices interface {
 	LogSize() int
 	ConstCol() int
 	// Bilinear returns e_rowᵀ·(A0 + α·B0)·w_col for vectors of 2^LogSize entries.
 	Bilinear(alpha field.E, eRow, wCol []field.E) field.E
+}
+
+// TensorMatrices is Matrices that also evaluates at weights given by their tensor
+// factors (circuit.Tensor), as the verifier's are (the skip weights or the slice
+// values, times an eq table): VerifyPublic then never forms the two block-sized
+// weight vectors, and *circuit.Described never forms them at all.
+// *circuit.Circuit and *circuit.Described implement it.
+type TensorMatrices interface {
+	Matrices
+	// BilinearTensor returns (e_rowᵀA0·w_col, e_rowᵀB0·w_col).
+	BilinearTensor(eRow, wCol circuit.Tensor) (va, vb field.E)
+}
+
+var (
+	_ TensorMatrices = (*circuit.Circuit)(nil)
+	_ TensorMatrices = (*circuit.Described)(nil)
+)
+
+// Circuit is what the lincheck prover needs besides Matrices: the transpose walk.
+// *circuit.Circuit implements it.
+type Circuit interface {
+	Matrices
 	// TransposeOn writes dst = (A0 + α·B0)ᵀ·e_row (the transpose walk), on the
 	// workers as far as it can (*circuit.Circuit's runs a large program's
 	// segments at once); the result does not depend on them.
@@ -62,7 +87,7 @@ type Claim struct {
 }
 
 // lincheckRounds returns the number of sumcheck rounds for circuit c.
-func lincheckRounds(c Circuit) int { return c.LogSize() - KSkip }
+func lincheckRounds(c Matrices) int { return c.LogSize() - KSkip }
 
 // skipNodes holds PHI(0..63) lifted to E: the skip domain.
 var skipNodes = func() (n [1 << KSkip]field.E) {
@@ -122,14 +147,14 @@ func reversed(v []field.E) []field.E {
 //
 // with w_col = s ⊗ eq(chi_in′, ·), chi_in′ the reversed round challenges, and
 // returns Point = chi_in′ ++ Chi[LogSize-KSkip:] with the slice values S.
-func Verify(tr VerifierTranscript, c Circuit, zc ZerocheckClaims) (Claim, error) {
+func Verify(tr VerifierTranscript, c Matrices, zc ZerocheckClaims) (Claim, error) {
 	return VerifyPublic(tr, c, zc, nil)
 }
 
 // VerifyPublic is Verify with a public-input term (nil: none, which is Verify): after
 // α it draws τ (pub.Window().Log challenges), adds α⁴·pub.Eval(τ, chi_out) to the
 // claim and α⁴·Σ_j mask(j)·eq(τ, j)·w_col[Offset+j] to the terminal.
-func VerifyPublic(tr VerifierTranscript, c Circuit, zc ZerocheckClaims, pub Public) (Claim, error) {
+func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Public) (Claim, error) {
 	rounds := lincheckRounds(c)
 	if rounds < 0 || len(zc.Chi) < rounds {
 		return Claim{}, fmt.Errorf("%w: %d coordinates for %d rounds", ErrShape, len(zc.Chi), rounds)
@@ -151,23 +176,33 @@ func VerifyPublic(tr VerifierTranscript, c Circuit, zc ZerocheckClaims, pub Publ
 		}
 	}
 	chiIn := zc.Chi[:rounds]
-	eRow := getVec(size)
-	defer putVec(eRow)
-	// The row weights are needed only at the terminal: on a large circuit with a
-	// second core they are built while the rounds are read and the column weights made.
+	tm, tensor := c.(TensorMatrices)
 	skip := make([]field.E, 1<<KSkip)
-	eqRow := make([]field.E, 1<<rounds)
+	var eRow []field.E
 	rowsDone := make(chan struct{})
-	buildRows := func() {
-		rowWeightsInto(eRow, skip, eqRow, zc.ZSkip, chiIn)
+	if tensor {
+		// The row weights are the tensor skip ⊗ eq(chi_in, ·): only the skip
+		// factor is computed here.
+		skipDomain.Weights(skip, zc.ZSkip)
 		close(rowsDone)
-	}
-	if size >= 1<<concurrentCombLog && runtime.GOMAXPROCS(0) > 1 {
-		go buildRows()
 	} else {
-		buildRows()
+		eRow = getVec(size)
+		defer putVec(eRow)
+		// The row weights are needed only at the terminal: on a large circuit with
+		// a second core they are built while the rounds are read and the column
+		// weights made.
+		eqRow := make([]field.E, 1<<rounds)
+		buildRows := func() {
+			rowWeightsInto(eRow, skip, eqRow, zc.ZSkip, chiIn)
+			close(rowsDone)
+		}
+		if size >= 1<<concurrentCombLog && runtime.GOMAXPROCS(0) > 1 {
+			go buildRows()
+		} else {
+			buildRows()
+		}
+		defer func() { <-rowsDone }() // never return eRow to the pool while it is written
 	}
-	defer func() { <-rowsDone }() // never return eRow to the pool while it is written
 
 	running := lincheckTarget(&zc, alpha)
 	a4 := alpha.Square().Square()
@@ -195,20 +230,35 @@ func VerifyPublic(tr VerifierTranscript, c Circuit, zc ZerocheckClaims, pub Publ
 	chiInPrime := reversed(challenges)
 	eqIn := make([]field.E, 1<<rounds)
 	field.EqTable(eqIn, chiInPrime)
-	wCol := getVec(size)
-	defer putVec(wCol)
-	for j, w := range eqIn {
-		field.ScaleE(wCol[j<<KSkip:(j+1)<<KSkip], s, w)
+	// wCol(i) is the column weight s[i mod 64]·eq(chi_in′, ⌊i/64⌋).
+	var wCol []field.E
+	wColAt := func(i int) field.E { return s[i&(KBits-1)].Mul(eqIn[i>>KSkip]) }
+	var matrix field.E
+	if tensor {
+		va, vb := tm.BilinearTensor(circuit.Tensor{Low: skip, High: chiIn}, circuit.Tensor{Low: s, High: chiInPrime})
+		matrix = va.Add(alpha.Mul(vb))
+	} else {
+		wCol = getVec(size)
+		defer putVec(wCol)
+		for j, w := range eqIn {
+			field.ScaleE(wCol[j<<KSkip:(j+1)<<KSkip], s, w)
+		}
+		<-rowsDone
+		matrix = c.Bilinear(alpha, eRow, wCol)
+		wColAt = func(i int) field.E { return wCol[i] }
 	}
 	a2 := alpha.Square()
-	<-rowsDone
-	terminal := c.Bilinear(alpha, eRow, wCol).
+	terminal := matrix.
 		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, s))).
-		Add(a2.Mul(alpha).Mul(wCol[c.ConstCol()]))
+		Add(a2.Mul(alpha).Mul(wColAt(c.ConstCol())))
 	if pub != nil {
 		wts := make([]field.E, 1<<win.Log)
 		win.weights(wts, tau)
-		terminal = terminal.Add(a4.Mul(field.InnerProduct(wts, wCol[win.Offset:win.Offset+len(wts)])))
+		cols := make([]field.E, len(wts))
+		for j := range cols {
+			cols[j] = wColAt(win.Offset + j)
+		}
+		terminal = terminal.Add(a4.Mul(field.InnerProduct(wts, cols)))
 	}
 	if terminal != running {
 		return Claim{}, ErrTerminal

@@ -1,0 +1,161 @@
+package circuit
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+)
+
+// describeRandom emits a random circuit of XOR/AND gates from seed, over literals,
+// repeated operands (x ⊕ x folds to the literal 0) and word gadgets, so that an
+// Evaluator must number and fold wires exactly as the Builder does.
+func describeRandom[W comparable, B Ops[W]](b B, logSize int, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	n := 1 << logSize
+	b.Input("x", 8, 64)
+	var zero W
+	pool := []W{b.One(), zero, b.One()}
+	for i := range 64 {
+		pool = append(pool, b.Col(8+i))
+	}
+	pick := func() W { return pool[r.IntN(len(pool))] }
+	row := 128
+	for row < n-200 {
+		switch r.IntN(8) {
+		case 0: // a word addition, which folds literal words
+			var x, y WordOf[W]
+			for i := range x {
+				x[i], y[i] = pick(), pick()
+			}
+			switch r.IntN(4) {
+			case 0:
+				y = ConstWord(b, r.Uint32())
+			case 1: // the literal 0 by wire identity: the addition folds away
+				for i := range y {
+					y[i] = b.Xor(x[i], x[i])
+				}
+			}
+			var s WordOf[W]
+			s, row = AddAuto(b, row, x, y)
+			pool = append(pool, s[:]...)
+		case 1: // x ⊕ x and literal sums, then a product of them
+			x := pick()
+			pool = append(pool, Product(b, row, b.Xor(x, x), b.Xor(pick(), pick())))
+			row++
+		default:
+			x, y := b.Xor(pick(), pick()), b.Xor(pick(), pick())
+			pool = append(pool, x, y, Product(b, row, x, y))
+			row++
+		}
+		if len(pool) > 300 {
+			pool = pool[len(pool)-300:]
+		}
+	}
+}
+
+func randTensor(r *rand.Rand, lowLog, logSize int) Tensor {
+	return Tensor{Low: randVec(r, 1<<lowLog), High: randVec(r, logSize-lowLog)}
+}
+
+// matricesAgree checks that d gives c's values at random full weights, at random
+// tensor weights (with a 64-entry low factor, as the lincheck's, and a 1-entry one)
+// and at random points.
+func matricesAgree(t *testing.T, r *rand.Rand, c *Circuit, d *Described) {
+	t.Helper()
+	n := c.Size()
+	if d.LogSize() != c.LogSize() || d.ConstCol() != c.ConstCol() {
+		t.Fatalf("%s: shape 2^%d const %d, circuit 2^%d const %d", d.Name(), d.LogSize(), d.ConstCol(), c.LogSize(), c.ConstCol())
+	}
+	for trial := range 2 {
+		e, w := randVec(r, n), randVec(r, n)
+		wa, wb := c.BilinearPair(e, w)
+		ga, gb := d.BilinearPair(e, w)
+		if ga != wa || gb != wb {
+			t.Fatalf("%s trial %d: full weights: described (%v, %v), walk (%v, %v)", d.Name(), trial, ga, gb, wa, wb)
+		}
+		for _, lowLog := range []int{6, 0} {
+			te, tw := randTensor(r, lowLog, c.LogSize()), randTensor(r, lowLog, c.LogSize())
+			fe, fw := make([]field.E, n), make([]field.E, n)
+			te.Fill(fe)
+			tw.Fill(fw)
+			wa, wb := c.BilinearPair(fe, fw)
+			for name, m := range map[string]Matrices{"described": d, "walk": c} {
+				ga, gb := m.BilinearTensor(te, tw)
+				if ga != wa || gb != wb {
+					t.Fatalf("%s trial %d: tensor weights (low 2^%d), %s: (%v, %v), want (%v, %v)", d.Name(), trial, lowLog, name, ga, gb, wa, wb)
+				}
+			}
+		}
+		rr, rc := randVec(r, c.LogSize()), randVec(r, c.LogSize())
+		wa, wb = Eval(c, rr, rc)
+		if ga, gb := Eval(d, rr, rc); ga != wa || gb != wb {
+			t.Fatalf("%s trial %d: at a point: described (%v, %v), walk (%v, %v)", d.Name(), trial, ga, gb, wa, wb)
+		}
+		// The point's tensor and its eq table are the same vector.
+		fe, fw := make([]field.E, n), make([]field.E, n)
+		field.EqTable(fe, rr)
+		field.EqTable(fw, rc)
+		if ga, gb := c.BilinearPair(fe, fw); ga != wa || gb != wb {
+			t.Fatalf("%s trial %d: Eval differs from the eq tables' bilinear form", d.Name(), trial)
+		}
+	}
+}
+
+// The BLAKE2s circuit's description, run on an Evaluator, gives the compiled
+// circuit's bilinear forms.
+func TestDescribedBlake2sMatchesWalk(t *testing.T) {
+	matricesAgree(t, testrand.New(t), BLAKE2s(), BLAKE2sMatrices())
+}
+
+// Random descriptions with literals, x ⊕ x and folded word additions: the
+// Evaluator folds and numbers wires as the Builder does.
+func TestDescribedRandomMatchesWalk(t *testing.T) {
+	r := testrand.New(t)
+	for trial := range 4 {
+		seed := r.Uint64()
+		const logSize = 12
+		b := NewBuilder("random", logSize, 3)
+		describeRandom(b, logSize, seed)
+		c := b.Compile()
+		d := NewDescribed("random", logSize, 3, func(ev *Evaluator) { describeRandom[EvalWire](ev, logSize, seed) })
+		t.Logf("trial %d: %v", trial, c)
+		matricesAgree(t, r, c, d)
+	}
+}
+
+// A description that differs from the circuit in one row gives other values: the
+// comparison above can fail.
+func TestDescribedDetectsOtherMatrices(t *testing.T) {
+	r := testrand.New(t)
+	const logSize = 12
+	b := NewBuilder("random", logSize, 3)
+	describeRandom(b, logSize, 5)
+	c := b.Compile()
+	d := NewDescribed("random+1", logSize, 3, func(ev *Evaluator) {
+		describeRandom[EvalWire](ev, logSize, 5)
+		ev.Row(1<<logSize-1, ev.Col(8), ev.One())
+	})
+	rr, rc := randVec(r, logSize), randVec(r, logSize)
+	wa, wb := Eval(c, rr, rc)
+	if ga, gb := Eval(d, rr, rc); ga == wa && gb == wb {
+		t.Fatal("an extra row left both values unchanged")
+	}
+}
+
+func BenchmarkDescribedBlake2s(b *testing.B) {
+	r := testrand.New(b)
+	d, c := BLAKE2sMatrices(), BLAKE2s()
+	e, w := randTensor(r, 6, Blake2sLogSize), randTensor(r, 6, Blake2sLogSize)
+	b.Run("described", func(b *testing.B) {
+		for b.Loop() {
+			d.BilinearTensor(e, w)
+		}
+	})
+	b.Run("walk", func(b *testing.B) {
+		for b.Loop() {
+			c.BilinearTensor(e, w)
+		}
+	})
+}

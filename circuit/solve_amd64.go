@@ -1,0 +1,50 @@
+//go:build !purego
+
+package circuit
+
+import (
+	"unsafe"
+
+	"github.com/leanpipe/leanpipe/cpu"
+)
+
+// solveWalk4AVX2 and solveWalk2AVX2 run the n instructions at code over the
+// register file r for 4 or 2 bit-sliced vectors (solve_amd64.s): register i is
+// the g words at r[i·g:(i+1)·g]; columns are read from, and every row's product
+// written to, the vectors whose pointers are w[0..g-1]; each row's A and B values
+// are written to a[k] and b[k]. Preconditions (what a compiled program and
+// SolveMany's checks guarantee): r holds NumRegs·g words, every w[k], a[k], b[k]
+// holds Size words, and every column, row and register the code names is in
+// range. No alignment is needed.
+//
+//go:noescape
+func solveWalk4AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
+
+//go:noescape
+func solveWalk2AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
+
+// solveWalkArch runs SolveMany's walk in assembly when the family's level and the
+// shape allow (2 or 4 vectors, both row-value sides wanted) and reports whether
+// it did.
+func solveWalkArch(c *Circuit, r []uint64, ws, dstA, dstB [][]uint64) bool {
+	g := len(ws)
+	if Kernels.Level() < cpu.AVX2 || (g != 2 && g != 4) || dstA == nil || dstB == nil || len(c.code) == 0 {
+		return false
+	}
+	if len(r) != c.nregs*g {
+		panic("circuit: solveWalkArch: register file size")
+	}
+	var w, a, b [4]*uint64
+	for k := range g {
+		w[k], a[k], b[k] = &ws[k][0], &dstA[k][0], &dstB[k][0]
+		raceReadWrite(unsafe.Pointer(w[k]), 8*len(ws[k]))
+		raceWrite(unsafe.Pointer(a[k]), 8*len(dstA[k]))
+		raceWrite(unsafe.Pointer(b[k]), 8*len(dstB[k]))
+	}
+	if g == 4 {
+		solveWalk4AVX2(&c.code[0], len(c.code), &r[0], &w, &a, &b)
+	} else {
+		solveWalk2AVX2(&c.code[0], len(c.code), &r[0], &w, &a, &b)
+	}
+	return true
+}

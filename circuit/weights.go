@@ -1,0 +1,179 @@
+package circuit
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// Tensor is a weight vector over a block given by two factors, as the lincheck's
+// and the fingerprint's weights are: entry i + len(Low)·j is Low[i]·eq(High, j),
+// len(Low) a power of two, High a point (low coordinate first). Its length is
+// len(Low)·2^len(High).
+type Tensor struct {
+	Low  []field.E
+	High []field.E
+}
+
+// PointTensor is eq(r, ·) as a Tensor: Low = eq(r[:k], ·) with k = min(6, len(r)),
+// High = r[k:].
+func PointTensor(r []field.E) Tensor {
+	k := min(6, len(r))
+	low := make([]field.E, 1<<k)
+	field.EqTable(low, r[:k])
+	return Tensor{Low: low, High: r[k:]}
+}
+
+// LogLen is log2 of the vector's length.
+func (t Tensor) LogLen() int { return lowLog(t.Low) + len(t.High) }
+
+func lowLog(low []field.E) int {
+	n := len(low)
+	if n == 0 || n&(n-1) != 0 {
+		panic(fmt.Sprintf("circuit: Tensor with %d low entries (not a power of two)", n))
+	}
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
+
+// Fill writes the vector into dst (2^LogLen entries).
+func (t Tensor) Fill(dst []field.E) {
+	if len(dst) != 1<<t.LogLen() {
+		panic(fmt.Sprintf("circuit: Tensor.Fill into %d entries, want %d", len(dst), 1<<t.LogLen()))
+	}
+	hi := make([]field.E, 1<<len(t.High))
+	field.EqTable(hi, t.High)
+	n := len(t.Low)
+	for j, h := range hi {
+		field.ScaleE(dst[j*n:(j+1)*n], t.Low, h)
+	}
+}
+
+// tensorCache serves a Tensor's entries a block of len(Low) at a time: block j
+// (entries [j·len(Low), (j+1)·len(Low))) is Low scaled by eq(High, j), computed
+// on a miss into a direct-mapped cache of cacheBlocks blocks. A walk reading
+// entries in nearly increasing order computes each block about once, and never
+// holds the whole vector.
+type tensorCache struct {
+	low  []field.E
+	k    uint      // log2 len(low)
+	hi   []field.E // eq(High, ·)
+	tags []int32   // block held in each cache line, −1 for none
+	blk  []field.E // cacheBlocks lines of len(low) entries
+}
+
+// cacheBlocks is the number of blocks a tensorCache holds.
+const cacheBlocks = 256
+
+// newTensorCache returns an empty cache of t; hi is eq(t.High, ·) when already
+// computed (nil: computed here).
+func newTensorCache(t Tensor, hi []field.E) *tensorCache {
+	c := &tensorCache{low: t.Low, k: uint(lowLog(t.Low)), hi: hi}
+	if hi == nil {
+		c.hi = make([]field.E, 1<<len(t.High))
+		field.EqTable(c.hi, t.High)
+	}
+	c.tags = make([]int32, cacheBlocks)
+	for i := range c.tags {
+		c.tags[i] = -1
+	}
+	c.blk = make([]field.E, cacheBlocks<<c.k)
+	return c
+}
+
+// at returns entry i.
+func (c *tensorCache) at(i int) field.E {
+	j := i >> c.k
+	line := j & (cacheBlocks - 1)
+	if c.tags[line] != int32(j) {
+		c.fill(line, j)
+	}
+	return c.blk[line<<c.k|i&(1<<c.k-1)]
+}
+
+// fill computes block j into cache line line.
+func (c *tensorCache) fill(line, j int) {
+	field.ScaleE(c.blk[line<<c.k:(line+1)<<c.k], c.low, c.hi[j])
+	c.tags[line] = int32(j)
+}
+
+// weights are column weights as a walk reads them: a full vector, or a tensor
+// served a block at a time.
+type weights struct {
+	full []field.E
+	t    *tensorCache
+}
+
+func (w *weights) at(i int) field.E {
+	if w.full != nil {
+		return w.full[i]
+	}
+	return w.t.at(i)
+}
+
+// rowSums accumulates (Σ_r e[r]·a_r, Σ_r e[r]·b_r) over rows given one at a time:
+// the rows' weights and operands are gathered a chunk at a time and folded in by
+// two vectorised inner products. With tensor weights (e[r] = low[r mod L]·hi[r/L])
+// a chunk holds rows of one block only and gathers low[r mod L]; its inner
+// products are scaled by hi[block] once, so no row's weight is ever multiplied out
+// (rows come in runs within a block).
+type rowSums struct {
+	full   []field.E // full weights, or nil
+	low    []field.E // tensor weights: the low factor,
+	k      uint      // log2 len(low),
+	hi     []field.E // eq(High, ·)
+	blk    int       // the block of the gathered rows (tensor weights)
+	n      int       // gathered rows
+	ek     [sumChunk]field.E
+	ak, bk [sumChunk]field.E
+	va, vb field.E
+}
+
+// sumChunk is the most rows gathered before they are folded in.
+const sumChunk = 256
+
+func newTensorRows(t Tensor) rowSums {
+	hi := make([]field.E, 1<<len(t.High))
+	field.EqTable(hi, t.High)
+	return rowSums{low: t.Low, k: uint(lowLog(t.Low)), hi: hi}
+}
+
+func (s *rowSums) add(row int, a, b field.E) {
+	n := s.n
+	if s.full != nil {
+		s.ek[n] = s.full[row]
+	} else {
+		if j := row >> s.k; j != s.blk {
+			if n > 0 {
+				s.flush()
+				n = 0
+			}
+			s.blk = j
+		}
+		s.ek[n] = s.low[row&(1<<s.k-1)]
+	}
+	s.ak[n], s.bk[n] = a, b
+	s.n = n + 1
+	if s.n == sumChunk {
+		s.flush()
+	}
+}
+
+func (s *rowSums) flush() {
+	n := s.n
+	ia, ib := field.InnerProduct(s.ek[:n], s.ak[:n]), field.InnerProduct(s.ek[:n], s.bk[:n])
+	if s.full == nil && n > 0 {
+		ia, ib = ia.Mul(s.hi[s.blk]), ib.Mul(s.hi[s.blk])
+	}
+	s.va, s.vb = addE(s.va, ia), addE(s.vb, ib)
+	s.n = 0
+}
+
+// sums returns the sums over the rows added so far.
+func (s *rowSums) sums() (va, vb field.E) {
+	s.flush()
+	return s.va, s.vb
+}
