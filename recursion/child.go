@@ -7,7 +7,6 @@ import (
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -46,7 +45,7 @@ type ChildClaims struct {
 type deferredMatrices struct {
 	logSize, constCol int
 	va, vb, alpha     field.E
-	real              *circuit.Circuit
+	real              circuit.Matrices
 }
 
 func (d *deferredMatrices) LogSize() int  { return d.logSize }
@@ -58,10 +57,6 @@ func (d *deferredMatrices) Bilinear(alpha field.E, eRow, wCol []field.E) field.E
 	}
 	d.alpha = alpha
 	return d.va.Add(alpha.Mul(d.vb))
-}
-
-func (d *deferredMatrices) TransposeOn([]field.E, []field.E, field.E, par.Workers) {
-	panic("recursion: a verifier never walks the transpose")
 }
 
 // deferredPublic is the statement's public term with P(τ, chi_out) supplied (or, on
@@ -92,7 +87,7 @@ var skipLagrange = func() *field.LagrangeDomain {
 	return field.NewLagrangeDomain(nodes)
 }()
 
-func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, real *circuit.Circuit, trace func(transcript.Step)) (ChildClaims, ChildValues, error) {
+func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, real circuit.Matrices, trace func(transcript.Step)) (ChildClaims, ChildValues, error) {
 	dm := &deferredMatrices{logSize: aggregate.LogSize, constCol: aggregate.ConstCol, va: v.VA, vb: v.VB, real: real}
 	var dp *deferredPublic
 	rp, err := replay(proof, st, dm, func(p lincheck.Public) lincheck.Public {
@@ -118,10 +113,11 @@ func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, 
 }
 
 // ChildValuesOf computes, natively, the values a merge prover supplies for a child
-// (the matrices' bilinear forms by a walk of the xmss-aggregate circuit, the key table's
-// extension from the statement), verifying the child on the way.
+// (the matrices' bilinear forms from the xmss-aggregate circuit's description,
+// aggregate.Matrices, without building it; the key table's extension from the
+// statement), verifying the child on the way.
 func ChildValuesOf(proof *transcript.Proof, st flows.Statement) (ChildValues, error) {
-	_, v, err := verifyDeferred(proof, st, ChildValues{}, aggregate.Flow.Circuit(), nil)
+	_, v, err := verifyDeferred(proof, st, ChildValues{}, aggregate.Matrices(), nil)
 	return v, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 )
 
@@ -22,38 +23,22 @@ import (
 const LowBits = 6
 
 // Weight is Low ⊗ eq(High, ·) over 2^(LowBits+len(High)) indices: index i + 64·j has
-// weight Low[i]·eq(High, j).
-type Weight struct {
-	Low  []field.E // 2^LowBits values
-	High []field.E
-}
+// weight Low[i]·eq(High, j). It is circuit.Tensor, the form the circuit's fast
+// evaluation takes (BilinearTensor), with Low of exactly 2^LowBits values.
+type Weight = circuit.Tensor
 
 // EqWeight is the equality kernel of point (at least LowBits coordinates) as a Weight.
-func EqWeight(point []field.E) Weight {
-	low := make([]field.E, 1<<LowBits)
-	field.EqTable(low, point[:LowBits])
-	return Weight{Low: low, High: append([]field.E(nil), point[LowBits:]...)}
+func EqWeight(point []field.E) Weight { return circuit.PointTensor(point) }
+
+// weightValid reports whether w is a Weight over 2^logSize indices (checked before any
+// use that would panic on a malformed one).
+func weightValid(w Weight, logSize int) bool {
+	return len(w.Low) == 1<<LowBits && LowBits+len(w.High) == logSize
 }
 
-// Vars is the number of index bits.
-func (w Weight) Vars() int { return LowBits + len(w.High) }
-
-func (w Weight) valid(logSize int) bool {
-	return len(w.Low) == 1<<LowBits && w.Vars() == logSize
-}
-
-// Table writes the dense weight (2^Vars entries) into dst.
-func (w Weight) Table(dst []field.E) {
-	eq := make([]field.E, 1<<len(w.High))
-	field.EqTable(eq, w.High)
-	for j, e := range eq {
-		field.ScaleE(dst[j<<LowBits:(j+1)<<LowBits], w.Low, e)
-	}
-}
-
-// Eval returns the weight's multilinear extension at r (low coordinate first):
+// weightEval returns w's multilinear extension at r (low coordinate first):
 // Σ_i Low[i]·eq(r_low, i) · eq(High, r_high).
-func (w Weight) Eval(r []field.E) field.E {
+func weightEval(w Weight, r []field.E) field.E {
 	eq := make([]field.E, 1<<LowBits)
 	field.EqTable(eq, r[:LowBits])
 	return field.InnerProduct(w.Low, eq).Mul(field.EqEval(w.High, r[LowBits:]))
@@ -73,12 +58,6 @@ type Matrices interface {
 	RowValues(dstA, dstB, w []field.E)
 	// TransposePair writes A0ᵀ·e and B0ᵀ·e.
 	TransposePair(dstA, dstB, e []field.E)
-}
-
-// Bilinears is what a native check needs: e ᵀ·A0·w and e ᵀ·B0·w.
-type Bilinears interface {
-	LogSize() int
-	BilinearPair(e, w []field.E) (va, vb field.E)
 }
 
 // Transcripts of the batch, the stages' shapes.
@@ -112,8 +91,9 @@ func checkClaims(logSize int, claims []MatrixClaim) error {
 		return fmt.Errorf("%w: no claims", ErrClaimShape)
 	}
 	for i, c := range claims {
-		if !c.Row.valid(logSize) || !c.Col.valid(logSize) {
-			return fmt.Errorf("%w: claim %d has weights over %d and %d bits, the circuit %d", ErrClaimShape, i, c.Row.Vars(), c.Col.Vars(), logSize)
+		if !weightValid(c.Row, logSize) || !weightValid(c.Col, logSize) {
+			return fmt.Errorf("%w: claim %d has weights of %d+%d and %d+%d entries and coordinates, the circuit 2^%d",
+				ErrClaimShape, i, len(c.Row.Low), len(c.Row.High), len(c.Col.Low), len(c.Col.High), logSize)
 		}
 	}
 	return nil
@@ -176,9 +156,9 @@ func BatchMatrixClaims(tr ClaimsProver, c Matrices, claims []MatrixClaim) (Matri
 	bv := make([]field.E, n)
 	for t, cl := range claims {
 		rows[t] = make([]field.E, n)
-		cl.Row.Table(rows[t])
+		cl.Row.Fill(rows[t])
 		vals[t] = make([]field.E, n)
-		cl.Col.Table(col)
+		cl.Col.Fill(col)
 		c.RowValues(vals[t], bv, col)
 		field.AddScaledE(vals[t], bv, mu)
 	}
@@ -209,7 +189,7 @@ func BatchMatrixClaims(tr ClaimsProver, c Matrices, claims []MatrixClaim) (Matri
 	field.AddScaledE(f, fb, mu)
 	g := make([]field.E, n)
 	for t, cl := range claims {
-		cl.Col.Table(col)
+		cl.Col.Fill(col)
 		field.AddScaledE(g, col, lambda[t].Mul(rows[t][0]))
 	}
 	rCol := make([]field.E, L)
@@ -261,7 +241,7 @@ func VerifyMatrixClaims(tr ClaimsVerifier, logSize int, claims []MatrixClaim) (M
 	}
 	var weight field.E
 	for t, c := range claims {
-		weight = weight.Add(lambda[t].Mul(c.Row.Eval(rRow)).Mul(c.Col.Eval(rCol)))
+		weight = weight.Add(lambda[t].Mul(weightEval(c.Row, rRow)).Mul(weightEval(c.Col, rCol)))
 	}
 	if va.Add(mu.Mul(vb)).Mul(weight) != running {
 		return MatrixClaim{}, ErrBatch
@@ -269,17 +249,15 @@ func VerifyMatrixClaims(tr ClaimsVerifier, logSize int, claims []MatrixClaim) (M
 	return MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol), VA: va, VB: vb}, nil
 }
 
-// CheckMatrixClaim evaluates claim natively against m's matrices (dense weights, one
-// bilinear walk): the root verifier's discharge of a deferred claim.
-func CheckMatrixClaim(m Bilinears, claim MatrixClaim) error {
+// CheckMatrixClaim evaluates claim natively against m's matrices by the circuit's
+// tensor evaluation (circuit.Matrices.BilinearTensor: no block-sized weight vectors;
+// aggregate.Matrices() evaluates the XMSS circuit from its description without
+// building it): the root verifier's discharge of a deferred claim.
+func CheckMatrixClaim(m circuit.Matrices, claim MatrixClaim) error {
 	if err := checkClaims(m.LogSize(), []MatrixClaim{claim}); err != nil {
 		return err
 	}
-	n := 1 << m.LogSize()
-	e, w := make([]field.E, n), make([]field.E, n)
-	claim.Row.Table(e)
-	claim.Col.Table(w)
-	va, vb := m.BilinearPair(e, w)
+	va, vb := m.BilinearTensor(claim.Row, claim.Col)
 	if va != claim.VA || vb != claim.VB {
 		return ErrClaim
 	}

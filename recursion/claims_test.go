@@ -30,8 +30,8 @@ func trueClaims(r *rand.Rand, c *circuit.Circuit, n int) []MatrixClaim {
 	e, w := make([]field.E, c.Size()), make([]field.E, c.Size())
 	for i := range claims {
 		cl := MatrixClaim{Row: randomWeight(r, c.LogSize()), Col: randomWeight(r, c.LogSize())}
-		cl.Row.Table(e)
-		cl.Col.Table(w)
+		cl.Row.Fill(e)
+		cl.Col.Fill(w)
 		cl.VA, cl.VB = c.BilinearPair(e, w)
 		claims[i] = cl
 	}
@@ -57,18 +57,18 @@ func TestWeightEval(t *testing.T) {
 	r := testrand.New(t)
 	w := randomWeight(r, 10)
 	tab := make([]field.E, 1<<10)
-	w.Table(tab)
+	w.Fill(tab)
 	pt := make([]field.E, 10)
 	for i := range pt {
 		pt[i] = randomE(r)
 	}
-	if got, want := w.Eval(pt), field.EvalMLE(tab, pt); got != want {
+	if got, want := weightEval(w, pt), field.EvalMLE(tab, pt); got != want {
 		t.Fatalf("Eval %v, the table's extension %v", got, want)
 	}
 	// EqWeight is the equality kernel.
 	eqw := EqWeight(pt)
 	eqt := make([]field.E, 1<<10)
-	eqw.Table(tab)
+	eqw.Fill(tab)
 	field.EqTable(eqt, pt)
 	for i := range tab {
 		if tab[i] != eqt[i] {

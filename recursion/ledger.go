@@ -198,7 +198,7 @@ type replayed struct {
 // replay verifies proof against st, an xmss-aggregate statement, with the lincheck's
 // matrices and public term given by c and pub (nil: the statement's table), tracing the
 // transcript's compressions after the label into trace (nil: none).
-func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Circuit, pub func(lincheck.Public) lincheck.Public, trace func(transcript.Step)) (*replayed, error) {
+func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Matrices, pub func(lincheck.Public) lincheck.Public, trace func(transcript.Step)) (*replayed, error) {
 	if st.Flow != "" && st.Flow != aggregate.FlowName {
 		return nil, fmt.Errorf("%w, not %q", ErrNotAggregate, st.Flow)
 	}
@@ -257,7 +257,7 @@ func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Circuit, pub
 // that verification. A proof that does not verify is an error: the ledger only
 // describes verifications that pass.
 func Measure(proof *transcript.Proof, st flows.Statement) (*Ledger, error) {
-	c := aggregate.Flow.Circuit()
+	c := aggregate.Matrices()
 	rp, err := replay(proof, st, c, nil, nil)
 	if err != nil {
 		return nil, err
