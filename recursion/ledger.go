@@ -95,7 +95,10 @@ type Ledger struct {
 	// the label alone (a constant chaining value in-circuit), and the statement's
 	// bytes (message, epoch, key list).
 	TranscriptTotal, TranscriptConstant, TranscriptStatement int
-	Levels                                                   []Level
+	// StreamScalars is the number of E scalars in the child's proof stream (what
+	// revealing its whole stream would cost a parent, 24 bytes each).
+	StreamScalars int
+	Levels        []Level
 	Stages                                                   []Stage
 	// Deferred lists the evaluations the child's verification raises that a
 	// parent exports as claims instead of computing.
@@ -263,7 +266,7 @@ func Measure(proof *transcript.Proof, st flows.Statement) (*Ledger, error) {
 		return nil, err
 	}
 	sh, tr := rp.sh, rp.tr
-	l := &Ledger{N: st.N, LogInvRate: st.LogInvRate, Shape: sh,
+	l := &Ledger{N: st.N, LogInvRate: st.LogInvRate, Shape: sh, StreamScalars: tr.Offset(),
 		TranscriptConstant: rp.constant, TranscriptStatement: rp.statement, TranscriptTotal: tr.Compressions()}
 	pub := rp.bind.Public
 	cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
@@ -419,7 +422,8 @@ func (l *Ledger) WriteTable(w io.Writer) {
 	}
 	t := l.Total()
 	fmt.Fprintf(w, "| **total** | %d | %d | %d | %d | %d | **%.0f** |\n\n", t.Compress, t.EE, t.EK, t.SwapBits, t.ANDs(), t.Slots())
-	fmt.Fprintf(w, "transcript: %d compressions run, %d of them fixed by the label alone\n", l.TranscriptTotal, l.TranscriptConstant)
+	fmt.Fprintf(w, "transcript: %d compressions run, %d of them fixed by the label alone; stream of %d scalars\n",
+		l.TranscriptTotal, l.TranscriptConstant, l.StreamScalars)
 	fmt.Fprintf(w, "levels:")
 	for _, lv := range l.Levels {
 		fmt.Fprintf(w, " [folds %d, queries %d, depth %d, leaf blocks %d]", lv.Folds, lv.Queries, lv.Depth, lv.LeafBlocks)
