@@ -99,7 +99,7 @@ type Ledger struct {
 	// revealing its whole stream would cost a parent, 24 bytes each).
 	StreamScalars int
 	Levels        []Level
-	Stages                                                   []Stage
+	Stages        []Stage
 	// Deferred lists the evaluations the child's verification raises that a
 	// parent exports as claims instead of computing.
 	Deferred []string
