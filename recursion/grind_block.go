@@ -1,0 +1,101 @@
+package recursion
+
+import (
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// Grinding blocks (segment G of docs/recursion.md §4.2): one proof-of-work check of a
+// child's transcript. From the chaining value cv at the check, the base is
+// Compress(cv, [0, 0, 0, 5]); the nonce's compression Compress(base, [nonce, 6]) must
+// have its low QueryGrindingBits bits zero. The block takes cv and the nonce (three
+// words) as inputs and materialises those low bits, which the verifier pins to zero;
+// cv is pinned to the revealed chaining value and the nonce to the one the transcript
+// block absorbs after it.
+
+// GrindLogSize is log2 of a grinding block's columns.
+const GrindLogSize = 15
+
+// GrindBlock is the compiled block with its column layout.
+type GrindBlock struct {
+	*circuit.Circuit
+	CV, Nonce int // input bases: 256 bits, 192 bits
+	Low       int // base of the materialised low bits of the nonce compression's word 0
+	Bits      int
+}
+
+// Tags of the transcript's grinding compressions (transcript.Step blocks).
+const (
+	grindBaseTag  = 5
+	grindNonceTag = 6
+)
+
+// NewGrindBlock builds the block for open.QueryGrindingBits bits.
+func NewGrindBlock() *GrindBlock {
+	gb := &GrindBlock{Bits: open.QueryGrindingBits}
+	b := circuit.NewBuilder("recursion-grind", GrindLogSize, 0)
+	cols := NewCols(1, 1<<GrindLogSize)
+	input := func(name string, n int) ([]circuit.Wire, int) {
+		base := cols.Next()
+		cols.next += n
+		b.Input(name, base, n)
+		w := make([]circuit.Wire, n)
+		for i := range w {
+			w[i] = b.Col(base + i)
+		}
+		return w, base
+	}
+	cv, cvBase := input("cv", 256)
+	nonce, nonceBase := input("nonce", 192)
+	gb.CV, gb.Nonce = cvBase, nonceBase
+	gb.Low = (cols.Next() + 63) &^ 63
+	cols.advance(gb.Low + 64)
+	word := func(v uint64) []circuit.Wire {
+		w := make([]circuit.Wire, 64)
+		for i := range w {
+			w[i] = b.Const(uint(v >> i))
+		}
+		return w
+	}
+	var m [16]circuit.Word
+	copy(m[:8], wordsOf(cv))
+	blk := append(append(append(word(0), word(0)...), word(0)...), word(grindBaseTag)...)
+	copy(m[8:], wordsOf(blk))
+	base := compressAt(b, cols, paramIVWords(b), m, 64, true)
+	copy(m[:8], base[:])
+	copy(m[8:], wordsOf(append(append([]circuit.Wire(nil), nonce...), word(grindNonceTag)...)))
+	out := compressAt(b, cols, paramIVWords(b), m, 64, true)
+	low := flatWords(out[:2])
+	for i := range gb.Bits {
+		b.Linear(gb.Low+i, low[i])
+	}
+	gb.Circuit = b.Compile()
+	return gb
+}
+
+// SetGrind writes lane j's inputs from a grinding check's two steps (the base's, then
+// the nonce's, as transcript.Verifier.Trace reports them).
+func (gb *GrindBlock) SetGrind(w []uint64, j uint, baseStep, nonceStep transcript.Step) {
+	set := func(col int, v uint64) {
+		for i := range 64 {
+			w[col+i] |= (v >> i & 1) << j
+		}
+	}
+	for k, v := range baseStep.In {
+		set(gb.CV+64*k, v)
+	}
+	for k := range 3 {
+		set(gb.Nonce+64*k, nonceStep.Block[k])
+	}
+}
+
+// LowBits reads lane j's materialised low bits (bit i of the result is bit i of the
+// nonce compression's first word).
+func (gb *GrindBlock) LowBits(w []uint64, j uint) uint64 {
+	var v uint64
+	for i := range gb.Bits {
+		v |= (w[gb.Low+i] >> j & 1) << i
+	}
+	return v
+}
