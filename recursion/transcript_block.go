@@ -2,8 +2,13 @@ package recursion
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -25,11 +30,14 @@ const TranscriptLogSize = 18
 type TranscriptBlock struct {
 	*circuit.Circuit
 	// Input bases: the starting chaining value (256 bits, word 0 low first), then per
-	// step its 4 words (three data words and the tag: 256 bits).
-	CV, Data int
-	// Out is the base of the TranscriptSteps materialised chaining values (256 bits each).
-	Out  int
-	Rows int
+	// step its 4 words (three data words and the tag: 256 bits), the steps' squeeze
+	// flags (one bit each) and their claimed challenges (192 bits each).
+	CV, Data, Squeeze, Challenge int
+	// Out is the base of the TranscriptSteps materialised chaining values (256 bits
+	// each); ZeroOut and ZeroData the bases of the per-step checks that must be zero:
+	// flag·(output words 0..2 + claimed challenge) and flag·(data words 0..2).
+	Out, ZeroOut, ZeroData int
+	Rows                   int
 }
 
 // NewTranscriptBlock builds the block.
@@ -51,13 +59,16 @@ func NewTranscriptBlock() *TranscriptBlock {
 	cv := input("cv", 256)
 	tb.Data = cols.Next()
 	data := input("data", 256*TranscriptSteps)
-	start := cols.Next()
-	tb.Out = start
-	// The outputs are materialised as they are made: the next step reads the columns,
-	// so no linear form outlives one step.
-	outs := make([][]circuit.Wire, TranscriptSteps)
-	next := start
-	rowsStart := start + 256*TranscriptSteps
+	tb.Squeeze = cols.Next()
+	sq := input("squeeze", TranscriptSteps)
+	tb.Challenge = cols.Next()
+	ch := input("challenge", 192*TranscriptSteps)
+	// Materialised outputs and zero checks sit beside the inputs (one public window
+	// pins them all); the compressions' rows follow.
+	tb.Out = cols.Next()
+	tb.ZeroOut = tb.Out + 256*TranscriptSteps
+	tb.ZeroData = tb.ZeroOut + 192*TranscriptSteps
+	rowsStart := tb.ZeroData + 192*TranscriptSteps
 	cols.advance(rowsStart)
 	for s := range TranscriptSteps {
 		var m [16]circuit.Word
@@ -65,14 +76,19 @@ func NewTranscriptBlock() *TranscriptBlock {
 		copy(m[8:], wordsOf(data[256*s:256*s+256]))
 		h := compressAt(b, cols, paramIVWords(b), m, 64, true)
 		out := flatWords(h[:])
-		outs[s] = make([]circuit.Wire, 256)
+		next := make([]circuit.Wire, 256)
 		for i, w := range out {
-			outs[s][i] = b.Linear(next+i, w)
+			next[i] = b.Linear(tb.Out+256*s+i, w)
 		}
-		next += 256
-		cv = outs[s]
+		// A squeeze step absorbs zeros and its output's first three words are the
+		// challenge: both checked only where the flag is set.
+		for i := range 192 {
+			b.Row(tb.ZeroOut+192*s+i, sq[s], b.Xor(next[i], ch[192*s+i]))
+			b.Row(tb.ZeroData+192*s+i, sq[s], data[256*s+i])
+		}
+		cv = next
 	}
-	tb.Rows = cols.Next() - rowsStart + 256*TranscriptSteps
+	tb.Rows = cols.Next() - rowsStart + (256+2*192)*TranscriptSteps
 	if cols.Next() > 1<<TranscriptLogSize {
 		panic(fmt.Sprintf("recursion: transcript block needs %d columns", cols.Next()))
 	}
@@ -80,20 +96,26 @@ func NewTranscriptBlock() *TranscriptBlock {
 	return tb
 }
 
-// SetTranscript writes lane j's inputs: the starting chaining value and per step the
-// 4-word block (three data words, then the tag), as transcript.Compress takes them.
-func (tb *TranscriptBlock) SetTranscript(w []uint64, j uint, cv [4]uint64, blocks [TranscriptSteps][4]uint64) {
-	set := func(base int, v uint64) {
-		for i := range 64 {
+// SetTranscript writes lane j's inputs for run r: its starting chaining value, its
+// steps' blocks, squeeze flags and challenges.
+func (tb *TranscriptBlock) SetTranscript(w []uint64, j uint, r *TranscriptRun) {
+	set := func(base int, v uint64, n int) {
+		for i := range n {
 			w[base+i] |= (v >> i & 1) << j
 		}
 	}
-	for k, v := range cv {
-		set(tb.CV+64*k, v)
+	for k, v := range r.CV {
+		set(tb.CV+64*k, v, 64)
 	}
-	for s, blk := range blocks {
-		for k, v := range blk {
-			set(tb.Data+256*s+64*k, v)
+	for s := range TranscriptSteps {
+		for k, v := range r.Blocks[s] {
+			set(tb.Data+256*s+64*k, v, 64)
+		}
+		if r.Squeeze[s] {
+			set(tb.Squeeze+s, 1, 1)
+			for k := range 3 {
+				set(tb.Challenge+192*s+64*k, r.Outs[s][k], 64)
+			}
 		}
 	}
 }
@@ -114,24 +136,131 @@ func (tb *TranscriptBlock) ChainingValues(w []uint64, j uint) [TranscriptSteps][
 	return out
 }
 
-// TranscriptRun is one block's inputs: the chaining value it starts from and its
-// steps' blocks (the last block of a chain continues with zero blocks, which the
-// verifier leaves unpinned).
+// TranscriptRun is one block's worth of a child's transcript: the chaining value it
+// starts from, its steps' blocks and outputs, and which steps squeeze a challenge
+// (the last block of a chain continues with zero blocks past Steps).
 type TranscriptRun struct {
-	CV     [4]uint64
-	Blocks [TranscriptSteps][4]uint64
-	Steps  int // real steps in the run
+	CV      [4]uint64
+	Blocks  [TranscriptSteps][4]uint64
+	Outs    [TranscriptSteps][4]uint64
+	Squeeze [TranscriptSteps]bool
+	Steps   int // real steps in the run
 }
+
+// squeezeBlock is the block a transcript squeeze absorbs: zeros and its tag.
+var squeezeBlock = [4]uint64{0, 0, 0, 4}
 
 // TranscriptRuns cuts a chain of on-chain steps into blocks of TranscriptSteps.
 func TranscriptRuns(chain []transcript.Step) []TranscriptRun {
 	var runs []TranscriptRun
 	for lo := 0; lo < len(chain); lo += TranscriptSteps {
 		r := TranscriptRun{CV: chain[lo].In, Steps: min(TranscriptSteps, len(chain)-lo)}
-		for i := range r.Steps {
-			r.Blocks[i] = chain[lo+i].Block
+		cv := r.CV
+		for i := range TranscriptSteps {
+			if i < r.Steps {
+				r.Blocks[i] = chain[lo+i].Block
+				r.Squeeze[i] = r.Blocks[i] == squeezeBlock
+			}
+			cv = transcript.Compress(cv, r.Blocks[i])
+			r.Outs[i] = cv
 		}
 		runs = append(runs, r)
 	}
 	return runs
+}
+
+// PinWindow is the window of a transcript block's public term: the starting chaining
+// value, every step's tag, squeeze flag and claimed challenge, the last chaining value,
+// and the zero checks.
+func (tb *TranscriptBlock) PinWindow() lincheck.Window {
+	end := tb.ZeroData + 192*TranscriptSteps
+	log := bits.Len(uint(end - 1))
+	w := lincheck.Window{Log: log, Mask: make([]uint64, (1<<log)/64)}
+	pin := func(base, n int) {
+		for c := base; c < base+n; c++ {
+			w.Mask[c/64] |= 1 << (c % 64)
+		}
+	}
+	pin(tb.CV, 256)
+	for s := range TranscriptSteps {
+		pin(tb.Data+256*s+192, 64)
+	}
+	pin(tb.Squeeze, TranscriptSteps)
+	pin(tb.Challenge, 192*TranscriptSteps)
+	pin(tb.Out+256*(TranscriptSteps-1), 256)
+	pin(tb.ZeroOut, 2*192*TranscriptSteps)
+	return w
+}
+
+// PinTable is the table the verifier builds from what it knows of each run: where
+// it starts and ends (revealed boundary chaining values), the transcript's schedule
+// (tags and squeeze positions) and the revealed challenges.
+func (tb *TranscriptBlock) PinTable(runs []TranscriptRun) *lincheck.Table {
+	win := tb.PinWindow()
+	t := &lincheck.Table{W: win, Rows: make([][]uint64, len(runs))}
+	for i := range runs {
+		r := &runs[i]
+		row := make([]uint64, len(win.Mask))
+		set := func(base int, v uint64, n int) {
+			for k := range n {
+				if v>>k&1 == 1 {
+					row[(base+k)/64] |= 1 << ((base + k) % 64)
+				}
+			}
+		}
+		for k, v := range r.CV {
+			set(tb.CV+64*k, v, 64)
+		}
+		for s := range TranscriptSteps {
+			set(tb.Data+256*s+192, r.Blocks[s][3], 64)
+			if r.Squeeze[s] {
+				set(tb.Squeeze+s, 1, 1)
+				for k := range 3 {
+					set(tb.Challenge+192*s+64*k, r.Outs[s][k], 64)
+				}
+			}
+		}
+		for k, v := range r.Outs[TranscriptSteps-1] {
+			set(tb.Out+256*(TranscriptSteps-1)+64*k, v, 64)
+		}
+		t.Rows[i] = row
+	}
+	return t
+}
+
+// TranscriptSegment is the prover's segment of a child's transcript runs.
+func (tb *TranscriptBlock) TranscriptSegment(runs []TranscriptRun) flows.Segment {
+	w := tb.PinWindow()
+	return flows.Segment{Circuit: tb.Circuit, N: len(runs), Public: &w,
+		Fill: func(workers par.Workers, nLog int, wit, a, b []field.K) error {
+			size := tb.Size()
+			slots := 1 << nLog
+			workers.Range((slots+63)/64, func(lo, hi int) {
+				v, va, vb := make([]uint64, size), make([]uint64, size), make([]uint64, size)
+				for g := lo; g < hi; g++ {
+					clear(v)
+					v[tb.ConstCol()] = ^uint64(0)
+					lanes := min(64, slots-64*g)
+					for j := range lanes {
+						s := 64*g + j
+						if s >= len(runs) {
+							s = 0
+						}
+						tb.SetTranscript(v, uint(j), &runs[s])
+					}
+					tb.Solve(v, va, vb)
+					off := g * size
+					for k, src := range [][]uint64{v, va, vb} {
+						tb.PackLanes([][]field.K{wit, a, b}[k][off:off+lanes*size/64], src, lanes)
+					}
+				}
+			}, par.PerWorker(1))
+			return workers.Err()
+		}}
+}
+
+// TranscriptShape is the verifier's view of the same segment, its table built from
+// what the verifier knows of the runs (boundaries, schedule, challenges).
+func (tb *TranscriptBlock) TranscriptShape(runs []TranscriptRun) flows.SegmentShape {
+	return flows.SegmentShape{Circuit: tb.Circuit, N: len(runs), Public: tb.PinTable(runs)}
 }
