@@ -11,11 +11,7 @@ import (
 )
 
 func TestVerifyChildDefersExactly(t *testing.T) {
-	p := proveChild(t, 4, 1, 11)
-	v, err := ChildValuesOf(p.Proof, p.Statement)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, v := childWithValues(t, 4, 1, 11)
 	cl, err := VerifyChild(p.Proof, p.Statement, v)
 	if err != nil {
 		t.Fatal(err)

@@ -265,11 +265,7 @@ func otherStatement(t *testing.T, st flows.Statement) flows.Statement {
 // terminal, zeros), or, if VerifyChild accepts, its claims fail the native checks
 // against that statement. Mutated proofs are refused without a panic.
 func TestForgeVerifyChild(t *testing.T) {
-	p := proveChild(t, 3, 1, 31)
-	v, err := ChildValuesOf(p.Proof, p.Statement)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, v := childWithValues(t, 3, 1, 31)
 	cl, err := VerifyChild(p.Proof, p.Statement, v)
 	if err != nil {
 		t.Fatal(err)

@@ -36,18 +36,8 @@ func NewGrindBlock() *GrindBlock {
 	gb := &GrindBlock{Bits: open.QueryGrindingBits}
 	b := circuit.NewBuilder("recursion-grind", GrindLogSize, 0)
 	cols := NewCols(1, 1<<GrindLogSize)
-	input := func(name string, n int) ([]circuit.Wire, int) {
-		base := cols.Next()
-		cols.next += n
-		b.Input(name, base, n)
-		w := make([]circuit.Wire, n)
-		for i := range w {
-			w[i] = b.Col(base + i)
-		}
-		return w, base
-	}
-	cv, cvBase := input("cv", 256)
-	nonce, nonceBase := input("nonce", 192)
+	cv, cvBase := cols.input(b, "cv", 256)
+	nonce, nonceBase := cols.input(b, "nonce", 192)
 	gb.CV, gb.Nonce = cvBase, nonceBase
 	gb.Low = (cols.Next() + 63) &^ 63
 	cols.advance(gb.Low + 64)
@@ -77,16 +67,11 @@ func NewGrindBlock() *GrindBlock {
 // SetGrind writes lane j's inputs from a grinding check's two steps (the base's, then
 // the nonce's, as transcript.Verifier.Trace reports them).
 func (gb *GrindBlock) SetGrind(w []uint64, j uint, baseStep, nonceStep transcript.Step) {
-	set := func(col int, v uint64) {
-		for i := range 64 {
-			w[col+i] |= (v >> i & 1) << j
-		}
-	}
 	for k, v := range baseStep.In {
-		set(gb.CV+64*k, v)
+		setLane(w, j, gb.CV+64*k, v, 64)
 	}
 	for k := range 3 {
-		set(gb.Nonce+64*k, nonceStep.Block[k])
+		setLane(w, j, gb.Nonce+64*k, nonceStep.Block[k], 64)
 	}
 }
 

@@ -9,11 +9,7 @@ import (
 // TestGrindBlockReplaysChild: a real child's grinding checks, run through the block,
 // give the nonce compressions' low bits — all zero — and a wrong nonce does not.
 func TestGrindBlockReplaysChild(t *testing.T) {
-	p := proveChild(t, 4, 1, 61)
-	v, err := ChildValuesOf(p.Proof, p.Statement)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, v := childWithValues(t, 4, 1, 61)
 	_, grind, err := ChildTrace(p.Proof, p.Statement, v)
 	if err != nil {
 		t.Fatal(err)

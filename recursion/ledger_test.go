@@ -28,6 +28,17 @@ func proveChild(t testing.TB, n, rate int, seed uint64) flows.Proved {
 	return p
 }
 
+// childWithValues proves a child and computes the values its merge prover supplies.
+func childWithValues(t testing.TB, n, rate int, seed uint64) (flows.Proved, ChildValues) {
+	t.Helper()
+	p := proveChild(t, n, rate, seed)
+	v, err := ChildValuesOf(p.Proof, p.Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, v
+}
+
 func TestMeasureSmallChild(t *testing.T) {
 	p := proveChild(t, 4, 1, 7)
 	l, err := Measure(p.Proof, p.Statement)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 )
 
@@ -41,13 +40,7 @@ func (qb *QueryBlock) PinTable(lq *LevelQueries) *lincheck.Table {
 	t := &lincheck.Table{W: w, Rows: make([][]uint64, len(lq.Queries))}
 	for s, in := range lq.Queries {
 		row := make([]uint64, len(w.Mask))
-		set := func(base int, v uint64, n int) {
-			for i := range n {
-				if v>>i&1 == 1 {
-					row[(base+i)/64] |= 1 << ((base + i) % 64)
-				}
-			}
-		}
+		set := func(base int, v uint64, n int) { setBits(row, base, v, n) }
 		setE := func(base int, e field.E) {
 			set(base, uint64(e.C0), 64)
 			set(base+64, uint64(e.C1), 64)
@@ -73,38 +66,9 @@ func (qb *QueryBlock) PinTable(lq *LevelQueries) *lincheck.Table {
 func (qb *QueryBlock) LevelSegment(lq *LevelQueries) flows.Segment {
 	w := qb.PinWindow()
 	return flows.Segment{Circuit: qb.Circuit, N: len(lq.Queries), Public: &w,
-		Fill: func(workers par.Workers, nLog int, wit, a, b []field.K) error {
-			size := qb.Size()
-			slots := 1 << nLog
-			var failed error
-			workers.Range((slots+63)/64, func(lo, hi int) {
-				v, va, vb := make([]uint64, size), make([]uint64, size), make([]uint64, size)
-				for g := lo; g < hi; g++ {
-					clear(v)
-					v[qb.ConstCol()] = ^uint64(0)
-					lanes := min(64, slots-64*g)
-					for j := range lanes {
-						s := 64*g + j
-						if s >= len(lq.Queries) {
-							s = 0
-						}
-						if err := qb.Set(v, uint(j), &lq.Queries[s]); err != nil {
-							failed = err
-							return
-						}
-					}
-					qb.Solve(v, va, vb)
-					off := g * size
-					for k, src := range [][]uint64{v, va, vb} {
-						qb.PackLanes([][]field.K{wit, a, b}[k][off:off+lanes*size/64], src, lanes)
-					}
-				}
-			}, par.PerWorker(1))
-			if failed != nil {
-				return failed
-			}
-			return workers.Err()
-		}}
+		Fill: fillSlots(qb.Circuit, len(lq.Queries), func(v []uint64, lane uint, s int) error {
+			return qb.Set(v, lane, &lq.Queries[s])
+		})}
 }
 
 // LevelShape is the verifier's view of the same segment.

@@ -19,11 +19,7 @@ func TestChildLevelsAsSegments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("proves 2^27 columns of query blocks")
 	}
-	p := proveChild(t, 4, 2, 51)
-	v, err := ChildValuesOf(p.Proof, p.Statement)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, v := childWithValues(t, 4, 2, 51)
 	levels, err := ChildQueries(p.Proof, p.Statement, v)
 	if err != nil {
 		t.Fatal(err)

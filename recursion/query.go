@@ -71,16 +71,7 @@ func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 	}
 	b := circuit.NewBuilder(fmt.Sprintf("recursion-%s-d%d-m%d", name, depth, pointLen), logSize, 0)
 	cols := NewCols(1, 1<<logSize)
-	input := func(name string, n int) ([]circuit.Wire, int) {
-		base := cols.Next()
-		cols.next += n
-		b.Input(name, base, n)
-		w := make([]circuit.Wire, n)
-		for i := range w {
-			w[i] = b.Col(base + i)
-		}
-		return w, base
-	}
+	input := func(name string, n int) ([]circuit.Wire, int) { return cols.input(b, name, n) }
 	q, idx := input("index", depth)
 	row, rowBase := input("row", 64*qb.RowLen)
 	path, pathBase := input("path", 256*depth)
@@ -291,16 +282,8 @@ func (qb *QueryBlock) Set(w []uint64, j uint, in *QueryInput) error {
 	if in.Index < 0 || in.Index>>qb.Depth != 0 {
 		return fmt.Errorf("recursion: query index %d outside [0, 2^%d)", in.Index, qb.Depth)
 	}
-	setBits := func(base int, v uint64, n int) {
-		for i := range n {
-			w[base+i] |= (v >> i & 1) << j
-		}
-	}
-	setE := func(base int, e field.E) {
-		setBits(base, uint64(e.C0), 64)
-		setBits(base+64, uint64(e.C1), 64)
-		setBits(base+128, uint64(e.C2), 64)
-	}
+	setBits := func(base int, v uint64, n int) { setLane(w, j, base, v, n) }
+	setE := func(base int, e field.E) { setLaneE(w, j, base, e) }
 	setBits(qb.Index, uint64(in.Index), qb.Depth)
 	for l, x := range in.Row {
 		setBits(qb.Row+64*l, x, 64)

@@ -15,7 +15,6 @@ import (
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/rusage"
 	"github.com/leanpipe/leanpipe/merkle"
-	"github.com/leanpipe/leanpipe/par"
 )
 
 // The Q0 segment alone, proved as an ordinary Flock batch: the go/no-go measurement of
@@ -66,37 +65,9 @@ func querySegmentFlow(qb *QueryBlock) *flows.Flock {
 		FileN:     func(int64) (int, error) { return 0, errNoFile },
 		Fill: func(w graph.Workers, fin flows.Input, nLog int, wit, a, b []field.K) error {
 			in := fin.(*queryBatch)
-			size := qb.Size()
-			slots := 1 << nLog
-			groups := (slots + 63) / 64
-			var failed error
-			w.Range(groups, func(lo, hi int) {
-				v, va, vb := make([]uint64, size), make([]uint64, size), make([]uint64, size)
-				for g := lo; g < hi; g++ {
-					clear(v)
-					v[qb.ConstCol()] = ^uint64(0)
-					lanes := min(64, slots-64*g)
-					for j := range lanes {
-						s := 64*g + j
-						if s >= in.Len() {
-							s = 0
-						}
-						if err := qb.Set(v, uint(j), &in.ins[s]); err != nil {
-							failed = err
-							return
-						}
-					}
-					qb.Solve(v, va, vb)
-					off := g * size
-					for k, src := range [][]uint64{v, va, vb} {
-						qb.PackLanes([][]field.K{wit, a, b}[k][off:off+lanes*size/64], src, lanes)
-					}
-				}
-			}, par.PerWorker(1))
-			if failed != nil {
-				return failed
-			}
-			return w.Err()
+			return fillSlots(qb.Circuit, in.Len(), func(v []uint64, lane uint, s int) error {
+				return qb.Set(v, lane, &in.ins[s])
+			})(w, nLog, wit, a, b)
 		},
 	})
 }

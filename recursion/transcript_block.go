@@ -5,9 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/leanpipe/leanpipe/circuit"
-	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -45,24 +43,11 @@ func NewTranscriptBlock() *TranscriptBlock {
 	b := circuit.NewBuilder("recursion-transcript", TranscriptLogSize, 0)
 	cols := NewCols(1, 1<<TranscriptLogSize)
 	tb := &TranscriptBlock{}
-	input := func(name string, n int) []circuit.Wire {
-		base := cols.Next()
-		cols.next += n
-		b.Input(name, base, n)
-		w := make([]circuit.Wire, n)
-		for i := range w {
-			w[i] = b.Col(base + i)
-		}
-		return w
-	}
-	tb.CV = cols.Next()
-	cv := input("cv", 256)
-	tb.Data = cols.Next()
-	data := input("data", 256*TranscriptSteps)
-	tb.Squeeze = cols.Next()
-	sq := input("squeeze", TranscriptSteps)
-	tb.Challenge = cols.Next()
-	ch := input("challenge", 192*TranscriptSteps)
+	cv, cvBase := cols.input(b, "cv", 256)
+	data, dataBase := cols.input(b, "data", 256*TranscriptSteps)
+	sq, sqBase := cols.input(b, "squeeze", TranscriptSteps)
+	ch, chBase := cols.input(b, "challenge", 192*TranscriptSteps)
+	tb.CV, tb.Data, tb.Squeeze, tb.Challenge = cvBase, dataBase, sqBase, chBase
 	// Materialised outputs and zero checks sit beside the inputs (one public window
 	// pins them all); the compressions' rows follow.
 	tb.Out = cols.Next()
@@ -99,11 +84,7 @@ func NewTranscriptBlock() *TranscriptBlock {
 // SetTranscript writes lane j's inputs for run r: its starting chaining value, its
 // steps' blocks, squeeze flags and challenges.
 func (tb *TranscriptBlock) SetTranscript(w []uint64, j uint, r *TranscriptRun) {
-	set := func(base int, v uint64, n int) {
-		for i := range n {
-			w[base+i] |= (v >> i & 1) << j
-		}
-	}
+	set := func(base int, v uint64, n int) { setLane(w, j, base, v, n) }
 	for k, v := range r.CV {
 		set(tb.CV+64*k, v, 64)
 	}
@@ -201,13 +182,7 @@ func (tb *TranscriptBlock) PinTable(runs []TranscriptRun) *lincheck.Table {
 	for i := range runs {
 		r := &runs[i]
 		row := make([]uint64, len(win.Mask))
-		set := func(base int, v uint64, n int) {
-			for k := range n {
-				if v>>k&1 == 1 {
-					row[(base+k)/64] |= 1 << ((base + k) % 64)
-				}
-			}
-		}
+		set := func(base int, v uint64, n int) { setBits(row, base, v, n) }
 		for k, v := range r.CV {
 			set(tb.CV+64*k, v, 64)
 		}
@@ -232,31 +207,10 @@ func (tb *TranscriptBlock) PinTable(runs []TranscriptRun) *lincheck.Table {
 func (tb *TranscriptBlock) TranscriptSegment(runs []TranscriptRun) flows.Segment {
 	w := tb.PinWindow()
 	return flows.Segment{Circuit: tb.Circuit, N: len(runs), Public: &w,
-		Fill: func(workers par.Workers, nLog int, wit, a, b []field.K) error {
-			size := tb.Size()
-			slots := 1 << nLog
-			workers.Range((slots+63)/64, func(lo, hi int) {
-				v, va, vb := make([]uint64, size), make([]uint64, size), make([]uint64, size)
-				for g := lo; g < hi; g++ {
-					clear(v)
-					v[tb.ConstCol()] = ^uint64(0)
-					lanes := min(64, slots-64*g)
-					for j := range lanes {
-						s := 64*g + j
-						if s >= len(runs) {
-							s = 0
-						}
-						tb.SetTranscript(v, uint(j), &runs[s])
-					}
-					tb.Solve(v, va, vb)
-					off := g * size
-					for k, src := range [][]uint64{v, va, vb} {
-						tb.PackLanes([][]field.K{wit, a, b}[k][off:off+lanes*size/64], src, lanes)
-					}
-				}
-			}, par.PerWorker(1))
-			return workers.Err()
-		}}
+		Fill: fillSlots(tb.Circuit, len(runs), func(v []uint64, lane uint, s int) error {
+			tb.SetTranscript(v, lane, &runs[s])
+			return nil
+		})}
 }
 
 // TranscriptShape is the verifier's view of the same segment, its table built from

@@ -62,11 +62,7 @@ func TestTranscriptBlock(t *testing.T) {
 // reproduced by the block circuit step by step, and the steps account for every
 // compression its verifier ran.
 func TestTranscriptBlocksReplayChild(t *testing.T) {
-	p := proveChild(t, 4, 2, 31)
-	v, err := ChildValuesOf(p.Proof, p.Statement)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, v := childWithValues(t, 4, 2, 31)
 	chain, grind, err := ChildTrace(p.Proof, p.Statement, v)
 	if err != nil {
 		t.Fatal(err)
@@ -139,11 +135,7 @@ func TestTranscriptSegmentPinned(t *testing.T) {
 	if testing.Short() {
 		t.Skip("proves a child's transcript blocks (2^23 columns)")
 	}
-	p := proveChild(t, 4, 2, 71)
-	v, err := ChildValuesOf(p.Proof, p.Statement)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, v := childWithValues(t, 4, 2, 71)
 	chain, _, err := ChildTrace(p.Proof, p.Statement, v)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,89 @@
+package recursion
+
+import (
+	"sync"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
+)
+
+// What the block circuits share: inputs allocated from Cols, bit-sliced lanes set
+// from words, and the packed witness of a segment filled 64 slots at a time.
+
+// input declares n input columns from cols and returns their wires and first column.
+func (c *Cols) input(b *circuit.Builder, name string, n int) ([]circuit.Wire, int) {
+	base := c.Next()
+	c.advance(base + n)
+	b.Input(name, base, n)
+	w := make([]circuit.Wire, n)
+	for i := range w {
+		w[i] = b.Col(base + i)
+	}
+	return w, base
+}
+
+// setLane writes the low n bits of v at columns [base, base+n) of lane j of a
+// bit-sliced witness (bit j of w[col] is column col of instance j).
+func setLane(w []uint64, j uint, base int, v uint64, n int) {
+	for i := range n {
+		w[base+i] |= (v >> i & 1) << j
+	}
+}
+
+// setLaneE writes an E element's three words at [base, base+192) of lane j.
+func setLaneE(w []uint64, j uint, base int, e field.E) {
+	setLane(w, j, base, uint64(e.C0), 64)
+	setLane(w, j, base+64, uint64(e.C1), 64)
+	setLane(w, j, base+128, uint64(e.C2), 64)
+}
+
+// setBit sets bits [base, base+n) of a packed row (a public table's) from v.
+func setBits(row []uint64, base int, v uint64, n int) {
+	for k := range n {
+		if v>>k&1 == 1 {
+			row[(base+k)/64] |= 1 << ((base + k) % 64)
+		}
+	}
+}
+
+// fillSlots returns a segment filler for circuit c: slot s < n gets set(v, lane, s)
+// on a cleared bit-sliced vector (the constant column set), every later slot slot 0's
+// inputs; 64 slots are solved at once and packed into the segment's vectors.
+func fillSlots(c *circuit.Circuit, n int, set func(v []uint64, lane uint, slot int) error) func(par.Workers, int, []field.K, []field.K, []field.K) error {
+	return func(workers par.Workers, nLog int, wit, a, b []field.K) error {
+		size := c.Size()
+		slots := 1 << nLog
+		var mu sync.Mutex
+		var failed error
+		workers.Range((slots+63)/64, func(lo, hi int) {
+			v, va, vb := make([]uint64, size), make([]uint64, size), make([]uint64, size)
+			for g := lo; g < hi; g++ {
+				clear(v)
+				v[c.ConstCol()] = ^uint64(0)
+				lanes := min(64, slots-64*g)
+				for j := range lanes {
+					s := 64*g + j
+					if s >= n {
+						s = 0
+					}
+					if err := set(v, uint(j), s); err != nil {
+						mu.Lock()
+						failed = err
+						mu.Unlock()
+						return
+					}
+				}
+				c.Solve(v, va, vb)
+				off := g * size
+				for k, src := range [][]uint64{v, va, vb} {
+					c.PackLanes([][]field.K{wit, a, b}[k][off:off+lanes*size/64], src, lanes)
+				}
+			}
+		}, par.PerWorker(1))
+		if failed != nil {
+			return failed
+		}
+		return workers.Err()
+	}
+}
