@@ -178,8 +178,3 @@ func (d *Described) BilinearTensor(e, w Tensor) (va, vb field.E) {
 	return ev.Sums()
 }
 
-// Bilinear returns eᵀ(A0 + α·B0)w, the lincheck verifier's matrix term.
-func (d *Described) Bilinear(alpha field.E, e, w []field.E) field.E {
-	va, vb := d.BilinearPair(e, w)
-	return addE(va, alpha.Mul(vb))
-}

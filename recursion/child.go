@@ -40,23 +40,21 @@ type ChildClaims struct {
 }
 
 // deferredMatrices stands for the circuit in the lincheck's terminal: its bilinear
-// form is VA + α·VB, with VA, VB supplied or, on the prover's side (real set),
-// computed from the dense weights by the circuit's walk.
+// forms are VA and VB, supplied or, on the prover's side (real set), evaluated.
 type deferredMatrices struct {
 	logSize, constCol int
-	va, vb, alpha     field.E
+	va, vb            field.E
 	real              circuit.Matrices
 }
 
 func (d *deferredMatrices) LogSize() int  { return d.logSize }
 func (d *deferredMatrices) ConstCol() int { return d.constCol }
 
-func (d *deferredMatrices) Bilinear(alpha field.E, eRow, wCol []field.E) field.E {
+func (d *deferredMatrices) BilinearTensor(eRow, wCol circuit.Tensor) (field.E, field.E) {
 	if d.real != nil {
-		d.va, d.vb = d.real.BilinearPair(eRow, wCol)
+		d.va, d.vb = d.real.BilinearTensor(eRow, wCol)
 	}
-	d.alpha = alpha
-	return d.va.Add(alpha.Mul(d.vb))
+	return d.va, d.vb
 }
 
 // deferredPublic is the statement's public term with P(τ, chi_out) supplied (or, on
@@ -107,7 +105,7 @@ func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, 
 			VA:  dm.va, VB: dm.vb,
 		},
 		Key:   KeyClaim{Tau: dp.tau, ChiOut: dp.chiOut, Value: dp.value},
-		Alpha: dm.alpha,
+		Alpha: rp.alpha,
 	}
 	return claims, ChildValues{VA: dm.va, VB: dm.vb, Key: dp.value}, nil
 }

@@ -62,7 +62,7 @@ func ChildQueries(proof *transcript.Proof, st flows.Statement, v ChildValues) ([
 		return nil, fmt.Errorf("recursion: %d raw openings for %d queries", len(raw), total)
 	}
 	raw = raw[len(raw)-total:]
-	s := tr.samples[1:] // the stacked opening's batching challenge first
+	s := tr.samples[tr.whirFrom+1:] // the stacked opening's batching challenge first
 	take := func(n int) ([]field.E, error) {
 		if len(s) < n {
 			return nil, fmt.Errorf("recursion: the opening drew fewer challenges than its profile")

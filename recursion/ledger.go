@@ -127,10 +127,12 @@ func (l *Ledger) Queries() []int {
 type recorder struct {
 	*transcript.Verifier
 	openings []Level
-	// From the opening on (whir set): every sample, query set, opened rows with
-	// their root, and the claim of every round polynomial read, in order.
+	// Every sample drawn, in order; whirFrom indexes the opening's first.
+	samples  []field.E
+	whirFrom int
+	// From the opening on (whir set): every query set, opened rows with their root,
+	// and the claim of every round polynomial read, in order.
 	whir    bool
-	samples []field.E
 	queries [][]int
 	rows    [][][]uint64
 	roots   []merkle.Digest
@@ -141,9 +143,7 @@ type recorder struct {
 
 func (r *recorder) Sample() field.E {
 	x := r.Verifier.Sample()
-	if r.whir {
-		r.samples = append(r.samples, x)
-	}
+	r.samples = append(r.samples, x)
 	return x
 }
 
@@ -188,11 +188,12 @@ var ErrNotAggregate = errors.New("recursion: the ledger measures xmss-aggregate 
 
 // replayed is one pass of a child's verification through the verifier stages.
 type replayed struct {
-	sh   flows.Shape
-	bind flows.Binding
-	tr   *recorder
-	zc   zerocheck.Result
-	lc   lincheck.Claim
+	sh    flows.Shape
+	bind  flows.Binding
+	tr    *recorder
+	alpha field.E // the lincheck's α, its first challenge
+	zc    zerocheck.Result
+	lc    lincheck.Claim
 	// Transcript compressions: the label's, the statement's, and each stage's
 	// (root and zerocheck, lincheck, ring switch, opening).
 	constant, statement, zcC, lcC, ringC, whirC int
@@ -238,13 +239,15 @@ func replay(proof *transcript.Proof, st flows.Statement, c lincheck.Matrices, pu
 	if pub != nil {
 		public = pub(public)
 	}
+	lcFrom := len(tr.samples)
 	if rp.lc, err = lincheck.VerifyPublic(tr, c, lincheck.ZerocheckClaims(rp.zc), public); err != nil {
 		return nil, err
 	}
+	rp.alpha = tr.samples[lcFrom]
 	rp.lcC = since()
 	ring := ringswitch.Verify(tr, rp.lc.Point, rp.lc.S)
 	rp.ringC = since()
-	tr.whir = true
+	tr.whir, tr.whirFrom = true, len(tr.samples)
 	if err := open.VerifyStacked(tr, root, sh.Commitment(), open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package lincheck
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -30,31 +28,22 @@ var (
 
 // Matrices is what the lincheck verifier needs of the per-block Boolean R1CS: A0,
 // B0 over 2^LogSize rows and columns (C0 = I), a constant column pinned to 1 in
-// every block, and the bilinear form of A0 + α·B0 at the verifier's weights. Row
-// and column index bits are low first; the low KSkip bits are the skip coordinate.
-// *circuit.Circuit (a walk of its compiled program) and *circuit.Described (a run
-// of the circuit's description, nothing built) implement it.
+// every block, and the two bilinear forms at the verifier's weights, which are
+// tensors (the skip weights or the slice values, times an eq table), so no
+// block-sized weight vector is ever formed. Row and column index bits are low first;
+// the low KSkip bits are the skip coordinate. *circuit.Circuit (a walk of its
+// compiled program) and *circuit.Described (a run of the circuit's description,
+// nothing built) implement it.
 type Matrices interface {
 	LogSize() int
 	ConstCol() int
-	// Bilinear returns e_rowᵀ·(A0 + α·B0)·w_col for vectors of 2^LogSize entries.
-	Bilinear(alpha field.E, eRow, wCol []field.E) field.E
-}
-
-// TensorMatrices is Matrices that also evaluates at weights given by their tensor
-// factors (circuit.Tensor), as the verifier's are (the skip weights or the slice
-// values, times an eq table): VerifyPublic then never forms the two block-sized
-// weight vectors, and *circuit.Described never forms them at all.
-// *circuit.Circuit and *circuit.Described implement it.
-type TensorMatrices interface {
-	Matrices
 	// BilinearTensor returns (e_rowᵀA0·w_col, e_rowᵀB0·w_col).
 	BilinearTensor(eRow, wCol circuit.Tensor) (va, vb field.E)
 }
 
 var (
-	_ TensorMatrices = (*circuit.Circuit)(nil)
-	_ TensorMatrices = (*circuit.Described)(nil)
+	_ Matrices = (*circuit.Circuit)(nil)
+	_ Matrices = (*circuit.Described)(nil)
 )
 
 // Circuit is what the lincheck prover needs besides Matrices: the transpose walk.
@@ -111,20 +100,6 @@ func rowWeightsInto(dst, skip, eq []field.E, zSkip field.E, chiIn []field.E) {
 	}
 }
 
-// verifierVecs keeps the verifier's two block-sized vectors (the row and column
-// weights, fully overwritten by each verification) between verifications, so that
-// a process verifying many proofs does not allocate and zero them every time.
-var verifierVecs sync.Pool
-
-func getVec(n int) []field.E {
-	if v, ok := verifierVecs.Get().(*[]field.E); ok && len(*v) == n {
-		return *v
-	}
-	return make([]field.E, n)
-}
-
-func putVec(v []field.E) { verifierVecs.Put(&v) }
-
 // lincheckTarget returns v_a + α·v_b + α²·v_c + α³, the sumcheck's claim.
 func lincheckTarget(zc *ZerocheckClaims, alpha field.E) field.E {
 	a2 := alpha.Square()
@@ -166,7 +141,6 @@ func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Pub
 			return Claim{}, err
 		}
 	}
-	size := 1 << c.LogSize()
 	alpha := tr.Sample()
 	var tau []field.E
 	if pub != nil {
@@ -176,33 +150,10 @@ func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Pub
 		}
 	}
 	chiIn := zc.Chi[:rounds]
-	tm, tensor := c.(TensorMatrices)
+	// The row weights are the tensor skip ⊗ eq(chi_in, ·): only the skip factor is
+	// computed.
 	skip := make([]field.E, 1<<KSkip)
-	var eRow []field.E
-	rowsDone := make(chan struct{})
-	if tensor {
-		// The row weights are the tensor skip ⊗ eq(chi_in, ·): only the skip
-		// factor is computed here.
-		skipDomain.Weights(skip, zc.ZSkip)
-		close(rowsDone)
-	} else {
-		eRow = getVec(size)
-		defer putVec(eRow)
-		// The row weights are needed only at the terminal: on a large circuit with
-		// a second core they are built while the rounds are read and the column
-		// weights made.
-		eqRow := make([]field.E, 1<<rounds)
-		buildRows := func() {
-			rowWeightsInto(eRow, skip, eqRow, zc.ZSkip, chiIn)
-			close(rowsDone)
-		}
-		if size >= 1<<concurrentCombLog && runtime.GOMAXPROCS(0) > 1 {
-			go buildRows()
-		} else {
-			buildRows()
-		}
-		defer func() { <-rowsDone }() // never return eRow to the pool while it is written
-	}
+	skipDomain.Weights(skip, zc.ZSkip)
 
 	running := lincheckTarget(&zc, alpha)
 	a4 := alpha.Square().Square()
@@ -231,22 +182,9 @@ func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Pub
 	eqIn := make([]field.E, 1<<rounds)
 	field.EqTable(eqIn, chiInPrime)
 	// wCol(i) is the column weight s[i mod 64]·eq(chi_in′, ⌊i/64⌋).
-	var wCol []field.E
 	wColAt := func(i int) field.E { return s[i&(KBits-1)].Mul(eqIn[i>>KSkip]) }
-	var matrix field.E
-	if tensor {
-		va, vb := tm.BilinearTensor(circuit.Tensor{Low: skip, High: chiIn}, circuit.Tensor{Low: s, High: chiInPrime})
-		matrix = va.Add(alpha.Mul(vb))
-	} else {
-		wCol = getVec(size)
-		defer putVec(wCol)
-		for j, w := range eqIn {
-			field.ScaleE(wCol[j<<KSkip:(j+1)<<KSkip], s, w)
-		}
-		<-rowsDone
-		matrix = c.Bilinear(alpha, eRow, wCol)
-		wColAt = func(i int) field.E { return wCol[i] }
-	}
+	va, vb := c.BilinearTensor(circuit.Tensor{Low: skip, High: chiIn}, circuit.Tensor{Low: s, High: chiInPrime})
+	matrix := va.Add(alpha.Mul(vb))
 	a2 := alpha.Square()
 	terminal := matrix.
 		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, s))).

@@ -2,6 +2,7 @@ package lincheck
 
 import (
 	"errors"
+	"github.com/leanpipe/leanpipe/circuit"
 	"math/rand/v2"
 	"testing"
 
@@ -24,19 +25,21 @@ type toyCircuit struct {
 func (c *toyCircuit) LogSize() int  { return c.logSize }
 func (c *toyCircuit) ConstCol() int { return c.constCol }
 
-func (c *toyCircuit) Bilinear(alpha field.E, eRow, wCol []field.E) field.E {
-	acc := field.Zero
+func (c *toyCircuit) BilinearTensor(eRow, wCol circuit.Tensor) (va, vb field.E) {
+	e, w := make([]field.E, 1<<c.logSize), make([]field.E, 1<<c.logSize)
+	eRow.Fill(e)
+	wCol.Fill(w)
 	for r := range c.a {
-		va, vb := field.Zero, field.Zero
+		var ra, rb field.E
 		for _, col := range c.a[r] {
-			va = va.Add(wCol[col])
+			ra = ra.Add(w[col])
 		}
 		for _, col := range c.b[r] {
-			vb = vb.Add(wCol[col])
+			rb = rb.Add(w[col])
 		}
-		acc = acc.Add(eRow[r].Mul(va.Add(alpha.Mul(vb))))
+		va, vb = va.Add(e[r].Mul(ra)), vb.Add(e[r].Mul(rb))
 	}
-	return acc
+	return va, vb
 }
 
 func (c *toyCircuit) TransposeOn(dst, eRow []field.E, alpha field.E, _ par.Workers) {
