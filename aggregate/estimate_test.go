@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/rusage"
@@ -55,25 +53,10 @@ func TestEstimateBoundsPeakRSS(t *testing.T) {
 	if os.Getenv("LEANPIPE_HEAVY") != "" {
 		points = append(points, 256)
 	}
-	var table strings.Builder
-	fmt.Fprintf(&table, "%-7s %12s %12s %6s %8s\n", "signers", "estimate MiB", "peak RSS MiB", "ratio", "time")
+	var ps []rusage.EstimatePoint
 	for _, n := range points {
-		measured, took, out, err := rusage.RunChild("TestEstimateChild", estimateChildEnv+"="+strconv.Itoa(n))
-		if err != nil {
-			t.Fatalf("child of %d signers: %v\n%s", n, err, out)
-		}
-		if measured == 0 {
-			t.Skipf("the child could not read its peak RSS:\n%s", out)
-		}
-		est := Flow.Estimate(n, 1)
-		fmt.Fprintf(&table, "%-7d %12.1f %12.1f %6.2f %8s\n", n, float64(est)/(1<<20), float64(measured)/(1<<20),
-			float64(est)/float64(measured), took.Round(10*time.Millisecond))
-		if est < measured {
-			t.Errorf("%d signers: estimate %d bytes is below the measured peak RSS %d", n, est, measured)
-		}
-		if hi := measured + measured/2 + 64<<20; est > hi {
-			t.Errorf("%d signers: estimate %d bytes is over 1.5 × measured %d + 64 MiB", n, est, measured)
-		}
+		ps = append(ps, rusage.EstimatePoint{Label: fmt.Sprintf("%d signers", n),
+			Env: estimateChildEnv + "=" + strconv.Itoa(n), Estimate: Flow.Estimate(n, 1)})
 	}
-	t.Logf("estimate vs peak RSS, one child process per point:\n%s", table.String())
+	rusage.CheckEstimates(t, "TestEstimateChild", ps)
 }

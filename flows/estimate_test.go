@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/leanpipe/leanpipe/internal/rusage"
 )
@@ -52,26 +50,11 @@ func TestEstimateBoundsPeakRSS(t *testing.T) {
 	for k := 10; k <= 13; k++ {
 		points = append(points, point{k, 4})
 	}
-	var table strings.Builder
-	fmt.Fprintf(&table, "%-5s %4s %12s %12s %6s %8s\n", "n", "rate", "estimate MiB", "peak RSS MiB", "ratio", "time")
+	var ps []rusage.EstimatePoint
 	for _, p := range points {
 		n := 1 << p.logN
-		measured, took, out, err := rusage.RunChild("TestEstimateChild", estimateChildEnv+"="+strconv.Itoa(n)+","+strconv.Itoa(p.rate))
-		if err != nil {
-			t.Fatalf("child 2^%d rate %d: %v\n%s", p.logN, p.rate, err, out)
-		}
-		if measured == 0 {
-			t.Skipf("the child could not read its peak RSS:\n%s", out)
-		}
-		est := Batch.Estimate(n, p.rate)
-		fmt.Fprintf(&table, "2^%-3d %4d %12.1f %12.1f %6.2f %8s\n", p.logN, p.rate, float64(est)/(1<<20), float64(measured)/(1<<20),
-			float64(est)/float64(measured), took.Round(10*time.Millisecond))
-		if est < measured {
-			t.Errorf("2^%d at rate %d: estimate %d bytes is below the measured peak RSS %d", p.logN, p.rate, est, measured)
-		}
-		if hi := measured + measured/2 + 64<<20; est > hi {
-			t.Errorf("2^%d at rate %d: estimate %d bytes is over 1.5 × measured %d + 64 MiB", p.logN, p.rate, est, measured)
-		}
+		ps = append(ps, rusage.EstimatePoint{Label: fmt.Sprintf("2^%d rate %d", p.logN, p.rate),
+			Env: estimateChildEnv + "=" + strconv.Itoa(n) + "," + strconv.Itoa(p.rate), Estimate: Batch.Estimate(n, p.rate)})
 	}
-	t.Logf("estimate vs peak RSS, one child process per point:\n%s", table.String())
+	rusage.CheckEstimates(t, "TestEstimateChild", ps)
 }
