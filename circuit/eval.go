@@ -177,4 +177,3 @@ func (d *Described) BilinearTensor(e, w Tensor) (va, vb field.E) {
 	d.describe(ev)
 	return ev.Sums()
 }
-

@@ -76,28 +76,27 @@ func (d *deferredPublic) Eval(tau, chiOut []field.E) field.E {
 	return d.value
 }
 
-// skipLagrange gives the Lagrange weights L_i(z) over the skip domain PHI(0..63).
-var skipLagrange = func() *field.LagrangeDomain {
-	nodes := make([]field.E, 1<<lincheck.KSkip)
-	for i := range nodes {
-		nodes[i] = field.FromK(field.Phi8(byte(i)))
-	}
-	return field.NewLagrangeDomain(nodes)
-}()
-
-func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, real circuit.Matrices, trace func(transcript.Step)) (ChildClaims, ChildValues, error) {
+// replayDeferred replays a child with the deferred matrices and public term (their
+// values v, or, with real set, evaluated), tracing into trace (nil: none).
+func replayDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, real circuit.Matrices,
+	trace func(transcript.Step)) (*replayed, *deferredMatrices, *deferredPublic, error) {
 	dm := &deferredMatrices{logSize: aggregate.LogSize, constCol: aggregate.ConstCol, va: v.VA, vb: v.VB, real: real}
 	var dp *deferredPublic
 	rp, err := replay(proof, st, dm, func(p lincheck.Public) lincheck.Public {
 		dp = &deferredPublic{inner: p, compute: real != nil, value: v.Key}
 		return dp
 	}, trace)
+	return rp, dm, dp, err
+}
+
+func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, real circuit.Matrices, trace func(transcript.Step)) (ChildClaims, ChildValues, error) {
+	rp, dm, dp, err := replayDeferred(proof, st, v, real, trace)
 	if err != nil {
 		return ChildClaims{}, ChildValues{}, err
 	}
 	rounds := aggregate.LogSize - lincheck.KSkip
 	skip := make([]field.E, 1<<lincheck.KSkip)
-	skipLagrange.Weights(skip, rp.zc.ZSkip)
+	lincheck.SkipWeights(skip, rp.zc.ZSkip)
 	claims := ChildClaims{
 		Matrix: MatrixClaim{
 			Row: Weight{Low: skip, High: append([]field.E(nil), rp.zc.Chi[:rounds]...)},

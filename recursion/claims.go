@@ -162,23 +162,7 @@ func BatchMatrixClaims(tr ClaimsProver, c Matrices, claims []MatrixClaim) (Matri
 		c.RowValues(vals[t], bv, col)
 		field.AddScaledE(vals[t], bv, mu)
 	}
-	rRow := make([]field.E, L)
-	for i := range rRow {
-		var q0, q1, qInf field.E
-		for t := range claims {
-			a0, a1, ai := field.SumcheckRoundLow(rows[t], vals[t])
-			q0, q1, qInf = q0.Add(lambda[t].Mul(a0)), q1.Add(lambda[t].Mul(a1)), qInf.Add(lambda[t].Mul(ai))
-		}
-		tr.SendRoundPoly(roundCoeffs(q0, q1, qInf), false)
-		r := tr.Sample()
-		rRow[i] = r
-		h := len(rows[0]) / 2
-		for t := range claims {
-			field.FoldLow(rows[t][:h], rows[t], r)
-			field.FoldLow(vals[t][:h], vals[t], r)
-			rows[t], vals[t] = rows[t][:h], vals[t][:h]
-		}
-	}
+	rRow := proveProductRounds(tr, L, rows, vals, lambda)
 	// Column phase: f = (A0 + μ·B0)ᵀ·eq(r_row), g = Σ_t λ_t·Row_t(r_row)·Col_t.
 	eq := make([]field.E, n)
 	field.EqTable(eq, rRow)
@@ -192,18 +176,9 @@ func BatchMatrixClaims(tr ClaimsProver, c Matrices, claims []MatrixClaim) (Matri
 		cl.Col.Fill(col)
 		field.AddScaledE(g, col, lambda[t].Mul(rows[t][0]))
 	}
-	rCol := make([]field.E, L)
-	for i := range rCol {
-		q0, q1, qInf := field.SumcheckRoundLow(f, g)
-		tr.SendRoundPoly(roundCoeffs(q0, q1, qInf), false)
-		r := tr.Sample()
-		rCol[i] = r
-		h := len(f) / 2
-		for _, v := range [][]field.E{f, g, fa, fb} {
-			field.FoldLow(v[:h], v, r)
-		}
-		f, g, fa, fb = f[:h], g[:h], fa[:h], fb[:h]
-	}
+	ab := [][]field.E{fa, fb}
+	rCol := proveProductRounds(tr, L, [][]field.E{f}, [][]field.E{g}, nil, ab...)
+	fa, fb = ab[0], ab[1]
 	out := MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol), VA: fa[0], VB: fb[0]}
 	tr.Send(out.VA)
 	tr.Send(out.VB)
@@ -221,14 +196,9 @@ func VerifyMatrixClaims(tr ClaimsVerifier, logSize int, claims []MatrixClaim) (M
 	}
 	mu, lambda := observeClaims(tr.Observe, tr.Sample, claims)
 	running := batchTarget(claims, mu, lambda)
-	point := make([]field.E, 2*logSize)
-	for i := range point {
-		q, err := tr.RoundPoly(3, running, nil)
-		if err != nil {
-			return MatrixClaim{}, fmt.Errorf("recursion: batch round %d: %w", i, err)
-		}
-		point[i] = tr.Sample()
-		running = field.PolyEval(q, point[i])
+	point, running, err := verifyProductRounds(tr, 2*logSize, running, "batch")
+	if err != nil {
+		return MatrixClaim{}, err
 	}
 	rRow, rCol := point[:logSize], point[logSize:]
 	va, err := tr.Receive()

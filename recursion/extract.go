@@ -3,11 +3,9 @@ package recursion
 import (
 	"fmt"
 
-	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/merkle"
-	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -33,12 +31,7 @@ type LevelQueries struct {
 // tail), the opened rows and their raw paths, and the enforced sum from the round
 // claim read right after each opening.
 func ChildQueries(proof *transcript.Proof, st flows.Statement, v ChildValues) ([]LevelQueries, error) {
-	var rp *replayed
-	var err error
-	dm := &deferredMatrices{logSize: aggregate.LogSize, constCol: aggregate.ConstCol, va: v.VA, vb: v.VB}
-	rp, err = replay(proof, st, dm, func(p lincheck.Public) lincheck.Public {
-		return &deferredPublic{inner: p, value: v.Key}
-	}, nil)
+	rp, _, _, err := replayDeferred(proof, st, v, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -122,16 +122,8 @@ func MulEK(b *circuit.Builder, cols *Cols, x EWires, k KWires) EWires {
 
 // InputK declares 64 input columns from cols and returns them as a K element.
 func InputK(b *circuit.Builder, cols *Cols, name string) KWires {
-	base := cols.next
-	for range KBits {
-		cols.take()
-	}
-	b.Input(name, base, KBits)
-	var k KWires
-	for i := range k {
-		k[i] = b.Col(base + i)
-	}
-	return k
+	w, _ := cols.input(b, name, KBits)
+	return KWires(w)
 }
 
 // InputE declares 192 input columns (c0, c1, c2, low bit first) as an E element.

@@ -178,17 +178,9 @@ func BatchKeyClaims(tr ClaimsProver, kt KeyTable, claims []TableClaim) ([]field.
 			field.AddScaledE(g[t<<log:(t+1)<<log], eqT, lambda[c].Mul(wt))
 		}
 	}
-	point := make([]field.E, log+kt.SlotBits)
-	for i := range point {
-		q0, q1, qInf := field.SumcheckRoundLow(p, g)
-		tr.SendRoundPoly(roundCoeffs(q0, q1, qInf), false)
-		r := tr.Sample()
-		point[i] = r
-		h := len(p) / 2
-		field.FoldLow(p[:h], p, r)
-		field.FoldLow(g[:h], g, r)
-		p, g = p[:h], g[:h]
-	}
+	fs, gs := [][]field.E{p}, [][]field.E{g}
+	point := proveProductRounds(tr, log+kt.SlotBits, fs, gs, nil)
+	p = fs[0]
 	tr.Send(p[0])
 	return point, p[0], nil
 }
@@ -205,14 +197,9 @@ func VerifyKeyClaims(tr ClaimsVerifier, windowLog, slotBits int, claims []TableC
 	for c, cl := range claims {
 		running = running.Add(lambda[c].Mul(cl.Value))
 	}
-	point := make([]field.E, windowLog+slotBits)
-	for i := range point {
-		q, err := tr.RoundPoly(3, running, nil)
-		if err != nil {
-			return nil, field.Zero, fmt.Errorf("recursion: key batch round %d: %w", i, err)
-		}
-		point[i] = tr.Sample()
-		running = field.PolyEval(q, point[i])
+	point, running, err := verifyProductRounds(tr, windowLog+slotBits, running, "key batch")
+	if err != nil {
+		return nil, field.Zero, err
 	}
 	v, err := tr.Receive()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,7 +12,6 @@ import (
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/stages/open"
-	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // proveChild makes an xmss-aggregate proof of n generated signers at rate.
@@ -51,7 +51,7 @@ func TestMeasureSmallChild(t *testing.T) {
 	}
 	// The recorded openings are the profile's, and every transcript compression is
 	// attributed to exactly one stage (or to the label's constant prefix).
-	if got, want := l.Queries(), cfg.Queries; !equalInts(got, want) {
+	if got, want := l.Queries(), cfg.Queries; !slices.Equal(got, want) {
 		t.Fatalf("queries per level %v, profile %v", got, want)
 	}
 	sum := l.TranscriptConstant
@@ -120,29 +120,4 @@ func TestLedgerTable(t *testing.T) {
 		l.WriteTable(&b)
 		t.Logf("proof %d bytes (wire)\n%s", len(flows.EncodeProof(p.Proof, flows.FormatWire)), b.String())
 	}
-}
-
-func TestCompressionsCounted(t *testing.T) {
-	// Prefix (30 bytes) and a 5-byte label: a length frame each, then 2 and 1 chunks.
-	v := transcript.NewVerifier(nil, []byte("label"), nil)
-	if got := v.Compressions(); got != 1+2+1+1 {
-		t.Fatalf("start: %d compressions, want 5", got)
-	}
-	v.Sample()
-	v.Observe(v.Sample())
-	if got := v.Compressions(); got != 8 {
-		t.Fatalf("after two samples and an observe: %d, want 8", got)
-	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -252,3 +252,17 @@ func TestTraceReplays(t *testing.T) {
 		t.Fatalf("%d off-chain steps, chain ends at %x, the transcript at %x", off, cv, v.State())
 	}
 }
+
+// TestCompressionsCounted: the verifier counts one compression per absorbed block and squeeze.
+func TestCompressionsCounted(t *testing.T) {
+	// Prefix (30 bytes) and a 5-byte label: a length frame each, then 2 and 1 chunks.
+	v := NewVerifier(nil, []byte("label"), nil)
+	if got := v.Compressions(); got != 1+2+1+1 {
+		t.Fatalf("start: %d compressions, want 5", got)
+	}
+	v.Sample()
+	v.Observe(v.Sample())
+	if got := v.Compressions(); got != 8 {
+		t.Fatalf("after two samples and an observe: %d, want 8", got)
+	}
+}

@@ -120,15 +120,12 @@ func (d *duplex) powBase() [4]uint64 {
 
 // powOK reports whether nonce clears bits (0 < bits < 64) against base.
 func powOK(base [4]uint64, nonce field.E, bits int) bool {
-	return powWord(base, nonce)&(1<<bits-1) == 0
+	return Compress(base, nonceBlock(nonce))[0]&(1<<bits-1) == 0
 }
 
 func nonceBlock(nonce field.E) [4]uint64 {
 	return [4]uint64{uint64(nonce.C0), uint64(nonce.C1), uint64(nonce.C2), dsPowNonce}
 }
-
-// powWord is the first word of the nonce's compression against base.
-func powWord(base [4]uint64, nonce field.E) uint64 { return Compress(base, nonceBlock(nonce))[0] }
 
 func (d *duplex) absorbNonce(n field.E) {
 	d.absorb(uint64(n.C0), uint64(n.C1), uint64(n.C2), dsPowNonce)

@@ -89,6 +89,10 @@ var skipNodes = func() (n [1 << KSkip]field.E) {
 // skipDomain is the Lagrange basis over the skip domain, precomputed once.
 var skipDomain = field.NewLagrangeDomain(skipNodes[:])
 
+// SkipWeights writes the Lagrange weights L_i(z) over the skip domain PHI(0..63) into
+// dst (64 entries): the low factor of the lincheck's row weights, L(z_skip) ⊗ eq(chi_in).
+func SkipWeights(dst []field.E, z field.E) { skipDomain.Weights(dst, z) }
+
 // rowWeightsInto writes e_row[i + 64·j] = L_i(zSkip)·eq(chiIn, j) into dst
 // (2^LogSize entries) and the 64 skip weights L_i(zSkip) into skip, with eq
 // (2^len(chiIn) entries) as scratch.

@@ -1,0 +1,58 @@
+package recursion
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// The product sumcheck the claim batches share: over tables of 2^n entries, the sum
+// Σ_x Σ_t w_t·f_t(x)·g_t(x) is reduced one variable at a time, lowest first, with
+// degree-2 round polynomials sent as (c0, c2) (h(0) + h(1) fixes c1).
+
+// proveProductRounds runs n rounds on the pairs (f_t, g_t) weighted by w (nil: all
+// ones), folding them and the tables of also in place, and returns the challenges.
+// The callers' table slices are updated: each is left as its single value at the point.
+func proveProductRounds(tr ClaimsProver, n int, f, g [][]field.E, w []field.E, also ...[]field.E) []field.E {
+	point := make([]field.E, n)
+	for i := range point {
+		var q0, q1, qInf field.E
+		for t := range f {
+			a0, a1, ai := field.SumcheckRoundLow(f[t], g[t])
+			if w != nil {
+				a0, a1, ai = w[t].Mul(a0), w[t].Mul(a1), w[t].Mul(ai)
+			}
+			q0, q1, qInf = q0.Add(a0), q1.Add(a1), qInf.Add(ai)
+		}
+		tr.SendRoundPoly(roundCoeffs(q0, q1, qInf), false)
+		r := tr.Sample()
+		point[i] = r
+		fold := func(v []field.E) []field.E {
+			h := len(v) / 2
+			field.FoldLow(v[:h], v, r)
+			return v[:h]
+		}
+		for t := range f {
+			f[t], g[t] = fold(f[t]), fold(g[t])
+		}
+		for k := range also {
+			also[k] = fold(also[k])
+		}
+	}
+	return point
+}
+
+// verifyProductRounds replays n rounds from the claimed sum and returns the
+// challenges and the final running value.
+func verifyProductRounds(tr ClaimsVerifier, n int, running field.E, what string) ([]field.E, field.E, error) {
+	point := make([]field.E, n)
+	for i := range point {
+		q, err := tr.RoundPoly(3, running, nil)
+		if err != nil {
+			return nil, field.Zero, fmt.Errorf("recursion: %s round %d: %w", what, i, err)
+		}
+		point[i] = tr.Sample()
+		running = field.PolyEval(q, point[i])
+	}
+	return point, running, nil
+}
