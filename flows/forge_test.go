@@ -11,6 +11,7 @@ import (
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/internal/testtranscript"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
@@ -466,7 +467,7 @@ func TestForgeSegmentsFuzz(t *testing.T) {
 	raw := proof.MarshalRaw()
 	parsed := 0
 	for range fuzzMutations() {
-		q, what, ok := mutateProof(rng, proof)
+		q, what, ok := testtranscript.Mutate(rng, proof)
 		if !ok {
 			continue
 		}
@@ -478,53 +479,6 @@ func TestForgeSegmentsFuzz(t *testing.T) {
 		rejected(t, what, err)
 	}
 	t.Logf("%d mutations parsed and were rejected (stream of %d scalars, %d openings)", parsed, len(proof.Stream), len(proof.Openings))
-}
-
-// mutateProof returns a copy of p with one random change: a scalar changed, the stream
-// cut or extended, or one byte of the raw or wire form changed; ok is false when the
-// changed bytes no longer parse.
-func mutateProof(rng *rand.Rand, p *transcript.Proof) (q *transcript.Proof, what string, ok bool) {
-	switch k := rng.IntN(6); k {
-	case 0, 1:
-		q = &transcript.Proof{Stream: append([]field.E(nil), p.Stream...), Openings: p.Openings, Phases: p.Phases}
-		i := rng.IntN(len(q.Stream))
-		switch rng.IntN(3) {
-		case 0:
-			q.Stream[i].C1 ^= 1 << rng.IntN(64)
-		case 1:
-			q.Stream[i] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
-		default:
-			q.Stream[i] = q.Stream[(i+1)%len(q.Stream)].Add(field.One)
-		}
-		return q, fmt.Sprintf("scalar %d", i), true
-	case 2:
-		q = &transcript.Proof{Openings: p.Openings, Phases: p.Phases}
-		if rng.IntN(2) == 0 {
-			n := rng.IntN(len(p.Stream))
-			q.Stream = p.Stream[:n:n]
-			return q, fmt.Sprintf("stream cut to %d", n), true
-		}
-		q.Stream = append(append([]field.E(nil), p.Stream...), make([]field.E, 1+rng.IntN(3))...)
-		return q, "scalars appended", true
-	default:
-		wire := k != 3
-		var data []byte
-		if wire {
-			data = p.MarshalWire()
-		} else {
-			data = p.MarshalRaw()
-		}
-		at := rng.IntN(len(data))
-		data[at] ^= byte(1 + rng.IntN(255))
-		q = new(transcript.Proof)
-		var err error
-		if wire {
-			err = q.UnmarshalWire(data)
-		} else {
-			err = q.UnmarshalRaw(data)
-		}
-		return q, fmt.Sprintf("byte %d of the wire=%v form", at, wire), err == nil
-	}
 }
 
 // TestForgeSegmentsPublicWindowOverflow: a public window whose Offset+2^Log overflows

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/internal/testtranscript"
 	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
@@ -288,61 +288,6 @@ func TestForgeStackedRingsWeightMismatch(t *testing.T) {
 	}
 }
 
-// mutate returns a copy of p with one random change: a scalar changed (a bit, a
-// component or the whole value), scalars dropped or added, an opening word or path
-// changed, or one serialised byte changed in the raw or wire form. ok is false when
-// the mutated bytes no longer parse (the caller counts that as a rejection).
-func mutate(rng *rand.Rand, p *transcript.Proof) (q *transcript.Proof, what string, ok bool) {
-	switch k := rng.IntN(6); k {
-	case 0, 1:
-		q = &transcript.Proof{Stream: append([]field.E(nil), p.Stream...), Openings: p.Openings, Phases: p.Phases}
-		i := rng.IntN(len(q.Stream))
-		x := q.Stream[i]
-		switch rng.IntN(4) {
-		case 0:
-			x.C0 ^= 1 << rng.IntN(64)
-		case 1:
-			x.C2 ^= field.K(rng.Uint64() | 1)
-		case 2:
-			x = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
-		default:
-			x = field.Zero
-			if q.Stream[i] == field.Zero {
-				x = field.One
-			}
-		}
-		q.Stream[i] = x
-		return q, fmt.Sprintf("scalar %d", i), true
-	case 2:
-		q = &transcript.Proof{Openings: p.Openings, Phases: p.Phases}
-		if rng.IntN(2) == 0 {
-			n := rng.IntN(len(p.Stream))
-			q.Stream = p.Stream[:n:n]
-			return q, fmt.Sprintf("stream cut to %d", n), true
-		}
-		q.Stream = append(append([]field.E(nil), p.Stream...), make([]field.E, 1+rng.IntN(3))...)
-		return q, "scalars appended", true
-	default:
-		var data []byte
-		wire := k != 3
-		if wire {
-			data = p.MarshalWire()
-		} else {
-			data = p.MarshalRaw()
-		}
-		at := rng.IntN(len(data))
-		data[at] ^= byte(1 + rng.IntN(255))
-		q = new(transcript.Proof)
-		var err error
-		if wire {
-			err = q.UnmarshalWire(data)
-		} else {
-			err = q.UnmarshalRaw(data)
-		}
-		return q, fmt.Sprintf("byte %d of the %v form (%d bytes)", at, map[bool]string{true: "wire", false: "raw"}[wire], len(data)), err == nil
-	}
-}
-
 func fuzzCount() int {
 	if heavy() {
 		return 2000
@@ -366,7 +311,7 @@ func TestForgeStackedRingsFuzz(t *testing.T) {
 	}
 	parsed := 0
 	for range fuzzCount() {
-		q, what, ok := mutate(rng, proof)
+		q, what, ok := testtranscript.Mutate(rng, proof)
 		if !ok {
 			continue
 		}
