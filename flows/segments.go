@@ -51,6 +51,16 @@ type Evaluations struct {
 	Points func(sample func() field.E) []SegmentPoint
 	// Check is the verifier's test of the values, in Points' order.
 	Check func(values []field.E) error
+	// Linear lists claims on the columns' linear forms (see LinearClaim), proved
+	// before the points are drawn; either may be empty (a nil Points draws none).
+	Linear []LinearClaim
+}
+
+func (ev *Evaluations) points(sample func() field.E) []SegmentPoint {
+	if ev.Points == nil {
+		return nil
+	}
+	return ev.Points(sample)
 }
 
 // SegmentPoint is a point on segment Segment's column.
@@ -180,7 +190,10 @@ func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 	}
 	var points []open.PointClaim
 	if ev != nil {
-		pts := ev.Points(tr.Sample)
+		if points, err = proveLinear(tr, ev.Linear, places, stackLog, stack); err != nil {
+			return nil, err
+		}
+		pts := ev.points(tr.Sample)
 		if err := checkEvalPoints(pts, places); err != nil {
 			return nil, err
 		}
@@ -239,7 +252,10 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	}
 	var points []open.PointClaim
 	if ev != nil {
-		pts := ev.Points(tr.Sample)
+		if points, err = verifyLinear(tr, ev.Linear, places, stackLog); err != nil {
+			return nil, err
+		}
+		pts := ev.points(tr.Sample)
 		if err := checkEvalPoints(pts, places); err != nil {
 			return nil, err
 		}
@@ -250,8 +266,12 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 			}
 			points = append(points, open.PointClaim{Point: stackPoint(places[sp.Segment], stackLog, sp.Point), Value: values[i]})
 		}
-		if err := ev.Check(values); err != nil {
-			return nil, err
+		if ev.Check != nil {
+			if err := ev.Check(values); err != nil {
+				return nil, err
+			}
+		} else if len(values) > 0 {
+			return nil, fmt.Errorf("%w: evaluations without a check", ErrInput)
 		}
 	}
 	if err := open.VerifyStackedRings(tr, root, commit.FullShape(stackLog, logInvRate), rings, points); err != nil {

@@ -1,0 +1,184 @@
+package flows
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// Linear claims on segment columns (docs/recursion.md §4.4): a claim that a sparse,
+// public E-linear form of a segment's packed K words has a public value,
+// Σ_t coeff_t·col(word_t) = Value. The verifier builds the claims from the statement,
+// so they are fixed before any of their challenges. After the last ring switch one
+// challenge γ batches every claim of a segment, Σ_c γ^c·(form_c − Value_c) = 0, and a
+// degree-2 sumcheck over the segment's column variables (lowest first, round
+// polynomials as (c0, c2)) reduces the batch to the column at a random point ρ: the
+// prover sends col(ρ), the verifier checks the last round against W(ρ)·col(ρ), W the
+// batched weight's multilinear extension (one product per term, through split eq
+// tables), and col(ρ) joins the stacked opening as a point claim. A false claim
+// passes with probability at most (claims + 2·variables)/|E|.
+
+// LinearTerm is one word of a linear claim: coefficient Coeff on the packed word at
+// index Word of the segment's column (word-in-block bits low, then the slot bits).
+type LinearTerm struct {
+	Word  int
+	Coeff field.E
+}
+
+// LinearClaim is Σ_t Coeff_t·col(Word_t) = Value on segment Segment's column. A word
+// may appear in several terms (their coefficients add).
+type LinearClaim struct {
+	Segment int
+	Terms   []LinearTerm
+	Value   field.E
+}
+
+func checkLinear(claims []LinearClaim, places []open.Placement) error {
+	for i, c := range claims {
+		if c.Segment < 0 || c.Segment >= len(places) {
+			return fmt.Errorf("%w: linear claim %d on segment %d of %d", ErrInput, i, c.Segment, len(places))
+		}
+		words := 1 << places[c.Segment].Variables
+		for j, t := range c.Terms {
+			if t.Word < 0 || t.Word >= words {
+				return fmt.Errorf("%w: linear claim %d, term %d: word %d of a %d-word column", ErrInput, i, j, t.Word, words)
+			}
+		}
+	}
+	return nil
+}
+
+// linearBatch is one segment's claims batched: γ^c is the claim's power.
+type linearBatch struct {
+	segment int
+	claims  []int // indices into the claims, in order
+}
+
+// linearBatches groups the claims by segment, segments in increasing order.
+func linearBatches(claims []LinearClaim, segments int) []linearBatch {
+	var out []linearBatch
+	for s := range segments {
+		b := linearBatch{segment: s}
+		for i, c := range claims {
+			if c.Segment == s {
+				b.claims = append(b.claims, i)
+			}
+		}
+		if len(b.claims) > 0 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func claimPowers(n int, gamma field.E) []field.E {
+	p := make([]field.E, n)
+	field.Powers(p, gamma)
+	return p
+}
+
+// proveLinear runs the prover side and returns the point claims (one per segment with
+// claims, in increasing segment order) for the stacked opening.
+func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Placement, stackLog int, stack []field.K) ([]open.PointClaim, error) {
+	if len(claims) == 0 {
+		return nil, nil
+	}
+	if err := checkLinear(claims, places); err != nil {
+		return nil, err
+	}
+	pow := claimPowers(len(claims), tr.Sample())
+	var out []open.PointClaim
+	for _, b := range linearBatches(claims, len(places)) {
+		p := places[b.segment]
+		col := stack[p.Offset : p.Offset+1<<p.Variables]
+		w := make([]field.E, len(col))
+		for _, i := range b.claims {
+			for _, t := range claims[i].Terms {
+				w[t.Word] = w[t.Word].Add(pow[i].Mul(t.Coeff))
+			}
+		}
+		f := make([]field.E, len(col))
+		for i, k := range col {
+			f[i] = field.FromK(k)
+		}
+		rho := make([]field.E, p.Variables)
+		for r := range rho {
+			q0, q1, qInf := field.SumcheckRoundLow(f, w)
+			tr.SendRoundPoly([]field.E{q0, q0.Add(q1).Add(qInf), qInf}, false)
+			rho[r] = tr.Sample()
+			h := len(f) / 2
+			field.FoldLow(f[:h], f, rho[r])
+			field.FoldLow(w[:h], w, rho[r])
+			f, w = f[:h], w[:h]
+		}
+		tr.Send(f[0])
+		out = append(out, open.PointClaim{Point: stackPoint(p, stackLog, rho), Value: f[0]})
+	}
+	return out, nil
+}
+
+// verifyLinear is proveLinear's verifier twin.
+func verifyLinear(tr *transcript.Verifier, claims []LinearClaim, places []open.Placement, stackLog int) ([]open.PointClaim, error) {
+	if len(claims) == 0 {
+		return nil, nil
+	}
+	if err := checkLinear(claims, places); err != nil {
+		return nil, err
+	}
+	pow := claimPowers(len(claims), tr.Sample())
+	var out []open.PointClaim
+	for _, b := range linearBatches(claims, len(places)) {
+		p := places[b.segment]
+		var running field.E
+		for _, i := range b.claims {
+			running = running.Add(pow[i].Mul(claims[i].Value))
+		}
+		rho := make([]field.E, p.Variables)
+		for r := range rho {
+			q, err := tr.RoundPoly(3, running, nil)
+			if err != nil {
+				return nil, fmt.Errorf("flows: linear claims on segment %d, round %d: %w", b.segment, r, err)
+			}
+			rho[r] = tr.Sample()
+			running = field.PolyEval(q, rho[r])
+		}
+		v, err := tr.Receive()
+		if err != nil {
+			return nil, fmt.Errorf("flows: linear claims on segment %d: %w", b.segment, err)
+		}
+		if linearWeightAt(claims, b.claims, pow, rho).Mul(v) != running {
+			return nil, fmt.Errorf("%w: the linear claims on segment %d do not hold", ErrInput, b.segment)
+		}
+		out = append(out, open.PointClaim{Point: stackPoint(p, stackLog, rho), Value: v})
+	}
+	return out, nil
+}
+
+// linearWeightAt is W(ρ) = Σ_c γ^c Σ_t coeff_t·eq(word_t, ρ), each eq read from two
+// tables over ρ's low and high halves.
+func linearWeightAt(claims []LinearClaim, which []int, pow []field.E, rho []field.E) field.E {
+	lo := len(rho) / 2
+	eqLo, eqHi := make([]field.E, 1<<lo), make([]field.E, 1<<(len(rho)-lo))
+	field.EqTable(eqLo, rho[:lo])
+	field.EqTable(eqHi, rho[lo:])
+	mask := 1<<lo - 1
+	var total field.E
+	for _, i := range which {
+		var sum field.E
+		for _, t := range claims[i].Terms {
+			sum = sum.Add(t.Coeff.Mul(eqLo[t.Word&mask]).Mul(eqHi[t.Word>>lo]))
+		}
+		total = total.Add(pow[i].Mul(sum))
+	}
+	return total
+}
+
+// LinearTermsE returns the terms of coeff·x for an E value x held in three consecutive
+// words from word (its coefficients c0, c1, c2 on the basis 1, Y, Y²): coeff·x =
+// Σ_k (coeff·Y^k)·c_k.
+func LinearTermsE(word int, coeff field.E) [3]LinearTerm {
+	y := [3]field.E{field.One, {C1: 1}, {C2: 1}}
+	return [3]LinearTerm{{word, coeff}, {word + 1, coeff.Mul(y[1])}, {word + 2, coeff.Mul(y[2])}}
+}
