@@ -27,9 +27,9 @@ const TranscriptLogSize = 18
 // TranscriptBlock is the compiled block with its column layout.
 type TranscriptBlock struct {
 	*circuit.Circuit
-	// Input bases: the starting chaining value (256 bits, word 0 low first), then per
-	// step its 4 words (three data words and the tag: 256 bits), the steps' squeeze
-	// flags (one bit each) and their claimed challenges (192 bits each).
+	// Input bases: per step its 4 words (three data words and the tag: 256 bits, from
+	// column 64), the starting chaining value (256 bits, word 0 low first), the steps'
+	// squeeze flags (one bit each) and their claimed challenges (192 bits each).
 	CV, Data, Squeeze, Challenge int
 	// Out is the base of the TranscriptSteps materialised chaining values (256 bits
 	// each); ZeroOut and ZeroData the bases of the per-step checks that must be zero:
@@ -41,10 +41,13 @@ type TranscriptBlock struct {
 // NewTranscriptBlock builds the block.
 func NewTranscriptBlock() *TranscriptBlock {
 	b := circuit.NewBuilder("recursion-transcript", TranscriptLogSize, 0)
-	cols := NewCols(1, 1<<TranscriptLogSize)
+	// The steps' data start on a word (column 64), so that a step's three data words
+	// are three packed words of the block: linear claims on the child's stream read
+	// them there (ChildStream, StreamChecks.LinearClaims).
+	cols := NewCols(64, 1<<TranscriptLogSize)
 	tb := &TranscriptBlock{}
-	cv, cvBase := cols.input(b, "cv", 256)
 	data, dataBase := cols.input(b, "data", 256*TranscriptSteps)
+	cv, cvBase := cols.input(b, "cv", 256)
 	sq, sqBase := cols.input(b, "squeeze", TranscriptSteps)
 	ch, chBase := cols.input(b, "challenge", 192*TranscriptSteps)
 	tb.CV, tb.Data, tb.Squeeze, tb.Challenge = cvBase, dataBase, sqBase, chBase

@@ -1,0 +1,582 @@
+package recursion
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/stages/commit"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/stages/ringswitch"
+	"github.com/leanpipe/leanpipe/stages/zerocheck"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// Stream checks (docs/recursion.md §4.4): a child's verification replayed on its
+// stream scalars as unknowns. Once the parent reveals the child's challenges, its
+// Merkle roots, each WHIR level's enforced sum and induced weight, the zerocheck's
+// v_a and v_b, the lincheck's 64 slice values and the deferred evaluations, every
+// check the child's verifier makes on its stream is affine in the stream: round
+// polynomials are evaluated at known challenges, their fixed coefficient is a sum, the
+// coset interpolation and the final multilinear evaluation have known weights. The two
+// steps that are not (the product v_a·v_b and the ring switch's Φ, a sum of
+// Frobenius powers) read only revealed values. So the stream never needs revealing:
+// the transcript blocks (segment T) hold it as the data they absorb, and the checks
+// become linear claims on T's column (flows.LinearClaim), with the revealed values as
+// constants. ChildStream also returns the child's transcript schedule (what each
+// on-chain step absorbs), which pins every step's data: a stream scalar, a value the
+// verifier knows, or the zeros of a squeeze.
+
+// Affine is Σ_t A_t·x_{J_t} + C over a child's stream scalars x_j.
+type Affine struct {
+	C     field.E
+	Terms []AffineTerm
+}
+
+// AffineTerm is one term A·x_J of an Affine.
+type AffineTerm struct {
+	J int
+	A field.E
+}
+
+func constant(c field.E) Affine { return Affine{C: c} }
+
+func variable(j int) Affine { return Affine{Terms: []AffineTerm{{j, field.One}}} }
+
+// Add returns a + b.
+func (a Affine) Add(b Affine) Affine {
+	t := make([]AffineTerm, 0, len(a.Terms)+len(b.Terms))
+	return Affine{C: a.C.Add(b.C), Terms: append(append(t, a.Terms...), b.Terms...)}
+}
+
+// Scale returns e·a.
+func (a Affine) Scale(e field.E) Affine {
+	t := make([]AffineTerm, len(a.Terms))
+	for i, x := range a.Terms {
+		t[i] = AffineTerm{x.J, e.Mul(x.A)}
+	}
+	return Affine{C: e.Mul(a.C), Terms: t}
+}
+
+// Eval returns a's value at the stream x.
+func (a Affine) Eval(x []field.E) field.E {
+	v := a.C
+	for _, t := range a.Terms {
+		v = v.Add(t.A.Mul(x[t.J]))
+	}
+	return v
+}
+
+// normal merges a's terms on one scalar and drops zero ones, in scalar order.
+func (a Affine) normal() Affine {
+	sum := map[int]field.E{}
+	var order []int
+	for _, t := range a.Terms {
+		if _, ok := sum[t.J]; !ok {
+			order = append(order, t.J)
+		}
+		sum[t.J] = sum[t.J].Add(t.A)
+	}
+	out := Affine{C: a.C}
+	for _, j := range order {
+		if !sum[j].IsZero() {
+			out.Terms = append(out.Terms, AffineTerm{j, sum[j]})
+		}
+	}
+	return out
+}
+
+// polyAt is Σ_i c_i·r^i for affine coefficients (Horner).
+func polyAt(c []Affine, r field.E) Affine {
+	acc := Affine{}
+	for i := len(c) - 1; i >= 0; i-- {
+		acc = acc.Scale(r).Add(c[i])
+	}
+	return acc
+}
+
+// StepKind says what an on-chain transcript step absorbs.
+type StepKind uint8
+
+const (
+	// StepScalar absorbs stream scalar Var.
+	StepScalar StepKind = iota
+	// StepPublic absorbs Data, which the verifier knows (statement bytes, a length,
+	// a value it computed).
+	StepPublic
+	// StepSqueeze absorbs zeros and outputs challenge number Challenge.
+	StepSqueeze
+)
+
+// Domain tags of the transcript's steps (lane 3 of the absorbed block).
+const (
+	tagScalar  = 1
+	tagByte    = 2
+	tagLen     = 3
+	tagSqueeze = 4
+	tagNonce   = 6
+)
+
+// StreamStep is one on-chain step of a child's transcript schedule.
+type StreamStep struct {
+	Kind      StepKind
+	Tag       uint64
+	Var       int       // StepScalar
+	Data      [3]uint64 // StepPublic
+	Challenge int       // StepSqueeze
+}
+
+// StreamCheck is one check of the child's verifier: Value must be zero.
+type StreamCheck struct {
+	What  string
+	Value Affine
+}
+
+// StreamChecks is a child's verification replayed on its stream as unknowns.
+type StreamChecks struct {
+	Steps  []StreamStep
+	Checks []StreamCheck
+	Vars   int // stream scalars the child's proof carries
+	// Nonces are the WHIR levels' grinding nonces (stream scalars in no check here:
+	// the grinding blocks check them).
+	Nonces []int
+}
+
+// ChildReveal is what a parent reveals of one child's verification: the values that
+// make every stream check affine.
+type ChildReveal struct {
+	// Challenges are every challenge the child's transcript squeezed, in order (the
+	// query positions' squeezes included).
+	Challenges []field.E
+	// Roots are the WHIR levels' Merkle roots, the commitment's first.
+	Roots []merkle.Digest
+	// VA and VB are the zerocheck's claims; their product is the one product of two
+	// stream scalars in the child's checks.
+	VA, VB field.E
+	// S are the lincheck's 64 slice values: the ring switch's target applies Φ (sums
+	// of Frobenius powers, not E-linear) to them.
+	S []field.E
+	// Values are the deferred evaluations (the lincheck's matrices and key term).
+	Values ChildValues
+	// Enforced and Induced are each WHIR level's enforced sum and its queries'
+	// induced weight at the level's point (what the query segments sum to).
+	Enforced, Induced []field.E
+}
+
+// ErrReveal reports revealed values that do not fit the child's shape.
+var ErrReveal = errors.New("recursion: the revealed values do not fit the child")
+
+type symTranscript struct {
+	challenges []field.E
+	used       int
+	vars       int
+	steps      []StreamStep
+	checks     []StreamCheck
+	nonces     []int
+	short      bool
+}
+
+// Sample takes the next revealed challenge (the step squeezes it).
+func (s *symTranscript) Sample() field.E {
+	s.steps = append(s.steps, StreamStep{Kind: StepSqueeze, Tag: tagSqueeze, Challenge: s.used})
+	if s.used >= len(s.challenges) {
+		s.short = true
+		s.used++
+		return field.One
+	}
+	s.used++
+	return s.challenges[s.used-1]
+}
+
+func (s *symTranscript) receive(tag uint64) Affine {
+	j := s.vars
+	s.vars++
+	s.steps = append(s.steps, StreamStep{Kind: StepScalar, Tag: tag, Var: j})
+	return variable(j)
+}
+
+func (s *symTranscript) Receive() Affine { return s.receive(tagScalar) }
+
+func (s *symTranscript) receiveMany(n int) []Affine {
+	out := make([]Affine, n)
+	for i := range out {
+		out[i] = s.Receive()
+	}
+	return out
+}
+
+func (s *symTranscript) public(tag, w0, w1, w2 uint64) {
+	s.steps = append(s.steps, StreamStep{Kind: StepPublic, Tag: tag, Data: [3]uint64{w0, w1, w2}})
+}
+
+func (s *symTranscript) Observe(x field.E) {
+	s.public(tagScalar, uint64(x.C0), uint64(x.C1), uint64(x.C2))
+}
+
+func (s *symTranscript) absorbBytes(b []byte) {
+	s.public(tagLen, uint64(len(b)), 0, 0)
+	for off := 0; off < len(b); off += 24 {
+		var w [3]uint64
+		for i := range 24 {
+			if off+i < len(b) {
+				w[i/8] |= uint64(b[off+i]) << (8 * (i % 8))
+			}
+		}
+		s.public(tagByte, w[0], w[1], w[2])
+	}
+}
+
+// roundPoly receives a round polynomial of count coefficients and derives the fixed
+// one as transcript.Verifier.RoundPoly does.
+func (s *symTranscript) roundPoly(count int, claim Affine, eq *field.E) []Affine {
+	fixed := 1
+	if eq != nil {
+		fixed = 0
+	}
+	c := make([]Affine, count)
+	for i := range c {
+		if i != fixed {
+			c[i] = s.Receive()
+		}
+	}
+	if eq == nil {
+		sum := claim
+		for _, x := range c[2:] {
+			sum = sum.Add(x)
+		}
+		c[1] = sum
+	} else {
+		var sum Affine
+		for _, x := range c[1:] {
+			sum = sum.Add(x)
+		}
+		c[0] = claim.Add(sum.Scale(*eq))
+	}
+	return c
+}
+
+func (s *symTranscript) check(what string, a Affine) {
+	s.checks = append(s.checks, StreamCheck{What: what, Value: a})
+}
+
+func (s *symTranscript) equal(what string, a Affine, v field.E) { s.check(what, a.Add(constant(v))) }
+
+// ChildStream replays the verification of an xmss-aggregate child of statement st on
+// its stream as unknowns, from what the parent reveals.
+func ChildStream(st flows.Statement, rev *ChildReveal) (*StreamChecks, error) {
+	if st.Flow != "" && st.Flow != aggregate.FlowName {
+		return nil, fmt.Errorf("%w, not %q", ErrNotAggregate, st.Flow)
+	}
+	sh, err := aggregate.Flow.Shape(st.N, st.LogInvRate)
+	if err != nil {
+		return nil, err
+	}
+	bind, err := aggregate.Bind(st)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+	if err != nil {
+		return nil, err
+	}
+	levels := cfg.Levels()
+	if len(rev.Roots) != levels || len(rev.Enforced) != levels || len(rev.Induced) != levels || len(rev.S) != lincheck.KBits {
+		return nil, fmt.Errorf("%w: %d roots, %d enforced sums, %d induced weights for %d levels, %d slice values",
+			ErrReveal, len(rev.Roots), len(rev.Enforced), len(rev.Induced), levels, len(rev.S))
+	}
+	s := &symTranscript{challenges: rev.Challenges}
+	s.absorbBytes(bind.Absorb)
+	receiveRoot(s, rev.Roots[0], "the commitment's root")
+
+	// The zerocheck (zerocheck.VerifyWith).
+	m := sh.M()
+	r := zerocheck.EqPoint(s.Sample, m)
+	coset := s.receiveMany(1 << zerocheck.KSkip)
+	z := s.Sample()
+	cw := make([]field.E, 1<<zerocheck.KSkip)
+	zerocheck.CosetWeights(cw, z)
+	var running Affine
+	for j, x := range coset {
+		running = running.Add(x.Scale(cw[j]))
+	}
+	chi := make([]field.E, len(r))
+	for i := range r {
+		q := s.roundPoly(3, running, &r[i])
+		chi[i] = s.Sample()
+		running = polyAt(q, chi[i])
+	}
+	s.equal("zerocheck v_a", s.Receive(), rev.VA)
+	s.equal("zerocheck v_b", s.Receive(), rev.VB)
+	vc := running.Add(constant(rev.VA.Mul(rev.VB)))
+
+	// The lincheck with its public term (lincheck.VerifyPublic), matrices and key
+	// term deferred.
+	rounds := aggregate.LogSize - lincheck.KSkip
+	win := bind.Public.Window()
+	alpha := s.Sample()
+	tau := make([]field.E, win.Log)
+	for i := range tau {
+		tau[i] = s.Sample()
+	}
+	a2 := alpha.Square()
+	a4 := a2.Square()
+	running = vc.Scale(a2).Add(constant(rev.VA.Add(alpha.Mul(rev.VB)).Add(a2.Mul(alpha)).Add(a4.Mul(rev.Values.Key))))
+	challenges := make([]field.E, rounds)
+	for t := range challenges {
+		q := s.roundPoly(3, running, nil)
+		challenges[t] = s.Sample()
+		running = polyAt(q, challenges[t])
+	}
+	for i := range lincheck.KBits {
+		s.equal(fmt.Sprintf("lincheck slice value %d", i), s.Receive(), rev.S[i])
+	}
+	chiIn := chi[:rounds]
+	chiInPrime := reversed(challenges)
+	s.equal("lincheck terminal", running, lincheckTerminal(rev, win, alpha, tau, z, chiIn, chiInPrime))
+	point := append(chiInPrime, chi[rounds:]...)
+
+	// The ring switch and the stacked opening of its one claim (open.VerifyStacked).
+	ring := ringswitch.Verify(s, point, rev.S)
+	place := open.Placement{Variables: sh.Mu, Offset: 0}
+	scales := make([]field.E, 1)
+	field.Powers(scales, s.Sample())
+	target := scales[0].Mul(ring.Target)
+	basis := func(x []field.E) field.E {
+		low, high := x[:place.Variables], x[place.Variables:]
+		return open.SelectorEq(place.Selector(), high).Mul(scales[0]).Mul(ring.WeightAt(low))
+	}
+	if err := whirStream(s, sh.Commitment(), cfg, target, rev, basis); err != nil {
+		return nil, err
+	}
+	if s.short || s.used != len(rev.Challenges) {
+		return nil, fmt.Errorf("%w: the child draws %d challenges, %d revealed", ErrReveal, s.used, len(rev.Challenges))
+	}
+	out := &StreamChecks{Steps: s.steps, Vars: s.vars, Nonces: s.nonces}
+	for _, c := range s.checks {
+		out.Checks = append(out.Checks, StreamCheck{What: c.What, Value: c.Value.normal()})
+	}
+	return out, nil
+}
+
+func receiveRoot(s *symTranscript, root merkle.Digest, what string) {
+	h := commit.RootHalves(root)
+	s.equal(what+" (low half)", s.Receive(), h[0])
+	s.equal(what+" (high half)", s.Receive(), h[1])
+}
+
+func reversed(v []field.E) []field.E {
+	out := make([]field.E, len(v))
+	for i, x := range v {
+		out[len(v)-1-i] = x
+	}
+	return out
+}
+
+// lincheckTerminal is the lincheck's terminal value on the revealed slice values and
+// deferred evaluations: (v_A + α·v_B) + α²·eq(chi_in, chi_in′)·⟨L(z), s⟩ +
+// α³·w_col[const] + α⁴·Σ_j mask(j)·eq(τ, j)·w_col[offset + j], w_col(i) =
+// s[i mod 64]·eq(chi_in′, ⌊i/64⌋).
+func lincheckTerminal(rev *ChildReveal, win lincheck.Window, alpha field.E, tau []field.E, z field.E, chiIn, chiInPrime []field.E) field.E {
+	skip := make([]field.E, 1<<lincheck.KSkip)
+	lincheck.SkipWeights(skip, z)
+	eqIn := make([]field.E, 1<<len(chiInPrime))
+	field.EqTable(eqIn, chiInPrime)
+	wCol := func(i int) field.E { return rev.S[i&(lincheck.KBits-1)].Mul(eqIn[i>>lincheck.KSkip]) }
+	a2 := alpha.Square()
+	t := rev.Values.VA.Add(alpha.Mul(rev.Values.VB)).
+		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, rev.S))).
+		Add(a2.Mul(alpha).Mul(wCol(aggregate.ConstCol)))
+	wts := make([]field.E, 1<<win.Log)
+	win.Weights(wts, tau)
+	var pub field.E
+	for j, w := range wts {
+		if !w.IsZero() {
+			pub = pub.Add(w.Mul(wCol(win.Offset + j)))
+		}
+	}
+	return t.Add(a2.Square().Mul(pub))
+}
+
+// symQuad is a WHIR round polynomial c0 + c1·X + c2·X² on the stream.
+type symQuad [3]Affine
+
+func readSymQuad(s *symTranscript, claim Affine) symQuad {
+	c := s.roundPoly(3, claim, nil)
+	return symQuad{c[0], c[1], c[2]}
+}
+
+func (q symQuad) addScaled(p symQuad, e field.E) symQuad {
+	return symQuad{q[0].Add(p[0].Scale(e)), q[1].Add(p[1].Scale(e)), q[2].Add(p[2].Scale(e))}
+}
+
+// whirStream is open.VerifyWHIR on the stream: the rows' enforced sums and the
+// queries' induced weights are the revealed ones (the query segments prove them).
+func whirStream(s *symTranscript, sh commit.Shape, cfg *open.Config, target field.E, rev *ChildReveal, basis func([]field.E) field.E) error {
+	logN := sh.StackLog
+	levels := cfg.Levels()
+	s.Observe(target)
+	for _, h := range commit.RootHalves(rev.Roots[0]) {
+		s.Observe(h)
+	}
+	running := constant(target)
+	q := readSymQuad(s, running)
+	folds := make([]field.E, 0, logN)
+	type glued struct {
+		scalar    field.E
+		foldStart int
+		weightAt  func([]field.E) field.E
+	}
+	var claims []glued
+	for level := range levels {
+		for range cfg.Folds[level] {
+			r := s.Sample()
+			folds = append(folds, r)
+			running = polyAt(q[:], r)
+			q = readSymQuad(s, running)
+		}
+		messageLog := logN - len(folds)
+		final := level == levels-1
+		type pending struct {
+			value    Affine
+			intro    symQuad
+			weightAt func([]field.E) field.E
+		}
+		var pend []pending
+		var residual []Affine
+		if final {
+			residual = s.receiveMany(1 << messageLog)
+		} else {
+			receiveRoot(s, rev.Roots[level+1], fmt.Sprintf("WHIR level %d's root", level+1))
+			zp := make([]field.E, messageLog)
+			for i := range zp {
+				zp[i] = s.Sample()
+			}
+			y := s.Receive()
+			pend = append(pend, pending{y, readSymQuad(s, y), func(x []field.E) field.E { return field.EqEval(zp, x) }})
+		}
+		nonce := s.receive(tagNonce)
+		s.nonces = append(s.nonces, nonce.Terms[0].J)
+		if open.QueryGrindingBits == 0 {
+			s.equal("a zero nonce", nonce, field.Zero)
+		}
+		blockLog := messageLog + cfg.LogInvRates[level]
+		transcript.QueriesFrom(1<<blockLog, cfg.Queries[level], s.Sample)
+		lambda := s.Sample()
+		enforced := constant(rev.Enforced[level])
+		induced := rev.Induced[level]
+		pend = append(pend, pending{enforced, readSymQuad(s, enforced), func([]field.E) field.E { return induced }})
+		scalar := field.One
+		for _, p := range pend {
+			scalar = scalar.Mul(lambda)
+			q = q.addScaled(p.intro, scalar)
+			running = running.Add(p.value.Scale(scalar))
+			claims = append(claims, glued{scalar, len(folds), p.weightAt})
+		}
+		if !final {
+			continue
+		}
+		tail := make([]field.E, 0, messageLog)
+		for i := range messageLog {
+			r := s.Sample()
+			running = polyAt(q[:], r)
+			tail = append(tail, r)
+			if i+1 < messageLog {
+				q = readSymQuad(s, running)
+			}
+		}
+		point := append(append([]field.E(nil), folds...), tail...)
+		f0 := cfg.Folds[0]
+		stackPoint := append(append([]field.E(nil), point[f0:]...), point[:f0]...)
+		weight := basis(stackPoint)
+		for _, c := range claims {
+			x := append(append([]field.E(nil), folds[c.foldStart:]...), tail...)
+			weight = weight.Add(c.scalar.Mul(c.weightAt(x)))
+		}
+		// weight·residual(tail) = running: residual's extension at tail has the
+		// weights eq(tail, i).
+		eq := make([]field.E, len(residual))
+		field.EqTable(eq, tail)
+		term := running
+		for i, x := range residual {
+			term = term.Add(x.Scale(weight.Mul(eq[i])))
+		}
+		s.check("WHIR terminal", term)
+		return nil
+	}
+	return fmt.Errorf("%w: no final WHIR level", ErrReveal)
+}
+
+// RevealChild verifies a child natively (the deferred evaluations computed) and
+// returns what its parent reveals of it, and its stream.
+func RevealChild(proof *transcript.Proof, st flows.Statement) (*ChildReveal, []field.E, error) {
+	v, err := ChildValuesOf(proof, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	chain, _, err := ChildTrace(proof, st, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	rp, _, _, err := replayDeferred(proof, st, v, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	lqs, err := ChildQueries(proof, st, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	rev := &ChildReveal{VA: rp.zc.VA, VB: rp.zc.VB, S: rp.lc.S, Values: v, Roots: rp.tr.roots}
+	for _, s := range chain {
+		if s.Block == squeezeBlock {
+			rev.Challenges = append(rev.Challenges, field.E{C0: field.K(s.Out[0]), C1: field.K(s.Out[1]), C2: field.K(s.Out[2])})
+		}
+	}
+	for _, lq := range lqs {
+		idx := make([]int, len(lq.Queries))
+		for i, q := range lq.Queries {
+			idx[i] = q.Index
+		}
+		w := make([]field.E, len(idx))
+		field.Powers(w, lq.Lambda)
+		rev.Enforced = append(rev.Enforced, lq.Enforced)
+		rev.Induced = append(rev.Induced, open.InducedWeight(lq.MessageLog, idx, w, lq.Point))
+	}
+	return rev, rp.tr.RawProof().Stream, nil
+}
+
+// LinearClaims turns the checks into linear claims on segment seg of transcript
+// blocks holding the child's on-chain steps in order (step i in slot i/16, step
+// i mod 16): every check, and every public step's data equal to its value. A stream
+// scalar's E value is its step's three data words.
+func (c *StreamChecks) LinearClaims(tb *TranscriptBlock, seg int) []flows.LinearClaim {
+	wordBits := TranscriptLogSize - 6
+	word := func(step int) int {
+		return (tb.Data+256*(step%TranscriptSteps))/64 + (step/TranscriptSteps)<<wordBits
+	}
+	stepOf := make([]int, c.Vars)
+	var out []flows.LinearClaim
+	for i, s := range c.Steps {
+		switch s.Kind {
+		case StepScalar:
+			stepOf[s.Var] = i
+		case StepPublic:
+			cl := flows.LinearClaim{Segment: seg, Value: field.E{C0: field.K(s.Data[0]), C1: field.K(s.Data[1]), C2: field.K(s.Data[2])}}
+			t := flows.LinearTermsE(word(i), field.One)
+			cl.Terms = t[:]
+			out = append(out, cl)
+		}
+	}
+	for _, ch := range c.Checks {
+		cl := flows.LinearClaim{Segment: seg, Value: ch.Value.C}
+		for _, t := range ch.Value.Terms {
+			ts := flows.LinearTermsE(word(stepOf[t.J]), t.A)
+			cl.Terms = append(cl.Terms, ts[:]...)
+		}
+		out = append(out, cl)
+	}
+	return out
+}
