@@ -3,6 +3,7 @@ package recursion
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
@@ -141,9 +142,19 @@ type StreamChecks struct {
 	Steps  []StreamStep
 	Checks []StreamCheck
 	Vars   int // stream scalars the child's proof carries
-	// Nonces are the WHIR levels' grinding nonces (stream scalars in no check here:
-	// the grinding blocks check them).
-	Nonces []int
+	// Nonces are the WHIR levels' grinding nonces (stream scalars; the grinding
+	// blocks check their proof of work, the checks here pin them to the revealed ones),
+	// and NonceSteps the on-chain steps absorbing them.
+	Nonces, NonceSteps []int
+	// Levels are the WHIR levels' query inputs as the verifier knows them (the rows and
+	// paths are the prover's): root, folds, λ, point, and per query its index, eq table
+	// and weight; Enforced is the revealed sum.
+	Levels []LevelQueries
+	// Matrix and Key are the deferred claims the child's lincheck leaves (on the
+	// xmss-aggregate circuit's matrices and on the child's key table), with Alpha.
+	Matrix MatrixClaim
+	Key    KeyClaim
+	Alpha  field.E
 }
 
 // ChildReveal is what a parent reveals of one child's verification: the values that
@@ -165,6 +176,8 @@ type ChildReveal struct {
 	// Enforced and Induced are each WHIR level's enforced sum and its queries'
 	// induced weight at the level's point (what the query segments sum to).
 	Enforced, Induced []field.E
+	// Nonces are the WHIR levels' grinding nonces.
+	Nonces []field.E
 }
 
 // ErrReveal reports revealed values that do not fit the child's shape.
@@ -284,9 +297,9 @@ func ChildStream(st flows.Statement, rev *ChildReveal) (*StreamChecks, error) {
 		return nil, err
 	}
 	levels := cfg.Levels()
-	if len(rev.Roots) != levels || len(rev.Enforced) != levels || len(rev.Induced) != levels || len(rev.S) != lincheck.KBits {
-		return nil, fmt.Errorf("%w: %d roots, %d enforced sums, %d induced weights for %d levels, %d slice values",
-			ErrReveal, len(rev.Roots), len(rev.Enforced), len(rev.Induced), levels, len(rev.S))
+	if len(rev.Roots) != levels || len(rev.Enforced) != levels || len(rev.Induced) != levels || len(rev.Nonces) != levels || len(rev.S) != lincheck.KBits {
+		return nil, fmt.Errorf("%w: %d roots, %d enforced sums, %d induced weights, %d nonces for %d levels, %d slice values",
+			ErrReveal, len(rev.Roots), len(rev.Enforced), len(rev.Induced), len(rev.Nonces), levels, len(rev.S))
 	}
 	s := &symTranscript{challenges: rev.Challenges}
 	s.absorbBytes(bind.Absorb)
@@ -337,7 +350,18 @@ func ChildStream(st flows.Statement, rev *ChildReveal) (*StreamChecks, error) {
 	chiIn := chi[:rounds]
 	chiInPrime := reversed(challenges)
 	s.equal("lincheck terminal", running, lincheckTerminal(rev, win, alpha, tau, z, chiIn, chiInPrime))
-	point := append(chiInPrime, chi[rounds:]...)
+	skip := make([]field.E, 1<<lincheck.KSkip)
+	lincheck.SkipWeights(skip, z)
+	out := &StreamChecks{
+		Matrix: MatrixClaim{
+			Row: Weight{Low: skip, High: append([]field.E(nil), chiIn...)},
+			Col: Weight{Low: append([]field.E(nil), rev.S...), High: append([]field.E(nil), chiInPrime...)},
+			VA:  rev.Values.VA, VB: rev.Values.VB,
+		},
+		Key:   KeyClaim{Tau: tau, ChiOut: append([]field.E(nil), chi[rounds:]...), Value: rev.Values.Key},
+		Alpha: alpha,
+	}
+	point := append(append([]field.E(nil), chiInPrime...), chi[rounds:]...)
 
 	// The ring switch and the stacked opening of its one claim (open.VerifyStacked).
 	ring := ringswitch.Verify(s, point, rev.S)
@@ -349,13 +373,20 @@ func ChildStream(st flows.Statement, rev *ChildReveal) (*StreamChecks, error) {
 		low, high := x[:place.Variables], x[place.Variables:]
 		return open.SelectorEq(place.Selector(), high).Mul(scales[0]).Mul(ring.WeightAt(low))
 	}
-	if err := whirStream(s, sh.Commitment(), cfg, target, rev, basis); err != nil {
+	if out.Levels, err = whirStream(s, sh.Commitment(), cfg, target, rev, basis); err != nil {
 		return nil, err
 	}
 	if s.short || s.used != len(rev.Challenges) {
 		return nil, fmt.Errorf("%w: the child draws %d challenges, %d revealed", ErrReveal, s.used, len(rev.Challenges))
 	}
-	out := &StreamChecks{Steps: s.steps, Vars: s.vars, Nonces: s.nonces}
+	out.Steps, out.Vars, out.Nonces = s.steps, s.vars, s.nonces
+	for _, j := range out.Nonces {
+		for i, st := range s.steps {
+			if st.Kind == StepScalar && st.Var == j {
+				out.NonceSteps = append(out.NonceSteps, i)
+			}
+		}
+	}
 	for _, c := range s.checks {
 		out.Checks = append(out.Checks, StreamCheck{What: c.What, Value: c.Value.normal()})
 	}
@@ -415,7 +446,7 @@ func (q symQuad) addScaled(p symQuad, e field.E) symQuad {
 
 // whirStream is open.VerifyWHIR on the stream: the rows' enforced sums and the
 // queries' induced weights are the revealed ones (the query segments prove them).
-func whirStream(s *symTranscript, sh commit.Shape, cfg *open.Config, target field.E, rev *ChildReveal, basis func([]field.E) field.E) error {
+func whirStream(s *symTranscript, sh commit.Shape, cfg *open.Config, target field.E, rev *ChildReveal, basis func([]field.E) field.E) ([]LevelQueries, error) {
 	logN := sh.StackLog
 	levels := cfg.Levels()
 	s.Observe(target)
@@ -431,14 +462,20 @@ func whirStream(s *symTranscript, sh commit.Shape, cfg *open.Config, target fiel
 		weightAt  func([]field.E) field.E
 	}
 	var claims []glued
+	lqs := make([]LevelQueries, levels)
+	foldStarts := make([]int, levels)
 	for level := range levels {
+		lq := &lqs[level]
+		lq.Root, lq.Enforced = rev.Roots[level], rev.Enforced[level]
 		for range cfg.Folds[level] {
 			r := s.Sample()
 			folds = append(folds, r)
+			lq.Folds = append(lq.Folds, r)
 			running = polyAt(q[:], r)
 			q = readSymQuad(s, running)
 		}
 		messageLog := logN - len(folds)
+		foldStarts[level] = len(folds)
 		final := level == levels-1
 		type pending struct {
 			value    Affine
@@ -460,12 +497,17 @@ func whirStream(s *symTranscript, sh commit.Shape, cfg *open.Config, target fiel
 		}
 		nonce := s.receive(tagNonce)
 		s.nonces = append(s.nonces, nonce.Terms[0].J)
-		if open.QueryGrindingBits == 0 {
-			s.equal("a zero nonce", nonce, field.Zero)
+		s.equal(fmt.Sprintf("WHIR level %d's nonce", level), nonce, rev.Nonces[level])
+		if open.QueryGrindingBits == 0 && !rev.Nonces[level].IsZero() {
+			return nil, fmt.Errorf("%w: a nonzero nonce without grinding", ErrReveal)
 		}
 		blockLog := messageLog + cfg.LogInvRates[level]
-		transcript.QueriesFrom(1<<blockLog, cfg.Queries[level], s.Sample)
+		queries := transcript.QueriesFrom(1<<blockLog, cfg.Queries[level], s.Sample)
 		lambda := s.Sample()
+		lq.Lambda, lq.MessageLog = lambda, messageLog
+		for _, qi := range queries {
+			lq.Queries = append(lq.Queries, QueryInput{Index: qi, Weight: field.One})
+		}
 		enforced := constant(rev.Enforced[level])
 		induced := rev.Induced[level]
 		pend = append(pend, pending{enforced, readSymQuad(s, enforced), func([]field.E) field.E { return induced }})
@@ -505,9 +547,22 @@ func whirStream(s *symTranscript, sh commit.Shape, cfg *open.Config, target fiel
 			term = term.Add(x.Scale(weight.Mul(eq[i])))
 		}
 		s.check("WHIR terminal", term)
-		return nil
+		for l := range lqs {
+			lq := &lqs[l]
+			lq.Point = append(append([]field.E(nil), folds[foldStarts[l]:]...), tail...)
+			eq := make([]field.E, 1<<len(lq.Folds))
+			field.EqTable(eq, lq.Folds)
+			if l == 0 {
+				// Level-0 rows list lanes in descending order: word i meets lane 63 − i.
+				slices.Reverse(eq)
+			}
+			for i := range lq.Queries {
+				lq.Queries[i].Eq, lq.Queries[i].Point = eq, lq.Point
+			}
+		}
+		return lqs, nil
 	}
-	return fmt.Errorf("%w: no final WHIR level", ErrReveal)
+	return nil, fmt.Errorf("%w: no final WHIR level", ErrReveal)
 }
 
 // RevealChild verifies a child natively (the deferred evaluations computed) and
@@ -530,6 +585,11 @@ func RevealChild(proof *transcript.Proof, st flows.Statement) (*ChildReveal, []f
 		return nil, nil, err
 	}
 	rev := &ChildReveal{VA: rp.zc.VA, VB: rp.zc.VB, S: rp.lc.S, Values: v, Roots: rp.tr.roots}
+	for _, s := range chain {
+		if s.Block[3] == tagNonce {
+			rev.Nonces = append(rev.Nonces, field.E{C0: field.K(s.Block[0]), C1: field.K(s.Block[1]), C2: field.K(s.Block[2])})
+		}
+	}
 	for _, s := range chain {
 		if s.Block == squeezeBlock {
 			rev.Challenges = append(rev.Challenges, field.E{C0: field.K(s.Out[0]), C1: field.K(s.Out[1]), C2: field.K(s.Out[2])})

@@ -71,21 +71,42 @@ func TestChildStreamChecks(t *testing.T) {
 			t.Fatalf("rate %d: %v on the true stream", rate, err)
 		}
 		seen := make([]bool, sc.Vars)
-		for _, j := range sc.Nonces {
-			if seen[j] {
-				t.Fatalf("rate %d: nonce %d listed twice", rate, j)
+		if len(sc.Nonces) != len(rev.Roots) || len(sc.NonceSteps) != len(sc.Nonces) {
+			t.Fatalf("rate %d: %d nonces at %d steps for %d levels", rate, len(sc.Nonces), len(sc.NonceSteps), len(rev.Roots))
+		}
+		for i, j := range sc.NonceSteps {
+			if chain[j].Block[3] != tagNonce || sc.Steps[j].Var != sc.Nonces[i] {
+				t.Fatalf("rate %d: nonce %d at step %d is not a nonce step", rate, i, j)
 			}
-			seen[j] = true
 		}
-		if len(sc.Nonces) != len(rev.Roots) {
-			t.Fatalf("rate %d: %d nonces for %d levels", rate, len(sc.Nonces), len(rev.Roots))
+		// The levels the verifier derives are the opening's, rows and paths apart.
+		lqs, err := ChildQueries(p.Proof, p.Statement, v)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, c := range sc.Checks {
-			for _, tm := range c.Value.Terms {
-				if slices.Contains(sc.Nonces, tm.J) {
-					t.Fatalf("rate %d: nonce %d in %s", rate, tm.J, c.What)
+		for l, lq := range lqs {
+			got := sc.Levels[l]
+			if got.Root != lq.Root || got.Lambda != lq.Lambda || got.MessageLog != lq.MessageLog || got.Enforced != lq.Enforced ||
+				!slices.Equal(got.Folds, lq.Folds) || !slices.Equal(got.Point, lq.Point) || len(got.Queries) != len(lq.Queries) {
+				t.Fatalf("rate %d: level %d differs from the opening's", rate, l)
+			}
+			for i, q := range lq.Queries {
+				g := got.Queries[i]
+				if g.Index != q.Index || g.Weight != q.Weight || !slices.Equal(g.Eq, q.Eq) || !slices.Equal(g.Point, q.Point) {
+					t.Fatalf("rate %d: level %d query %d differs from the opening's", rate, l, i)
 				}
 			}
+		}
+		// The deferred claims are VerifyChild's.
+		cc, err := VerifyChild(p.Proof, p.Statement, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(cc.Matrix.Row.Low, sc.Matrix.Row.Low) || !slices.Equal(cc.Matrix.Row.High, sc.Matrix.Row.High) ||
+			!slices.Equal(cc.Matrix.Col.Low, sc.Matrix.Col.Low) || !slices.Equal(cc.Matrix.Col.High, sc.Matrix.Col.High) ||
+			cc.Matrix.VA != sc.Matrix.VA || cc.Matrix.VB != sc.Matrix.VB || cc.Alpha != sc.Alpha ||
+			!slices.Equal(cc.Key.Tau, sc.Key.Tau) || !slices.Equal(cc.Key.ChiOut, sc.Key.ChiOut) || cc.Key.Value != sc.Key.Value {
+			t.Fatalf("rate %d: the deferred claims differ from VerifyChild's", rate)
 		}
 		for _, c := range sc.Checks {
 			for _, tm := range c.Value.Terms {
@@ -110,6 +131,7 @@ func TestChildStreamChecks(t *testing.T) {
 			"last induced": func(r *ChildReveal) { r.Induced[len(r.Induced)-1] = r.Induced[len(r.Induced)-1].Add(one) },
 			"root":         func(r *ChildReveal) { r.Roots[2][5] ^= 1 },
 			"challenge":    func(r *ChildReveal) { r.Challenges[40] = r.Challenges[40].Add(one) },
+			"nonce":        func(r *ChildReveal) { r.Nonces[1] = r.Nonces[1].Add(field.One) },
 			"last challenge": func(r *ChildReveal) {
 				r.Challenges[len(r.Challenges)-1] = r.Challenges[len(r.Challenges)-1].Add(one)
 			},
@@ -120,6 +142,7 @@ func TestChildStreamChecks(t *testing.T) {
 			bad.Induced = append([]field.E(nil), rev.Induced...)
 			bad.Roots = append(bad.Roots[:0:0], rev.Roots...)
 			bad.Challenges = append([]field.E(nil), rev.Challenges...)
+			bad.Nonces = append([]field.E(nil), rev.Nonces...)
 			edit(&bad)
 			sc2, err := ChildStream(p.Statement, &bad)
 			if err != nil {
