@@ -1,7 +1,12 @@
 package recursion
 
 import (
+	"math/bits"
+
 	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -83,4 +88,59 @@ func (gb *GrindBlock) LowBits(w []uint64, j uint) uint64 {
 		v |= (w[gb.Low+i] >> j & 1) << i
 	}
 	return v
+}
+
+// GrindCheck is one grinding check as the verifier knows it: the chaining value it
+// starts from and the nonce (both revealed).
+type GrindCheck struct {
+	CV    [4]uint64
+	Nonce field.E
+}
+
+// PinWindow is the window of a grinding block's public term: the chaining value, the
+// nonce and the low bits (pinned to zero).
+func (gb *GrindBlock) PinWindow() lincheck.Window {
+	end := gb.Low + gb.Bits
+	log := bits.Len(uint(end - 1))
+	w := lincheck.Window{Log: log, Mask: make([]uint64, max(1, (1<<log)/64))}
+	for _, r := range [][2]int{{gb.CV, 256}, {gb.Nonce, 192}, {gb.Low, gb.Bits}} {
+		for c := r[0]; c < r[0]+r[1]; c++ {
+			w.Mask[c/64] |= 1 << (c % 64)
+		}
+	}
+	return w
+}
+
+// PinTable is the checks' public table (the low bits' entries are zero).
+func (gb *GrindBlock) PinTable(checks []GrindCheck) *lincheck.Table {
+	w := gb.PinWindow()
+	t := &lincheck.Table{W: w, Rows: make([][]uint64, len(checks))}
+	for i, c := range checks {
+		row := make([]uint64, len(w.Mask))
+		for k, v := range c.CV {
+			setBits(row, gb.CV+64*k, v, 64)
+		}
+		for k, v := range []field.K{c.Nonce.C0, c.Nonce.C1, c.Nonce.C2} {
+			setBits(row, gb.Nonce+64*k, uint64(v), 64)
+		}
+		t.Rows[i] = row
+	}
+	return t
+}
+
+// GrindSegment is the prover's segment of a child's grinding checks (the trace's
+// pairs of steps, base then nonce).
+func (gb *GrindBlock) GrindSegment(steps []transcript.Step) flows.Segment {
+	w := gb.PinWindow()
+	n := len(steps) / 2
+	return flows.Segment{Circuit: gb.Circuit, N: n, Public: &w,
+		Fill: fillSlots(gb.Circuit, n, func(v []uint64, lane uint, s int) error {
+			gb.SetGrind(v, lane, steps[2*s], steps[2*s+1])
+			return nil
+		})}
+}
+
+// GrindShape is the verifier's view of the same segment.
+func (gb *GrindBlock) GrindShape(checks []GrindCheck) flows.SegmentShape {
+	return flows.SegmentShape{Circuit: gb.Circuit, N: len(checks), Public: gb.PinTable(checks)}
 }

@@ -640,3 +640,62 @@ func (c *StreamChecks) LinearClaims(tb *TranscriptBlock, seg int) []flows.Linear
 	}
 	return out
 }
+
+// PinRuns builds the transcript runs as the verifier knows them (for
+// TranscriptBlock.TranscriptShape): each run's starting chaining value from
+// boundaries (one per run, then the value after the last run's TranscriptSteps steps),
+// its steps' tags and squeezes from the schedule, and the squeezed challenges.
+func (c *StreamChecks) PinRuns(challenges []field.E, boundaries [][4]uint64) ([]TranscriptRun, error) {
+	n := (len(c.Steps) + TranscriptSteps - 1) / TranscriptSteps
+	if len(boundaries) != n+1 {
+		return nil, fmt.Errorf("%w: %d chaining values for %d transcript blocks", ErrReveal, len(boundaries), n)
+	}
+	runs := make([]TranscriptRun, n)
+	for r := range runs {
+		run := &runs[r]
+		run.CV = boundaries[r]
+		run.Steps = min(TranscriptSteps, len(c.Steps)-TranscriptSteps*r)
+		for s := range run.Steps {
+			st := c.Steps[TranscriptSteps*r+s]
+			run.Blocks[s][3] = st.Tag
+			if st.Kind == StepSqueeze {
+				if st.Challenge >= len(challenges) {
+					return nil, fmt.Errorf("%w: challenge %d of %d", ErrReveal, st.Challenge, len(challenges))
+				}
+				x := challenges[st.Challenge]
+				run.Squeeze[s] = true
+				run.Outs[s] = [4]uint64{uint64(x.C0), uint64(x.C1), uint64(x.C2)}
+			}
+		}
+		last := boundaries[r+1]
+		if run.Squeeze[TranscriptSteps-1] && [3]uint64(last[:3]) != [3]uint64(run.Outs[TranscriptSteps-1][:3]) {
+			return nil, fmt.Errorf("%w: transcript block %d ends on a squeeze other than its boundary", ErrReveal, r)
+		}
+		run.Outs[TranscriptSteps-1] = last
+	}
+	return runs, nil
+}
+
+// GrindClaims are linear claims on the transcript blocks (segment seg) that the
+// chaining value before each nonce step is the revealed one the grinding blocks start
+// from: four words of the step before's materialised output (or of the run's
+// starting value when the nonce opens a run).
+func (c *StreamChecks) GrindClaims(tb *TranscriptBlock, seg int, cvs [][4]uint64) ([]flows.LinearClaim, error) {
+	if len(cvs) != len(c.NonceSteps) {
+		return nil, fmt.Errorf("%w: %d grinding chaining values for %d checks", ErrReveal, len(cvs), len(c.NonceSteps))
+	}
+	wordBits := TranscriptLogSize - 6
+	var out []flows.LinearClaim
+	for g, j := range c.NonceSteps {
+		run, pos := j/TranscriptSteps, j%TranscriptSteps
+		base := tb.CV
+		if pos > 0 {
+			base = tb.Out + 256*(pos-1)
+		}
+		for k, v := range cvs[g] {
+			out = append(out, flows.LinearClaim{Segment: seg, Value: field.FromK(field.K(v)),
+				Terms: []flows.LinearTerm{{Word: base/64 + k + run<<wordBits, Coeff: field.One}}})
+		}
+	}
+	return out, nil
+}

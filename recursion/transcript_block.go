@@ -53,7 +53,8 @@ func NewTranscriptBlock() *TranscriptBlock {
 	tb.CV, tb.Data, tb.Squeeze, tb.Challenge = cvBase, dataBase, sqBase, chBase
 	// Materialised outputs and zero checks sit beside the inputs (one public window
 	// pins them all); the compressions' rows follow.
-	tb.Out = cols.Next()
+	// On a word too: the chaining values at grinding checks are read there.
+	tb.Out = (cols.Next() + 63) &^ 63
 	tb.ZeroOut = tb.Out + 256*TranscriptSteps
 	tb.ZeroData = tb.ZeroOut + 192*TranscriptSteps
 	rowsStart := tb.ZeroData + 192*TranscriptSteps

@@ -1,0 +1,411 @@
+package recursion
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/transcript"
+	"github.com/leanpipe/leanpipe/xmss"
+)
+
+// Merging leaf aggregates (docs/recursion.md): one segmented proof that verifies every
+// child in-circuit. Per child its segments are the transcript blocks T (its on-chain
+// transcript steps, pinned to the revealed chaining values at block boundaries, the
+// schedule's tags and squeezes and the revealed challenges), one query segment per
+// WHIR level (pinned to the level's root, eq table, point and query indices; their
+// λ-weighted sums tied to the revealed enforced sums and induced weights by
+// evaluations), and the grinding blocks G (pinned to the revealed chaining values and
+// nonces). The child's stream checks are linear claims on T's data, and the chaining
+// values at grinding checks linear claims on T's outputs. The revealed interface
+// (ChildInterface) is part of the statement the transcript absorbs. The verifier
+// evaluates each child's two deferred claims natively (the xmss-aggregate circuit's
+// matrices through its description, the key table from the statement).
+
+// MergeLabel is the transcript label of a merged proof.
+const MergeLabel = "leanpipe-xmss-merge-v0"
+
+const mergeTag = "xmss-merge/statement/v0"
+
+// MergeChild is one child as the merge prover takes it: an xmss-aggregate proof and
+// its statement.
+type MergeChild struct {
+	Proof     *transcript.Proof
+	Statement flows.Statement
+}
+
+// ChildInterface is what a merged proof reveals of one child's verification.
+type ChildInterface struct {
+	ChildReveal
+	// Boundaries are the transcript blocks' starting chaining values, then the value
+	// after the last block's steps.
+	Boundaries [][4]uint64
+	// Grinds are the chaining values the grinding checks start from.
+	Grinds [][4]uint64
+}
+
+// ChildInfo is a child's place in the merged statement.
+type ChildInfo struct {
+	N, LogInvRate int
+}
+
+// Merged is a merged proof with its statement: message, epoch, the ordered key list
+// (the children's lists in order), the children's sizes and rates, what it reveals of
+// each child, and the segmented proof.
+type Merged struct {
+	Message    xmss.Message
+	Epoch      uint32
+	Keys       []xmss.PublicKey
+	Children   []ChildInfo
+	Interfaces []ChildInterface
+	LogInvRate int
+	Proof      *transcript.Proof
+}
+
+// Errors of merging.
+var (
+	// ErrMergeInput: the children cannot be merged (another flow, message or epoch,
+	// overlapping keys, a count out of range, a child that does not verify).
+	ErrMergeInput = errors.New("recursion: merge input")
+	// ErrMerged: a merged proof that does not verify.
+	ErrMerged = errors.New("recursion: the merged proof does not verify")
+)
+
+// MaxChildren is the most children one merge takes.
+const MaxChildren = 8
+
+var (
+	sharedTranscriptBlock = sync.OnceValue(NewTranscriptBlock)
+	sharedGrindBlock      = sync.OnceValue(NewGrindBlock)
+	queryBlocks           sync.Map // queryKey → *QueryBlock
+)
+
+type queryKey struct {
+	level0          bool
+	depth, pointLen int
+}
+
+func queryBlockFor(level0 bool, depth, pointLen int) *QueryBlock {
+	k := queryKey{level0, depth, pointLen}
+	if qb, ok := queryBlocks.Load(k); ok {
+		return qb.(*QueryBlock)
+	}
+	qb, _ := queryBlocks.LoadOrStore(k, newQueryBlock(level0, depth, pointLen))
+	return qb.(*QueryBlock)
+}
+
+// childStatement is child i's statement within m: its keys are m's from its offset.
+func (m *Merged) childStatement(i int) (flows.Statement, error) {
+	off := 0
+	for _, c := range m.Children[:i] {
+		off += c.N
+	}
+	c := m.Children[i]
+	if c.N < 1 || off+c.N > len(m.Keys) {
+		return flows.Statement{}, fmt.Errorf("%w: child %d of %d keys at %d, %d keys in all", ErrMerged, i, c.N, off, len(m.Keys))
+	}
+	ag := aggregate.Aggregate{Message: m.Message, Epoch: m.Epoch, PublicKeys: m.Keys[off : off+c.N]}
+	data, err := ag.MarshalJSON()
+	if err != nil {
+		return flows.Statement{}, err
+	}
+	return flows.Statement{Flow: aggregate.FlowName, N: c.N, LogInvRate: c.LogInvRate, Data: data}, nil
+}
+
+// statementBytes is what the merged proof's transcript absorbs after the segments'
+// layout: the tag, message, epoch, the keys, the child count, each child's size and
+// rate, then each child's revealed interface.
+func (m *Merged) statementBytes() []byte {
+	var b bytes.Buffer
+	b.WriteString(mergeTag)
+	b.Write(m.Message[:])
+	b.Write(binary.LittleEndian.AppendUint32(nil, m.Epoch))
+	u64 := func(v int) { b.Write(binary.LittleEndian.AppendUint64(nil, uint64(v))) }
+	u64(len(m.Keys))
+	for _, pk := range m.Keys {
+		k := pk.Bytes()
+		b.Write(k[:])
+	}
+	u64(len(m.Children))
+	for _, c := range m.Children {
+		u64(c.N)
+		u64(0) // depth: leaves
+		u64(c.LogInvRate)
+	}
+	for i := range m.Interfaces {
+		b.Write(m.Interfaces[i].appendBinary(nil))
+	}
+	return b.Bytes()
+}
+
+func appendE(b []byte, x field.E) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(x.C0))
+	b = binary.LittleEndian.AppendUint64(b, uint64(x.C1))
+	return binary.LittleEndian.AppendUint64(b, uint64(x.C2))
+}
+
+func appendEs(b []byte, xs []field.E) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(xs)))
+	for _, x := range xs {
+		b = appendE(b, x)
+	}
+	return b
+}
+
+func appendWords(b []byte, ws [][4]uint64) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(ws)))
+	for _, w := range ws {
+		for _, v := range w {
+			b = binary.LittleEndian.AppendUint64(b, v)
+		}
+	}
+	return b
+}
+
+// appendBinary encodes the interface: each list with its length first.
+func (ci *ChildInterface) appendBinary(b []byte) []byte {
+	b = appendEs(b, ci.Challenges)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(ci.Roots)))
+	for _, r := range ci.Roots {
+		b = append(b, r[:]...)
+	}
+	b = appendE(appendE(b, ci.VA), ci.VB)
+	b = appendEs(b, ci.S)
+	b = appendE(appendE(appendE(b, ci.Values.VA), ci.Values.VB), ci.Values.Key)
+	b = appendEs(b, ci.Enforced)
+	b = appendEs(b, ci.Induced)
+	b = appendEs(b, ci.Nonces)
+	b = appendWords(b, ci.Boundaries)
+	return appendWords(b, ci.Grinds)
+}
+
+// mergePlan is one child's segments and claims, as both sides build them.
+type mergePlan struct {
+	sc     *StreamChecks
+	runs   []TranscriptRun // the verifier's pins
+	levels []LevelQueries  // the verifier's query inputs
+	qbs    []*QueryBlock
+	grinds []GrindCheck
+}
+
+func nLogOf(n int) int { return max(3, bits.Len(uint(n-1))) }
+
+// planChild derives a child's segments' public data from its statement and
+// interface, checking the interface against the child's shape.
+func planChild(st flows.Statement, ci *ChildInterface) (*mergePlan, error) {
+	sc, err := ChildStream(st, &ci.ChildReveal)
+	if err != nil {
+		return nil, err
+	}
+	if len(ci.Boundaries) == 0 || ci.Boundaries[0] != [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State()) {
+		return nil, fmt.Errorf("%w: the child's transcript does not start from the flow's label", ErrReveal)
+	}
+	runs, err := sc.PinRuns(ci.Challenges, ci.Boundaries)
+	if err != nil {
+		return nil, err
+	}
+	if len(ci.Grinds) != len(sc.Nonces) {
+		return nil, fmt.Errorf("%w: %d grinding chaining values for %d checks", ErrReveal, len(ci.Grinds), len(sc.Nonces))
+	}
+	sh, err := aggregate.Flow.Shape(st.N, st.LogInvRate)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+	if err != nil {
+		return nil, err
+	}
+	p := &mergePlan{sc: sc, runs: runs, levels: sc.Levels}
+	for l, lq := range sc.Levels {
+		p.qbs = append(p.qbs, queryBlockFor(l == 0, cfg.BlockLog(l), lq.MessageLog))
+	}
+	for g, cv := range ci.Grinds {
+		p.grinds = append(p.grinds, GrindCheck{CV: cv, Nonce: ci.Nonces[g]})
+	}
+	return p, nil
+}
+
+// evaluations is the merged proof's claims: per child its stream checks and grinding
+// chaining values on its T segment, and each level's sums on its query segment.
+func evaluations(plans []*mergePlan, ifaces []ChildInterface) (*flows.Evaluations, error) {
+	tb := sharedTranscriptBlock()
+	ev := &flows.Evaluations{}
+	var pts []flows.SegmentPoint
+	var checks []func([]field.E) error
+	var sizes []int
+	seg := 0
+	for i, p := range plans {
+		ev.Linear = append(ev.Linear, p.sc.LinearClaims(tb, seg)...)
+		gc, err := p.sc.GrindClaims(tb, seg, ifaces[i].Grinds)
+		if err != nil {
+			return nil, err
+		}
+		ev.Linear = append(ev.Linear, gc...)
+		for l := range p.levels {
+			lq := &p.levels[l]
+			pt, check := p.qbs[l].LevelSums(seg+1+l, lq, nLogOf(len(lq.Queries)), ifaces[i].Enforced[l], ifaces[i].Induced[l])
+			pts = append(pts, pt...)
+			checks = append(checks, check)
+			sizes = append(sizes, len(pt))
+		}
+		seg += len(p.levels) + 2
+	}
+	ev.Points = func(func() field.E) []flows.SegmentPoint { return pts }
+	ev.Check = func(v []field.E) error {
+		for i, c := range checks {
+			if err := c(v[:sizes[i]]); err != nil {
+				return err
+			}
+			v = v[sizes[i]:]
+		}
+		return nil
+	}
+	return ev, nil
+}
+
+// Merge verifies each child natively (refusing an invalid one, or children of another
+// flow, message or epoch, or sharing a key, naming the child) and proves the merged
+// statement at logInvRate. The merged key list is the children's lists in order.
+func Merge(children []MergeChild, logInvRate int, workers par.Workers) (*Merged, error) {
+	if len(children) < 2 || len(children) > MaxChildren {
+		return nil, fmt.Errorf("%w: %d children (2 to %d)", ErrMergeInput, len(children), MaxChildren)
+	}
+	m := &Merged{LogInvRate: logInvRate}
+	seen := map[xmss.PublicKey]int{}
+	for i, c := range children {
+		if c.Statement.Flow != aggregate.FlowName {
+			return nil, fmt.Errorf("%w: child %d is a %q proof", ErrMergeInput, i, c.Statement.Flow)
+		}
+		ag, err := aggregate.StatementOf(c.Statement)
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
+		}
+		if i == 0 {
+			m.Message, m.Epoch = ag.Message, ag.Epoch
+		} else if ag.Message != m.Message || ag.Epoch != m.Epoch {
+			return nil, fmt.Errorf("%w: child %d signs another message or epoch than child 0", ErrMergeInput, i)
+		}
+		for _, pk := range ag.PublicKeys {
+			if j, ok := seen[pk]; ok {
+				return nil, fmt.Errorf("%w: a key of child %d is also in child %d", ErrMergeInput, i, j)
+			}
+			seen[pk] = i
+		}
+		m.Keys = append(m.Keys, ag.PublicKeys...)
+		m.Children = append(m.Children, ChildInfo{N: c.Statement.N, LogInvRate: c.Statement.LogInvRate})
+	}
+	tb, gb := sharedTranscriptBlock(), sharedGrindBlock()
+	var segs []flows.Segment
+	plans := make([]*mergePlan, len(children))
+	for i, c := range children {
+		rev, _, err := RevealChild(c.Proof, c.Statement)
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d does not verify: %w", ErrMergeInput, i, err)
+		}
+		chain, grind, err := ChildTrace(c.Proof, c.Statement, rev.Values)
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
+		}
+		lqs, err := ChildQueries(c.Proof, c.Statement, rev.Values)
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
+		}
+		runs := TranscriptRuns(chain)
+		ci := ChildInterface{ChildReveal: *rev}
+		for _, r := range runs {
+			ci.Boundaries = append(ci.Boundaries, r.CV)
+		}
+		ci.Boundaries = append(ci.Boundaries, runs[len(runs)-1].Outs[TranscriptSteps-1])
+		for g := 0; g+1 < len(grind); g += 2 {
+			ci.Grinds = append(ci.Grinds, grind[g].In)
+		}
+		m.Interfaces = append(m.Interfaces, ci)
+		p, err := planChild(c.Statement, &m.Interfaces[i])
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
+		}
+		plans[i] = p
+		segs = append(segs, tb.TranscriptSegment(runs))
+		for l := range lqs {
+			segs = append(segs, p.qbs[l].LevelSegment(&lqs[l]))
+		}
+		segs = append(segs, gb.GrindSegment(grind))
+	}
+	ev, err := evaluations(plans, m.Interfaces)
+	if err != nil {
+		return nil, err
+	}
+	proof, err := flows.ProveSegments(MergeLabel, m.statementBytes(), segs, ev, logInvRate, workers)
+	if err != nil {
+		return nil, err
+	}
+	m.Proof = proof
+	return m, nil
+}
+
+// Verify checks the merged proof against its statement: every child's segments and
+// claims, then each child's deferred claims natively.
+func (m *Merged) Verify() error {
+	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Interfaces) != len(m.Children) || m.Proof == nil {
+		return fmt.Errorf("%w: %d children, %d interfaces", ErrMerged, len(m.Children), len(m.Interfaces))
+	}
+	total := 0
+	for _, c := range m.Children {
+		total += c.N
+	}
+	if total != len(m.Keys) {
+		return fmt.Errorf("%w: the children hold %d keys, the statement %d", ErrMerged, total, len(m.Keys))
+	}
+	seen := map[xmss.PublicKey]bool{}
+	for _, pk := range m.Keys {
+		if seen[pk] {
+			return fmt.Errorf("%w: a repeated key", ErrMerged)
+		}
+		seen[pk] = true
+	}
+	tb, gb := sharedTranscriptBlock(), sharedGrindBlock()
+	var shapes []flows.SegmentShape
+	plans := make([]*mergePlan, len(m.Children))
+	sts := make([]flows.Statement, len(m.Children))
+	for i := range m.Children {
+		st, err := m.childStatement(i)
+		if err != nil {
+			return err
+		}
+		sts[i] = st
+		p, err := planChild(st, &m.Interfaces[i])
+		if err != nil {
+			return fmt.Errorf("%w: child %d: %w", ErrMerged, i, err)
+		}
+		plans[i] = p
+		shapes = append(shapes, tb.TranscriptShape(p.runs))
+		for l := range p.levels {
+			shapes = append(shapes, p.qbs[l].LevelShape(&p.levels[l]))
+		}
+		shapes = append(shapes, gb.GrindShape(p.grinds))
+	}
+	ev, err := evaluations(plans, m.Interfaces)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrMerged, err)
+	}
+	if _, err := flows.VerifySegments(m.Proof, MergeLabel, m.statementBytes(), shapes, ev, m.LogInvRate); err != nil {
+		return fmt.Errorf("%w: %w", ErrMerged, err)
+	}
+	for i, p := range plans {
+		if err := CheckMatrixClaim(aggregate.Matrices(), p.sc.Matrix); err != nil {
+			return fmt.Errorf("%w: child %d's matrix claim: %w", ErrMerged, i, err)
+		}
+		if err := CheckKeyClaim(sts[i], p.sc.Key); err != nil {
+			return fmt.Errorf("%w: child %d's key claim: %w", ErrMerged, i, err)
+		}
+	}
+	return nil
+}

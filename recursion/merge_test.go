@@ -1,0 +1,56 @@
+package recursion
+
+import (
+	"context"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
+)
+
+// siblingLeaves proves k leaves of n signers each on one message and epoch (signers
+// of one generated set, cut in order).
+func siblingLeaves(t testing.TB, k, n, rate int, seed uint64) []flows.Proved {
+	t.Helper()
+	in, err := aggregate.Generate(k*n, seed, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]flows.Proved, k)
+	for i := range out {
+		leaf := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[i*n : (i+1)*n]}
+		fin, err := aggregate.Flow.FromValue(leaf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i], err = flows.Prove(context.Background(), flows.Request{Flow: aggregate.Flow, Input: fin, LogInvRate: rate}, flows.ProveOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func mergeChildren(ps []flows.Proved) []MergeChild {
+	out := make([]MergeChild, len(ps))
+	for i, p := range ps {
+		out[i] = MergeChild{p.Proof, p.Statement}
+	}
+	return out
+}
+
+func TestMergeTwoLeaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a 2→1 merge")
+	}
+	leaves := siblingLeaves(t, 2, 4, 2, 101)
+	m, err := Merge(mergeChildren(leaves), 2, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("2→1: %d keys, proof %d bytes, %d interface bytes", len(m.Keys), len(m.Proof.MarshalWire()), len(m.statementBytes()))
+}
