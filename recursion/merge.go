@@ -121,8 +121,8 @@ func (m *Merged) childStatement(i int) (flows.Statement, error) {
 }
 
 // statementBytes is what the merged proof's transcript absorbs after the segments'
-// layout: the tag, message, epoch, the keys, the child count, each child's size and
-// rate, then each child's revealed interface.
+// layout: the tag, message, epoch, the keys, the proof's log inverse rate, the child
+// count, each child's size, depth and rate, then each child's revealed interface.
 func (m *Merged) statementBytes() []byte {
 	var b bytes.Buffer
 	b.WriteString(mergeTag)
@@ -134,6 +134,7 @@ func (m *Merged) statementBytes() []byte {
 		k := pk.Bytes()
 		b.Write(k[:])
 	}
+	u64(m.LogInvRate)
 	u64(len(m.Children))
 	for _, c := range m.Children {
 		u64(c.N)

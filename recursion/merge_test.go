@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/aggregate"
@@ -52,5 +53,19 @@ func TestMergeTwoLeaves(t *testing.T) {
 	if err := m.Verify(); err != nil {
 		t.Fatal(err)
 	}
+	// The two files round-trip.
+	js, err := json.Marshal(m.Statement())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st MergeStatement
+	if err := json.Unmarshal(js, &st); err != nil {
+		t.Fatal(err)
+	}
+	file := m.ProofBytes()
+	if err := VerifyMerged(file, st); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("statement: %.200s", js)
 	t.Logf("2→1: %d keys, proof %d bytes, %d interface bytes", len(m.Keys), len(m.Proof.MarshalWire()), len(m.statementBytes()))
 }
