@@ -38,28 +38,69 @@ func (qb *QueryBlock) PinWindow() lincheck.Window {
 func (qb *QueryBlock) PinTable(lq *LevelQueries) *lincheck.Table {
 	w := qb.PinWindow()
 	t := &lincheck.Table{W: w, Rows: make([][]uint64, len(lq.Queries))}
-	for s, in := range lq.Queries {
-		row := make([]uint64, len(w.Mask))
-		set := func(base int, v uint64, n int) { setBits(row, base, v, n) }
-		setE := func(base int, e field.E) {
-			set(base, uint64(e.C0), 64)
-			set(base+64, uint64(e.C1), 64)
-			set(base+128, uint64(e.C2), 64)
-		}
-		set(qb.Index, uint64(in.Index), qb.Depth)
-		for l, e := range in.Eq {
-			setE(qb.Eq+192*l, e)
-		}
-		setE(qb.Weight, in.Weight)
-		for k, e := range in.Point {
-			setE(qb.Point+192*k, e)
-		}
-		for k := range 32 {
-			set(qb.Root+8*k, uint64(lq.Root[k]), 8)
-		}
-		t.Rows[s] = row
+	for s := range lq.Queries {
+		t.Rows[s] = qb.pinRow(w, lq, &lq.Queries[s])
 	}
 	return t
+}
+
+func (qb *QueryBlock) pinRow(w lincheck.Window, lq *LevelQueries, in *QueryInput) []uint64 {
+	row := make([]uint64, len(w.Mask))
+	set := func(base int, v uint64, n int) { setBits(row, base, v, n) }
+	setE := func(base int, e field.E) {
+		set(base, uint64(e.C0), 64)
+		set(base+64, uint64(e.C1), 64)
+		set(base+128, uint64(e.C2), 64)
+	}
+	set(qb.Index, uint64(in.Index), qb.Depth)
+	for l, e := range in.Eq {
+		setE(qb.Eq+192*l, e)
+	}
+	setE(qb.Weight, in.Weight)
+	for k, e := range in.Point {
+		setE(qb.Point+192*k, e)
+	}
+	for k := range 32 {
+		set(qb.Root+8*k, uint64(lq.Root[k]), 8)
+	}
+	return row
+}
+
+// Several children's levels of one block shape share a query segment: member m's
+// queries fill slots [m·2^b, m·2^b + n_m) and the rest of its block of 2^b slots
+// repeats its first query (b = blockLog, n_m ≤ 2^b), so that each member's sums are
+// evaluations over its own block (LevelSumsIn).
+
+func memberQuery(members []*LevelQueries, blockLog, s int) (*LevelQueries, *QueryInput) {
+	m := members[s>>blockLog]
+	t := s & (1<<blockLog - 1)
+	if t >= len(m.Queries) {
+		t = 0
+	}
+	return m, &m.Queries[t]
+}
+
+// LevelsSegment is the prover's segment of members' levels in blocks of 2^blockLog slots.
+func (qb *QueryBlock) LevelsSegment(members []*LevelQueries, blockLog int) flows.Segment {
+	w := qb.PinWindow()
+	n := len(members) << blockLog
+	return flows.Segment{Circuit: qb.Circuit, N: n, Public: &w,
+		Fill: fillSlots(qb.Circuit, n, func(v []uint64, lane uint, s int) error {
+			_, in := memberQuery(members, blockLog, s)
+			return qb.Set(v, lane, in)
+		})}
+}
+
+// LevelsShape is the verifier's view of the same segment.
+func (qb *QueryBlock) LevelsShape(members []*LevelQueries, blockLog int) flows.SegmentShape {
+	w := qb.PinWindow()
+	n := len(members) << blockLog
+	t := &lincheck.Table{W: w, Rows: make([][]uint64, n)}
+	for s := range n {
+		lq, in := memberQuery(members, blockLog, s)
+		t.Rows[s] = qb.pinRow(w, lq, in)
+	}
+	return flows.SegmentShape{Circuit: qb.Circuit, N: n, Public: t}
 }
 
 // LevelSegment is the prover's segment of a level's query blocks.
@@ -81,15 +122,23 @@ var ErrLevelSums = errors.New("recursion: a level's query terms do not sum to it
 
 // LevelSums returns the evaluations (on segment seg, of 2^nLog slots) that tie a
 // level's blocks to its revealed enforced sum and induced weight, and the check of
-// their values. With μ_b = λ^(2^b) and r_b = μ_b/(1 + μ_b), Σ_s λ^s·o(s) = Π_b (1 + μ_b)·õ(r)
-// over all slots; padding slots repeat slot 0, so the queries' sum is that less
-// o(0)·Σ_{s ≥ n} λ^s, with o(0) read at the slot point 0. An output o is an E value on
-// three words (c0, c1, c2), read one evaluation per word.
+// their values: LevelSumsIn for a segment of this level alone.
 func (qb *QueryBlock) LevelSums(seg int, lq *LevelQueries, nLog int, enforced, induced field.E) ([]flows.SegmentPoint, func([]field.E) error) {
+	return qb.LevelSumsIn(seg, lq, nLog, nLog, 0, enforced, induced)
+}
+
+// LevelSumsIn is LevelSums for member member of a segment of 2^nLog slots whose
+// members' levels fill blocks of 2^blockLog slots. With μ_b = λ^(2^b) and
+// r_b = μ_b/(1 + μ_b), Σ_t λ^t·o(m·2^b + t) over the member's block is
+// Π_b (1 + μ_b)·õ(r, bits of m); the block's slots past its queries repeat its first,
+// so the queries' sum is that less o(m·2^b)·Σ_{t ≥ n} λ^t, with o(m·2^b) read at the
+// point (0, bits of m). An output o is an E value on three words (c0, c1, c2), read one
+// evaluation per word.
+func (qb *QueryBlock) LevelSumsIn(seg int, lq *LevelQueries, blockLog, nLog, member int, enforced, induced field.E) ([]flows.SegmentPoint, func([]field.E) error) {
 	wordBits := qb.LogSize() - 6
 	n := len(lq.Queries)
-	r := make([]field.E, nLog)
-	zero := make([]field.E, nLog)
+	r := make([]field.E, blockLog)
+	zero := make([]field.E, blockLog)
 	scale := field.One
 	mu := lq.Lambda
 	for b := range r {
@@ -101,7 +150,7 @@ func (qb *QueryBlock) LevelSums(seg int, lq *LevelQueries, nLog int, enforced, i
 	}
 	var pad field.E
 	pow := field.One
-	for s := range 1 << nLog {
+	for s := range 1 << blockLog {
 		if s >= n {
 			pad = pad.Add(pow)
 		}
@@ -112,7 +161,11 @@ func (qb *QueryBlock) LevelSums(seg int, lq *LevelQueries, nLog int, enforced, i
 		for k := range wordBits {
 			p = append(p, field.FromK(field.K(word>>k&1)))
 		}
-		return append(p, slot...)
+		p = append(p, slot...)
+		for k := range nLog - blockLog {
+			p = append(p, field.FromK(field.K(member>>k&1)))
+		}
+		return p
 	}
 	var pts []flows.SegmentPoint
 	for _, base := range []int{qb.Fold, qb.Induced} {

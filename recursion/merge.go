@@ -234,30 +234,75 @@ func planChild(st flows.Statement, ci *ChildInterface) (*mergePlan, error) {
 	return p, nil
 }
 
+// mergeLayout places the children in the merged proof's segments: segment 0 holds
+// every child's transcript blocks (child i's from run runOffset[i]), then one query
+// segment per block shape, in order of first use, its members' levels in blocks of
+// 2^blockLog slots, then one segment of every child's grinding blocks.
+type mergeLayout struct {
+	runOffset []int
+	groups    []*queryGroup
+	at        [][][2]int // [child][level] → (group, member)
+	grindSeg  int
+}
+
+type queryGroup struct {
+	qb       *QueryBlock
+	blockLog int
+	members  [][2]int // (child, level)
+}
+
+func (g *queryGroup) nLog() int { return nLogOf(len(g.members) << g.blockLog) }
+
+func layoutOf(plans []*mergePlan) *mergeLayout {
+	l := &mergeLayout{}
+	runs := 0
+	index := map[*QueryBlock]int{}
+	for i, p := range plans {
+		l.runOffset = append(l.runOffset, runs)
+		runs += len(p.runs)
+		var at [][2]int
+		for lv, qb := range p.qbs {
+			g, ok := index[qb]
+			if !ok {
+				g = len(l.groups)
+				index[qb] = g
+				l.groups = append(l.groups, &queryGroup{qb: qb})
+			}
+			grp := l.groups[g]
+			grp.blockLog = max(grp.blockLog, bits.Len(uint(len(p.levels[lv].Queries)-1)))
+			at = append(at, [2]int{g, len(grp.members)})
+			grp.members = append(grp.members, [2]int{i, lv})
+		}
+		l.at = append(l.at, at)
+	}
+	l.grindSeg = 1 + len(l.groups)
+	return l
+}
+
 // evaluations is the merged proof's claims: per child its stream checks and grinding
-// chaining values on its T segment, and each level's sums on its query segment.
-func evaluations(plans []*mergePlan, ifaces []ChildInterface) (*flows.Evaluations, error) {
+// chaining values on the transcript segment, and each level's sums on its query
+// segment.
+func (l *mergeLayout) evaluations(plans []*mergePlan, ifaces []ChildInterface) (*flows.Evaluations, error) {
 	tb := sharedTranscriptBlock()
 	ev := &flows.Evaluations{}
 	var pts []flows.SegmentPoint
 	var checks []func([]field.E) error
 	var sizes []int
-	seg := 0
 	for i, p := range plans {
-		ev.Linear = append(ev.Linear, p.sc.LinearClaims(tb, seg)...)
-		gc, err := p.sc.GrindClaims(tb, seg, ifaces[i].Grinds)
+		ev.Linear = append(ev.Linear, p.sc.LinearClaims(tb, 0, l.runOffset[i])...)
+		gc, err := p.sc.GrindClaims(tb, 0, l.runOffset[i], ifaces[i].Grinds)
 		if err != nil {
 			return nil, err
 		}
 		ev.Linear = append(ev.Linear, gc...)
-		for l := range p.levels {
-			lq := &p.levels[l]
-			pt, check := p.qbs[l].LevelSums(seg+1+l, lq, nLogOf(len(lq.Queries)), ifaces[i].Enforced[l], ifaces[i].Induced[l])
+		for lv := range p.levels {
+			g, member := l.at[i][lv][0], l.at[i][lv][1]
+			grp := l.groups[g]
+			pt, check := grp.qb.LevelSumsIn(1+g, &p.levels[lv], grp.blockLog, grp.nLog(), member, ifaces[i].Enforced[lv], ifaces[i].Induced[lv])
 			pts = append(pts, pt...)
 			checks = append(checks, check)
 			sizes = append(sizes, len(pt))
 		}
-		seg += len(p.levels) + 2
 	}
 	ev.Points = func(func() field.E) []flows.SegmentPoint { return pts }
 	ev.Check = func(v []field.E) error {
@@ -304,8 +349,10 @@ func Merge(children []MergeChild, logInvRate int, workers par.Workers) (*Merged,
 		m.Children = append(m.Children, ChildInfo{N: c.Statement.N, LogInvRate: c.Statement.LogInvRate})
 	}
 	tb, gb := sharedTranscriptBlock(), sharedGrindBlock()
-	var segs []flows.Segment
 	plans := make([]*mergePlan, len(children))
+	levels := make([][]LevelQueries, len(children))
+	var runs []TranscriptRun
+	var grinds []transcript.Step
 	for i, c := range children {
 		rev, _, err := RevealChild(c.Proof, c.Statement)
 		if err != nil {
@@ -315,32 +362,36 @@ func Merge(children []MergeChild, logInvRate int, workers par.Workers) (*Merged,
 		if err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
 		}
-		lqs, err := ChildQueries(c.Proof, c.Statement, rev.Values)
-		if err != nil {
+		if levels[i], err = ChildQueries(c.Proof, c.Statement, rev.Values); err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
 		}
-		runs := TranscriptRuns(chain)
+		cr := TranscriptRuns(chain)
 		ci := ChildInterface{ChildReveal: *rev}
-		for _, r := range runs {
+		for _, r := range cr {
 			ci.Boundaries = append(ci.Boundaries, r.CV)
 		}
-		ci.Boundaries = append(ci.Boundaries, runs[len(runs)-1].Outs[TranscriptSteps-1])
+		ci.Boundaries = append(ci.Boundaries, cr[len(cr)-1].Outs[TranscriptSteps-1])
 		for g := 0; g+1 < len(grind); g += 2 {
 			ci.Grinds = append(ci.Grinds, grind[g].In)
 		}
 		m.Interfaces = append(m.Interfaces, ci)
-		p, err := planChild(c.Statement, &m.Interfaces[i])
-		if err != nil {
+		if plans[i], err = planChild(c.Statement, &m.Interfaces[i]); err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
 		}
-		plans[i] = p
-		segs = append(segs, tb.TranscriptSegment(runs))
-		for l := range lqs {
-			segs = append(segs, p.qbs[l].LevelSegment(&lqs[l]))
-		}
-		segs = append(segs, gb.GrindSegment(grind))
+		runs = append(runs, cr...)
+		grinds = append(grinds, grind...)
 	}
-	ev, err := evaluations(plans, m.Interfaces)
+	l := layoutOf(plans)
+	segs := []flows.Segment{tb.TranscriptSegment(runs)}
+	for _, g := range l.groups {
+		members := make([]*LevelQueries, len(g.members))
+		for k, cl := range g.members {
+			members[k] = &levels[cl[0]][cl[1]]
+		}
+		segs = append(segs, g.qb.LevelsSegment(members, g.blockLog))
+	}
+	segs = append(segs, gb.GrindSegment(grinds))
+	ev, err := l.evaluations(plans, m.Interfaces)
 	if err != nil {
 		return nil, err
 	}
@@ -373,27 +424,33 @@ func (m *Merged) Verify() error {
 		seen[pk] = true
 	}
 	tb, gb := sharedTranscriptBlock(), sharedGrindBlock()
-	var shapes []flows.SegmentShape
 	plans := make([]*mergePlan, len(m.Children))
 	sts := make([]flows.Statement, len(m.Children))
+	var runs []TranscriptRun
+	var grinds []GrindCheck
 	for i := range m.Children {
 		st, err := m.childStatement(i)
 		if err != nil {
 			return err
 		}
 		sts[i] = st
-		p, err := planChild(st, &m.Interfaces[i])
-		if err != nil {
+		if plans[i], err = planChild(st, &m.Interfaces[i]); err != nil {
 			return fmt.Errorf("%w: child %d: %w", ErrMerged, i, err)
 		}
-		plans[i] = p
-		shapes = append(shapes, tb.TranscriptShape(p.runs))
-		for l := range p.levels {
-			shapes = append(shapes, p.qbs[l].LevelShape(&p.levels[l]))
-		}
-		shapes = append(shapes, gb.GrindShape(p.grinds))
+		runs = append(runs, plans[i].runs...)
+		grinds = append(grinds, plans[i].grinds...)
 	}
-	ev, err := evaluations(plans, m.Interfaces)
+	l := layoutOf(plans)
+	shapes := []flows.SegmentShape{tb.TranscriptShape(runs)}
+	for _, g := range l.groups {
+		members := make([]*LevelQueries, len(g.members))
+		for k, cl := range g.members {
+			members[k] = &plans[cl[0]].levels[cl[1]]
+		}
+		shapes = append(shapes, g.qb.LevelsShape(members, g.blockLog))
+	}
+	shapes = append(shapes, gb.GrindShape(grinds))
+	ev, err := l.evaluations(plans, m.Interfaces)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrMerged, err)
 	}

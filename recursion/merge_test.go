@@ -3,6 +3,9 @@ package recursion
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"time"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/aggregate"
@@ -68,4 +71,33 @@ func TestMergeTwoLeaves(t *testing.T) {
 	}
 	t.Logf("statement: %.200s", js)
 	t.Logf("2→1: %d keys, proof %d bytes, %d interface bytes", len(m.Keys), len(m.Proof.MarshalWire()), len(m.statementBytes()))
+}
+
+// TestMergeCost reports what one merge costs: LEANPIPE_MERGE=K,S merges K leaves of S
+// signatures (rate 2) at 1 and 2 workers. A measurement, not a check.
+func TestMergeCost(t *testing.T) {
+	spec := os.Getenv("LEANPIPE_MERGE")
+	if spec == "" {
+		t.Skip("set LEANPIPE_MERGE=K,S")
+	}
+	var k, s int
+	if _, err := fmt.Sscanf(spec, "%d,%d", &k, &s); err != nil {
+		t.Fatal(err)
+	}
+	leaves := siblingLeaves(t, k, s, 2, 303)
+	for _, w := range []int{1, 2} {
+		for range 2 {
+			start := time.Now()
+			m, err := Merge(mergeChildren(leaves), 2, par.New(nil, w))
+			if err != nil {
+				t.Fatal(err)
+			}
+			prove := time.Since(start)
+			start = time.Now()
+			if err := m.Verify(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d→1 of %d signatures, %d workers: prove %v, verify %v, proof file %d bytes", k, s, w, prove, time.Since(start), len(m.ProofBytes()))
+		}
+	}
 }

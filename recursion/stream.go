@@ -609,13 +609,13 @@ func RevealChild(proof *transcript.Proof, st flows.Statement) (*ChildReveal, []f
 }
 
 // LinearClaims turns the checks into linear claims on segment seg of transcript
-// blocks holding the child's on-chain steps in order (step i in slot i/16, step
-// i mod 16): every check, and every public step's data equal to its value. A stream
-// scalar's E value is its step's three data words.
-func (c *StreamChecks) LinearClaims(tb *TranscriptBlock, seg int) []flows.LinearClaim {
+// blocks holding the child's on-chain steps in order from slot runOffset (step i in
+// slot runOffset + i/16, step i mod 16): every check, and every public step's data
+// equal to its value. A stream scalar's E value is its step's three data words.
+func (c *StreamChecks) LinearClaims(tb *TranscriptBlock, seg, runOffset int) []flows.LinearClaim {
 	wordBits := TranscriptLogSize - 6
 	word := func(step int) int {
-		return (tb.Data+256*(step%TranscriptSteps))/64 + (step/TranscriptSteps)<<wordBits
+		return (tb.Data+256*(step%TranscriptSteps))/64 + (runOffset+step/TranscriptSteps)<<wordBits
 	}
 	stepOf := make([]int, c.Vars)
 	var out []flows.LinearClaim
@@ -676,18 +676,19 @@ func (c *StreamChecks) PinRuns(challenges []field.E, boundaries [][4]uint64) ([]
 	return runs, nil
 }
 
-// GrindClaims are linear claims on the transcript blocks (segment seg) that the
+// GrindClaims are linear claims on the transcript blocks (segment seg, the child's
+// from slot runOffset) that the
 // chaining value before each nonce step is the revealed one the grinding blocks start
 // from: four words of the step before's materialised output (or of the run's
 // starting value when the nonce opens a run).
-func (c *StreamChecks) GrindClaims(tb *TranscriptBlock, seg int, cvs [][4]uint64) ([]flows.LinearClaim, error) {
+func (c *StreamChecks) GrindClaims(tb *TranscriptBlock, seg, runOffset int, cvs [][4]uint64) ([]flows.LinearClaim, error) {
 	if len(cvs) != len(c.NonceSteps) {
 		return nil, fmt.Errorf("%w: %d grinding chaining values for %d checks", ErrReveal, len(cvs), len(c.NonceSteps))
 	}
 	wordBits := TranscriptLogSize - 6
 	var out []flows.LinearClaim
 	for g, j := range c.NonceSteps {
-		run, pos := j/TranscriptSteps, j%TranscriptSteps
+		run, pos := runOffset+j/TranscriptSteps, j%TranscriptSteps
 		base := tb.CV
 		if pos > 0 {
 			base = tb.Out + 256*(pos-1)

@@ -200,7 +200,7 @@ func TestChildStreamOnTranscriptBlocks(t *testing.T) {
 		_, err := flows.VerifySegments(pr, label, nil, []flows.SegmentShape{tb.TranscriptShape(rs)}, &flows.Evaluations{Linear: lin}, 2)
 		return err
 	}
-	lin := sc.LinearClaims(tb, 0)
+	lin := sc.LinearClaims(tb, 0, 0)
 	honest := prove(runs, lin)
 	if err := verify(honest, runs, lin); err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestChildStreamOnTranscriptBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := verify(honest, runs, scBad.LinearClaims(tb, 0)); err == nil {
+	if err := verify(honest, runs, scBad.LinearClaims(tb, 0, 0)); err == nil {
 		t.Fatal("another revealed enforced sum verified")
 	}
 	// A stream with one round coefficient changed (the lincheck's first round): the
