@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
