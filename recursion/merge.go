@@ -321,6 +321,26 @@ func (l *mergeLayout) evaluations(plans []*mergePlan, ifaces []ChildInterface) (
 // flow, message or epoch, or sharing a key, naming the child) and proves the merged
 // statement at logInvRate. The merged key list is the children's lists in order.
 func Merge(children []MergeChild, logInvRate int, workers par.Workers) (*Merged, error) {
+	return mergeWith(children, logInvRate, workers, nil)
+}
+
+// mergeHooks let a test play a prover that lies: child changes what is read off child
+// i, statement changes the merged statement the proof is made for.
+type mergeHooks struct {
+	child     func(i int, x *childExtract)
+	statement func(m *Merged)
+}
+
+// childExtract is what the merge prover reads off a child's native verification: its
+// transcript's on-chain and grinding steps, its opening's levels and the revealed
+// values. A test hook may change it to play a prover that lies.
+type childExtract struct {
+	chain, grind []transcript.Step
+	levels       []LevelQueries
+	rev          *ChildReveal
+}
+
+func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks *mergeHooks) (*Merged, error) {
 	if len(children) < 2 || len(children) > MaxChildren {
 		return nil, fmt.Errorf("%w: %d children (2 to %d)", ErrMergeInput, len(children), MaxChildren)
 	}
@@ -358,13 +378,19 @@ func Merge(children []MergeChild, logInvRate int, workers par.Workers) (*Merged,
 		if err != nil {
 			return nil, fmt.Errorf("%w: child %d does not verify: %w", ErrMergeInput, i, err)
 		}
-		chain, grind, err := ChildTrace(c.Proof, c.Statement, rev.Values)
-		if err != nil {
+		x := childExtract{rev: rev}
+		if x.chain, x.grind, err = ChildTrace(c.Proof, c.Statement, rev.Values); err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
 		}
-		if levels[i], err = ChildQueries(c.Proof, c.Statement, rev.Values); err != nil {
+		if x.levels, err = ChildQueries(c.Proof, c.Statement, rev.Values); err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
 		}
+		if hooks != nil && hooks.child != nil {
+			hooks.child(i, &x)
+		}
+		chain, grind := x.chain, x.grind
+		levels[i] = x.levels
+		rev = x.rev
 		cr := TranscriptRuns(chain)
 		ci := ChildInterface{ChildReveal: *rev}
 		for _, r := range cr {
@@ -394,6 +420,9 @@ func Merge(children []MergeChild, logInvRate int, workers par.Workers) (*Merged,
 	ev, err := l.evaluations(plans, m.Interfaces)
 	if err != nil {
 		return nil, err
+	}
+	if hooks != nil && hooks.statement != nil {
+		hooks.statement(m)
 	}
 	proof, err := flows.ProveSegments(MergeLabel, m.statementBytes(), segs, ev, logInvRate, workers)
 	if err != nil {

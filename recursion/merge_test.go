@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -68,6 +69,13 @@ func TestMergeTwoLeaves(t *testing.T) {
 	file := m.ProofBytes()
 	if err := VerifyMerged(file, st); err != nil {
 		t.Fatal(err)
+	}
+	one, err := Merge(mergeChildren(leaves), 2, par.Serial())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(one.ProofBytes(), file) {
+		t.Fatal("the merged proof depends on the workers")
 	}
 	t.Logf("statement: %.200s", js)
 	t.Logf("2→1: %d keys, proof %d bytes, %d interface bytes", len(m.Keys), len(m.Proof.MarshalWire()), len(m.statementBytes()))
