@@ -109,3 +109,40 @@ func TestMergeCost(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeMixedLeaves merges leaves of different sizes and rates (a rate-1 leaf, as
+// `prove` makes by default, beside rate-2 ones): their levels take different query
+// segments where their block shapes differ.
+func TestMergeMixedLeaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a 3→1 merge")
+	}
+	in, err := aggregate.Generate(4+8+3, 808, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaves []flows.Proved
+	for _, cut := range []struct{ lo, hi, rate int }{{0, 4, 1}, {4, 12, 2}, {12, 15, 2}} {
+		leaf := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[cut.lo:cut.hi]}
+		fin, err := aggregate.Flow.FromValue(leaf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := flows.Prove(context.Background(), flows.Request{Flow: aggregate.Flow, Input: fin, LogInvRate: cut.rate}, flows.ProveOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaves = append(leaves, p)
+	}
+	m, err := Merge(mergeChildren(leaves), 2, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Keys) != 15 || m.Keys[4] != in.Signers[4].PublicKey || m.Keys[14] != in.Signers[14].PublicKey {
+		t.Fatal("the merged keys are not the children's in order")
+	}
+	t.Logf("3→1 of 4 (rate 1), 8 and 3 signatures: proof file %d bytes", len(m.ProofBytes()))
+}
