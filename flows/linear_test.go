@@ -124,3 +124,33 @@ func TestSegmentsLinearClaims(t *testing.T) {
 		t.Fatal("a word past the column verified")
 	}
 }
+
+// TestEvalColumn: the column's extension read through its Boolean coordinates equals
+// the full evaluation.
+func TestEvalColumn(t *testing.T) {
+	rng := testrand.New(t)
+	col := make([]field.K, 1<<10)
+	for i := range col {
+		col[i] = field.K(rng.Uint64())
+	}
+	rnd := func() field.E { return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())} }
+	for trial := range 50 {
+		p := make([]field.E, 10)
+		for k := range p {
+			switch rng.IntN(3) {
+			case 0:
+				p[k] = field.Zero
+			case 1:
+				p[k] = field.One
+			default:
+				p[k] = rnd()
+			}
+		}
+		if trial == 0 {
+			clear(p) // all Boolean
+		}
+		if got, want := evalColumn(col, p), field.EvalMLEK(col, p); got != want {
+			t.Fatalf("trial %d: %v, want %v", trial, got, want)
+		}
+	}
+}

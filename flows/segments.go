@@ -199,7 +199,7 @@ func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 		}
 		for _, sp := range pts {
 			p := places[sp.Segment]
-			v := field.EvalMLEK(stack[p.Offset:p.Offset+1<<p.Variables], sp.Point)
+			v := evalColumn(stack[p.Offset:p.Offset+1<<p.Variables], sp.Point)
 			tr.Send(v)
 			points = append(points, open.PointClaim{Point: stackPoint(p, stackLog, sp.Point), Value: v})
 		}
@@ -281,4 +281,37 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		return nil, err
 	}
 	return tr.RawProof(), nil
+}
+
+// evalColumn is the column's multilinear extension at point, reading only the
+// entries that agree with point's Boolean coordinates (a point that picks a word and
+// varies the slots costs the slots, not the column).
+func evalColumn(col []field.K, point []field.E) field.E {
+	var free []int
+	base := 0
+	for k, x := range point {
+		switch x {
+		case field.Zero:
+		case field.One:
+			base |= 1 << k
+		default:
+			free = append(free, k)
+		}
+	}
+	if len(free) > 20 || len(free) == len(point) {
+		return field.EvalMLEK(col, point)
+	}
+	vals := make([]field.E, 1<<len(free))
+	at := make([]field.E, len(free))
+	for i, k := range free {
+		at[i] = point[k]
+	}
+	for t := range vals {
+		idx := base
+		for i, k := range free {
+			idx |= (t >> i & 1) << k
+		}
+		vals[t] = field.FromK(col[idx])
+	}
+	return field.EvalMLE(vals, at)
 }
