@@ -35,6 +35,11 @@ func ChildQueries(proof *transcript.Proof, st flows.Statement, v ChildValues) ([
 	if err != nil {
 		return nil, err
 	}
+	return queriesOf(rp)
+}
+
+// queriesOf reads the opening's levels off a replayed verification.
+func queriesOf(rp *replayed) ([]LevelQueries, error) {
 	cfg, err := open.DeriveConfig(rp.sh.StackLog, rp.sh.LogInvRate)
 	if err != nil {
 		return nil, err

@@ -374,23 +374,16 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 	var runs []TranscriptRun
 	var grinds []transcript.Step
 	for i, c := range children {
-		rev, _, err := RevealChild(c.Proof, c.Statement)
+		x, _, err := extractChild(c.Proof, c.Statement)
 		if err != nil {
 			return nil, fmt.Errorf("%w: child %d does not verify: %w", ErrMergeInput, i, err)
 		}
-		x := childExtract{rev: rev}
-		if x.chain, x.grind, err = ChildTrace(c.Proof, c.Statement, rev.Values); err != nil {
-			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
-		}
-		if x.levels, err = ChildQueries(c.Proof, c.Statement, rev.Values); err != nil {
-			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
-		}
 		if hooks != nil && hooks.child != nil {
-			hooks.child(i, &x)
+			hooks.child(i, x)
 		}
 		chain, grind := x.chain, x.grind
 		levels[i] = x.levels
-		rev = x.rev
+		rev := x.rev
 		cr := TranscriptRuns(chain)
 		ci := ChildInterface{ChildReveal: *rev}
 		for _, r := range cr {

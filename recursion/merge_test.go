@@ -78,7 +78,7 @@ func TestMergeTwoLeaves(t *testing.T) {
 		t.Fatal("the merged proof depends on the workers")
 	}
 	t.Logf("statement: %.200s", js)
-	t.Logf("2→1: %d keys, proof %d bytes, %d interface bytes", len(m.Keys), len(m.Proof.MarshalWire()), len(m.statementBytes()))
+	t.Logf("2→1: %d keys, proof %d bytes (%d stream scalars), %d interface bytes", len(m.Keys), len(m.Proof.MarshalWire()), len(m.Proof.Stream), len(m.statementBytes()))
 }
 
 // TestMergeCost reports what one merge costs: LEANPIPE_MERGE=K,S merges K leaves of S

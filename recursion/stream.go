@@ -568,34 +568,44 @@ func whirStream(s *symTranscript, sh commit.Shape, cfg *open.Config, target fiel
 // RevealChild verifies a child natively (the deferred evaluations computed) and
 // returns what its parent reveals of it, and its stream.
 func RevealChild(proof *transcript.Proof, st flows.Statement) (*ChildReveal, []field.E, error) {
-	v, err := ChildValuesOf(proof, st)
+	x, stream, err := extractChild(proof, st)
 	if err != nil {
 		return nil, nil, err
 	}
-	chain, _, err := ChildTrace(proof, st, v)
+	return x.rev, stream, nil
+}
+
+// extractChild verifies a child once, natively (the deferred evaluations computed
+// from the circuit's description and the statement's keys), and reads off it what the
+// merge prover needs: the transcript's steps, the opening's levels and the revealed
+// values; and the child's stream.
+func extractChild(proof *transcript.Proof, st flows.Statement) (*childExtract, []field.E, error) {
+	x := &childExtract{}
+	trace := func(s transcript.Step) {
+		if s.OnChain {
+			x.chain = append(x.chain, s)
+		} else {
+			x.grind = append(x.grind, s)
+		}
+	}
+	rp, dm, dp, err := replayDeferred(proof, st, ChildValues{}, aggregate.Matrices(), trace)
 	if err != nil {
 		return nil, nil, err
 	}
-	rp, _, _, err := replayDeferred(proof, st, v, nil, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	lqs, err := ChildQueries(proof, st, v)
-	if err != nil {
+	v := ChildValues{VA: dm.va, VB: dm.vb, Key: dp.value}
+	if x.levels, err = queriesOf(rp); err != nil {
 		return nil, nil, err
 	}
 	rev := &ChildReveal{VA: rp.zc.VA, VB: rp.zc.VB, S: rp.lc.S, Values: v, Roots: rp.tr.roots}
-	for _, s := range chain {
-		if s.Block[3] == tagNonce {
+	for _, s := range x.chain {
+		switch {
+		case s.Block[3] == tagNonce:
 			rev.Nonces = append(rev.Nonces, field.E{C0: field.K(s.Block[0]), C1: field.K(s.Block[1]), C2: field.K(s.Block[2])})
-		}
-	}
-	for _, s := range chain {
-		if s.Block == squeezeBlock {
+		case s.Block == squeezeBlock:
 			rev.Challenges = append(rev.Challenges, field.E{C0: field.K(s.Out[0]), C1: field.K(s.Out[1]), C2: field.K(s.Out[2])})
 		}
 	}
-	for _, lq := range lqs {
+	for _, lq := range x.levels {
 		idx := make([]int, len(lq.Queries))
 		for i, q := range lq.Queries {
 			idx[i] = q.Index
@@ -605,7 +615,8 @@ func RevealChild(proof *transcript.Proof, st flows.Statement) (*ChildReveal, []f
 		rev.Enforced = append(rev.Enforced, lq.Enforced)
 		rev.Induced = append(rev.Induced, open.InducedWeight(lq.MessageLog, idx, w, lq.Point))
 	}
-	return rev, rp.tr.RawProof().Stream, nil
+	x.rev = rev
+	return x, rp.tr.RawProof().Stream, nil
 }
 
 // LinearClaims turns the checks into linear claims on segment seg of transcript

@@ -534,9 +534,28 @@ func pointRegion(point []field.E) (offset, size int) {
 func (s *Scratch) addPointWeight(b []field.E, point []field.E, scale field.E, workers par.Workers) {
 	offset, size := pointRegion(point)
 	// The high boolean coordinates contribute factor 1 at the selected region.
-	s.point = buffers.Grow(s.point, size)
-	field.EqTableOn(s.point, point[:bitsLen(size)], workers)
-	addScaledInto(b[offset:offset+size], s.point, scale, workers)
+	free := point[:bitsLen(size)]
+	// So do low boolean ones, at a stride: the kernel is zero off the entries whose
+	// low bits are those coordinates (a point that picks a word of every slot).
+	lo, low := 0, 0
+	for lo < len(free) && (free[lo] == field.Zero || free[lo] == field.One) {
+		if free[lo] == field.One {
+			low |= 1 << lo
+		}
+		lo++
+	}
+	if lo == 0 {
+		s.point = buffers.Grow(s.point, size)
+		field.EqTableOn(s.point, free, workers)
+		addScaledInto(b[offset:offset+size], s.point, scale, workers)
+		return
+	}
+	s.point = buffers.Grow(s.point, size>>lo)
+	field.EqTableOn(s.point, free[lo:], workers)
+	region := b[offset+low : offset+size]
+	for j, w := range s.point {
+		region[j<<lo] = region[j<<lo].Add(scale.Mul(w))
+	}
 }
 
 // bitsLen returns log2 of a power of two.
