@@ -133,7 +133,9 @@ func TestEvalColumn(t *testing.T) {
 	for i := range col {
 		col[i] = field.K(rng.Uint64())
 	}
-	rnd := func() field.E { return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())} }
+	rnd := func() field.E {
+		return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+	}
 	for trial := range 50 {
 		p := make([]field.E, 10)
 		for k := range p {

@@ -12,7 +12,9 @@ import (
 // a region; low: a stride) equals the dense eq table.
 func TestAddPointWeight(t *testing.T) {
 	rng := testrand.New(t)
-	rnd := func() field.E { return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())} }
+	rnd := func() field.E {
+		return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+	}
 	const n = 11
 	for trial := range 60 {
 		p := make([]field.E, n)
