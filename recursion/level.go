@@ -192,3 +192,24 @@ func (qb *QueryBlock) LevelSumsIn(seg int, lq *LevelQueries, blockLog, nLog, mem
 	}
 	return pts, check
 }
+
+// LevelClaims are the linear claims (on segment seg, whose members' levels fill blocks
+// of 2^blockLog slots) that tie member member's queries to its level's revealed sums:
+// Σ_{t<n} λ^t·fold(t) = enforced and Σ_{t<n} λ^t·induced(t) = induced, each output an E
+// value on three words (c0 + c1·Y + c2·Y²). The padding slots of the member's block
+// are in no term.
+func (qb *QueryBlock) LevelClaims(seg int, lq *LevelQueries, blockLog, member int, enforced, induced field.E) []flows.LinearClaim {
+	wordBits := qb.LogSize() - 6
+	fold := flows.LinearClaim{Segment: seg, Value: enforced}
+	ind := flows.LinearClaim{Segment: seg, Value: induced}
+	pow := field.One
+	for t := range lq.Queries {
+		slot := member<<blockLog + t
+		f := flows.LinearTermsE(qb.Fold/64+slot<<wordBits, pow)
+		i := flows.LinearTermsE(qb.Induced/64+slot<<wordBits, pow)
+		fold.Terms = append(fold.Terms, f[:]...)
+		ind.Terms = append(ind.Terms, i[:]...)
+		pow = pow.Mul(lq.Lambda)
+	}
+	return []flows.LinearClaim{fold, ind}
+}

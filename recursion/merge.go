@@ -251,8 +251,6 @@ type queryGroup struct {
 	members  [][2]int // (child, level)
 }
 
-func (g *queryGroup) nLog() int { return nLogOf(len(g.members) << g.blockLog) }
-
 func layoutOf(plans []*mergePlan) *mergeLayout {
 	l := &mergeLayout{}
 	runs := 0
@@ -279,15 +277,12 @@ func layoutOf(plans []*mergePlan) *mergeLayout {
 	return l
 }
 
-// evaluations is the merged proof's claims: per child its stream checks and grinding
-// chaining values on the transcript segment, and each level's sums on its query
-// segment.
+// evaluations is the merged proof's claims, all linear: per child its stream checks
+// and grinding chaining values on the transcript segment, and each level's enforced
+// sum and induced weight on its query segment.
 func (l *mergeLayout) evaluations(plans []*mergePlan, ifaces []ChildInterface) (*flows.Evaluations, error) {
 	tb := sharedTranscriptBlock()
 	ev := &flows.Evaluations{}
-	var pts []flows.SegmentPoint
-	var checks []func([]field.E) error
-	var sizes []int
 	for i, p := range plans {
 		ev.Linear = append(ev.Linear, p.sc.LinearClaims(tb, 0, l.runOffset[i])...)
 		gc, err := p.sc.GrindClaims(tb, 0, l.runOffset[i], ifaces[i].Grinds)
@@ -298,21 +293,8 @@ func (l *mergeLayout) evaluations(plans []*mergePlan, ifaces []ChildInterface) (
 		for lv := range p.levels {
 			g, member := l.at[i][lv][0], l.at[i][lv][1]
 			grp := l.groups[g]
-			pt, check := grp.qb.LevelSumsIn(1+g, &p.levels[lv], grp.blockLog, grp.nLog(), member, ifaces[i].Enforced[lv], ifaces[i].Induced[lv])
-			pts = append(pts, pt...)
-			checks = append(checks, check)
-			sizes = append(sizes, len(pt))
+			ev.Linear = append(ev.Linear, grp.qb.LevelClaims(1+g, &p.levels[lv], grp.blockLog, member, ifaces[i].Enforced[lv], ifaces[i].Induced[lv])...)
 		}
-	}
-	ev.Points = func(func() field.E) []flows.SegmentPoint { return pts }
-	ev.Check = func(v []field.E) error {
-		for i, c := range checks {
-			if err := c(v[:sizes[i]]); err != nil {
-				return err
-			}
-			v = v[sizes[i]:]
-		}
-		return nil
 	}
 	return ev, nil
 }

@@ -81,22 +81,25 @@ func TestMergeTwoLeaves(t *testing.T) {
 	t.Logf("2→1: %d keys, proof %d bytes (%d stream scalars), %d interface bytes", len(m.Keys), len(m.Proof.MarshalWire()), len(m.Proof.Stream), len(m.statementBytes()))
 }
 
-// TestMergeCost reports what one merge costs: LEANPIPE_MERGE=K,S merges K leaves of S
-// signatures (rate 2) at 1 and 2 workers. A measurement, not a check.
+// TestMergeCost reports what one merge costs: LEANPIPE_MERGE=K,S[,R] merges K leaves of
+// S signatures (rate 2) at merge rate R (default 2) at 1 and 2 workers. A
+// measurement, not a check.
 func TestMergeCost(t *testing.T) {
 	spec := os.Getenv("LEANPIPE_MERGE")
 	if spec == "" {
 		t.Skip("set LEANPIPE_MERGE=K,S")
 	}
-	var k, s int
-	if _, err := fmt.Sscanf(spec, "%d,%d", &k, &s); err != nil {
-		t.Fatal(err)
+	k, s, rate := 0, 0, 2
+	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &k, &s, &rate); err != nil {
+		if _, err := fmt.Sscanf(spec, "%d,%d", &k, &s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	leaves := siblingLeaves(t, k, s, 2, 303)
 	for _, w := range []int{1, 2} {
 		for range 2 {
 			start := time.Now()
-			m, err := Merge(mergeChildren(leaves), 2, par.New(nil, w))
+			m, err := Merge(mergeChildren(leaves), rate, par.New(nil, w))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +108,7 @@ func TestMergeCost(t *testing.T) {
 			if err := m.Verify(); err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d→1 of %d signatures, %d workers: prove %v, verify %v, proof file %d bytes", k, s, w, prove, time.Since(start), len(m.ProofBytes()))
+			t.Logf("%d→1 of %d signatures at rate %d, %d workers: prove %v, verify %v, proof file %d bytes", k, s, rate, w, prove, time.Since(start), len(m.ProofBytes()))
 		}
 	}
 }
