@@ -89,7 +89,7 @@ func checkEvalPoints(pts []SegmentPoint, places []open.Placement) error {
 
 // SegmentShape is one batch of a segmented proof, as the verifier knows it.
 type SegmentShape struct {
-	Circuit lincheck.Circuit
+	Circuit lincheck.Matrices
 	N       int
 	// Public, when set, is the segment's public term (lincheck.VerifyPublic): its
 	// table is what the columns of its window must hold, slot by slot. Values that

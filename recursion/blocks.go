@@ -11,12 +11,12 @@ import (
 // What the block circuits share: inputs allocated from Cols, bit-sliced lanes set
 // from words, and the packed witness of a segment filled 64 slots at a time.
 
-// input declares n input columns from cols and returns their wires and first column.
-func (c *Cols) input(b *circuit.Builder, name string, n int) ([]circuit.Wire, int) {
+// input declares n input columns from c and returns their wires and first column.
+func input[W comparable, B circuit.Ops[W]](b B, c *Cols, name string, n int) ([]W, int) {
 	base := c.Next()
 	c.advance(base + n)
 	b.Input(name, base, n)
-	w := make([]circuit.Wire, n)
+	w := make([]W, n)
 	for i := range w {
 		w[i] = b.Col(base + i)
 	}

@@ -9,11 +9,20 @@ import (
 // KBits is the width of a K element as wires: bit i is the coefficient of x^i.
 const KBits = 64
 
-// KWires is a K element under construction: a linear form per bit.
-type KWires [KBits]circuit.Wire
+// KWiresOf is a K element under construction on a circuit backend of wires W
+// (circuit.Ops): a linear form per bit. The block circuits are written once over any
+// backend: a circuit.Builder compiles them (the prover's), a circuit.Evaluator
+// evaluates their matrices from the same code (the verifier's, circuit.Described).
+type KWiresOf[W comparable] [KBits]W
 
-// EWires is an E element c0 + c1·y + c2·y² under construction.
-type EWires [3]KWires
+// EWiresOf is an E element c0 + c1·y + c2·y² under construction.
+type EWiresOf[W comparable] [3]KWiresOf[W]
+
+// KWires and EWires are the builder's.
+type (
+	KWires = KWiresOf[circuit.Wire]
+	EWires = EWiresOf[circuit.Wire]
+)
 
 // Cols allocates product rows from a base column upwards, for gadgets that emit rows.
 type Cols struct {
@@ -36,20 +45,20 @@ func (c *Cols) take() int {
 
 // clmul returns the carry-less product of x and y (len(x) = len(y) a power of two,
 // 2·len − 1 coefficients) by Karatsuba down to single bits: 3^log2(len) rows.
-func clmul(b *circuit.Builder, cols *Cols, x, y []circuit.Wire) []circuit.Wire {
+func clmul[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y []W) []W {
 	n := len(x)
 	if n == 1 {
-		return []circuit.Wire{b.Product(cols.take(), x[0], y[0])}
+		return []W{circuit.Product(b, cols.take(), x[0], y[0])}
 	}
 	h := n / 2
 	z0 := clmul(b, cols, x[:h], y[:h])
 	z2 := clmul(b, cols, x[h:], y[h:])
-	xs, ys := make([]circuit.Wire, h), make([]circuit.Wire, h)
+	xs, ys := make([]W, h), make([]W, h)
 	for i := range h {
 		xs[i], ys[i] = b.Xor(x[i], x[h+i]), b.Xor(y[i], y[h+i])
 	}
 	z1 := clmul(b, cols, xs, ys)
-	out := make([]circuit.Wire, 2*n-1)
+	out := make([]W, 2*n-1)
 	for i, w := range z0 {
 		out[i] = b.Xor(out[i], w)
 		out[h+i] = b.Xor(out[h+i], b.Xor(w, b.Xor(z1[i], z2[i])))
@@ -62,31 +71,32 @@ func clmul(b *circuit.Builder, cols *Cols, x, y []circuit.Wire) []circuit.Wire {
 
 // reduceK folds a polynomial of degree < 127 modulo x^64 + x^4 + x^3 + x + 1
 // (GF(2)-linear: no rows).
-func reduceK(b *circuit.Builder, p []circuit.Wire) KWires {
-	acc := append([]circuit.Wire(nil), p...)
+func reduceK[W comparable, B circuit.Ops[W]](b B, p []W) KWiresOf[W] {
+	acc := append([]W(nil), p...)
+	var zero W
 	for d := len(acc) - 1; d >= KBits; d-- {
 		w := acc[d]
-		if w == circuit.Zero {
+		if w == zero {
 			continue
 		}
 		for _, s := range [...]int{0, 1, 3, 4} {
 			acc[d-KBits+s] = b.Xor(acc[d-KBits+s], w)
 		}
-		acc[d] = circuit.Zero
+		acc[d] = zero
 	}
-	var out KWires
+	var out KWiresOf[W]
 	copy(out[:], acc)
 	return out
 }
 
 // MulK emits x·y in K: 729 rows (Karatsuba to bits), the reduction linear.
-func MulK(b *circuit.Builder, cols *Cols, x, y KWires) KWires {
-	return reduceK(b, clmul(b, cols, x[:], y[:]))
+func MulK[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y KWiresOf[W]) KWiresOf[W] {
+	return reduceK[W](b, clmul[W](b, cols, x[:], y[:]))
 }
 
 // AddK returns x + y (no rows).
-func AddK(b *circuit.Builder, x, y KWires) KWires {
-	var out KWires
+func AddK[W comparable, B circuit.Ops[W]](b B, x, y KWiresOf[W]) KWiresOf[W] {
+	var out KWiresOf[W]
 	for i := range out {
 		out[i] = b.Xor(x[i], y[i])
 	}
@@ -94,13 +104,13 @@ func AddK(b *circuit.Builder, x, y KWires) KWires {
 }
 
 // AddE returns x + y (no rows).
-func AddE(b *circuit.Builder, x, y EWires) EWires {
-	return EWires{AddK(b, x[0], y[0]), AddK(b, x[1], y[1]), AddK(b, x[2], y[2])}
+func AddE[W comparable, B circuit.Ops[W]](b B, x, y EWiresOf[W]) EWiresOf[W] {
+	return EWiresOf[W]{AddK(b, x[0], y[0]), AddK(b, x[1], y[1]), AddK(b, x[2], y[2])}
 }
 
 // MulE emits x·y in E = K[y]/(y³ + y + 1): six K products (Karatsuba over the three
 // limbs), the recombination and the reduction (y³ = y + 1) linear.
-func MulE(b *circuit.Builder, cols *Cols, x, y EWires) EWires {
+func MulE[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y EWiresOf[W]) EWiresOf[W] {
 	p0 := MulK(b, cols, x[0], y[0])
 	p1 := MulK(b, cols, x[1], y[1])
 	p2 := MulK(b, cols, x[2], y[2])
@@ -112,31 +122,31 @@ func MulE(b *circuit.Builder, cols *Cols, x, y EWires) EWires {
 	c3 := AddK(b, p12, AddK(b, p1, p2))
 	c1 := AddK(b, p01, AddK(b, p0, p1))
 	c2 := AddK(b, p02, AddK(b, p0, AddK(b, p1, p2)))
-	return EWires{AddK(b, p0, c3), AddK(b, c1, AddK(b, c3, p2)), AddK(b, c2, p2)}
+	return EWiresOf[W]{AddK(b, p0, c3), AddK(b, c1, AddK(b, c3, p2)), AddK(b, c2, p2)}
 }
 
 // MulEK emits x·k for an E element x and a K element k: three K products.
-func MulEK(b *circuit.Builder, cols *Cols, x EWires, k KWires) EWires {
-	return EWires{MulK(b, cols, x[0], k), MulK(b, cols, x[1], k), MulK(b, cols, x[2], k)}
+func MulEK[W comparable, B circuit.Ops[W]](b B, cols *Cols, x EWiresOf[W], k KWiresOf[W]) EWiresOf[W] {
+	return EWiresOf[W]{MulK(b, cols, x[0], k), MulK(b, cols, x[1], k), MulK(b, cols, x[2], k)}
 }
 
 // InputK declares 64 input columns from cols and returns them as a K element.
-func InputK(b *circuit.Builder, cols *Cols, name string) KWires {
-	w, _ := cols.input(b, name, KBits)
-	return KWires(w)
+func InputK[W comparable, B circuit.Ops[W]](b B, cols *Cols, name string) KWiresOf[W] {
+	w, _ := input[W](b, cols, name, KBits)
+	return KWiresOf[W](w)
 }
 
 // InputE declares 192 input columns (c0, c1, c2, low bit first) as an E element.
-func InputE(b *circuit.Builder, cols *Cols, name string) EWires {
-	return EWires{InputK(b, cols, name+".c0"), InputK(b, cols, name+".c1"), InputK(b, cols, name+".c2")}
+func InputE[W comparable, B circuit.Ops[W]](b B, cols *Cols, name string) EWiresOf[W] {
+	return EWiresOf[W]{InputK[W](b, cols, name+".c0"), InputK[W](b, cols, name+".c1"), InputK[W](b, cols, name+".c2")}
 }
 
 // MaterializeK emits one row per bit (x·1) so that x can be read from columns, and
 // returns the first of its 64 columns.
-func MaterializeK(b *circuit.Builder, cols *Cols, x KWires) int {
+func MaterializeK[W comparable, B circuit.Ops[W]](b B, cols *Cols, x KWiresOf[W]) int {
 	base := cols.next
 	for i := range x {
-		b.Linear(cols.take(), x[i])
+		circuit.Linear(b, cols.take(), x[i])
 	}
 	return base
 }

@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"math/bits"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -22,9 +23,12 @@ import (
 // GrindLogSize is log2 of a grinding block's columns.
 const GrindLogSize = 15
 
-// GrindBlock is the compiled block with its column layout.
+// GrindBlock is the block circuit with its column layout (compiled for a prover on
+// first need, described for a verifier, as QueryBlock).
 type GrindBlock struct {
 	*circuit.Circuit
+	once      sync.Once
+	desc      *circuit.Described
 	CV, Nonce int // input bases: 256 bits, 192 bits
 	Low       int // base of the materialised low bits of the nonce compression's word 0
 	Bits      int
@@ -36,37 +40,67 @@ const (
 	grindNonceTag = 6
 )
 
+const grindName = "recursion-grind"
+
 // NewGrindBlock builds the block for open.QueryGrindingBits bits.
 func NewGrindBlock() *GrindBlock {
-	gb := &GrindBlock{Bits: open.QueryGrindingBits}
-	b := circuit.NewBuilder("recursion-grind", GrindLogSize, 0)
-	cols := NewCols(1, 1<<GrindLogSize)
-	cv, cvBase := cols.input(b, "cv", 256)
-	nonce, nonceBase := cols.input(b, "nonce", 192)
-	gb.CV, gb.Nonce = cvBase, nonceBase
-	gb.Low = (cols.Next() + 63) &^ 63
+	gb := grindLayout()
+	gb.compile()
+	return gb
+}
+
+func grindLayout() *GrindBlock {
+	gb := &GrindBlock{Bits: open.QueryGrindingBits, CV: 1, Nonce: 1 + 256}
+	gb.Low = (gb.Nonce + 192 + 63) &^ 63
+	gb.desc = circuit.NewDescribed(grindName, GrindLogSize, 0, func(ev *circuit.Evaluator) { describeGrind[circuit.EvalWire](ev, gb) })
+	return gb
+}
+
+// LogSize is log2 of the block's columns.
+func (gb *GrindBlock) LogSize() int { return GrindLogSize }
+
+func (gb *GrindBlock) compile() *circuit.Circuit {
+	gb.once.Do(func() {
+		b := circuit.NewBuilder(grindName, GrindLogSize, 0)
+		describeGrind[circuit.Wire](b, gb)
+		gb.Circuit = b.Compile()
+	})
+	return gb.Circuit
+}
+
+// Matrices is the block's A0 and B0 for a verifier (compiled walks when built, else
+// the description's).
+func (gb *GrindBlock) Matrices() lincheck.Matrices {
+	if c := gb.Circuit; c != nil {
+		return c
+	}
+	return gb.desc
+}
+
+func describeGrind[W comparable, B circuit.Ops[W]](b B, gb *GrindBlock) {
+	cols := NewCols(gb.CV, 1<<GrindLogSize)
+	cv, _ := input[W](b, cols, "cv", 256)
+	nonce, _ := input[W](b, cols, "nonce", 192)
 	cols.advance(gb.Low + 64)
-	word := func(v uint64) []circuit.Wire {
-		w := make([]circuit.Wire, 64)
+	word := func(v uint64) []W {
+		w := make([]W, 64)
 		for i := range w {
-			w[i] = b.Const(uint(v >> i))
+			w[i] = circuit.Const(b, uint(v>>i))
 		}
 		return w
 	}
-	var m [16]circuit.Word
+	var m [16]circuit.WordOf[W]
 	copy(m[:8], wordsOf(cv))
 	blk := append(append(append(word(0), word(0)...), word(0)...), word(grindBaseTag)...)
 	copy(m[8:], wordsOf(blk))
-	base := compressAt(b, cols, paramIVWords(b), m, 64, true)
+	base := compressAt(b, cols, paramIVWords[W](b), m, 64, true)
 	copy(m[:8], base[:])
-	copy(m[8:], wordsOf(append(append([]circuit.Wire(nil), nonce...), word(grindNonceTag)...)))
-	out := compressAt(b, cols, paramIVWords(b), m, 64, true)
+	copy(m[8:], wordsOf(append(append([]W(nil), nonce...), word(grindNonceTag)...)))
+	out := compressAt(b, cols, paramIVWords[W](b), m, 64, true)
 	low := flatWords(out[:2])
 	for i := range gb.Bits {
-		b.Linear(gb.Low+i, low[i])
+		circuit.Linear(b, gb.Low+i, low[i])
 	}
-	gb.Circuit = b.Compile()
-	return gb
 }
 
 // SetGrind writes lane j's inputs from a grinding check's two steps (the base's, then
@@ -133,8 +167,8 @@ func (gb *GrindBlock) PinTable(checks []GrindCheck) *lincheck.Table {
 func (gb *GrindBlock) GrindSegment(steps []transcript.Step) flows.Segment {
 	w := gb.PinWindow()
 	n := len(steps) / 2
-	return flows.Segment{Circuit: gb.Circuit, N: n, Public: &w,
-		Fill: fillSlots(gb.Circuit, n, func(v []uint64, lane uint, s int) error {
+	return flows.Segment{Circuit: gb.compile(), N: n, Public: &w,
+		Fill: fillSlots(gb.compile(), n, func(v []uint64, lane uint, s int) error {
 			gb.SetGrind(v, lane, steps[2*s], steps[2*s+1])
 			return nil
 		})}
@@ -142,5 +176,5 @@ func (gb *GrindBlock) GrindSegment(steps []transcript.Step) flows.Segment {
 
 // GrindShape is the verifier's view of the same segment.
 func (gb *GrindBlock) GrindShape(checks []GrindCheck) flows.SegmentShape {
-	return flows.SegmentShape{Circuit: gb.Circuit, N: len(checks), Public: gb.PinTable(checks)}
+	return flows.SegmentShape{Circuit: gb.Matrices(), N: len(checks), Public: gb.PinTable(checks)}
 }

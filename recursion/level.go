@@ -84,8 +84,8 @@ func memberQuery(members []*LevelQueries, blockLog, s int) (*LevelQueries, *Quer
 func (qb *QueryBlock) LevelsSegment(members []*LevelQueries, blockLog int) flows.Segment {
 	w := qb.PinWindow()
 	n := len(members) << blockLog
-	return flows.Segment{Circuit: qb.Circuit, N: n, Public: &w,
-		Fill: fillSlots(qb.Circuit, n, func(v []uint64, lane uint, s int) error {
+	return flows.Segment{Circuit: qb.compile(), N: n, Public: &w,
+		Fill: fillSlots(qb.compile(), n, func(v []uint64, lane uint, s int) error {
 			_, in := memberQuery(members, blockLog, s)
 			return qb.Set(v, lane, in)
 		})}
@@ -100,21 +100,21 @@ func (qb *QueryBlock) LevelsShape(members []*LevelQueries, blockLog int) flows.S
 		lq, in := memberQuery(members, blockLog, s)
 		t.Rows[s] = qb.pinRow(w, lq, in)
 	}
-	return flows.SegmentShape{Circuit: qb.Circuit, N: n, Public: t}
+	return flows.SegmentShape{Circuit: qb.Matrices(), N: n, Public: t}
 }
 
 // LevelSegment is the prover's segment of a level's query blocks.
 func (qb *QueryBlock) LevelSegment(lq *LevelQueries) flows.Segment {
 	w := qb.PinWindow()
-	return flows.Segment{Circuit: qb.Circuit, N: len(lq.Queries), Public: &w,
-		Fill: fillSlots(qb.Circuit, len(lq.Queries), func(v []uint64, lane uint, s int) error {
+	return flows.Segment{Circuit: qb.compile(), N: len(lq.Queries), Public: &w,
+		Fill: fillSlots(qb.compile(), len(lq.Queries), func(v []uint64, lane uint, s int) error {
 			return qb.Set(v, lane, &lq.Queries[s])
 		})}
 }
 
 // LevelShape is the verifier's view of the same segment.
 func (qb *QueryBlock) LevelShape(lq *LevelQueries) flows.SegmentShape {
-	return flows.SegmentShape{Circuit: qb.Circuit, N: len(lq.Queries), Public: qb.PinTable(lq)}
+	return flows.SegmentShape{Circuit: qb.Matrices(), N: len(lq.Queries), Public: qb.PinTable(lq)}
 }
 
 // ErrLevelSums reports query blocks whose weighted terms do not sum to the revealed values.

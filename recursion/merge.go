@@ -83,8 +83,10 @@ var (
 const MaxChildren = 8
 
 var (
-	sharedTranscriptBlock = sync.OnceValue(NewTranscriptBlock)
-	sharedGrindBlock      = sync.OnceValue(NewGrindBlock)
+	// The blocks a merge uses, compiled on a prover's first need; a verifier evaluates
+	// their descriptions (nothing built).
+	sharedTranscriptBlock = sync.OnceValue(transcriptLayout)
+	sharedGrindBlock      = sync.OnceValue(grindLayout)
 	queryBlocks           sync.Map // queryKey → *QueryBlock
 )
 
@@ -98,7 +100,7 @@ func queryBlockFor(level0 bool, depth, pointLen int) *QueryBlock {
 	if qb, ok := queryBlocks.Load(k); ok {
 		return qb.(*QueryBlock)
 	}
-	qb, _ := queryBlocks.LoadOrStore(k, newQueryBlock(level0, depth, pointLen))
+	qb, _ := queryBlocks.LoadOrStore(k, queryLayout(level0, depth, pointLen))
 	return qb.(*QueryBlock)
 }
 

@@ -4,11 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/ntt"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
 )
 
 // Query blocks (segments Q0 and Q of docs/recursion.md §4.2–4.3). One block checks one
@@ -27,9 +29,16 @@ const RowWords = 1 << 6
 // LaterRowWords is a later level's leaf width: 8 E elements (three folds of E values).
 const LaterRowWords = 24
 
-// QueryBlock is the compiled block circuit with its column layout.
+// QueryBlock is the block circuit with its column layout: compiled for a prover
+// (the embedded *circuit.Circuit, built on first need), or described for a verifier
+// (Matrices evaluates the same code on a circuit.Evaluator, nothing built).
 type QueryBlock struct {
 	*circuit.Circuit
+	level0   bool
+	logSize  int
+	name     string
+	once     sync.Once
+	desc     *circuit.Described
 	Depth    int // Merkle path length, bits of the query index
 	PointLen int // coordinates of the induced-weight point (the level's message log)
 	RowLen   int // words of a row: RowWords (level 0) or LaterRowWords
@@ -39,7 +48,8 @@ type QueryBlock struct {
 	// Output column bases (materialised): the root's 256 bits, the fold term and the
 	// induced term (E each).
 	Root, Fold, Induced int
-	// Rows counts the block's product rows (inputs and the constant excluded).
+	// Rows counts the block's product rows (inputs and the constant excluded); set
+	// once compiled.
 	Rows int
 	// basis[k][i] is v_k(2^i): the factor W_k(q)/W_k(ω_k) is GF(2)-linear in q.
 	basis [][]field.K
@@ -61,39 +71,87 @@ func NewLaterQueryBlock(depth, pointLen int) *QueryBlock {
 }
 
 func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
+	qb := queryLayout(level0, depth, pointLen)
+	qb.compile()
+	return qb
+}
+
+// LogSize is log2 of the block's columns.
+func (qb *QueryBlock) LogSize() int { return qb.logSize }
+
+// compile builds and compiles the circuit once.
+func (qb *QueryBlock) compile() *circuit.Circuit {
+	qb.once.Do(func() {
+		b := circuit.NewBuilder(qb.name, qb.logSize, 0)
+		qb.Rows = describeQuery[circuit.Wire](b, qb)
+		qb.Circuit = b.Compile()
+	})
+	return qb.Circuit
+}
+
+// Matrices is the block's A0 and B0 for a verifier: the compiled circuit's walks when
+// it is built, else its description's.
+func (qb *QueryBlock) Matrices() lincheck.Matrices {
+	if c := qb.Circuit; c != nil {
+		return c
+	}
+	return qb.desc
+}
+
+// queryLayout computes the block's layout (no rows).
+func queryLayout(level0 bool, depth, pointLen int) *QueryBlock {
 	if depth < 1 || depth > 30 || pointLen < 1 {
 		panic(fmt.Sprintf("recursion: query block of depth %d, point %d", depth, pointLen))
 	}
-	qb := &QueryBlock{Depth: depth, PointLen: pointLen, RowLen: RowWords, EqLen: RowWords, basis: inducedBasis(pointLen, depth)}
+	qb := &QueryBlock{level0: level0, Depth: depth, PointLen: pointLen, RowLen: RowWords, EqLen: RowWords, basis: inducedBasis(pointLen, depth)}
 	logSize, name := QueryLogSize, "q0"
 	if !level0 {
 		qb.RowLen, qb.EqLen, logSize, name = LaterRowWords, LaterRowWords/3, LaterQueryLogSize, "q"
 	}
-	b := circuit.NewBuilder(fmt.Sprintf("recursion-%s-d%d-m%d", name, depth, pointLen), logSize, 0)
-	cols := NewCols(1, 1<<logSize)
-	input := func(name string, n int) ([]circuit.Wire, int) { return cols.input(b, name, n) }
-	q, idx := input("index", depth)
-	row, rowBase := input("row", 64*qb.RowLen)
-	path, pathBase := input("path", 256*depth)
-	eqBits, eqBase := input("eq", 192*qb.EqLen)
-	wBits, wBase := input("weight", 192)
-	pBits, pBase := input("point", 192*pointLen)
-	qb.Index, qb.Row, qb.Path, qb.Eq, qb.Weight, qb.Point = idx, rowBase, pathBase, eqBase, wBase, pBase
+	qb.logSize, qb.name = logSize, fmt.Sprintf("recursion-%s-d%d-m%d", name, depth, pointLen)
+	next := 1
+	take := func(n int) int {
+		base := next
+		next += n
+		return base
+	}
+	qb.Index = take(depth)
+	qb.Row = take(64 * qb.RowLen)
+	qb.Path = take(256 * depth)
+	qb.Eq = take(192 * qb.EqLen)
+	qb.Weight = take(192)
+	qb.Point = take(192 * pointLen)
 	// The outputs sit right after the inputs, each on whole words (so that a verifier
 	// pins the root with the inputs in one public window and reads the terms as K words).
 	align := func(c int) int { return (c + 63) &^ 63 }
-	qb.Root = align(cols.Next())
+	qb.Root = align(next)
 	qb.Fold = qb.Root + 256
 	qb.Induced = align(qb.Fold + 192)
-	cols.advance(align(qb.Induced + 192))
+	qb.desc = circuit.NewDescribed(qb.name, logSize, 0, func(ev *circuit.Evaluator) { describeQuery[circuit.EvalWire](ev, qb) })
+	return qb
+}
+
+// describeQuery emits the block's rows on any backend and returns the product rows'
+// count.
+func describeQuery[W comparable, B circuit.Ops[W]](b B, qb *QueryBlock) int {
+	depth, pointLen := qb.Depth, qb.PointLen
+	cols := NewCols(1, 1<<qb.logSize)
+	in := func(name string, n int) []W { w, _ := input[W](b, cols, name, n); return w }
+	q := in("index", depth)
+	row := in("row", 64*qb.RowLen)
+	path := in("path", 256*depth)
+	eqBits := in("eq", 192*qb.EqLen)
+	wBits := in("weight", 192)
+	pBits := in("point", 192*pointLen)
+	cols.advance((qb.Induced + 192 + 63) &^ 63)
 	start := cols.Next()
 
 	// 1. The leaf: BLAKE2s-256 of the row's bytes (512: 8 compressions; 192: 3).
-	h := paramIVWords(b)
+	h := paramIVWords[W](b)
 	rowWords := wordsOf(row)
 	blocks := len(rowWords) / 16
 	for blk := range blocks {
-		var m [16]circuit.Word
+		var m [16]circuit.WordOf[W]
 		copy(m[:], rowWords[16*blk:16*blk+16])
 		h = compressAt(b, cols, h, m, uint64(64*(blk+1)), blk == blocks-1)
 	}
@@ -101,28 +159,28 @@ func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 	cur := flatWords(h[:])
 	for j := range depth {
 		sib := path[256*j : 256*j+256]
-		left, next := b.Mux(cols.Next(), q[j], cur, sib)
+		left, next := circuit.Mux(b, cols.Next(), q[j], cur, sib)
 		cols.advance(next)
-		right := make([]circuit.Wire, 256)
+		right := make([]W, 256)
 		for i := range right {
 			right[i] = b.Xor(b.Xor(cur[i], sib[i]), left[i])
 		}
-		var m [16]circuit.Word
+		var m [16]circuit.WordOf[W]
 		copy(m[:8], wordsOf(left))
 		copy(m[8:], wordsOf(right))
-		out := compressAt(b, cols, paramIVWords(b), m, 64, true)
+		out := compressAt(b, cols, paramIVWords[W](b), m, 64, true)
 		cur = flatWords(out[:])
 	}
 	for i, w := range cur {
-		b.Linear(qb.Root+i, w)
+		circuit.Linear(b, qb.Root+i, w)
 	}
 	// 3. The fold: Σ_l row_l·eq_l, times the weight.
 	weight := eOf(wBits)
-	var acc EWires
+	var acc EWiresOf[W]
 	for l := range qb.EqLen {
 		eq := eOf(eqBits[192*l : 192*l+192])
-		if level0 {
-			var rl KWires
+		if qb.level0 {
+			var rl KWiresOf[W]
 			copy(rl[:], row[64*l:64*l+64])
 			acc = AddE(b, acc, MulEK(b, cols, eq, rl))
 		} else {
@@ -134,9 +192,9 @@ func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 	// 4. The induced term: weight·Π_k (1 + p_k·(1 + v_k)), v_k linear in the index bits.
 	prod := weight
 	for k := range pointLen {
-		var v KWires
+		var v KWiresOf[W]
 		for bit := range KBits {
-			var x circuit.Wire
+			var x W
 			for i := range depth {
 				if uint64(qb.basis[k][i])>>bit&1 == 1 {
 					x = b.Xor(x, q[i])
@@ -150,51 +208,11 @@ func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 		prod = MulE(b, cols, prod, f)
 	}
 	materialiseAt(b, qb.Induced, prod)
-	qb.Rows = cols.Next() - start + 256 + 2*192
-	qb.Circuit = b.Compile()
-	return qb
+	return cols.Next() - start + 256 + 2*192
 }
 
-func (c *Cols) advance(next int) {
-	if next > c.end {
-		panic(fmt.Sprintf("recursion: gadget out of columns at %d", c.end))
-	}
-	c.next = next
-}
-
-func compressAt(b *circuit.Builder, cols *Cols, h [8]circuit.Word, m [16]circuit.Word, t uint64, final bool) [8]circuit.Word {
-	out, next := b.Compress(cols.Next(), h, m, t, final)
-	cols.advance(next)
-	return out
-}
-
-func paramIVWords(b *circuit.Builder) [8]circuit.Word {
-	var h [8]circuit.Word
-	for i, v := range circuit.Blake2sParamIV {
-		h[i] = b.ConstWord(v)
-	}
-	return h
-}
-
-// wordsOf cuts bits (little-endian bytes, bit i of the byte string at i) into 32-bit words.
-func wordsOf(bits []circuit.Wire) []circuit.Word {
-	ws := make([]circuit.Word, len(bits)/32)
-	for i := range ws {
-		copy(ws[i][:], bits[32*i:])
-	}
-	return ws
-}
-
-func flatWords(ws []circuit.Word) []circuit.Wire {
-	out := make([]circuit.Wire, 0, 32*len(ws))
-	for _, w := range ws {
-		out = append(out, w[:]...)
-	}
-	return out
-}
-
-func eOf(bits []circuit.Wire) EWires {
-	var e EWires
+func eOf[W comparable](bits []W) EWiresOf[W] {
+	var e EWiresOf[W]
 	for l := range e {
 		copy(e[l][:], bits[64*l:64*l+64])
 	}
@@ -202,10 +220,10 @@ func eOf(bits []circuit.Wire) EWires {
 }
 
 // materialiseAt gives x's 192 bits rows at the columns [base, base+192).
-func materialiseAt(b *circuit.Builder, base int, x EWires) {
+func materialiseAt[W comparable, B circuit.Ops[W]](b B, base int, x EWiresOf[W]) {
 	for l, k := range x {
 		for i, w := range k {
-			b.Linear(base+64*l+i, w)
+			circuit.Linear(b, base+64*l+i, w)
 		}
 	}
 }
@@ -320,4 +338,42 @@ func (qb *QueryBlock) Outputs(w []uint64, j uint) (merkle.Digest, field.E, field
 		binary.LittleEndian.PutUint64(root[8*k:], get(qb.Root+64*k))
 	}
 	return root, getE(qb.Fold), getE(qb.Induced)
+}
+
+func (c *Cols) advance(next int) {
+	if next > c.end {
+		panic(fmt.Sprintf("recursion: gadget out of columns at %d", c.end))
+	}
+	c.next = next
+}
+
+func compressAt[W comparable, B circuit.Ops[W]](b B, cols *Cols, h [8]circuit.WordOf[W], m [16]circuit.WordOf[W], t uint64, final bool) [8]circuit.WordOf[W] {
+	out, next := circuit.Compress(b, cols.Next(), h, m, t, final)
+	cols.advance(next)
+	return out
+}
+
+func paramIVWords[W comparable, B circuit.Ops[W]](b B) [8]circuit.WordOf[W] {
+	var h [8]circuit.WordOf[W]
+	for i, v := range circuit.Blake2sParamIV {
+		h[i] = circuit.ConstWord(b, v)
+	}
+	return h
+}
+
+// wordsOf cuts bits (little-endian bytes, bit i of the byte string at i) into 32-bit words.
+func wordsOf[W comparable](bits []W) []circuit.WordOf[W] {
+	ws := make([]circuit.WordOf[W], len(bits)/32)
+	for i := range ws {
+		copy(ws[i][:], bits[32*i:])
+	}
+	return ws
+}
+
+func flatWords[W comparable](ws []circuit.WordOf[W]) []W {
+	out := make([]W, 0, 32*len(ws))
+	for _, w := range ws {
+		out = append(out, w[:]...)
+	}
+	return out
 }

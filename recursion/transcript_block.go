@@ -3,6 +3,7 @@ package recursion
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/flows"
@@ -24,9 +25,12 @@ const TranscriptSteps = 16
 // TranscriptLogSize is log2 of a transcript block's columns.
 const TranscriptLogSize = 18
 
-// TranscriptBlock is the compiled block with its column layout.
+// TranscriptBlock is the block circuit with its column layout (compiled for a
+// prover on first need, described for a verifier, as QueryBlock).
 type TranscriptBlock struct {
 	*circuit.Circuit
+	once sync.Once
+	desc *circuit.Described
 	// Input bases: per step its 4 words (three data words and the tag: 256 bits, from
 	// column 64), the starting chaining value (256 bits, word 0 low first), the steps'
 	// squeeze flags (one bit each) and their claimed challenges (192 bits each).
@@ -35,39 +39,75 @@ type TranscriptBlock struct {
 	// each); ZeroOut and ZeroData the bases of the per-step checks that must be zero:
 	// flag·(output words 0..2 + claimed challenge) and flag·(data words 0..2).
 	Out, ZeroOut, ZeroData int
-	Rows                   int
+	Rows                   int // set once compiled
 }
+
+const transcriptName = "recursion-transcript"
 
 // NewTranscriptBlock builds the block.
 func NewTranscriptBlock() *TranscriptBlock {
-	b := circuit.NewBuilder("recursion-transcript", TranscriptLogSize, 0)
-	// The steps' data start on a word (column 64), so that a step's three data words
-	// are three packed words of the block: linear claims on the child's stream read
-	// them there (ChildStream, StreamChecks.LinearClaims).
-	cols := NewCols(64, 1<<TranscriptLogSize)
-	tb := &TranscriptBlock{}
-	data, dataBase := cols.input(b, "data", 256*TranscriptSteps)
-	cv, cvBase := cols.input(b, "cv", 256)
-	sq, sqBase := cols.input(b, "squeeze", TranscriptSteps)
-	ch, chBase := cols.input(b, "challenge", 192*TranscriptSteps)
-	tb.CV, tb.Data, tb.Squeeze, tb.Challenge = cvBase, dataBase, sqBase, chBase
-	// Materialised outputs and zero checks sit beside the inputs (one public window
-	// pins them all); the compressions' rows follow.
-	// On a word too: the chaining values at grinding checks are read there.
-	tb.Out = (cols.Next() + 63) &^ 63
+	tb := transcriptLayout()
+	tb.compile()
+	return tb
+}
+
+// transcriptLayout computes the layout (no rows). The steps' data start on a word
+// (column 64), so that a step's three data words are three packed words of the
+// block: linear claims on the child's stream read them there (ChildStream,
+// StreamChecks.LinearClaims); the outputs start on a word too (the chaining values
+// at grinding checks are read there).
+func transcriptLayout() *TranscriptBlock {
+	tb := &TranscriptBlock{Data: 64}
+	tb.CV = tb.Data + 256*TranscriptSteps
+	tb.Squeeze = tb.CV + 256
+	tb.Challenge = tb.Squeeze + TranscriptSteps
+	tb.Out = (tb.Challenge + 192*TranscriptSteps + 63) &^ 63
 	tb.ZeroOut = tb.Out + 256*TranscriptSteps
 	tb.ZeroData = tb.ZeroOut + 192*TranscriptSteps
+	tb.desc = circuit.NewDescribed(transcriptName, TranscriptLogSize, 0, func(ev *circuit.Evaluator) { describeTranscript[circuit.EvalWire](ev, tb) })
+	return tb
+}
+
+// LogSize is log2 of the block's columns.
+func (tb *TranscriptBlock) LogSize() int { return TranscriptLogSize }
+
+func (tb *TranscriptBlock) compile() *circuit.Circuit {
+	tb.once.Do(func() {
+		b := circuit.NewBuilder(transcriptName, TranscriptLogSize, 0)
+		tb.Rows = describeTranscript[circuit.Wire](b, tb)
+		tb.Circuit = b.Compile()
+	})
+	return tb.Circuit
+}
+
+// Matrices is the block's A0 and B0 for a verifier (compiled walks when built, else
+// the description's).
+func (tb *TranscriptBlock) Matrices() lincheck.Matrices {
+	if c := tb.Circuit; c != nil {
+		return c
+	}
+	return tb.desc
+}
+
+// describeTranscript emits the block's rows on any backend and returns the product
+// rows' count.
+func describeTranscript[W comparable, B circuit.Ops[W]](b B, tb *TranscriptBlock) int {
+	cols := NewCols(tb.Data, 1<<TranscriptLogSize)
+	data, _ := input[W](b, cols, "data", 256*TranscriptSteps)
+	cv, _ := input[W](b, cols, "cv", 256)
+	sq, _ := input[W](b, cols, "squeeze", TranscriptSteps)
+	ch, _ := input[W](b, cols, "challenge", 192*TranscriptSteps)
 	rowsStart := tb.ZeroData + 192*TranscriptSteps
 	cols.advance(rowsStart)
 	for s := range TranscriptSteps {
-		var m [16]circuit.Word
+		var m [16]circuit.WordOf[W]
 		copy(m[:8], wordsOf(cv))
 		copy(m[8:], wordsOf(data[256*s:256*s+256]))
-		h := compressAt(b, cols, paramIVWords(b), m, 64, true)
+		h := compressAt(b, cols, paramIVWords[W](b), m, 64, true)
 		out := flatWords(h[:])
-		next := make([]circuit.Wire, 256)
+		next := make([]W, 256)
 		for i, w := range out {
-			next[i] = b.Linear(tb.Out+256*s+i, w)
+			next[i] = circuit.Linear(b, tb.Out+256*s+i, w)
 		}
 		// A squeeze step absorbs zeros and its output's first three words are the
 		// challenge: both checked only where the flag is set.
@@ -77,12 +117,10 @@ func NewTranscriptBlock() *TranscriptBlock {
 		}
 		cv = next
 	}
-	tb.Rows = cols.Next() - rowsStart + (256+2*192)*TranscriptSteps
 	if cols.Next() > 1<<TranscriptLogSize {
 		panic(fmt.Sprintf("recursion: transcript block needs %d columns", cols.Next()))
 	}
-	tb.Circuit = b.Compile()
-	return tb
+	return cols.Next() - rowsStart + (256+2*192)*TranscriptSteps
 }
 
 // SetTranscript writes lane j's inputs for run r: its starting chaining value, its
@@ -210,8 +248,8 @@ func (tb *TranscriptBlock) PinTable(runs []TranscriptRun) *lincheck.Table {
 // TranscriptSegment is the prover's segment of a child's transcript runs.
 func (tb *TranscriptBlock) TranscriptSegment(runs []TranscriptRun) flows.Segment {
 	w := tb.PinWindow()
-	return flows.Segment{Circuit: tb.Circuit, N: len(runs), Public: &w,
-		Fill: fillSlots(tb.Circuit, len(runs), func(v []uint64, lane uint, s int) error {
+	return flows.Segment{Circuit: tb.compile(), N: len(runs), Public: &w,
+		Fill: fillSlots(tb.compile(), len(runs), func(v []uint64, lane uint, s int) error {
 			tb.SetTranscript(v, lane, &runs[s])
 			return nil
 		})}
@@ -220,5 +258,5 @@ func (tb *TranscriptBlock) TranscriptSegment(runs []TranscriptRun) flows.Segment
 // TranscriptShape is the verifier's view of the same segment, its table built from
 // what the verifier knows of the runs (boundaries, schedule, challenges).
 func (tb *TranscriptBlock) TranscriptShape(runs []TranscriptRun) flows.SegmentShape {
-	return flows.SegmentShape{Circuit: tb.Circuit, N: len(runs), Public: tb.PinTable(runs)}
+	return flows.SegmentShape{Circuit: tb.Matrices(), N: len(runs), Public: tb.PinTable(runs)}
 }

@@ -1,0 +1,65 @@
+package recursion
+
+import (
+	"testing"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+)
+
+// TestBlocksDescribedMatchCompiled: each block kind's description, run on an
+// evaluator (what a verifier uses, nothing built), gives its compiled circuit's
+// bilinear forms at random tensor weights, and its layout is the compiled block's.
+func TestBlocksDescribedMatchCompiled(t *testing.T) {
+	rng := testrand.New(t)
+	rnd := func() field.E {
+		return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+	}
+	tensor := func(logSize int) circuit.Tensor {
+		tt := circuit.Tensor{Low: make([]field.E, 64), High: make([]field.E, logSize-6)}
+		for i := range tt.Low {
+			tt.Low[i] = rnd()
+		}
+		for i := range tt.High {
+			tt.High[i] = rnd()
+		}
+		return tt
+	}
+	type kind struct {
+		name     string
+		desc     circuit.Matrices
+		compiled *circuit.Circuit
+	}
+	var kinds []kind
+	tb, tbc := transcriptLayout(), NewTranscriptBlock()
+	if tb.Out != tbc.Out || tb.ZeroData != tbc.ZeroData {
+		t.Fatal("transcript layouts differ")
+	}
+	kinds = append(kinds, kind{"transcript", tb.desc, tbc.Circuit})
+	gb, gbc := grindLayout(), NewGrindBlock()
+	kinds = append(kinds, kind{"grind", gb.desc, gbc.Circuit})
+	for _, q := range []struct {
+		level0          bool
+		depth, pointLen int
+	}{{true, 5, 4}, {false, 4, 3}} {
+		qb, qbc := queryLayout(q.level0, q.depth, q.pointLen), newQueryBlock(q.level0, q.depth, q.pointLen)
+		if qb.Root != qbc.Root || qb.Fold != qbc.Fold || qb.Induced != qbc.Induced || qb.Point != qbc.Point {
+			t.Fatal("query layouts differ")
+		}
+		kinds = append(kinds, kind{qb.name, qb.desc, qbc.Circuit})
+	}
+	for _, k := range kinds {
+		if k.desc.LogSize() != k.compiled.LogSize() || k.desc.ConstCol() != k.compiled.ConstCol() {
+			t.Fatalf("%s: shapes differ", k.name)
+		}
+		for range 2 {
+			e, w := tensor(k.desc.LogSize()), tensor(k.desc.LogSize())
+			da, db := k.desc.BilinearTensor(e, w)
+			ca, cb := k.compiled.BilinearTensor(e, w)
+			if da != ca || db != cb {
+				t.Fatalf("%s: the description's forms differ from the circuit's", k.name)
+			}
+		}
+	}
+}
