@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -13,6 +14,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/internal/testtranscript"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -401,6 +403,24 @@ func TestLevel0RowsSendPaddingLanesOnce(t *testing.T) {
 		}
 		if err := Verify(&q, in.States(), 1); err != nil {
 			t.Fatalf("%s form: %v", form, err)
+		}
+	}
+	// testtranscript.Mutate over this proof (200 mutations, 1,000 with
+	// LEANPIPE_HEAVY): every one rejected, none panicking.
+	rng := testrand.New(t)
+	total := 200
+	if os.Getenv("LEANPIPE_HEAVY") != "" {
+		total = 1000
+	}
+	for range total {
+		q, what, ok := testtranscript.Mutate(rng, p.Proof)
+		if !ok {
+			continue
+		}
+		if err := Verify(q, in.States(), 1); err == nil {
+			t.Fatalf("%s: accepted", what)
+		} else if strings.Contains(err.Error(), "panicked") {
+			t.Fatalf("%s: the verifier panicked: %v", what, err)
 		}
 	}
 }
