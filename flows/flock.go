@@ -67,6 +67,10 @@ type FlockSpec struct {
 	Bind func(st Statement) (Binding, error)
 	// Describe, when set, says what a verifier checked for st (DescribeStatement).
 	Describe func(st Statement) string
+	// RepeatPadding writes the opening's level-0 rows in the repeated-lanes wire
+	// form (Shape.Wire): the lane blocks that hold only padding slots, identical by
+	// Fill's contract, are sent once per row. Off for the reference's flows.
+	RepeatPadding bool
 }
 
 // Binding is what a statement adds to a Flock proof (FlockSpec.Bind).
@@ -294,7 +298,7 @@ func (f *Flock) Verify(proof *transcript.Proof, st Statement) (raw *transcript.P
 		return nil, err
 	}
 	ring := ringswitch.Verify(tr, lc.Point, lc.S)
-	if err := open.VerifyStacked(tr, root, sh.Commitment(), open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
+	if err := open.VerifyStackedWire(tr, root, sh.Commitment(), open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil, f.wire(sh)); err != nil {
 		return nil, err
 	}
 	if err := tr.Finish(); err != nil {
@@ -639,6 +643,7 @@ func (s flockStages) openJob(ctx context.Context, r RingSwitched) (open.Job, err
 	scratch := s.r.whir.Get()
 	scratch.Plans = s.r.plans(ctx)
 	scratch.Config = r.whir
+	scratch.Wire = s.f.wire(r.sh)
 	return open.Job{
 		Transcript: r.tr, Commitment: r.com, Placement: open.Placement{Variables: r.sh.Mu, Offset: 0},
 		Ring: r.ring, Scratch: scratch,
@@ -647,7 +652,7 @@ func (s flockStages) openJob(ctx context.Context, r RingSwitched) (open.Job, err
 
 func (s flockStages) opened(r RingSwitched, j open.Job, _ open.Opened, err error) (Proved, error) {
 	defer r.release()
-	j.Scratch.Config = nil
+	j.Scratch.Config, j.Scratch.Wire = nil, open.Wire{}
 	s.r.whir.Put(j.Scratch)
 	s.r.coms.Put(r.com) // the proof keeps copies of the opened rows, never the codeword
 	if err != nil {

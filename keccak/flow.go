@@ -14,7 +14,7 @@ import (
 // FlowName and FlowLabel name the keccak-batch flow.
 const (
 	FlowName  = "keccak-batch"
-	FlowLabel = "leanpipe-keccak-batch-v0"
+	FlowLabel = "leanpipe-keccak-batch-v1"
 )
 
 // FlowLayout is the block layout of the registered flow (docs/keccak-batch.md
@@ -90,7 +90,9 @@ func newFlowWith(l Layout, h hooks) *flows.Flock {
 		LazyCircuit: func() *circuit.Circuit { return NewCircuit(l).Circuit },
 		LogSize:     l.LogSize,
 		MaxN:        maxBlocks,
-		InputBytes:  l.Perms * PairSize * 3, // the states, the statement's copy, the public rows
+		// The padding lanes of the level-0 rows are sent once (docs/keccak-batch.md §5).
+		RepeatPadding: true,
+		InputBytes:    l.Perms * PairSize * 3, // the states, the statement's copy, the public rows
 		// The compiled circuit (710,660 instructions of 8 bytes at three
 		// permutations per block), its walk vectors and the public term's tables.
 		// TestEstimateBoundsPeakRSS holds the estimate to the measured peaks.

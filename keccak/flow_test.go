@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -13,6 +14,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/internal/testtranscript"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -365,5 +367,60 @@ func TestBadInputsAreErrors(t *testing.T) {
 	bad[PairSize+StateSize] ^= 1
 	if _, err := InputFromStates(bad); !errors.Is(err, ErrStates) {
 		t.Errorf("InputFromStates with a wrong output: %v", err)
+	}
+}
+
+// The flow writes its level-0 rows in the repeated-lanes form: a row leaves out all
+// but one of its padding lanes (40 blocks in 2^6 slots: 24 padding lanes, 23 left
+// out), every deeper row is whole, and the proof verifies in both forms.
+func TestLevel0RowsSendPaddingLanesOnce(t *testing.T) {
+	in := GenerateInput(3*40, 7)
+	p := prove(t, Flow, in, 2)
+	if pad := p.Shape.PaddingLanes(); pad != 24 {
+		t.Fatalf("%d padding lanes, want 24", pad)
+	}
+	for l, ph := range p.Proof.Phases {
+		want := 24
+		if l == 0 {
+			want = 64 - 23
+		}
+		for k, r := range ph.Rows {
+			if len(r) != want {
+				t.Fatalf("level %d row %d: %d words, want %d", l, k, len(r), want)
+			}
+		}
+	}
+	for _, form := range []string{"wire", "raw"} {
+		var q transcript.Proof
+		var err error
+		if form == "wire" {
+			err = q.UnmarshalWire(p.Proof.MarshalWire())
+		} else {
+			err = q.UnmarshalRaw(p.Proof.MarshalRaw())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify(&q, in.States(), 1); err != nil {
+			t.Fatalf("%s form: %v", form, err)
+		}
+	}
+	// testtranscript.Mutate over this proof (200 mutations, 1,000 with
+	// LEANPIPE_HEAVY): every one rejected, none panicking.
+	rng := testrand.New(t)
+	total := 200
+	if os.Getenv("LEANPIPE_HEAVY") != "" {
+		total = 1000
+	}
+	for range total {
+		q, what, ok := testtranscript.Mutate(rng, p.Proof)
+		if !ok {
+			continue
+		}
+		if err := Verify(q, in.States(), 1); err == nil {
+			t.Fatalf("%s: accepted", what)
+		} else if strings.Contains(err.Error(), "panicked") {
+			t.Fatalf("%s: the verifier panicked: %v", what, err)
+		}
 	}
 }

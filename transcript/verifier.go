@@ -212,6 +212,20 @@ func (v *Verifier) MerklePadded(root blake2s.Digest, blockLen int, queries []int
 	if v.wire {
 		return v.merkleWire(root, depth, queries, rowWords, leafWords)
 	}
+	return v.merkleRaw(root, blockLen, depth, queries, leafWords, func(q int, leaf []uint64) error {
+		if !allZero(leaf[:leafWords-rowWords]) {
+			return fmt.Errorf("%w: opened row at query %d has a nonzero word in its %d-word zero prefix",
+				ErrInvalidOpening, q, leafWords-rowWords)
+		}
+		return nil
+	})
+}
+
+// merkleRaw reads one raw opening per query of a tree of the given depth and leaf
+// width, checks each leaf with prefix (the leaf's width is checked first) and its path
+// against root, and returns the leaves in query order.
+func (v *Verifier) merkleRaw(root blake2s.Digest, blockLen, depth int, queries []int, leafWords int,
+	prefix func(q int, leaf []uint64) error) ([][]uint64, error) {
 	rows := make([][]uint64, len(queries))
 	for j, q := range queries {
 		if v.next >= len(v.proof.Openings) {
@@ -226,10 +240,11 @@ func (v *Verifier) MerklePadded(root blake2s.Digest, blockLen int, queries []int
 			return nil, fmt.Errorf("%w: opened row has %d words, want %d", ErrInvalidOpening, len(o.Leaf), leafWords)
 		case len(o.Path) != depth:
 			return nil, fmt.Errorf("%w: path of %d siblings, want %d", ErrInvalidOpening, len(o.Path), depth)
-		case !allZero(o.Leaf[:leafWords-rowWords]):
-			return nil, fmt.Errorf("%w: opened row at query %d has a nonzero word in its %d-word zero prefix",
-				ErrInvalidOpening, q, leafWords-rowWords)
-		case merkle.PathRoot(o.Leaf, q, o.Path) != root:
+		}
+		if err := prefix(q, o.Leaf); err != nil {
+			return nil, err
+		}
+		if merkle.PathRoot(o.Leaf, q, o.Path) != root {
 			return nil, fmt.Errorf("%w: root mismatch at query %d", ErrInvalidOpening, q)
 		}
 		v.raw = append(v.raw, o)

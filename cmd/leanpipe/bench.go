@@ -255,7 +255,7 @@ row's "baseline" and the listing goes to stderr.`,
 				return err
 			}
 			for _, p := range sizes {
-				if err := mb.check("bench "+p.String(), fl, benchInstances(fl, p.n), rate); err != nil {
+				if err := mb.check("bench "+p.String(), fl, generatedInstances(fl, p.n), rate); err != nil {
 					return err
 				}
 			}

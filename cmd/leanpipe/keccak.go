@@ -114,9 +114,10 @@ func benchCount(in flows.Input) int {
 	return in.Len()
 }
 
-// benchInstances is the Flock instance count of a benchmark point of n of the
-// flow's units (keccak-batch packs several permutations per block).
-func benchInstances(fl flows.Flow, n int) int {
+// generatedInstances is the Flock instance count of n of the flow's generated units
+// (Flow.Generate's n: keccak-batch packs several permutations per block), what the
+// flow's Check and Estimate take.
+func generatedInstances(fl flows.Flow, n int) int {
 	if fl.Name() == keccak.FlowName {
 		return (n + keccak.FlowLayout.Perms - 1) / keccak.FlowLayout.Perms
 	}

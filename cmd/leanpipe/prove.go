@@ -155,10 +155,10 @@ func proveCmd() *cobra.Command {
 				if n < 1 || n > fl.MaxN() {
 					return usage("--n: %d is out of range [1, %d]", n, fl.MaxN())
 				}
-				if err := fl.Check(n, rate); err != nil {
+				if err := fl.Check(generatedInstances(fl, n), rate); err != nil {
 					return usage("%v", err)
 				}
-				if err := mem.check("prove", fl, n, rate); err != nil {
+				if err := mem.check("prove", fl, generatedInstances(fl, n), rate); err != nil {
 					return err
 				}
 				if in, err = fl.Generate(n, seed); err != nil {

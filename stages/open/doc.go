@@ -29,6 +29,11 @@
 //     terminal point.
 //
 // Round polynomials travel as (c0, c2): h(0) + h(1) = claim fixes c1.
+//
+// The Merkle openings are the reference's wire form unless a flow opts into Wire
+// (Scratch.Wire, VerifyStackedWire): with Wire.RepeatedLanes the level-0 rows leave
+// out the equal leading words of identical top lane blocks (a Flock batch's padding
+// lanes); the stream and the raw form do not change.
 // The prover (ProveStacked, ProveWHIR; Scratch to reuse buffers) and the verifier
 // (VerifyStacked, VerifyWHIR; the *Lanes variants for stacks committed in fewer
 // than 64 lane blocks) sit side by side so the two streams cannot drift apart. Both

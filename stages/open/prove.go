@@ -217,6 +217,9 @@ type Scratch struct {
 	// Config is the opening's configuration for the commitment's shape, as an
 	// engine's shape cache holds it (nil, or another shape's: derived here).
 	Config *Config
+	// Wire is the opt-in wire form the proof is written in (the zero value: the
+	// reference's); the verifier must be given the same (VerifyStackedWire).
+	Wire   Wire
 	weight []field.E
 	f      [2][]field.E
 	b      []field.E
@@ -291,6 +294,9 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 	}
 	if err := c.Shape.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrShape, err)
+	}
+	if err := s.Wire.check(c.Shape); err != nil {
+		return err
 	}
 	block := c.Shape.BlockWords()
 	if len(c.Stack) != c.Shape.Words() || len(b) != len(c.Stack) {
@@ -404,7 +410,16 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 		go func() {
 			defer close(opened)
 			openErr = par.Protect(func() error {
-				enforced = enforcedSumInto(s.lane, prev.decode(tr.Open(prev.tree, queries), s), levelFolds, s.qWeights)
+				var words [][]uint64
+				if l == 0 {
+					var err error
+					if words, err = s.Wire.openLevel0(tr, prev.tree, queries); err != nil {
+						return err
+					}
+				} else {
+					words = tr.Open(prev.tree, queries)
+				}
+				enforced = enforcedSumInto(s.lane, prev.decode(words, s), levelFolds, s.qWeights)
 				return nil
 			})
 		}()

@@ -108,6 +108,18 @@ func VerifyStacked(tr VerifierTranscript, root merkle.Digest, sh commit.Shape, p
 // ring claim it reads and draws exactly what VerifyStacked always has.
 func VerifyStackedRings(tr VerifierTranscript, root merkle.Digest, sh commit.Shape, rings []PlacedRing,
 	points []PointClaim) error {
+	return verifyStackedRings(tr, root, sh, rings, points, Wire{})
+}
+
+// VerifyStackedWire is VerifyStacked for a proof written in the wire form w
+// (Scratch.Wire); with the zero Wire it is VerifyStacked.
+func VerifyStackedWire(tr VerifierTranscript, root merkle.Digest, sh commit.Shape, place Placement,
+	ring RingClaim, points []PointClaim, w Wire) error {
+	return verifyStackedRings(tr, root, sh, []PlacedRing{{place, ring}}, points, w)
+}
+
+func verifyStackedRings(tr VerifierTranscript, root merkle.Digest, sh commit.Shape, rings []PlacedRing,
+	points []PointClaim, w Wire) error {
 	if err := sh.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrShape, err)
 	}
@@ -133,5 +145,5 @@ func VerifyStackedRings(tr VerifierTranscript, root merkle.Digest, sh commit.Sha
 		}
 		return v
 	}
-	return VerifyWHIR(tr, sh, target, root, basis)
+	return VerifyWHIRWire(tr, sh, target, root, basis, w)
 }

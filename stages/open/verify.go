@@ -125,8 +125,17 @@ func extRowInto(row []field.E, words []uint64) []field.E {
 // those lanes; the leaf images' leading zeros are supplied here.
 func VerifyWHIR(tr VerifierTranscript, sh commit.Shape, target field.E, root merkle.Digest,
 	evaluateBasis func([]field.E) field.E) error {
+	return VerifyWHIRWire(tr, sh, target, root, evaluateBasis, Wire{})
+}
+
+// VerifyWHIRWire is VerifyWHIR for a proof written in the wire form w (Scratch.Wire).
+func VerifyWHIRWire(tr VerifierTranscript, sh commit.Shape, target field.E, root merkle.Digest,
+	evaluateBasis func([]field.E) field.E, w Wire) error {
 	if err := sh.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrShape, err)
+	}
+	if err := w.check(sh); err != nil {
+		return err
 	}
 	logN, lanes := sh.StackLog, sh.Lanes
 	cfg, err := DeriveConfig(logN, sh.LogInvRate)
@@ -208,7 +217,12 @@ func VerifyWHIR(tr VerifierTranscript, sh commit.Shape, target field.E, root mer
 			leafWords = extWordsPerElement << foldCount
 			rowWords = leafWords
 		}
-		words, err := tr.MerklePadded(current, 1<<blockLog, queries, rowWords, leafWords)
+		var words [][]uint64
+		if level == 0 {
+			words, err = w.readLevel0(tr, current, 1<<blockLog, queries, rowWords, leafWords)
+		} else {
+			words, err = tr.MerklePadded(current, 1<<blockLog, queries, rowWords, leafWords)
+		}
 		if err != nil {
 			return fmt.Errorf("open: WHIR level %d: %w", level, err)
 		}
