@@ -81,23 +81,21 @@ func TestMergeTwoLeaves(t *testing.T) {
 	t.Logf("2→1: %d keys, proof %d bytes (%d stream scalars), %d interface bytes", len(m.Keys), len(m.Proof.MarshalWire()), len(m.Proof.Stream), len(m.statementBytes()))
 }
 
-// TestMergeCost reports what one merge costs: LEANPIPE_MERGE=K,S[,R] merges K leaves of
-// S signatures (rate 2) at merge rate R (default 2) at 1 and 2 workers. A
-// measurement, not a check.
+// TestMergeCost reports what one merge costs: LEANPIPE_MERGE=K,S[,R[,REPS]] merges K
+// leaves of S signatures (rate 2) at merge rate R (default 2), REPS times (default 2)
+// at 1 and 2 workers. A measurement, not a check.
 func TestMergeCost(t *testing.T) {
 	spec := os.Getenv("LEANPIPE_MERGE")
 	if spec == "" {
 		t.Skip("set LEANPIPE_MERGE=K,S")
 	}
-	k, s, rate := 0, 0, 2
-	if _, err := fmt.Sscanf(spec, "%d,%d,%d", &k, &s, &rate); err != nil {
-		if _, err := fmt.Sscanf(spec, "%d,%d", &k, &s); err != nil {
-			t.Fatal(err)
-		}
+	k, s, rate, reps := 0, 0, 2, 2
+	if n, _ := fmt.Sscanf(spec, "%d,%d,%d,%d", &k, &s, &rate, &reps); n < 2 {
+		t.Fatalf("LEANPIPE_MERGE=%q: want K,S[,R[,REPS]]", spec)
 	}
 	leaves := siblingLeaves(t, k, s, 2, 303)
 	for _, w := range []int{1, 2} {
-		for range 2 {
+		for range reps {
 			start := time.Now()
 			m, err := Merge(mergeChildren(leaves), rate, par.New(nil, w))
 			if err != nil {
