@@ -163,7 +163,10 @@ func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
 	}
-	com, err := commit.Commit(stack, stackLog, logInvRate, workers)
+	// Only the lane blocks that hold a segment are committed: the stack's tail past
+	// the last placement is zero, and the opening reads it as zeros (as for a short
+	// Flock stack), so the commitment and its level-0 rows skip it.
+	com, err := commit.Commit(stack[:committedWords(places, stackLog)], stackLog, logInvRate, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +277,11 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 			return nil, fmt.Errorf("%w: evaluations without a check", ErrInput)
 		}
 	}
-	if err := open.VerifyStackedRings(tr, root, commit.FullShape(stackLog, logInvRate), rings, points); err != nil {
+	sh, err := commit.ShapeOf(committedWords(places, stackLog), stackLog, logInvRate)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if err := open.VerifyStackedRings(tr, root, sh, rings, points); err != nil {
 		return nil, err
 	}
 	if err := tr.Finish(); err != nil {
@@ -314,4 +321,14 @@ func evalColumn(col []field.K, point []field.E) field.E {
 		vals[t] = field.FromK(col[idx])
 	}
 	return field.EvalMLE(vals, at)
+}
+
+// committedWords is the stack's prefix that holds every segment, in whole lane blocks.
+func committedWords(places []open.Placement, stackLog int) int {
+	end := 0
+	for _, p := range places {
+		end = max(end, p.Offset+1<<p.Variables)
+	}
+	block := 1 << (stackLog - commit.LaneLog)
+	return (end + block - 1) / block * block
 }
