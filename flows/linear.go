@@ -12,13 +12,13 @@ import (
 // public E-linear form of a segment's packed K words has a public value,
 // Σ_t coeff_t·col(word_t) = Value. The verifier builds the claims from the statement,
 // so they are fixed before any of their challenges. After the last ring switch one
-// challenge γ batches every claim of a segment, Σ_c γ^c·(form_c − Value_c) = 0, and a
-// degree-2 sumcheck over the segment's column variables (lowest first, round
-// polynomials as (c0, c2)) reduces the batch to the column at a random point ρ: the
-// prover sends col(ρ), the verifier checks the last round against W(ρ)·col(ρ), W the
-// batched weight's multilinear extension (one product per term, through split eq
-// tables), and col(ρ) joins the stacked opening as a point claim. A false claim
-// passes with probability at most (claims + 2·variables)/|E|.
+// challenge γ batches every claim, Σ_c γ^c·(form_c − Value_c) = 0, and one degree-2
+// sumcheck over the segments' column variables (lowest first, round polynomials as
+// (c0, c2); see below for segments of different sizes) reduces each segment's batch to
+// its column at a random point ρ: the prover sends col(ρ), the verifier checks the last
+// round against Σ W(ρ)·col(ρ), W a batch's weight's multilinear extension (one product
+// per term, through split eq tables), and each col(ρ) joins the stacked opening as a
+// point claim. A false claim passes with probability at most (claims + 2·variables)/|E|.
 
 // LinearTerm is one word of a linear claim: coefficient Coeff on the packed word at
 // index Word of the segment's column (word-in-block bits low, then the slot bits).
@@ -79,6 +79,12 @@ func claimPowers(n int, gamma field.E) []field.E {
 	return p
 }
 
+// The segments' batches share one sumcheck of V rounds, V the most variables of any:
+// a batch over v variables joins at round V − v (its claimed sum added to the running
+// claim then), so its variables are bound by the last v challenges, lowest first. After
+// the rounds the prover sends each batch's column at its point, in segment order, and
+// the verifier checks the last round against Σ_b W_b(ρ_b)·col_b(ρ_b).
+
 // proveLinear runs the prover side and returns the point claims (one per segment with
 // claims, in increasing segment order) for the stacked opening.
 func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Placement, stackLog int, stack []field.K) ([]open.PointClaim, error) {
@@ -89,8 +95,10 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 		return nil, err
 	}
 	pow := claimPowers(len(claims), tr.Sample())
-	var out []open.PointClaim
-	for _, b := range linearBatches(claims, len(places)) {
+	batches := linearBatches(claims, len(places))
+	fs, ws := make([][]field.E, len(batches)), make([][]field.E, len(batches))
+	rounds := 0
+	for k, b := range batches {
 		p := places[b.segment]
 		col := stack[p.Offset : p.Offset+1<<p.Variables]
 		w := make([]field.E, len(col))
@@ -100,21 +108,39 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 			}
 		}
 		f := make([]field.E, len(col))
-		for i, k := range col {
-			f[i] = field.FromK(k)
+		for i, x := range col {
+			f[i] = field.FromK(x)
 		}
-		rho := make([]field.E, p.Variables)
-		for r := range rho {
-			q0, q1, qInf := field.SumcheckRoundLow(f, w)
-			tr.SendRoundPoly([]field.E{q0, q0.Add(q1).Add(qInf), qInf}, false)
-			rho[r] = tr.Sample()
-			h := len(f) / 2
-			field.FoldLow(f[:h], f, rho[r])
-			field.FoldLow(w[:h], w, rho[r])
-			f, w = f[:h], w[:h]
+		fs[k], ws[k] = f, w
+		rounds = max(rounds, p.Variables)
+	}
+	rho := make([]field.E, rounds)
+	for r := range rho {
+		var q0, q1, qInf field.E
+		for k, b := range batches {
+			if r < rounds-places[b.segment].Variables {
+				continue
+			}
+			a0, a1, ai := field.SumcheckRoundLow(fs[k], ws[k])
+			q0, q1, qInf = q0.Add(a0), q1.Add(a1), qInf.Add(ai)
 		}
-		tr.Send(f[0])
-		out = append(out, open.PointClaim{Point: stackPoint(p, stackLog, rho), Value: f[0]})
+		tr.SendRoundPoly([]field.E{q0, q0.Add(q1).Add(qInf), qInf}, false)
+		rho[r] = tr.Sample()
+		for k, b := range batches {
+			if r < rounds-places[b.segment].Variables {
+				continue
+			}
+			h := len(fs[k]) / 2
+			field.FoldLow(fs[k][:h], fs[k], rho[r])
+			field.FoldLow(ws[k][:h], ws[k], rho[r])
+			fs[k], ws[k] = fs[k][:h], ws[k][:h]
+		}
+	}
+	var out []open.PointClaim
+	for k, b := range batches {
+		p := places[b.segment]
+		tr.Send(fs[k][0])
+		out = append(out, open.PointClaim{Point: stackPoint(p, stackLog, rho[rounds-p.Variables:]), Value: fs[k][0]})
 	}
 	return out, nil
 }
@@ -128,30 +154,44 @@ func verifyLinear(tr *transcript.Verifier, claims []LinearClaim, places []open.P
 		return nil, err
 	}
 	pow := claimPowers(len(claims), tr.Sample())
-	var out []open.PointClaim
-	for _, b := range linearBatches(claims, len(places)) {
-		p := places[b.segment]
-		var running field.E
+	batches := linearBatches(claims, len(places))
+	rounds := 0
+	sums := make([]field.E, len(batches))
+	for k, b := range batches {
+		rounds = max(rounds, places[b.segment].Variables)
 		for _, i := range b.claims {
-			running = running.Add(pow[i].Mul(claims[i].Value))
+			sums[k] = sums[k].Add(pow[i].Mul(claims[i].Value))
 		}
-		rho := make([]field.E, p.Variables)
-		for r := range rho {
-			q, err := tr.RoundPoly(3, running, nil)
-			if err != nil {
-				return nil, fmt.Errorf("flows: linear claims on segment %d, round %d: %w", b.segment, r, err)
+	}
+	var running field.E
+	rho := make([]field.E, rounds)
+	for r := range rho {
+		for k, b := range batches {
+			if r == rounds-places[b.segment].Variables {
+				running = running.Add(sums[k])
 			}
-			rho[r] = tr.Sample()
-			running = field.PolyEval(q, rho[r])
 		}
+		q, err := tr.RoundPoly(3, running, nil)
+		if err != nil {
+			return nil, fmt.Errorf("flows: linear claims, round %d: %w", r, err)
+		}
+		rho[r] = tr.Sample()
+		running = field.PolyEval(q, rho[r])
+	}
+	var out []open.PointClaim
+	var want field.E
+	for _, b := range batches {
+		p := places[b.segment]
 		v, err := tr.Receive()
 		if err != nil {
 			return nil, fmt.Errorf("flows: linear claims on segment %d: %w", b.segment, err)
 		}
-		if linearWeightAt(claims, b.claims, pow, rho).Mul(v) != running {
-			return nil, fmt.Errorf("%w: the linear claims on segment %d do not hold", ErrInput, b.segment)
-		}
-		out = append(out, open.PointClaim{Point: stackPoint(p, stackLog, rho), Value: v})
+		pt := rho[rounds-p.Variables:]
+		want = want.Add(linearWeightAt(claims, b.claims, pow, pt).Mul(v))
+		out = append(out, open.PointClaim{Point: stackPoint(p, stackLog, pt), Value: v})
+	}
+	if want != running {
+		return nil, fmt.Errorf("%w: the linear claims do not hold", ErrInput)
 	}
 	return out, nil
 }

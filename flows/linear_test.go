@@ -10,13 +10,13 @@ import (
 	"github.com/leanpipe/leanpipe/par"
 )
 
-// inputClaims is a linear claim per segment on the layered blocks' input word (word 1
-// of each 2^13-column block, 128 words per slot): Σ_s a_s·x_s = Σ_s a_s·xs[s] over the
-// live slots, and one claim on an E value spread over words 1..3 of slot 0.
-func inputClaims(rng interface{ Uint64() uint64 }, xs []uint64, segments int) []LinearClaim {
+// inputClaims is a linear claim per segment (segment i holding inputs[i]) on the
+// layered blocks' input word (word 1 of each 2^13-column block, 128 words per slot):
+// Σ_s a_s·x_s = Σ_s a_s·xs[s] over the live slots.
+func inputClaims(rng interface{ Uint64() uint64 }, inputs ...[]uint64) []LinearClaim {
 	const wordsPerSlot = 1 << (13 - 6)
 	var out []LinearClaim
-	for seg := range segments {
+	for seg, xs := range inputs {
 		c := LinearClaim{Segment: seg}
 		for s, x := range xs {
 			a := field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
@@ -32,11 +32,11 @@ func TestSegmentsLinearClaims(t *testing.T) {
 	rng := testrand.New(t)
 	layered := layeredCircuit(8)
 	const n = 12
-	xs := make([]uint64, n)
+	xs, zs := make([]uint64, n), make([]uint64, n)
 	for i := range xs {
-		xs[i] = rng.Uint64()
+		xs[i], zs[i] = rng.Uint64(), rng.Uint64()
 	}
-	claims := inputClaims(rng, xs, 2)
+	claims := inputClaims(rng, zs, xs)
 	// An E-valued term: words 1, 2, 3 of slot 5 read as one E value x, coefficient a.
 	a := field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: 7}
 	proofE := LinearClaim{Segment: 1}
@@ -45,7 +45,7 @@ func TestSegmentsLinearClaims(t *testing.T) {
 	}
 	const label = "leanpipe-segments-linear"
 	shapes := []SegmentShape{{layered, n, nil}, {layered, n, nil}}
-	segs := []Segment{layeredSegment(layered, xs), layeredSegment(layered, xs)}
+	segs := []Segment{layeredSegment(layered, zs), layeredSegment(layered, xs)}
 	// Find the E value the words hold by proving once with a claim of any value is
 	// not possible (the prover does not check claims); compute it from a witness.
 	wit := make([]field.K, 1<<(13-6+4))
@@ -100,7 +100,7 @@ func TestSegmentsLinearClaims(t *testing.T) {
 	// verifier refuses.
 	ys := append([]uint64(nil), xs...)
 	ys[7] ^= 1 << 40
-	bad, err := ProveSegments(label, nil, []Segment{layeredSegment(layered, xs), layeredSegment(layered, ys)}, ev(claims), 1, par.Serial())
+	bad, err := ProveSegments(label, nil, []Segment{layeredSegment(layered, zs), layeredSegment(layered, ys)}, ev(claims), 1, par.Serial())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,5 +154,46 @@ func TestEvalColumn(t *testing.T) {
 		if got, want := evalColumn(col, p), field.EvalMLEK(col, p); got != want {
 			t.Fatalf("trial %d: %v, want %v", trial, got, want)
 		}
+	}
+}
+
+// TestSegmentsLinearClaimsOfSizes: segments of different sizes join the one sumcheck at
+// different rounds; true claims on each verify, a false one on the smallest does not.
+func TestSegmentsLinearClaimsOfSizes(t *testing.T) {
+	rng := testrand.New(t)
+	layered := layeredCircuit(4)
+	ins := [][]uint64{make([]uint64, 40), make([]uint64, 9), make([]uint64, 130)}
+	for _, xs := range ins {
+		for i := range xs {
+			xs[i] = rng.Uint64()
+		}
+	}
+	claims := inputClaims(rng, ins...)
+	var segs []Segment
+	var shapes []SegmentShape
+	for _, xs := range ins {
+		segs = append(segs, layeredSegment(layered, xs))
+		shapes = append(shapes, SegmentShape{layered, len(xs), nil})
+	}
+	const label = "leanpipe-segments-linear-sizes"
+	ev := func(cs []LinearClaim) *Evaluations { return &Evaluations{Linear: cs} }
+	proof, err := ProveSegments(label, nil, segs, ev(claims), 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySegments(proof, label, nil, shapes, ev(claims), 1); err != nil {
+		t.Fatal(err)
+	}
+	bad := append([]LinearClaim(nil), claims...)
+	bad[1].Value = bad[1].Value.Add(field.One)
+	if _, err := VerifySegments(proof, label, nil, shapes, ev(bad), 1); err == nil {
+		t.Fatal("a false claim on the smallest segment verified")
+	}
+	lie, err := ProveSegments(label, nil, segs, ev(bad), 1, par.Serial())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySegments(lie, label, nil, shapes, ev(bad), 1); err == nil {
+		t.Fatal("a proof of a false claim on the smallest segment verified")
 	}
 }
