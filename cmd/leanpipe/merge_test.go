@@ -1,0 +1,216 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/recursion"
+)
+
+// siblingSignatures writes k signatures files of n signers each, cut in order from
+// one generated set (one message and epoch, distinct keys): dir/s<i>.json.
+func siblingSignatures(t *testing.T, dir string, k, n int, seed uint64) ([]string, []*aggregate.Input) {
+	t.Helper()
+	in, err := aggregate.Generate(k*n, seed, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	var parts []*aggregate.Input
+	for i := range k {
+		part := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[i*n : (i+1)*n]}
+		data, err := part.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths, parts = append(paths, p), append(parts, part)
+	}
+	return paths, parts
+}
+
+// copyProof copies a proof and its PROOF.json to dst, with change applied to the
+// proof's bytes (nil: none).
+func copyProof(t *testing.T, src, dst string, change func([]byte)) {
+	t.Helper()
+	data, _ := os.ReadFile(src)
+	mb, _ := os.ReadFile(src + ".json")
+	if change != nil {
+		change(data)
+	}
+	os.WriteFile(dst, data, 0o644)
+	os.WriteFile(dst+".json", mb, 0o644)
+}
+
+// TestProveMergeRefusalsShort: refusals that need no aggregate proof, each an input
+// error (exit 2) that writes nothing.
+func TestProveMergeRefusalsShort(t *testing.T) {
+	dir := t.TempDir()
+	batch := filepath.Join(dir, "batch.bin")
+	if code, _, e := run(t, "prove", "--n", "8", "--out", batch, "--workers", "1"); code != 0 {
+		t.Fatalf("prove batch: %d %s", code, e)
+	}
+	fake := filepath.Join(dir, "fake-merged.bin")
+	os.WriteFile(fake, []byte("LPMERGE0 and then anything"), 0o644)
+	out := filepath.Join(dir, "m.bin")
+	nine := []string{}
+	for range 9 {
+		nine = append(nine, "--child", batch)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--child", batch}, "a merge takes 2 to 8 children"},
+		{nine, "a tree of depth 2, which is not supported yet"},
+		{[]string{"--child", batch, "--child", batch}, "--child " + batch + " is a \"blake2s-batch\" proof: only xmss-aggregate proofs merge"},
+		{[]string{"--child", fake, "--child", batch}, "--child " + fake + " is a merged proof: merging merged proofs (a tree of depth 2 or more) is not supported yet"},
+		{[]string{"--child", filepath.Join(dir, "missing.bin"), "--child", batch}, "--child: open"},
+		{[]string{"--child", batch, "--child", batch, "--flow", "blake2s-batch"}, "--flow blake2s-batch has no merge"},
+		{[]string{"--child", batch, "--child", batch, "--format", "raw"}, "a merged proof has one form"},
+		{[]string{"--child", batch, "--child", batch, "--n", "4"}, "--n does not go with --child"},
+		{[]string{"--child", batch, "--child", batch, "--log-inv-rate", "5"}, "--log-inv-rate: 5 is out of range"},
+	} {
+		code, _, e := run(t, append([]string{"prove", "--out", out}, c.args...)...)
+		if code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("prove %v: exit %d, %q; want 2 mentioning %q", c.args, code, e, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("prove %v wrote %s", c.args, out)
+		}
+	}
+	// A merged-looking file without its PROOF.json is an input error for verify.
+	if code, _, e := run(t, "verify", fake); code != 2 || !strings.Contains(e, "is a merged proof and has no") {
+		t.Errorf("verify a merged file without PROOF.json: %d %q", code, e)
+	}
+}
+
+// TestProveMerge: leaves made by prove (one at its default rate 1, one at rate 2)
+// and raw signers merge into one proof whose PROOF.json has a leaf's fields and the
+// keys in order; verify accepts it and rejects a changed byte or statement; bad
+// children are refused naming the file.
+func TestProveMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves two leaves and a 3→1 merge")
+	}
+	dir := t.TempDir()
+	sigs, parts := siblingSignatures(t, dir, 3, 2, 31)
+	a, b := filepath.Join(dir, "a.bin"), filepath.Join(dir, "b.bin")
+	if code, _, e := run(t, "prove", "--flow", "xmss-aggregate", "--signatures", sigs[0], "--out", a, "--workers", "2"); code != 0 {
+		t.Fatalf("prove a: %d %s", code, e)
+	}
+	if code, _, e := run(t, "prove", "--signatures", sigs[1], "--log-inv-rate", "2", "--out", b, "--workers", "2"); code != 0 {
+		t.Fatalf("prove b: %d %s", code, e)
+	}
+	m := filepath.Join(dir, "m.bin")
+	code, o, e := run(t, "prove", "--flow", "xmss-aggregate", "--child", a, "--child", b, "--signatures", sigs[2], "--out", m, "--workers", "2")
+	if code != 0 || !strings.Contains(o, "merged 3 children") {
+		t.Fatalf("merge: %d %s %s", code, o, e)
+	}
+	t.Log(strings.TrimSpace(o))
+	data, _ := os.ReadFile(m)
+	if !recursion.IsMergedProof(data) {
+		t.Fatal("the merged file has no magic")
+	}
+	mb, _ := os.ReadFile(m + ".json")
+	var meta map[string]any
+	if err := json.Unmarshal(mb, &meta); err != nil {
+		t.Fatal(err)
+	}
+	var want []any
+	for _, p := range parts {
+		for _, s := range p.Signers {
+			want = append(want, s.PublicKey.String())
+		}
+	}
+	got, _ := json.Marshal(meta["public_keys"])
+	wantJS, _ := json.Marshal(want)
+	children, _ := json.Marshal(meta["children"])
+	if meta["flow"] != "xmss-aggregate" || meta["n"] != 6.0 || meta["log_inv_rate"] != 2.0 || meta["format"] != "wire" ||
+		meta["label"] != recursion.MergeLabel || meta["depth"] != 1.0 || meta["message"] != hex.EncodeToString(parts[0].Message[:]) ||
+		meta["epoch"] != float64(parts[0].Epoch) || string(got) != string(wantJS) ||
+		string(children) != `[{"log_inv_rate":1,"n":2},{"log_inv_rate":2,"n":2},{"log_inv_rate":1,"n":2}]` {
+		t.Fatalf("PROOF.json: %s", mb)
+	}
+	if code, o, _ := run(t, "verify", m); code != 0 || !accepted(o) || !strings.Contains(o, "6 signatures") || !strings.Contains(o, "merged from 3 children") {
+		t.Fatalf("verify: %d %q", code, o)
+	}
+
+	// Tampering: a byte of the proof, a key, the order of keys, the epoch, a
+	// child's size: each rejected (exit 1), or refused as malformed (exit 2).
+	work := t.TempDir()
+	for _, pos := range []int{30, len(data) / 2, len(data) - 5} {
+		p := filepath.Join(work, fmt.Sprintf("byte%d.bin", pos))
+		copyProof(t, m, p, func(d []byte) { d[pos] ^= 1 })
+		if code, o, _ := run(t, "verify", p); code != 1 || !strings.HasPrefix(o, "rejected: ") {
+			t.Errorf("byte %d changed: %d %q", pos, code, o)
+		}
+	}
+	for name, change := range map[string]func(m map[string]any){
+		"key order": func(m map[string]any) { k := m["public_keys"].([]any); k[0], k[3] = k[3], k[0] },
+		"epoch":     func(m map[string]any) { m["epoch"] = m["epoch"].(float64) + 1 },
+		"children":  func(m map[string]any) { c := m["children"].([]any); c[0], c[1] = c[1], c[0] },
+	} {
+		var mm map[string]any
+		json.Unmarshal(mb, &mm)
+		change(mm)
+		js, _ := json.Marshal(mm)
+		p := filepath.Join(work, strings.ReplaceAll(name, " ", "-")+".bin")
+		copyProof(t, m, p, nil)
+		os.WriteFile(p+".json", js, 0o644)
+		if code, o, _ := run(t, "verify", p); code != 1 || !strings.HasPrefix(o, "rejected: ") {
+			t.Errorf("PROOF.json with another %s: %d %q", name, code, o)
+		}
+	}
+	// A leaf's PROOF.json beside a merged file, and a merged PROOF.json beside a leaf.
+	p := filepath.Join(work, "mixed.bin")
+	copyProof(t, m, p, nil)
+	leafMeta, _ := os.ReadFile(a + ".json")
+	os.WriteFile(p+".json", leafMeta, 0o644)
+	if code, _, e := run(t, "verify", p); code != 2 || !strings.Contains(e, "describes a xmss-aggregate proof labelled") {
+		t.Errorf("merged file, leaf PROOF.json: %d %q", code, e)
+	}
+	copyProof(t, a, p, nil)
+	os.WriteFile(p+".json", mb, 0o644)
+	if code, o, _ := run(t, "verify", p); code != 1 || !strings.Contains(o, "the file is not one") {
+		t.Errorf("leaf file, merged PROOF.json: %d %q", code, o)
+	}
+
+	// Refusals before any work, naming the child.
+	other, _ := signaturesFile(t, work, "other.json", 2, 77)
+	c := filepath.Join(work, "c.bin")
+	if code, _, e := run(t, "prove", "--signatures", other, "--out", c, "--workers", "2"); code != 0 {
+		t.Fatalf("prove c: %d %s", code, e)
+	}
+	bad := filepath.Join(work, "bad.bin")
+	copyProof(t, b, bad, func(d []byte) { d[len(d)/2] ^= 4 })
+	out := filepath.Join(work, "refused.bin")
+	for _, r := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--child", a, "--child", c}, "--child " + c + " signs message"},
+		{[]string{"--child", a, "--child", b, "--signatures", other}, "--signatures " + other + " signs message"},
+		{[]string{"--child", a, "--child", a}, "--child " + a + ": public key 0"},
+		{[]string{"--child", a, "--signatures", sigs[0]}, "--signatures " + sigs[0] + ": public key 0"},
+		{[]string{"--child", a, "--child", bad}, "--child " + bad + " does not verify"},
+		{[]string{"--child", m, "--child", a}, "--child " + m + " is a merged proof: merging merged proofs (a tree of depth 2 or more) is not supported yet"},
+	} {
+		code, _, e := run(t, append([]string{"prove", "--out", out}, r.args...)...)
+		if code != 2 || !strings.Contains(e, r.want) {
+			t.Errorf("prove %v: exit %d, %q; want 2 mentioning %q", r.args, code, e, r.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("prove %v wrote %s", r.args, out)
+		}
+	}
+}
