@@ -214,3 +214,51 @@ func TestProveMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchMergeRefusals: bench --merge's flag errors are input errors.
+func TestBenchMergeRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--merge", "9"}, "--merge: 9, want 2..8 children (more needs a tree of depth 2, not supported yet)"},
+		{[]string{"--merge", "1"}, "--merge: 1, want 2..8"},
+		{[]string{"--merge", "2", "--log-n", "3"}, "--merge sizes leaves by --sigs"},
+		{[]string{"--merge", "2", "--flow", "blake2s-batch"}, "--sigs sizes the xmss-aggregate flow"},
+		{[]string{"--merge", "2", "--leaf-log-inv-rate", "0"}, "--leaf-log-inv-rate: 0 is out of range"},
+		{[]string{"--leaf-log-inv-rate", "2"}, "--leaf-log-inv-rate goes with --merge"},
+		{[]string{"--merge", "8", "--sigs", "2000"}, "16000 signers, at most 8192"},
+	} {
+		code, _, e := run(t, append([]string{"bench"}, c.args...)...)
+		if code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("bench %v: exit %d, %q; want 2 mentioning %q", c.args, code, e, c.want)
+		}
+	}
+}
+
+// TestBenchMerge: one 2→1 merge of 2-signer leaves measured in process; the JSON
+// row has today's fields plus "merge".
+func TestBenchMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves two leaves and two merges")
+	}
+	t.Setenv("LEANPIPE_CACHE_DIR", t.TempDir())
+	code, o, e := run(t, "bench", "--merge", "2", "--sigs", "2", "--workers", "2", "--repeat", "1", "--in-process", "--json")
+	if code != 0 {
+		t.Fatalf("bench: %d %s %s", code, o, e)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(o), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("rows: %v %s", err, o)
+	}
+	r := rows[0]
+	for _, k := range []string{"prove_ms_median", "verify_ms_median", "proof_bytes", "peak_rss_bytes"} {
+		if v, _ := r[k].(float64); v <= 0 {
+			t.Errorf("%s = %v", k, r[k])
+		}
+	}
+	if r["merge"] != 2.0 || r["n"] != 4.0 || r["leaf_sigs"] != 2.0 || r["log_inv_rate"] != 2.0 || r["leaf_log_inv_rate"] != 2.0 || r["workers"] != 2.0 {
+		t.Fatalf("row: %s", o)
+	}
+	t.Logf("prove %.0f ms, verify %.0f ms, %v bytes (loaded machine)", r["prove_ms_median"], r["verify_ms_median"], r["proof_bytes"])
+}
