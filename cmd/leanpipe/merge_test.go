@@ -262,3 +262,29 @@ func TestBenchMerge(t *testing.T) {
 	}
 	t.Logf("prove %.0f ms, verify %.0f ms, %v bytes (loaded machine)", r["prove_ms_median"], r["verify_ms_median"], r["proof_bytes"])
 }
+
+// TestRunTreeRefusals: a tree run that one merge cannot take is refused before any
+// work, naming the reason.
+func TestRunTreeRefusals(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		yaml, want string
+	}{
+		{"flow: xmss-aggregate\nsigners: 9\ntree: {leaf: 1}\n", "make 9 leaves; one merge takes at most 8, and trees of depth 2 (merges of merged proofs) are not supported yet"},
+		{"flow: xmss-aggregate\nsigners: 4\ntree: {leaf: 4}\n", "make one leaf: nothing to merge"},
+		{"flow: xmss-aggregate\nsigners: 4\nleaves: 2\ntree: {leaf: 2}\n", "leaves: not used with tree"},
+		{"signers: 4\ntree: {leaf: 2}\n", "only for the xmss-aggregate flow"},
+		{"flow: xmss-aggregate\nsigners: 4\ntree: {size: 2}\n", "tree.size: unknown key"},
+		{"flow: xmss-aggregate\nsigners: 4\ntree: 2\n", "want a mapping such as {leaf: 256}"},
+	} {
+		p := filepath.Join(dir, "tree.yaml")
+		os.WriteFile(p, []byte(c.yaml+"output: "+filepath.Join(dir, "out")+"\n"), 0o644)
+		code, _, e := run(t, "run", p)
+		if code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("run %q: exit %d, %q; want 2 mentioning %q", c.yaml, code, e, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+			t.Errorf("run %q made the output directory", c.yaml)
+		}
+	}
+}
