@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -286,5 +287,61 @@ func TestRunTreeRefusals(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
 			t.Errorf("run %q made the output directory", c.yaml)
 		}
+	}
+}
+
+// TestServeMerge: a serve merge job {"id","children","signatures"} writes one merged
+// proof that verifies; malformed merge jobs get error results naming the reason,
+// and the stream goes on.
+func TestServeMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves two leaves and a merge job")
+	}
+	dir := t.TempDir()
+	sigs, _ := siblingSignatures(t, dir, 3, 2, 41)
+	a, b := filepath.Join(dir, "a.bin"), filepath.Join(dir, "b.bin")
+	for i, p := range []string{a, b} {
+		if code, _, e := run(t, "prove", "--signatures", sigs[i], "--log-inv-rate", "2", "--out", p, "--workers", "2"); code != 0 {
+			t.Fatalf("prove %s: %d %s", p, code, e)
+		}
+	}
+	q := func(s string) string { return `"` + s + `"` }
+	lines := `{"id":"m","children":[` + q(a) + `,` + q(b) + `],"signatures":` + q(sigs[2]) + `}
+{"id":"one","children":[` + q(a) + `]}
+{"id":"dup","children":[` + q(a) + `,` + q(a) + `]}
+{"id":"raw","children":[` + q(a) + `,` + q(b) + `],"format":"raw"}
+{"id":"mixed","children":[` + q(a) + `,` + q(b) + `],"n":4}
+{"id":"after","n":8}
+`
+	out := t.TempDir()
+	var ob, eb bytes.Buffer
+	code := executeIn([]string{"serve", "--out", out, "--in-flight", "1", "--workers", "2"}, strings.NewReader(lines), &ob, &eb)
+	o := ob.String()
+	if code != 0 {
+		t.Fatalf("serve: exit %d: %s %s", code, o, eb.String())
+	}
+	var res []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(o), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err == nil {
+			res = append(res, r)
+		}
+	}
+	if len(res) != 6 || res[0]["ok"] != true || res[0]["n"] != 6.0 || res[0]["flow"] != "xmss-aggregate" || res[5]["ok"] != true {
+		t.Fatalf("results %s", o)
+	}
+	for i, want := range map[int]string{
+		1: "a merge takes 2 to 8 children",
+		2: "child " + a + ": public key 0",
+		3: "a merged proof has one form (wire)",
+		4: "a merge job takes \"children\" and optionally \"signatures\", no other input",
+	} {
+		if msg, _ := res[i]["error"].(string); res[i]["ok"] != false || !strings.Contains(msg, want) {
+			t.Errorf("result %d: %v, want an error mentioning %q", i, res[i], want)
+		}
+	}
+	code, vo, _ := run(t, "verify", filepath.Join(out, "m.proof.bin"))
+	if code != 0 || !accepted(vo) || !strings.Contains(vo, "merged from 3 children") || !strings.Contains(vo, "6 signatures") {
+		t.Fatalf("verify the served merged proof: %d %q", code, vo)
 	}
 }
