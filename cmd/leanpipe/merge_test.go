@@ -345,3 +345,15 @@ func TestServeMerge(t *testing.T) {
 		t.Fatalf("verify the served merged proof: %d %q", code, vo)
 	}
 }
+
+// TestSubmitRefusesMergeJobs: the NATS queue does not take merge jobs yet; submit
+// refuses them before connecting.
+func TestSubmitRefusesMergeJobs(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "jobs.jsonl")
+	os.WriteFile(p, []byte(`{"id":"a","n":8}`+"\n"+`{"id":"m","children":["x.bin","y.bin"]}`+"\n"), 0o644)
+	// Port 1 has no server: the refusal comes before any connection.
+	code, o, e := run(t, "submit", "--nats", "nats://127.0.0.1:1", p)
+	if code != 2 || o != "" || !strings.Contains(e, "job m is a merge job") || !strings.Contains(e, "nothing published") {
+		t.Fatalf("submit: exit %d, %q %q", code, o, e)
+	}
+}
