@@ -385,6 +385,9 @@ func verifyMergedFile(cmd *cobra.Command, path string, data []byte, showKeys boo
 			return usage("--%s does not apply to a merged proof: it is checked against its %s.json, which records its children, and has one form", name, path)
 		}
 	}
+	if fl, _ := cmd.Flags().GetString("flow"); cmd.Flags().Changed("flow") && fl != aggregate.FlowName {
+		return usage("--flow %s: %s is a merged %s proof", fl, path, aggregate.FlowName)
+	}
 	mb, err := os.ReadFile(path + ".json")
 	if err != nil {
 		return usage("%s is a merged proof and has no %s.json beside it (%v): its statement records the children it merges", path, path, err)

@@ -357,3 +357,38 @@ func TestSubmitRefusesMergeJobs(t *testing.T) {
 		t.Fatalf("submit: exit %d, %q %q", code, o, e)
 	}
 }
+
+// TestRunTreeInput: a tree run over a signatures file cuts it into leaves of 2 and 1
+// signers and merges them; the merged proof's keys are the file's, in order.
+func TestRunTreeInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves two leaves and a merge")
+	}
+	dir := t.TempDir()
+	sigs, in := signaturesFile(t, dir, "sigs.json", 3, 53)
+	cfg := filepath.Join(dir, "tree.yaml")
+	out := filepath.Join(dir, "out")
+	os.WriteFile(cfg, []byte("flow: xmss-aggregate\ninput: "+filepath.Base(sigs)+"\ntree: {leaf: 2}\nlog_inv_rate: 2\nworkers: 2\noutput: "+out+"\n"), 0o644)
+	code, o, e := run(t, "run", cfg)
+	if code != 0 || !strings.Contains(o, "2 leaves of up to 2 signatures proved and merged into one proof of all 3 signatures") {
+		t.Fatalf("run: %d %s %s", code, o, e)
+	}
+	mb, _ := os.ReadFile(filepath.Join(out, mergedName+".json"))
+	var meta struct {
+		Keys     []string `json:"public_keys"`
+		Children []struct {
+			N int `json:"n"`
+		} `json:"children"`
+	}
+	if err := json.Unmarshal(mb, &meta); err != nil || len(meta.Keys) != 3 || len(meta.Children) != 2 || meta.Children[0].N != 2 || meta.Children[1].N != 1 {
+		t.Fatalf("merged PROOF.json: %v %s", err, mb)
+	}
+	for i, s := range in.Signers {
+		if meta.Keys[i] != s.PublicKey.String() {
+			t.Fatalf("key %d: %s, want %s", i, meta.Keys[i], s.PublicKey)
+		}
+	}
+	if code, vo, _ := run(t, "verify", filepath.Join(out, mergedName), "--flow", "blake2s-batch"); code != 2 {
+		t.Fatalf("verify a merged proof as another flow: %d %q", code, vo)
+	}
+}
