@@ -15,6 +15,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/sysmem"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/recursion"
 	"github.com/leanpipe/leanpipe/stream"
@@ -328,6 +329,14 @@ func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string
 	if err := checkOutFile("--out", out); err != nil {
 		return err
 	}
+	budget, _ := cmd.Flags().GetString("memory-budget")
+	mem, err := resolveBudget("--memory-budget", budget)
+	if err != nil {
+		return err
+	}
+	if err := mem.checkMerge(); err != nil {
+		return err
+	}
 	j := mergeJob{rate: rate, workers: workers, sigsName: sigsPath}
 	for _, p := range paths {
 		c, err := readChild(p)
@@ -339,6 +348,9 @@ func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string
 	if sigsPath != "" {
 		in, err := readSignatures("--signatures", sigsPath)
 		if err != nil {
+			return err
+		}
+		if err := mem.check("prove", aggregate.Flow, in.Len(), j.children[0].meta.LogInvRate); err != nil {
 			return err
 		}
 		j.sigs = in
@@ -435,6 +447,14 @@ func printAggregateKeys(w io.Writer, ag aggregate.Aggregate, all bool) {
 			fmt.Fprintf(w, "key %d: %s\n", i, pk)
 		}
 	}
+}
+
+// checkMerge refuses a merge under a budget below mergeEstimate, before any work.
+func (b memBudget) checkMerge() error {
+	if b.Bytes != 0 && b.Bytes < mergeEstimate {
+		return usage("a merge is budgeted at %s, over the memory budget of %s; --memory-budget sets it (0 lifts it)", sysmem.Format(mergeEstimate), b)
+	}
+	return nil
 }
 
 // mergeEstimate is the memory a serve merge job is budgeted for: the bound

@@ -80,6 +80,7 @@ func TestProveMergeRefusalsShort(t *testing.T) {
 		{[]string{"--child", batch, "--child", batch, "--format", "raw"}, "a merged proof has one form"},
 		{[]string{"--child", batch, "--child", batch, "--n", "4"}, "--n does not go with --child"},
 		{[]string{"--child", batch, "--child", batch, "--log-inv-rate", "5"}, "--log-inv-rate: 5 is out of range"},
+		{[]string{"--child", batch, "--child", batch, "--memory-budget", "1GiB"}, "a merge is budgeted at 4.0 GiB, over the memory budget"},
 	} {
 		code, _, e := run(t, append([]string{"prove", "--out", out}, c.args...)...)
 		if code != 2 || !strings.Contains(e, c.want) {

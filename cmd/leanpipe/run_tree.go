@@ -91,6 +91,9 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 	if err := mem.check("leaf", fl, cfg.Tree.Leaf, cfg.LogInvRate); err != nil {
 		return err
 	}
+	if err := mem.checkMerge(); err != nil {
+		return err
+	}
 	if _, err := aggregate.Flow.FromValue(set); err != nil {
 		return usage("signers: %v", err) // repeated keys
 	}
