@@ -300,10 +300,13 @@ func (j mergeJob) legend() string {
 
 // proveMerge is `prove --child …`.
 func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string, rate, workers int) error {
-	for _, name := range []string{"input", "blocks", "states", "n"} {
+	for _, name := range []string{"input", "blocks", "states", "n", "seed"} {
 		if cmd.Flags().Changed(name) {
 			return usage("--%s does not go with --child: a merge takes --child proofs and optionally --signatures FILE", name)
 		}
+	}
+	if cmd.Flags().Changed("trace") {
+		return usage("--trace does not apply to a merge (it records no stage spans)")
 	}
 	if fl, _ := cmd.Flags().GetString("flow"); cmd.Flags().Changed("flow") && fl != aggregate.FlowName {
 		return usage("--child merges %s proofs; --flow %s has no merge", aggregate.FlowName, fl)
