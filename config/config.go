@@ -47,6 +47,9 @@ type Run struct {
 	// Stream, when set, proves a stream of jobs (as `leanpipe serve` does) instead of
 	// generated leaves.
 	Stream *Stream `json:"stream,omitempty"`
+	// Tree, when set, cuts one signature set into leaves and merges them into one
+	// proof (tree.go); Batch is then the whole set's size.
+	Tree *Tree `json:"tree,omitempty"`
 }
 
 // Stream is the stream source of a run: jobs in serve's JSON-lines form, from a
@@ -176,6 +179,7 @@ func Parse(b []byte) (Run, error) {
 	}
 	seen := map[string]bool{}
 	var signers *yaml.Node // the signers key, when given
+	var tree *yaml.Node    // the tree key, when given
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		key := k.Value
@@ -223,8 +227,11 @@ func Parse(b []byte) (Run, error) {
 			r.MemoryBudget, err = byteCount(v, key)
 		case "stream":
 			r.Stream, err = parseStream(v)
+		case "tree":
+			r.Tree, err = parseTree(v)
+			tree = k
 		default:
-			err = errAt(k, key, "unknown key (known: flow, leaves, batch, signers, log_inv_rate, workers, output, seed, input, format, memory_budget, stream)")
+			err = errAt(k, key, "unknown key (known: flow, leaves, batch, signers, log_inv_rate, workers, output, seed, input, format, memory_budget, stream, tree)")
 		}
 		if err != nil {
 			return Run{}, err
@@ -236,6 +243,11 @@ func Parse(b []byte) (Run, error) {
 			return Run{}, errAt(signers, "signers", "the same as batch; give one of them")
 		case r.Flow != aggregate.FlowName:
 			return Run{}, errAt(signers, "signers", "only for the %s flow (the %s flow's instances per leaf are its batch)", aggregate.FlowName, r.Flow)
+		}
+	}
+	if tree != nil {
+		if err := checkTree(r, seen, tree); err != nil {
+			return Run{}, err
 		}
 	}
 	if f, err := flows.Lookup(r.Flow); err == nil && r.Batch > f.MaxN() {

@@ -130,6 +130,9 @@ func CheckMeta(m Meta) error {
 	if err != nil {
 		return fmt.Errorf("flows: proof metadata: %w", err)
 	}
+	if k, ok := ProofKindOfMeta(m); ok {
+		return k.checkMeta(m) // a registered kind's metadata (kinds.go)
+	}
 	switch {
 	case m.Label != f.Label():
 		return fmt.Errorf("flows: proof metadata: label %q, want %q", m.Label, f.Label())
@@ -190,7 +193,8 @@ func WriteProofBytes(path string, data []byte, meta Meta) error {
 
 // VerifyBytes decodes a proof in meta.Format (both forms tried when it is empty) and
 // verifies it against the statement meta describes, with the flow meta names. It
-// returns the raw form of the accepted proof.
+// returns the raw form of the accepted proof (nil for a registered ProofKind's
+// proof, which is verified by its kind and has no raw form).
 func VerifyBytes(data []byte, meta Meta) (*transcript.Proof, error) {
 	raw, _, err := VerifyBytesForm(data, meta)
 	return raw, err
@@ -204,6 +208,9 @@ func VerifyBytesForm(data []byte, meta Meta) (*transcript.Proof, string, error) 
 	f, err := Lookup(meta.Flow)
 	if err != nil {
 		return nil, "", err
+	}
+	if ok, form, err := verifyKind(data, meta); ok {
+		return nil, form, err // a registered kind's proof (kinds.go): no raw form
 	}
 	if meta.Format != "" {
 		if err := CheckFormat(meta.Format); err != nil {

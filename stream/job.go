@@ -82,6 +82,10 @@ type Job struct {
 	Unordered bool `json:"unordered,omitempty"`
 	// Value, for library users, is proved as given (flows.Flow.FromValue).
 	Value any `json:"-"`
+	// Children, when set, makes the job a merge of xmss-aggregate leaf proofs
+	// (relative like Input), with Signatures, if given, as one more leaf
+	// (merge.go).
+	Children []string `json:"children,omitempty"`
 
 	flow    flows.Flow  // resolved by check
 	decoded flows.Input // the input file, when size parsed it (not yet checked)
@@ -208,6 +212,11 @@ func ParseJob(data []byte, base, defaultID string) (Job, error) {
 	if j.States != "" && !filepath.IsAbs(j.States) && base != "" {
 		j.States = filepath.Join(base, j.States)
 	}
+	for i, c := range j.Children {
+		if c != "" && !filepath.IsAbs(c) && base != "" {
+			j.Children[i] = filepath.Join(base, c)
+		}
+	}
 	if err := j.check(0); err != nil {
 		return j, err
 	}
@@ -219,6 +228,9 @@ func ParseJob(data []byte, base, defaultID string) (Job, error) {
 func (j *Job) check(maxN int) error {
 	if err := CheckID(j.ID); err != nil {
 		return err
+	}
+	if j.isMerge() {
+		return j.checkMerge()
 	}
 	if j.Signatures != "" && j.Flow == "" {
 		j.Flow = aggregate.FlowName

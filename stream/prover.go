@@ -50,6 +50,9 @@ type Options struct {
 	// Verify checks every proof with the verifier before its result is reported
 	// (a proof that does not verify becomes an error result).
 	Verify bool
+	// Merger, when set, makes the merge jobs' proofs (merge.go); without it a merge
+	// job is an error result.
+	Merger *Merger
 	// UniqueIDs refuses a job whose id an earlier job of the stream had (running or
 	// finished) with an ErrBusy result naming the id, so that no proof file is
 	// overwritten (serve sets it; the queue's workers, which see a job again on
@@ -237,6 +240,9 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 	if err := job.check(p.opt.MaxN); err != nil {
 		return 0, false, err
 	}
+	if job.isMerge() {
+		return p.admitMerge(job)
+	}
 	fits := func(n int) bool {
 		return n <= job.maxN(p.opt.MaxN) && job.flow.Check(n, job.LogInvRate) == nil &&
 			(p.budget == nil || job.flow.Estimate(n, job.LogInvRate) <= p.opt.MemoryBudget)
@@ -260,6 +266,12 @@ func (p *Prover) admit(job *Job) (cost int64, reserved bool, err error) {
 		return 0, false, fmt.Errorf("%w: job %s: %d instances of %s at log_inv_rate %d need an estimated %s, over the memory budget of %s%s",
 			ErrLimit, job.ID, n, job.flow.Name(), job.LogInvRate, sysmem.Format(cost), sysmem.Format(p.opt.MemoryBudget), from)
 	}
+	return p.reserve(job, cost)
+}
+
+// reserve reserves an admitted job's id and waits for a proving slot and cost bytes
+// of the memory budget.
+func (p *Prover) reserve(job *Job, cost int64) (int64, bool, error) {
 	p.mu.Lock()
 	busy, used := p.active[job.ID], p.opt.UniqueIDs && p.used[job.ID]
 	if !busy && !used {
@@ -317,6 +329,9 @@ func (p *Prover) prove(seq uint64, job Job, cost int64) Result {
 	}()
 	if err := p.work.Err(); err != nil {
 		return failed(seq, job.ID, fmt.Errorf("%w: job %s: %v", ErrAbandoned, job.ID, err))
+	}
+	if job.isMerge() {
+		return p.proveMerge(seq, job, start)
 	}
 	input, err := job.load(p.opt.MaxInputBytes, job.maxN(p.opt.MaxN))
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/leanpipe/leanpipe/graph"
 	"github.com/leanpipe/leanpipe/internal/rusage"
 	"github.com/leanpipe/leanpipe/keccak"
+	"github.com/leanpipe/leanpipe/recursion"
 	"github.com/spf13/cobra"
 )
 
@@ -53,6 +54,11 @@ type benchRow struct {
 	StageRSS     map[string]int64 `json:"stage_peak_rss_bytes,omitempty"`
 	ColdStageRSS map[string]int64 `json:"cold_stage_peak_rss_bytes,omitempty"`
 	Baseline     *benchRatios     `json:"baseline,omitempty"`
+	// Merge is K for a row of bench --merge K (a K→1 merge of leaves of LeafSigs
+	// signers at LeafLogInvRate; N is K × LeafSigs), 0 otherwise.
+	Merge          int `json:"merge,omitempty"`
+	LeafSigs       int `json:"leaf_sigs,omitempty"`
+	LeafLogInvRate int `json:"leaf_log_inv_rate,omitempty"`
 }
 
 // benchRatios compares a row with its baseline row: every ratio is new/old (below 1
@@ -158,6 +164,7 @@ func benchCmd() *cobra.Command {
 		fromFile                 string
 		budget                   string
 		repeat, rate             int
+		mergeK, leafRate         int
 		asJSON, inProcess        bool
 		withRSS                  bool
 	)
@@ -187,7 +194,15 @@ runs (the points run one at a time, so each is checked alone).
 has (same flow, size and worker count), each stage's time and the ratio new/old, the
 total's, the verify time's and the peak RSS's; points missing on either side, and
 points measured at another log_inv_rate, are listed. With --json the ratios are in each
-row's "baseline" and the listing goes to stderr.`,
+row's "baseline" and the listing goes to stderr.
+
+--merge K times one K→1 merge of xmss-aggregate leaves (2 ≤ K ≤ 8): per --sigs S (one
+leaf's size, default 200) the K leaves are cut from one generated set and proved at
+--leaf-log-inv-rate before any timing; each measured merge includes the native checks of
+its children, and the merged file is verified after it. The merge's --log-inv-rate
+defaults to 2. A row gives prove and verify medians, the merged file's bytes and the
+peak RSS, and in --json "merge": K, "leaf_sigs" and "leaf_log_inv_rate" beside the usual
+fields (n is the merged proof's key count, K × S).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var base *baseline
@@ -198,7 +213,7 @@ row's "baseline" and the listing goes to stderr.`,
 				}
 			}
 			if fromFile != "" {
-				for _, f := range []string{"flow", "log-n", "sigs", "workers", "repeat", "log-inv-rate", "in-process", "memory-budget", "stage-rss"} {
+				for _, f := range []string{"flow", "log-n", "sigs", "workers", "repeat", "log-inv-rate", "in-process", "memory-budget", "stage-rss", "merge", "leaf-log-inv-rate"} {
 					if cmd.Flags().Changed(f) {
 						return usage("--from prints an earlier run's rows: --%s does not apply", f)
 					}
@@ -209,7 +224,31 @@ row's "baseline" and the listing goes to stderr.`,
 				}
 				return printBench(cmd, from, base, asJSON)
 			}
-			if cmd.Flags().Changed("sigs") {
+			var mb mergeBench
+			if cmd.Flags().Changed("merge") {
+				if mergeK < 2 || mergeK > recursion.MaxChildren {
+					return usage("--merge: %d, want 2..%d children (more needs a tree of depth 2, not supported yet)", mergeK, recursion.MaxChildren)
+				}
+				if cmd.Flags().Changed("log-n") {
+					return usage("--merge sizes leaves by --sigs, not --log-n")
+				}
+				if cmd.Flags().Changed("stage-rss") {
+					return usage("--stage-rss does not apply to --merge (a merge has no stage spans)")
+				}
+				if leafRate < 1 || leafRate > 4 {
+					return usage("--leaf-log-inv-rate: %d is out of range [1, 4]", leafRate)
+				}
+				if !cmd.Flags().Changed("sigs") {
+					sigs = defaultMergeSigs
+				}
+				if !cmd.Flags().Changed("log-inv-rate") {
+					rate = defaultMergeRate
+				}
+				mb = mergeBench{k: mergeK, leafRate: leafRate}
+			} else if cmd.Flags().Changed("leaf-log-inv-rate") {
+				return usage("--leaf-log-inv-rate goes with --merge")
+			}
+			if cmd.Flags().Changed("sigs") || mb.k > 0 {
 				if cmd.Flags().Changed("flow") && flowName != aggregate.FlowName {
 					return usage("--sigs sizes the %s flow; give --log-n for %s", aggregate.FlowName, flowName)
 				}
@@ -227,6 +266,13 @@ row's "baseline" and the listing goes to stderr.`,
 				counts, err := parseInts("sigs", sigs, 1, fl.MaxN())
 				if err != nil {
 					return err
+				}
+				if mb.k > 0 {
+					for _, c := range counts {
+						if mb.k*c > fl.MaxN() {
+							return usage("--merge %d --sigs %d: %d signers, at most %d", mb.k, c, mb.k*c, fl.MaxN())
+						}
+					}
 				}
 				for _, n := range counts {
 					sizes = append(sizes, benchPoint{n: n})
@@ -250,12 +296,12 @@ row's "baseline" and the listing goes to stderr.`,
 			if err := fl.Check(1, rate); err != nil {
 				return usage("--log-inv-rate: %v", err)
 			}
-			mb, err := resolveBudget("--memory-budget", budget)
+			budgetOK, err := resolveBudget("--memory-budget", budget)
 			if err != nil {
 				return err
 			}
 			for _, p := range sizes {
-				if err := mb.check("bench "+p.String(), fl, generatedInstances(fl, p.n), rate); err != nil {
+				if err := budgetOK.check("bench "+p.String(), fl, generatedInstances(fl, p.n), rate); err != nil {
 					return err
 				}
 			}
@@ -264,6 +310,12 @@ row's "baseline" and the listing goes to stderr.`,
 				// is then served from the signer cache, and no child spends its time
 				// or memory signing.
 				for _, p := range slices.SortedFunc(slices.Values(sizes), func(a, b benchPoint) int { return b.n - a.n }) {
+					if mb.k > 0 {
+						if _, err := mergeSigners(mb.k, p.n); err != nil {
+							return usage("bench --merge %d --sigs %s: %v", mb.k, p, err)
+						}
+						continue
+					}
 					if _, err := fl.Generate(p.n, 1); err != nil {
 						return usage("bench %s: %v", p, err)
 					}
@@ -273,12 +325,17 @@ row's "baseline" and the listing goes to stderr.`,
 			for _, p := range sizes {
 				for _, w := range workers {
 					var row benchRow
-					if inProcess {
+					switch {
+					case inProcess && mb.k > 0:
+						prev := runtime.GOMAXPROCS(w)
+						row, err = benchMergeOne(mb, p.n, w, repeat, rate)
+						runtime.GOMAXPROCS(prev)
+					case inProcess:
 						prev := runtime.GOMAXPROCS(w)
 						row, err = benchOne(fl, p, w, repeat, rate, withRSS)
 						runtime.GOMAXPROCS(prev)
-					} else {
-						row, err = benchChild(fl.Name(), p, w, repeat, rate, withRSS)
+					default:
+						row, err = benchChild(fl.Name(), p, w, repeat, rate, withRSS, mb.flags()...)
 					}
 					if err != nil {
 						return err
@@ -311,6 +368,8 @@ row's "baseline" and the listing goes to stderr.`,
 	f.StringVar(&fromFile, "from", "", "print an earlier bench --json output's rows instead of measuring (with --baseline: compare two saved runs)")
 	f.StringVar(&baselineFile, "baseline", "", "an earlier bench --json output: print each matching point's per-stage ratios new/old")
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp+"; checked for each point before any runs")
+	f.IntVar(&mergeK, "merge", 0, "time one K→1 merge of K leaves of --sigs signers each (default --sigs 200, --log-inv-rate 2)")
+	f.IntVar(&leafRate, "leaf-log-inv-rate", 2, "with --merge, the leaves' log inverse rate")
 	f.BoolVar(&withRSS, "stage-rss", false, "also report each stage's peak resident memory over the measured proofs (sampled every millisecond and at every stage start; Linux)")
 	return cmd
 }
@@ -353,6 +412,10 @@ func printBenchRow(out io.Writer, r benchRow, base *baseline) {
 	size := strconv.Itoa(r.N)
 	if r.LogN != nil {
 		size = fmt.Sprintf("2^%d", *r.LogN)
+	}
+	if r.Merge > 0 {
+		writeMergeRow(out, r, base.match(r))
+		return
 	}
 	writeBenchRow(out, size+" "+noun, noun, r, base.match(r))
 }
@@ -481,6 +544,7 @@ func (r benchRow) perS() float64 {
 type benchKey struct {
 	flow       string
 	n, workers int
+	merge      int // bench --merge's K (0: a leaf proof)
 }
 
 func (k benchKey) String() string {
@@ -488,13 +552,16 @@ func (k benchKey) String() string {
 	if k.n&(k.n-1) == 0 && k.flow != aggregate.FlowName {
 		size = fmt.Sprintf("2^%d", bits.TrailingZeros(uint(k.n)))
 	}
+	if k.merge > 0 {
+		return fmt.Sprintf("%s merge %d→1 of %d keys, %d worker(s)", k.flow, k.merge, k.n, k.workers)
+	}
 	return fmt.Sprintf("%s %s, %d worker(s)", k.flow, size, k.workers)
 }
 
 // key is the row's point. A row written before rows named their flow and rate is
 // the batch flow's (xmss-aggregate's when it has signatures_per_s) at rate 1.
 func (r benchRow) key() benchKey {
-	return benchKey{flow: r.flowName(), n: r.N, workers: r.Workers}
+	return benchKey{flow: r.flowName(), n: r.N, workers: r.Workers, merge: r.Merge}
 }
 
 func (r benchRow) flowName() string {
@@ -629,7 +696,7 @@ func (b *baseline) report(w io.Writer, rows []benchRow) {
 }
 
 // benchChild measures one point in a fresh child process, so that its peak RSS is its own.
-func benchChild(flowName string, p benchPoint, workers, repeat, rate int, withRSS bool) (benchRow, error) {
+func benchChild(flowName string, p benchPoint, workers, repeat, rate int, withRSS bool, extra ...string) (benchRow, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return benchRow{}, err
@@ -640,6 +707,7 @@ func benchChild(flowName string, p benchPoint, workers, repeat, rate int, withRS
 	if withRSS {
 		args = append(args, "--stage-rss")
 	}
+	args = append(args, extra...)
 	c := exec.Command(exe, args...)
 	c.Stderr = os.Stderr
 	out, err := c.Output()

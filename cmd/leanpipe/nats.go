@@ -211,6 +211,9 @@ for bad input.`,
 			if err := checkJobIDs(jobs); err != nil {
 				return usage("%s: %v; nothing published", args[0], err)
 			}
+			if err := checkNoMergeJobs(jobs); err != nil {
+				return usage("%s: %v; nothing published", args[0], err)
+			}
 			o := n.options()
 			o.Flow, o.MaxN, o.NoWait, o.Fetch = flowName, maxN, noWait, fetch
 			nc, js, err := queue.Connect(o)
@@ -296,6 +299,17 @@ func checkJobIDs(jobs []stream.Envelope[stream.Job]) error {
 	}
 	if len(bad) > 0 {
 		return errors.New(boundedList(bad, 5, "; "))
+	}
+	return nil
+}
+
+// checkNoMergeJobs refuses merge jobs ("children"): the queue's workers do not take
+// them yet (a NATS tree is not built); serve on stdin or --watch does.
+func checkNoMergeJobs(jobs []stream.Envelope[stream.Job]) error {
+	for _, env := range jobs {
+		if env.Err == nil && env.Val.Children != nil {
+			return fmt.Errorf("job %s is a merge job (\"children\"): the NATS queue does not take merge jobs yet; leanpipe serve (stdin or --watch) or prove --child does", env.Val.ID)
+		}
 	}
 	return nil
 }

@@ -91,13 +91,31 @@ func proveCmd() *cobra.Command {
 		n, rate, workers                                     int
 		seed                                                 uint64
 		trace                                                *traceFlag
+		children                                             []string
 	)
 	cmd := &cobra.Command{
-		Use:   "prove (--input FILE | --blocks FILE | --signatures FILE | --states FILE | --n N --seed S) --out PROOF [--flow NAME]",
-		Short: "prove a flow's input (by default a batch of BLAKE2s compressions); writes PROOF in the reference's bytes and PROOF.json",
-		Args:  cobra.NoArgs,
+		Use:   "prove (--input FILE | --blocks FILE | --signatures FILE | --states FILE | --n N --seed S | --child PROOF --child PROOF… [--signatures FILE]) --out PROOF [--flow NAME]",
+		Short: "prove a flow's input (by default a batch of BLAKE2s compressions), or merge xmss-aggregate proofs; writes PROOF in the reference's bytes and PROOF.json",
+		Long: `prove proves a flow's input and writes PROOF and PROOF.json (its statement).
+
+Merging xmss-aggregate proofs: --child PROOF (repeated, 2 to 8 in all) merges leaf
+proofs, each with its PROOF.json beside it as prove writes them, into one proof of all
+their keys (the children's key lists in the order given, then the --signatures file's
+signers, which are proved first as one more leaf at the first child's rate):
+  leanpipe prove --flow xmss-aggregate --child a.bin --child b.bin [--signatures s.json] --out m.bin
+The children must sign one message and epoch with disjoint keys and verify; each is
+checked natively before any work, and a bad one is an input error (exit status 2) naming
+it. Children of rate 1 (prove's default) and 2 merge alike. The merged proof's
+--log-inv-rate defaults to 2. Only leaf proofs merge in this version: a merged child
+(a tree of depth 2 or more) is refused as not supported yet. "leanpipe verify m.bin"
+verifies the merged proof and prints its statement.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := newLogger(cmd)
+			if len(children) > 0 {
+				sigs, _ := cmd.Flags().GetString("signatures")
+				return proveMerge(cmd, children, sigs, out, format, rate, workers)
+			}
 			if err := signaturesInput(cmd, &flowName, &inputPath); err != nil {
 				return err
 			}
@@ -201,7 +219,8 @@ func proveCmd() *cobra.Command {
 	f.Uint64Var(&seed, "seed", 1, "seed of the generated instances (with --n)")
 	f.StringVar(&out, "out", "", "proof file to write (PROOF.json is written beside it)")
 	f.StringVar(&format, "format", "wire", "proof form: wire (the reference prover's) or raw (one path per query)")
-	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's)")
+	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's; a merge's default is 2)")
+	f.StringArrayVar(&children, "child", nil, "merge this xmss-aggregate leaf proof (PROOF.json beside it); repeat, 2 to 8 children in all with --signatures")
 	f.IntVar(&workers, "workers", 0, "cores to use (0 = all)")
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp)
 	addSignaturesFlag(cmd)

@@ -53,6 +53,8 @@ type runSummary struct {
 	PeakRSSBytes      int64         `json:"peak_rss_bytes"`
 	BufferAllocations int64         `json:"buffer_allocations"`
 	BufferReuses      int64         `json:"buffer_reuses"`
+	// Merged is a tree run's merged proof (run_tree.go).
+	Merged *mergedSummary `json:"merged,omitempty"`
 }
 
 func stagesOf(spans []graph.Span) []stageTimes {
@@ -87,6 +89,9 @@ func runCmd() *cobra.Command {
 			}
 			if cfg.Stream != nil {
 				return runStream(cmd, args[0], cfg, mem, trace)
+			}
+			if cfg.Tree != nil {
+				return runTree(cmd, args[0], cfg, mem, trace)
 			}
 			fl, err := lookupFlow(cfg.Flow)
 			if err != nil {

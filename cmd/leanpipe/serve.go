@@ -38,6 +38,12 @@ func serveCmd() *cobra.Command {
                                           is verified first, an invalid one is an error naming it)
   {"id":"e","states":"ins.bin"}           Keccak-f[1600] input states, N × 200 bytes (flow
                                           keccak-batch; DIR/<id>.proof.bin.states gets the states)
+  {"id":"m","children":["a.bin","b.bin"],"signatures":"s.json"}
+                                          merge xmss-aggregate leaf proofs (each with its .json) and,
+                                          optionally, raw signatures (proved first as the last leaf)
+                                          into one proof (2 to 8 children in all; "log_inv_rate"
+                                          defaults to 2; as prove --child, merged children are not
+                                          supported yet)
 with optional "flow" (default --flow), "format" (wire|raw), "formats" (["wire","raw"]: both forms
 of one proof, the first as DIR/<id>.proof.bin, the other as DIR/<id>.proof.<form>.bin, named in
 the result's "also"), "log_inv_rate" (1..4) and "unordered" (true: the result may leave before
@@ -179,7 +185,8 @@ func streamJobs(cmd *cobra.Command, sc streamConfig) error {
 	defer cancel()
 	opts := sc.Options
 	opts.Cores = e.Scheduler().Cores()
-	opts.UniqueIDs = true // a repeated id would overwrite DIR/<id>.proof.bin
+	opts.UniqueIDs = true                 // a repeated id would overwrite DIR/<id>.proof.bin
+	opts.Merger = serveMerger(sc.Workers) // merge jobs ("children"; merge.go)
 	p := stream.NewProver(ctx, e, opts)
 	ob.ready(true)
 	defer onShutdown(log, opts.Grace, "abandoning running proofs", func() { ob.ready(false); cancel() }, p.Abort)()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/recursion"
 )
 
 func verifyCmd() *cobra.Command {
@@ -48,7 +49,12 @@ What N binds, per flow:
 
 For an xmss-aggregate proof a third line gives the number of public keys and
 "keys sha256:<hex>", the SHA-256 of the 32-byte keys concatenated in statement order;
---show-keys lists them. A PROOF.json that gives a field twice, or in two letter cases, is
+--show-keys lists them.
+
+A merged xmss-aggregate proof (prove --child; its file starts with "LPMERGE0") is
+verified against its PROOF.json, which records the children: the output says "merged
+from K children" with their sizes and rates, then the keys line. Merges of merged
+proofs (depth 2 or more) are not supported by this version. A PROOF.json that gives a field twice, or in two letter cases, is
 refused (exit status 2). --raw-out writes the accepted proof in raw form with its own
 sidecar (FILE.json).`,
 		Args: cobra.ExactArgs(1),
@@ -62,6 +68,9 @@ sidecar (FILE.json).`,
 			data, err := os.ReadFile(path)
 			if err != nil {
 				return usage("%v", err)
+			}
+			if recursion.IsMergedProof(data) {
+				return verifyMergedFile(cmd, path, data, showKeys)
 			}
 			fl, err := lookupFlow(flowName)
 			if err != nil {
@@ -102,6 +111,9 @@ sidecar (FILE.json).`,
 				}
 				if fl, err = lookupFlow(meta.Flow); err != nil {
 					return err
+				}
+				if _, ok := flows.ProofKindOfMeta(meta); ok {
+					return verifyMergedFile(cmd, path, data, showKeys)
 				}
 			} else if fl.Name() == aggregate.FlowName {
 				return usage("no %s.json beside the proof: give --statement FILE (a signatures file, or {\"message\",\"epoch\",\"public_keys\"})", path)
@@ -238,12 +250,7 @@ func printKeys(w io.Writer, meta flows.Meta, all bool) {
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(w, "keys: %d, keys sha256:%x\n", len(ag.PublicKeys), keysDigest(ag))
-	if all {
-		for i, pk := range ag.PublicKeys {
-			fmt.Fprintf(w, "key %d: %s\n", i, pk)
-		}
-	}
+	printAggregateKeys(w, ag, all)
 }
 
 // keysDigest is the SHA-256 of an aggregate's 32-byte public keys concatenated in

@@ -330,10 +330,10 @@ func TestBenchSigs(t *testing.T) {
 
 // TestRunExample runs examples/aggregate.yaml, the README's main command, from a
 // fresh working directory with an empty signer cache: it aggregates XMSS signatures
-// and verifies them.
+// into leaves, merges them into one proof and verifies it.
 func TestRunExample(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the example: two aggregates of 64 signers")
+		t.Skip("runs the example: two aggregates of 4 signers and their merge")
 	}
 	example, err := filepath.Abs(filepath.Join("..", "..", "examples", "aggregate.yaml"))
 	if err != nil {
@@ -348,15 +348,19 @@ func TestRunExample(t *testing.T) {
 	if err := c.Run(); err != nil {
 		t.Fatalf("run example: %v: %s %s", err, o.String(), e.String())
 	}
-	if !strings.Contains(o.String(), "2 leaves, 128 signatures in") || !strings.Contains(o.String(), "all verified") {
+	if !strings.Contains(o.String(), "2 leaves of up to 4 signatures proved and merged into one proof of all 8 signatures") || !strings.Contains(o.String(), "all verified") {
 		t.Fatalf("run output: %s", o.String())
 	}
 	var sum runSummary
 	b, _ := os.ReadFile(filepath.Join(work, "out", "aggregate", "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil || sum.Config.Flow != "xmss-aggregate" || len(sum.Leaves) != 2 || sum.SignaturesPerS <= 0 {
+	if err := json.Unmarshal(b, &sum); err != nil || sum.Config.Flow != "xmss-aggregate" || len(sum.Leaves) != 2 || sum.SignaturesPerS <= 0 ||
+		sum.Merged == nil || sum.Merged.N != 8 || sum.Merged.Children != 2 {
 		t.Fatalf("summary: %v %s", err, b)
 	}
-	if code, out, _ := run(t, "verify", filepath.Join(work, "out", "aggregate", "leaf-0001.proof.bin")); code != 0 || !accepted(out) || !strings.Contains(out, "64 signatures") {
+	if code, out, _ := run(t, "verify", filepath.Join(work, "out", "aggregate", "leaf-0001.proof.bin")); code != 0 || !accepted(out) || !strings.Contains(out, "4 signatures") {
 		t.Fatalf("verify leaf 1: %d %q", code, out)
+	}
+	if code, out, _ := run(t, "verify", filepath.Join(work, "out", "aggregate", mergedName)); code != 0 || !accepted(out) || !strings.Contains(out, "8 signatures") || !strings.Contains(out, "merged from 2 children") {
+		t.Fatalf("verify the merged proof: %d %q", code, out)
 	}
 }

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/rusage"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/recursion"
+)
+
+// bench --merge K --sigs S: K leaves of S signers each (one generated set on one
+// message and epoch, cut in order) are proved before any timing; then one K→1 merge
+// (recursion.Merge, its native child checks included) is timed per worker count,
+// one warm-up and --repeat measured merges, and the merged file verified
+// (recursion.VerifyMerged) after each. A row's n is the merged proof's key count
+// (K × S), "merge" is K, "leaf_sigs" S and "leaf_log_inv_rate" the leaves' rate.
+
+// defaultMergeSigs is --sigs with --merge: one leaf's size.
+const defaultMergeSigs = "200"
+
+// mergeBench is the --merge settings of one bench run.
+type mergeBench struct {
+	k, leafRate int
+}
+
+// flags are the child process's --merge flags.
+func (mb mergeBench) flags() []string {
+	if mb.k == 0 {
+		return nil
+	}
+	return []string{"--merge", strconv.Itoa(mb.k), "--leaf-log-inv-rate", strconv.Itoa(mb.leafRate)}
+}
+
+// mergeSigners is the one signer set a merge point's leaves are cut from.
+func mergeSigners(k, s int) (*aggregate.Input, error) {
+	return aggregate.Generate(k*s, 1, aggregate.DefaultCache())
+}
+
+// benchMergeOne measures one merge point in this process.
+func benchMergeOne(mb mergeBench, s, workers, repeat, rate int) (benchRow, error) {
+	in, err := mergeSigners(mb.k, s)
+	if err != nil {
+		return benchRow{}, usage("bench --merge %d --sigs %d: %v", mb.k, s, err)
+	}
+	ctx := context.Background()
+	kids := make([]recursion.MergeChild, mb.k)
+	for i := range kids {
+		leaf := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[i*s : (i+1)*s]}
+		fin, err := aggregate.Flow.FromValue(leaf)
+		if err != nil {
+			return benchRow{}, err
+		}
+		p, err := flows.Prove(ctx, flows.Request{Flow: aggregate.Flow, Input: fin, LogInvRate: mb.leafRate}, flows.ProveOptions{Workers: workers})
+		if err != nil {
+			return benchRow{}, fmt.Errorf("bench --merge: leaf %d: %w", i, err)
+		}
+		kids[i] = recursion.MergeChild{Proof: p.Proof, Statement: p.Statement}
+	}
+	row := benchRow{Flow: aggregate.FlowName, N: mb.k * s, Workers: workers, LogInvRate: rate, Repeat: repeat,
+		StageMS: map[string]float64{}, Kernels: kernelMap(), Merge: mb.k, LeafSigs: s, LeafLogInvRate: mb.leafRate}
+	var prove, verify []float64
+	for i := 0; i <= repeat; i++ {
+		start := time.Now()
+		m, err := recursion.Merge(kids, rate, par.New(ctx, workers))
+		took := time.Since(start)
+		if err != nil {
+			return row, fmt.Errorf("bench --merge: %w", err)
+		}
+		if i == 0 {
+			continue // warm-up: the shared blocks and pools
+		}
+		prove = append(prove, float64(took.Microseconds())/1e3)
+		data := m.ProofBytes()
+		row.ProofBytes = len(data)
+		start = time.Now()
+		if err := recursion.VerifyMerged(data, m.Statement()); err != nil {
+			return row, fmt.Errorf("bench merged proof rejected: %w", err)
+		}
+		verify = append(verify, float64(time.Since(start).Microseconds())/1e3)
+	}
+	row.ProveMS, row.VerifyMS = median(prove), median(verify)
+	row.PeakRSSBytes = rusage.PeakRSS()
+	return row, nil
+}
+
+// writeMergeRow prints a merge row.
+func writeMergeRow(out io.Writer, r benchRow, old *benchRow) {
+	fmt.Fprintf(out, "merge %d×%d signatures (leaves at rate %d) → 1 at rate %d, %d worker(s): prove %.1f ms (median of %d, native child checks included), verify %.1f ms, proof %d B (%.1f KiB), peak RSS %.0f MiB\n",
+		r.Merge, r.LeafSigs, r.LeafLogInvRate, r.LogInvRate, r.Workers, r.ProveMS, r.Repeat, r.VerifyMS, r.ProofBytes, float64(r.ProofBytes)/1024, float64(r.PeakRSSBytes)/(1<<20))
+	if old != nil {
+		fmt.Fprintf(out, "    baseline: prove %.1f ms (new/old %s), verify %.1f ms (new/old %s), peak RSS new/old %s\n",
+			old.ProveMS, fmtRatio(r.ProveMS, old.ProveMS), old.VerifyMS, fmtRatio(r.VerifyMS, old.VerifyMS), fmtRatio(float64(r.PeakRSSBytes), float64(old.PeakRSSBytes)))
+	}
+}

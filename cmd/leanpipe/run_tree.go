@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/config"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/atomicfile"
+	"github.com/leanpipe/leanpipe/internal/rusage"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/recursion"
+)
+
+// A run with `tree: {leaf: N}`: one signature set (the config's input, or one
+// generated set of `signers` from the seed) is cut in order into leaves of N signers
+// (the last may hold fewer), the leaves are proved through the engine (two at a
+// time) and verified, and merged by recursion.Merge into ONE proof of all the
+// signatures, which is verified too. Up to recursion.MaxChildren leaves: a larger set
+// would need a merge of merged proofs (a tree of depth 2), which this version does not
+// support, and is refused before any work.
+
+// mergedName is a tree run's merged proof file.
+const mergedName = "merged.proof.bin"
+
+// mergedSummary is a tree run's merged proof in its JSON summary.
+type mergedSummary struct {
+	Proof      string  `json:"proof"`
+	N          int     `json:"n"`
+	Children   int     `json:"children"`
+	LogInvRate int     `json:"log_inv_rate"`
+	ProofBytes int     `json:"proof_bytes"`
+	MergeMS    float64 `json:"merge_ms"`
+	VerifyMS   float64 `json:"verify_ms"`
+}
+
+// treeLeaves cuts n signers into leaves of size (the last may be smaller) and
+// refuses a cut that one merge cannot take.
+func treeLeaves(n, size int) ([][2]int, error) {
+	k := (n + size - 1) / size
+	switch {
+	case k < 2:
+		return nil, usage("tree: %d signers in leaves of %d make one leaf: nothing to merge (give a smaller tree.leaf)", n, size)
+	case k > recursion.MaxChildren:
+		return nil, usage("tree: %d signers in leaves of %d make %d leaves; one merge takes at most %d, and trees of depth 2 (merges of merged proofs) are not supported yet: give a larger tree.leaf or fewer signers",
+			n, size, k, recursion.MaxChildren)
+	}
+	out := make([][2]int, k)
+	for i := range out {
+		out[i] = [2]int{i * size, min(n, (i+1)*size)}
+	}
+	return out, nil
+}
+
+func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, trace *traceFlag) error {
+	log := newLogger(cmd)
+	fl := aggregate.Flow
+	var set *aggregate.Input
+	if cfg.Input != "" {
+		path := cfg.Input
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(cfgPath), path)
+		}
+		in, err := readSignatures("input", path)
+		if err != nil {
+			return err
+		}
+		set = in
+	} else {
+		if _, err := treeLeaves(cfg.Batch, cfg.Tree.Leaf); err != nil { // refused before signing
+			return err
+		}
+		in, err := aggregate.Generate(cfg.Batch, cfg.Seed, aggregate.DefaultCache())
+		if err != nil {
+			return usage("signers: %v", err)
+		}
+		set = in
+	}
+	cuts, err := treeLeaves(set.Len(), cfg.Tree.Leaf)
+	if err != nil {
+		return err
+	}
+	if err := mem.check("leaf", fl, cfg.Tree.Leaf, cfg.LogInvRate); err != nil {
+		return err
+	}
+	if err := mem.checkMerge(); err != nil {
+		return err
+	}
+	if _, err := aggregate.Flow.FromValue(set); err != nil {
+		return usage("signers: %v", err) // repeated keys
+	}
+	if err := checkSignatures(set); err != nil {
+		return err
+	}
+	files := []string{"summary.json", mergedName, mergedName + ".json"}
+	for i := range cuts {
+		files = append(files, leafName(i), leafName(i)+".json")
+	}
+	if err := prepareOutDir("output", cfg.Output, files...); err != nil {
+		return err
+	}
+	e, err := flows.NewEngine(flows.EngineOptions{Cores: cfg.Workers, InFlight: 2})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	log.Info().Str("config", cfgPath).Int("signers", set.Len()).Int("leaves", len(cuts)).Int("leaf", cfg.Tree.Leaf).
+		Int("cores", e.Scheduler().Cores()).Str("output", cfg.Output).Msg("run tree")
+
+	bar := newProgress(cmd.ErrOrStderr(), "proving leaves", len(cuts))
+	defer bar.finish()
+	ctx := bar.stages(context.Background())
+	start := time.Now()
+	// The leaves go to the engine at once; it runs two at a time.
+	results := make([]flows.Proved, len(cuts))
+	errs := make([]error, len(cuts))
+	var wg sync.WaitGroup
+	for i, c := range cuts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			leaf := &aggregate.Input{Message: set.Message, Epoch: set.Epoch, Signers: set.Signers[c[0]:c[1]]}
+			results[i], errs[i] = e.Prove(ctx, flows.Request{Flow: fl, Input: leaf, LogInvRate: cfg.LogInvRate})
+			bar.add(1)
+		}()
+	}
+	wg.Wait()
+	bar.finish()
+	sum := runSummary{Config: cfg, MemoryBudget: mem.summary()}
+	kids := make([]recursion.MergeChild, len(cuts))
+	for i, res := range results {
+		if errs[i] != nil {
+			return fmt.Errorf("leaf %d: %w", i, errs[i])
+		}
+		meta := flows.NewMetaFor(fl, res.Statement, cfg.Format)
+		data := flows.EncodeProof(res.Proof, cfg.Format)
+		vstart := time.Now()
+		if _, err := flows.VerifyBytes(data, meta); err != nil {
+			return fmt.Errorf("leaf %d: the proof does not verify: %w", i, err)
+		}
+		vdur := time.Since(vstart)
+		path := filepath.Join(cfg.Output, leafName(i))
+		if err := flows.WriteProofBytes(path, data, meta); err != nil {
+			return err
+		}
+		sum.TotalProofBytes += len(data)
+		sum.Leaves = append(sum.Leaves, leafSummary{Leaf: i, Proof: path, N: res.Statement.N, ProofBytes: len(data),
+			ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)})
+		trace.add(fmt.Sprintf("leaf %d", i), res)
+		kids[i] = recursion.MergeChild{Proof: res.Proof, Statement: res.Statement}
+	}
+
+	cores := e.Scheduler().Cores()
+	if cores <= 0 {
+		cores = runtime.NumCPU()
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "merging %d leaves\n", len(kids))
+	mstart := time.Now()
+	m, err := recursion.Merge(kids, cfg.Tree.LogInvRate, par.New(context.Background(), cores))
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	mdur := time.Since(mstart)
+	data := m.ProofBytes()
+	meta, err := mergedMeta(m)
+	if err != nil {
+		return err
+	}
+	vstart := time.Now()
+	if _, err := flows.VerifyBytes(data, meta); err != nil {
+		return fmt.Errorf("merge: the merged proof does not verify: %w", err)
+	}
+	vdur := time.Since(vstart)
+	mergedPath := filepath.Join(cfg.Output, mergedName)
+	if err := flows.WriteProofBytes(mergedPath, data, meta); err != nil {
+		return err
+	}
+	wall := time.Since(start)
+	sum.Merged = &mergedSummary{Proof: mergedPath, N: len(m.Keys), Children: len(m.Children), LogInvRate: m.LogInvRate, ProofBytes: len(data),
+		MergeMS: float64(mdur.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3}
+	sum.WallMS = float64(wall.Microseconds()) / 1e3
+	sum.setRate(fl, float64(set.Len())/wall.Seconds())
+	sum.ProofsPerS = float64(len(cuts)+1) / wall.Seconds()
+	sum.PeakRSSBytes = rusage.PeakRSS()
+	k, ext := e.PoolStats()
+	sum.BufferAllocations, sum.BufferReuses = k.Allocated+ext.Allocated, k.Reused+ext.Reused
+	sb, _ := json.MarshalIndent(sum, "", "  ")
+	summaryPath := filepath.Join(cfg.Output, "summary.json")
+	if err := atomicfile.Write(summaryPath, append(sb, '\n')); err != nil {
+		return err
+	}
+	if err := trace.write(); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%d leaves of up to %d signatures proved and merged into one proof of all %d signatures (%d bytes, merge %.2f s) in %.2f s; all verified; proof %s; summary %s\n",
+		len(cuts), cfg.Tree.Leaf, len(m.Keys), len(data), mdur.Seconds(), wall.Seconds(), mergedPath, summaryPath)
+	return nil
+}
