@@ -17,7 +17,7 @@ type Tree struct {
 }
 
 // DefaultTreeRate is a tree's merge rate unless tree.log_inv_rate says otherwise.
-const DefaultTreeRate = 2
+const DefaultTreeRate = 3 // recursion.DefaultMergeRate
 
 func parseTree(m *yaml.Node) (*Tree, error) {
 	if m.Kind != yaml.MappingNode {

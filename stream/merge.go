@@ -31,7 +31,7 @@ type Merger struct {
 const MaxMergeChildren = 8
 
 // DefaultMergeRate is a merge job's log_inv_rate when it gives none.
-const DefaultMergeRate = 2
+const DefaultMergeRate = 3 // recursion.DefaultMergeRate
 
 func (j *Job) isMerge() bool { return j.Children != nil }
 

@@ -32,59 +32,14 @@ import (
 
 // defaultMergeRate is the merged proof's WHIR log inverse rate unless
 // --log-inv-rate says otherwise.
-const defaultMergeRate = 2
+const defaultMergeRate = recursion.DefaultMergeRate
 
 // errDepth2 is the refusal of a merge of merged proofs.
 const errDepth2 = "merging merged proofs (a tree of depth 2 or more) is not supported yet: give leaf proofs"
 
-// mergedKind makes flows.CheckMeta and flows.VerifyBytes take merged proofs: the
-// merged PROOF.json's statement read strictly, the file verified by
-// recursion.VerifyMerged at the metadata's rate.
-var mergedKind = flows.ProofKind{
-	Name: "merged", Flow: aggregate.FlowName, Label: recursion.MergeLabel,
-	Is: recursion.IsMergedProof,
-	CheckStatement: func(st flows.Statement) error {
-		_, err := mergeStatementOf(st)
-		return err
-	},
-	Verify: func(data []byte, st flows.Statement) error {
-		ms, err := mergeStatementOf(st)
-		if err != nil {
-			return err
-		}
-		m, err := recursion.ParseMerged(data, ms)
-		if err != nil {
-			return err
-		}
-		if m.LogInvRate != st.LogInvRate {
-			return fmt.Errorf("%w: the file is at log_inv_rate %d, the statement says %d", recursion.ErrMerged, m.LogInvRate, st.LogInvRate)
-		}
-		return m.Verify()
-	},
-}
-
-func init() { flows.RegisterProofKind(mergedKind) }
-
-// mergeStatementOf reads a merged statement: its data as recursion.MergeStatement
-// (strictly), n its key count, a rate in 1..4.
+// mergeStatementOf reads a merged PROOF.json's statement (recursion.StatementOf).
 func mergeStatementOf(st flows.Statement) (recursion.MergeStatement, error) {
-	var ms recursion.MergeStatement
-	if st.Flow != aggregate.FlowName {
-		return ms, fmt.Errorf("%w: a merged proof proves an %s statement, not %s", recursion.ErrMergeInput, aggregate.FlowName, st.Flow)
-	}
-	if err := json.Unmarshal(st.Data, &ms); err != nil {
-		return ms, err
-	}
-	if len(ms.Keys) != st.N {
-		return ms, fmt.Errorf("%w: n = %d but %d public keys", recursion.ErrMergeInput, st.N, len(ms.Keys))
-	}
-	if st.LogInvRate < 1 || st.LogInvRate > 4 {
-		return ms, fmt.Errorf("%w: log_inv_rate %d, want 1..4", recursion.ErrMergeInput, st.LogInvRate)
-	}
-	if ms.Depth != 1 {
-		return ms, fmt.Errorf("%w: a merged proof of depth %d: %s", recursion.ErrMergeInput, ms.Depth, "this version verifies merges of leaves (depth 1) only")
-	}
-	return ms, nil
+	return recursion.StatementOf(st)
 }
 
 // mergedMeta is a merged proof's PROOF.json.

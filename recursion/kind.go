@@ -1,0 +1,61 @@
+package recursion
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/flows"
+)
+
+// A merged proof is a kind of xmss-aggregate proof file (flows.ProofKind): any program
+// that imports this package gets merged proofs checked by flows.CheckMeta and
+// verified by flows.VerifyBytes, as a leaf's are.
+
+func init() {
+	flows.RegisterProofKind(flows.ProofKind{
+		Name: "merged", Flow: aggregate.FlowName, Label: MergeLabel,
+		Is: IsMergedProof,
+		CheckStatement: func(st flows.Statement) error {
+			_, err := StatementOf(st)
+			return err
+		},
+		Verify: func(data []byte, st flows.Statement) error {
+			ms, err := StatementOf(st)
+			if err != nil {
+				return err
+			}
+			m, err := ParseMerged(data, ms)
+			if err != nil {
+				return err
+			}
+			if m.LogInvRate != st.LogInvRate {
+				return fmt.Errorf("%w: the file is at log_inv_rate %d, the statement says %d", ErrMerged, m.LogInvRate, st.LogInvRate)
+			}
+			return m.Verify()
+		},
+	})
+}
+
+// StatementOf reads a merged proof's PROOF.json statement: its data as a
+// MergeStatement (strictly), n its key count, a rate in 1..4, depth 1 (merges of
+// merged proofs are not verified by this version).
+func StatementOf(st flows.Statement) (MergeStatement, error) {
+	var ms MergeStatement
+	if st.Flow != aggregate.FlowName {
+		return ms, fmt.Errorf("%w: a merged proof proves an %s statement, not %s", ErrMergeInput, aggregate.FlowName, st.Flow)
+	}
+	if err := json.Unmarshal(st.Data, &ms); err != nil {
+		return ms, err
+	}
+	if len(ms.Keys) != st.N {
+		return ms, fmt.Errorf("%w: n = %d but %d public keys", ErrMergeInput, st.N, len(ms.Keys))
+	}
+	if st.LogInvRate < 1 || st.LogInvRate > 4 {
+		return ms, fmt.Errorf("%w: log_inv_rate %d, want 1..4", ErrMergeInput, st.LogInvRate)
+	}
+	if ms.Depth != 1 {
+		return ms, fmt.Errorf("%w: a merged proof of depth %d: this version verifies merges of leaves (depth 1) only", ErrMergeInput, ms.Depth)
+	}
+	return ms, nil
+}
