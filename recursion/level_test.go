@@ -16,9 +16,7 @@ import (
 // their λ-weighted terms tied by evaluations to the enforced sums and induced weights.
 // A wrong revealed sum, another root, or a changed opened row is rejected.
 func TestChildLevelsAsSegments(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves 2^27 columns of query blocks")
-	}
+	skipProofs(t, "proves 2^27 columns of query blocks")
 	p, v := childWithValues(t, 4, 2, 51)
 	levels, err := ChildQueries(p.Proof, p.Statement, v)
 	if err != nil {

@@ -33,9 +33,7 @@ var honest struct {
 // fixture returns one honest 2→1 merge of two 4-signer leaves, made once.
 func fixture(t *testing.T) *mergeFixture {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("proves a 2→1 merge")
-	}
+	skipProofs(t, "proves a 2→1 merge")
 	honest.Lock()
 	defer honest.Unlock()
 	if honest.f == nil {

@@ -46,9 +46,7 @@ func mergeChildren(ps []flows.Proved) []MergeChild {
 }
 
 func TestMergeTwoLeaves(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves a 2→1 merge")
-	}
+	skipProofs(t, "proves a 2→1 merge")
 	leaves := siblingLeaves(t, 2, 4, 2, 101)
 	m, err := Merge(mergeChildren(leaves), 2, par.New(nil, 2))
 	if err != nil {
@@ -115,9 +113,7 @@ func TestMergeCost(t *testing.T) {
 // `prove` makes by default, beside rate-2 ones): their levels take different query
 // segments where their block shapes differ.
 func TestMergeMixedLeaves(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves a 3→1 merge")
-	}
+	skipProofs(t, "proves a 3→1 merge")
 	in, err := aggregate.Generate(4+8+3, 808, "")
 	if err != nil {
 		t.Fatal(err)

@@ -167,9 +167,7 @@ func TestChildStreamChecks(t *testing.T) {
 // chain and challenges recomputed, so that only the checks stand in the way), is
 // rejected.
 func TestChildStreamOnTranscriptBlocks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves a child's transcript blocks (2^23 columns)")
-	}
+	skipProofs(t, "proves a child's transcript blocks (2^23 columns)")
 	tb := testTranscriptBlock()
 	if tb.Data%64 != 0 {
 		t.Fatalf("transcript data at column %d, not on a word", tb.Data)

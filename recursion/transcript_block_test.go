@@ -132,9 +132,7 @@ func TestTranscriptBlocksReplayChild(t *testing.T) {
 // challenge in the verifier's table, a squeeze that absorbs data, a claimed
 // challenge that is not the step's output, or runs out of order, are rejected.
 func TestTranscriptSegmentPinned(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves a child's transcript blocks (2^23 columns)")
-	}
+	skipProofs(t, "proves a child's transcript blocks (2^23 columns)")
 	p, v := childWithValues(t, 4, 2, 71)
 	chain, _, err := ChildTrace(p.Proof, p.Statement, v)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/recursion"
 )
 
@@ -101,9 +102,7 @@ func TestProveMergeRefusalsShort(t *testing.T) {
 // keys in order; verify accepts it and rejects a changed byte or statement; bad
 // children are refused naming the file.
 func TestProveMerge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves two leaves and a 3→1 merge")
-	}
+	skipMergeProofs(t, "proves two leaves and a 3→1 merge")
 	dir := t.TempDir()
 	sigs, parts := siblingSignatures(t, dir, 3, 2, 31)
 	a, b := filepath.Join(dir, "a.bin"), filepath.Join(dir, "b.bin")
@@ -241,9 +240,7 @@ func TestBenchMergeRefusals(t *testing.T) {
 // TestBenchMerge: one 2→1 merge of 2-signer leaves measured in process; the JSON
 // row has today's fields plus "merge".
 func TestBenchMerge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves two leaves and two merges")
-	}
+	skipMergeProofs(t, "proves two leaves and two merges")
 	t.Setenv("LEANPIPE_CACHE_DIR", t.TempDir())
 	code, o, e := run(t, "bench", "--merge", "2", "--sigs", "2", "--workers", "2", "--repeat", "1", "--in-process", "--json")
 	if code != 0 {
@@ -295,9 +292,7 @@ func TestRunTreeRefusals(t *testing.T) {
 // proof that verifies; malformed merge jobs get error results naming the reason,
 // and the stream goes on.
 func TestServeMerge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves two leaves and a merge job")
-	}
+	skipMergeProofs(t, "proves two leaves and a merge job")
 	dir := t.TempDir()
 	sigs, _ := siblingSignatures(t, dir, 3, 2, 41)
 	a, b := filepath.Join(dir, "a.bin"), filepath.Join(dir, "b.bin")
@@ -362,9 +357,7 @@ func TestSubmitRefusesMergeJobs(t *testing.T) {
 // TestRunTreeInput: a tree run over a signatures file cuts it into leaves of 2 and 1
 // signers and merges them; the merged proof's keys are the file's, in order.
 func TestRunTreeInput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("proves two leaves and a merge")
-	}
+	skipMergeProofs(t, "proves two leaves and a merge")
 	dir := t.TempDir()
 	sigs, in := signaturesFile(t, dir, "sigs.json", 3, 53)
 	cfg := filepath.Join(dir, "tree.yaml")
@@ -391,5 +384,18 @@ func TestRunTreeInput(t *testing.T) {
 	}
 	if code, vo, _ := run(t, "verify", filepath.Join(out, mergedName), "--flow", "blake2s-batch"); code != 2 {
 		t.Fatalf("verify a merged proof as another flow: %d %q", code, vo)
+	}
+}
+
+// skipMergeProofs skips a test that proves merges under -short and when the kernels
+// are capped at the portable level (CI's portable and purego passes; the recursion
+// package's merge tests skip there too).
+func skipMergeProofs(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(what)
+	}
+	if cpu.Detected() == cpu.Portable {
+		t.Skip(what + " (kernels capped at the portable level)")
 	}
 }
