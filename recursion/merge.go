@@ -390,6 +390,17 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 		grinds = append(grinds, grind...)
 	}
 	l := layoutOf(plans)
+	// The block circuits a process has not compiled yet are compiled side by side
+	// (a first merge's fixed cost).
+	compiles := []func(){func() { tb.compile() }, func() { gb.compile() }}
+	for _, g := range l.groups {
+		compiles = append(compiles, func() { g.qb.compile() })
+	}
+	workers.Range(len(compiles), func(lo, hi int) {
+		for _, c := range compiles[lo:hi] {
+			c()
+		}
+	})
 	segs := []flows.Segment{tb.TranscriptSegment(runs)}
 	for _, g := range l.groups {
 		members := make([]*LevelQueries, len(g.members))
