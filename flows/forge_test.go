@@ -393,7 +393,7 @@ func forgeSegments(statement []byte, segs []Segment, ev *Evaluations, lie func(i
 			return nil, err
 		}
 	}
-	com, err := commit.Commit(stack, stackLog, 1, workers)
+	com, err := commit.Commit(stack[:committedWords(places, stackLog)], stackLog, 1, workers)
 	if err != nil {
 		return nil, err
 	}
