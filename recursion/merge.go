@@ -479,13 +479,21 @@ func (m *Merged) Verify() error {
 	if _, err := flows.VerifySegments(m.Proof, MergeLabel, m.statementBytes(), shapes, ev, m.LogInvRate); err != nil {
 		return fmt.Errorf("%w: %w", ErrMerged, err)
 	}
+	// The children's deferred claims, evaluated side by side (each a run of the
+	// xmss-aggregate circuit's description).
+	errs := make([]error, len(plans))
+	var wg sync.WaitGroup
 	for i, p := range plans {
-		if err := CheckMatrixClaim(aggregate.Matrices(), p.sc.Matrix); err != nil {
-			return fmt.Errorf("%w: child %d's matrix claim: %w", ErrMerged, i, err)
-		}
-		if err := CheckKeyClaim(sts[i], p.sc.Key); err != nil {
-			return fmt.Errorf("%w: child %d's key claim: %w", ErrMerged, i, err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := CheckMatrixClaim(aggregate.Matrices(), p.sc.Matrix); err != nil {
+				errs[i] = fmt.Errorf("%w: child %d's matrix claim: %w", ErrMerged, i, err)
+			} else if err := CheckKeyClaim(sts[i], p.sc.Key); err != nil {
+				errs[i] = fmt.Errorf("%w: child %d's key claim: %w", ErrMerged, i, err)
+			}
+		}()
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
