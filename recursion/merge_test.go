@@ -109,17 +109,18 @@ func TestMergeCost(t *testing.T) {
 	}
 }
 
-// TestMergeMixedLeaves merges leaves of different sizes and rates (a rate-1 leaf, as
-// `prove` makes by default, beside rate-2 ones): their levels take different query
-// segments where their block shapes differ.
+// TestMergeMixedLeaves merges four leaves of different sizes and rates (rate-1 leaves,
+// as `prove` makes by default, beside rate-2 ones) at the default rate: their levels
+// take different query segments where their block shapes differ; the keys are the
+// children's in order and the file is at most 256 KiB.
 func TestMergeMixedLeaves(t *testing.T) {
-	skipProofs(t, "proves a 3→1 merge")
-	in, err := aggregate.Generate(4+8+3, 808, "")
+	skipProofs(t, "proves a 4→1 merge")
+	in, err := aggregate.Generate(4+8+3+2, 808, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var leaves []flows.Proved
-	for _, cut := range []struct{ lo, hi, rate int }{{0, 4, 1}, {4, 12, 2}, {12, 15, 2}} {
+	for _, cut := range []struct{ lo, hi, rate int }{{0, 4, 1}, {4, 12, 2}, {12, 15, 2}, {15, 17, 1}} {
 		leaf := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[cut.lo:cut.hi]}
 		fin, err := aggregate.Flow.FromValue(leaf)
 		if err != nil {
@@ -131,15 +132,24 @@ func TestMergeMixedLeaves(t *testing.T) {
 		}
 		leaves = append(leaves, p)
 	}
-	m, err := Merge(mergeChildren(leaves), 2, par.New(nil, 2))
+	m, err := Merge(mergeChildren(leaves), DefaultMergeRate, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Verify(); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Keys) != 15 || m.Keys[4] != in.Signers[4].PublicKey || m.Keys[14] != in.Signers[14].PublicKey {
-		t.Fatal("the merged keys are not the children's in order")
+	for i, s := range in.Signers {
+		if m.Keys[i] != s.PublicKey {
+			t.Fatalf("merged key %d is not the children's in order", i)
+		}
 	}
-	t.Logf("3→1 of 4 (rate 1), 8 and 3 signatures: proof file %d bytes", len(m.ProofBytes()))
+	if len(m.Keys) != len(in.Signers) {
+		t.Fatal("the merged keys are not the children's")
+	}
+	size := len(m.ProofBytes())
+	if size > 256<<10 {
+		t.Fatalf("a merged proof of %d bytes (over 256 KiB)", size)
+	}
+	t.Logf("4→1 of 4 (rate 1), 8, 3 and 2 (rate 1) signatures at rate %d: proof file %d bytes", DefaultMergeRate, size)
 }
