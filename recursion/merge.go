@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -496,4 +497,29 @@ func (m *Merged) Verify() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// MergeSigners is Merge with raw signers besides the child proofs: the signers are
+// proved first as one more leaf (the xmss-aggregate flow, at the first child's rate)
+// and merged as the last child (docs/recursion.md §3), so the merged key list is the
+// children's lists in order, then the signers' in order. With nil signers it is Merge;
+// with signers, one child is enough.
+func MergeSigners(ctx context.Context, children []MergeChild, signers *aggregate.Input, logInvRate int, workers par.Workers) (*Merged, error) {
+	if signers == nil {
+		return Merge(children, logInvRate, workers)
+	}
+	if len(children) < 1 || len(children) >= MaxChildren {
+		return nil, fmt.Errorf("%w: %d children with raw signers (1 to %d)", ErrMergeInput, len(children), MaxChildren-1)
+	}
+	fin, err := aggregate.Flow.FromValue(signers)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the raw signers: %w", ErrMergeInput, err)
+	}
+	p, err := flows.Prove(ctx, flows.Request{Flow: aggregate.Flow, Input: fin, LogInvRate: children[0].Statement.LogInvRate},
+		flows.ProveOptions{Workers: workers.N()})
+	if err != nil {
+		return nil, fmt.Errorf("%w: the raw signers' leaf: %w", ErrMergeInput, err)
+	}
+	all := append(append([]MergeChild(nil), children...), MergeChild{p.Proof, p.Statement})
+	return Merge(all, logInvRate, workers)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -152,4 +153,40 @@ func TestMergeMixedLeaves(t *testing.T) {
 		t.Fatalf("a merged proof of %d bytes (over 256 KiB)", size)
 	}
 	t.Logf("4→1 of 4 (rate 1), 8, 3 and 2 (rate 1) signatures at rate %d: proof file %d bytes", DefaultMergeRate, size)
+}
+
+// TestMergeSigners: one child and raw signers merge; the signers' keys come last; a
+// signer also in the child is refused.
+func TestMergeSigners(t *testing.T) {
+	skipProofs(t, "proves a leaf and a 2→1 merge")
+	in, err := aggregate.Generate(5, 909, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[:3]}
+	fin, err := aggregate.Flow.FromValue(child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := flows.Prove(context.Background(), flows.Request{Flow: aggregate.Flow, Input: fin, LogInvRate: 2}, flows.ProveOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[3:]}
+	m, err := MergeSigners(context.Background(), []MergeChild{{p.Proof, p.Statement}}, raw, DefaultMergeRate, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range in.Signers {
+		if m.Keys[i] != s.PublicKey {
+			t.Fatalf("key %d is not in order", i)
+		}
+	}
+	overlap := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[2:4]}
+	if _, err := MergeSigners(context.Background(), []MergeChild{{p.Proof, p.Statement}}, overlap, DefaultMergeRate, par.New(nil, 2)); !errors.Is(err, ErrMergeInput) {
+		t.Fatalf("a signer also in the child: %v", err)
+	}
 }
