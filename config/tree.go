@@ -16,8 +16,9 @@ type Tree struct {
 	LogInvRate int `json:"log_inv_rate"`
 }
 
-// DefaultTreeRate is a tree's merge rate unless tree.log_inv_rate says otherwise.
-const DefaultTreeRate = 3 // recursion.DefaultMergeRate
+// DefaultTreeRate (0) leaves a tree's merge rate to the merge (recursion.DefaultRate
+// of its leaf count) unless tree.log_inv_rate says otherwise.
+const DefaultTreeRate = 0
 
 func parseTree(m *yaml.Node) (*Tree, error) {
 	if m.Kind != yaml.MappingNode {

@@ -3,6 +3,7 @@ package flows
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -142,6 +143,43 @@ func segmentTranscriptStart(layout, statement []byte) []byte {
 // absorbed after the layout, with the evaluation claims of ev (nil: none). Proof bytes
 // do not depend on the workers.
 func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluations, logInvRate int, workers par.Workers) (*transcript.Proof, error) {
+	p, _, err := ProveSegmentsProfiled(label, statement, segs, ev, logInvRate, workers)
+	return p, err
+}
+
+// SegmentsProfile is where a segmented proof's time went, stage by stage (summed over
+// the segments), in the order the stages run.
+type SegmentsProfile struct {
+	Witness, Commit, Zerocheck, Lincheck, RingSwitch, Linear, Open time.Duration
+}
+
+// Stages lists the profile's stages by name, in order.
+func (p SegmentsProfile) Stages() []struct {
+	Name string
+	Took time.Duration
+} {
+	return []struct {
+		Name string
+		Took time.Duration
+	}{{"witness", p.Witness}, {"commit", p.Commit}, {"zerocheck", p.Zerocheck}, {"lincheck", p.Lincheck},
+		{"ringswitch", p.RingSwitch}, {"linear", p.Linear}, {"open", p.Open}}
+}
+
+// ProveSegmentsProfiled is ProveSegments reporting its stages' times.
+func ProveSegmentsProfiled(label string, statement []byte, segs []Segment, ev *Evaluations, logInvRate int, workers par.Workers) (*transcript.Proof, SegmentsProfile, error) {
+	var prof SegmentsProfile
+	mark := time.Now()
+	lap := func(d *time.Duration) {
+		now := time.Now()
+		*d += now.Sub(mark)
+		mark = now
+	}
+	proof, err := proveSegments(label, statement, segs, ev, logInvRate, workers, lap, &prof)
+	return proof, prof, err
+}
+
+func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluations, logInvRate int, workers par.Workers,
+	lap func(*time.Duration), prof *SegmentsProfile) (*transcript.Proof, error) {
 	shapes := make([]SegmentShape, len(segs))
 	for i, s := range segs {
 		if s.Circuit == nil || s.Fill == nil {
@@ -163,6 +201,7 @@ func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
 	}
+	lap(&prof.Witness)
 	// Only the lane blocks that hold a segment are committed: the stack's tail past
 	// the last placement is zero, and the opening reads it as zeros (as for a short
 	// Flock stack), so the commitment and its level-0 rows skip it.
@@ -170,6 +209,7 @@ func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 	if err != nil {
 		return nil, err
 	}
+	lap(&prof.Commit)
 	tr := transcript.NewProver([]byte(label), nil)
 	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
 	halves := commit.RootHalves(com.Root())
@@ -184,8 +224,11 @@ func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
 		as[i], bs[i] = nil, nil
+		lap(&prof.Zerocheck)
 		lc := new(lincheck.Scratch).ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
+		lap(&prof.Lincheck)
 		ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)
+		lap(&prof.RingSwitch)
 		rings[i] = open.PlacedRing{Place: p, Claim: ring}
 		if err := workers.Err(); err != nil {
 			return nil, err
@@ -196,6 +239,7 @@ func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 		if points, err = proveLinear(tr, ev.Linear, places, stackLog, stack); err != nil {
 			return nil, err
 		}
+		lap(&prof.Linear)
 		pts := ev.points(tr.Sample)
 		if err := checkEvalPoints(pts, places); err != nil {
 			return nil, err
@@ -207,9 +251,11 @@ func ProveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 			points = append(points, open.PointClaim{Point: stackPoint(p, stackLog, sp.Point), Value: v})
 		}
 	}
+	lap(&prof.Linear)
 	if err := open.ProveStackedRings(tr, com, rings, points, workers); err != nil {
 		return nil, err
 	}
+	lap(&prof.Open)
 	return tr.Proof(), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+	"time"
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
@@ -69,6 +70,16 @@ type Merged struct {
 	Interfaces []ChildInterface
 	LogInvRate int
 	Proof      *transcript.Proof
+	// Profile is where the prover's time went (Merge sets it; not part of the proof).
+	Profile MergeProfile
+}
+
+// MergeProfile is a merge's time by stage: the children's native verification and
+// reading (Children), the block circuits compiled (Compile: a process's first merges
+// only), and the segmented proof's stages.
+type MergeProfile struct {
+	Children, Compile time.Duration
+	Segments          flows.SegmentsProfile
 }
 
 // Errors of merging.
@@ -83,10 +94,17 @@ var (
 // MaxChildren is the most children one merge takes.
 const MaxChildren = 8
 
-// DefaultMergeRate is the log inverse rate merges are made at unless asked otherwise:
-// rate 3 keeps a merge of eight 200-signature leaves under 256 KiB (rate 2: about
-// 285 KiB), at the cost of a twice larger commitment than rate 2's.
-const DefaultMergeRate = 3
+// DefaultRate is the log inverse rate a merge of k children is made at unless asked
+// otherwise: 2 up to four children, 3 above. Rate 2's commitment is half rate 3's (a
+// 2→1 merge of small leaves proves in about 70% of rate 3's time), and four
+// 200-signature children stay under 256 KiB at rate 2; eight need rate 3 (257,472
+// bytes at rate 3, 305,824 at rate 2 before this session's size work).
+func DefaultRate(k int) int {
+	if k <= 4 {
+		return 2
+	}
+	return 3
+}
 
 var (
 	// The blocks a merge uses, compiled on a prover's first need; a verifier evaluates
@@ -359,6 +377,7 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 		m.Children = append(m.Children, ChildInfo{N: c.Statement.N, LogInvRate: c.Statement.LogInvRate})
 	}
 	tb, gb := sharedTranscriptBlock(), sharedGrindBlock()
+	start := time.Now()
 	plans := make([]*mergePlan, len(children))
 	levels := make([][]LevelQueries, len(children))
 	var runs []TranscriptRun
@@ -391,6 +410,8 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 		grinds = append(grinds, grind...)
 	}
 	l := layoutOf(plans)
+	m.Profile.Children = time.Since(start)
+	start = time.Now()
 	// The block circuits a process has not compiled yet are compiled side by side
 	// (a first merge's fixed cost).
 	compiles := []func(){func() { tb.compile() }, func() { gb.compile() }}
@@ -402,6 +423,7 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 			c()
 		}
 	})
+	m.Profile.Compile = time.Since(start)
 	segs := []flows.Segment{tb.TranscriptSegment(runs)}
 	for _, g := range l.groups {
 		members := make([]*LevelQueries, len(g.members))
@@ -418,10 +440,11 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 	if hooks != nil && hooks.statement != nil {
 		hooks.statement(m)
 	}
-	proof, err := flows.ProveSegments(MergeLabel, m.statementBytes(), segs, ev, logInvRate, workers)
+	proof, prof, err := flows.ProveSegmentsProfiled(MergeLabel, m.statementBytes(), segs, ev, logInvRate, workers)
 	if err != nil {
 		return nil, err
 	}
+	m.Profile.Segments = prof
 	m.Proof = proof
 	return m, nil
 }

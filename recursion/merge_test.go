@@ -133,7 +133,7 @@ func TestMergeMixedLeaves(t *testing.T) {
 		}
 		leaves = append(leaves, p)
 	}
-	m, err := Merge(mergeChildren(leaves), DefaultMergeRate, par.New(nil, 2))
+	m, err := Merge(mergeChildren(leaves), DefaultRate(len(leaves)), par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestMergeMixedLeaves(t *testing.T) {
 	if size > 256<<10 {
 		t.Fatalf("a merged proof of %d bytes (over 256 KiB)", size)
 	}
-	t.Logf("4→1 of 4 (rate 1), 8, 3 and 2 (rate 1) signatures at rate %d: proof file %d bytes", DefaultMergeRate, size)
+	t.Logf("4→1 of 4 (rate 1), 8, 3 and 2 (rate 1) signatures at rate %d: proof file %d bytes", DefaultRate(len(leaves)), size)
 }
 
 // TestMergeSigners: one child and raw signers merge; the signers' keys come last; a
@@ -173,7 +173,7 @@ func TestMergeSigners(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[3:]}
-	m, err := MergeSigners(context.Background(), []MergeChild{{p.Proof, p.Statement}}, raw, DefaultMergeRate, par.New(nil, 2))
+	m, err := MergeSigners(context.Background(), []MergeChild{{p.Proof, p.Statement}}, raw, DefaultRate(2), par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestMergeSigners(t *testing.T) {
 		}
 	}
 	overlap := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[2:4]}
-	if _, err := MergeSigners(context.Background(), []MergeChild{{p.Proof, p.Statement}}, overlap, DefaultMergeRate, par.New(nil, 2)); !errors.Is(err, ErrMergeInput) {
+	if _, err := MergeSigners(context.Background(), []MergeChild{{p.Proof, p.Statement}}, overlap, DefaultRate(2), par.New(nil, 2)); !errors.Is(err, ErrMergeInput) {
 		t.Fatalf("a signer also in the child: %v", err)
 	}
 }

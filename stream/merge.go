@@ -30,9 +30,6 @@ type Merger struct {
 // merge job.
 const MaxMergeChildren = 8
 
-// DefaultMergeRate is a merge job's log_inv_rate when it gives none.
-const DefaultMergeRate = 3 // recursion.DefaultMergeRate
-
 func (j *Job) isMerge() bool { return j.Children != nil }
 
 // checkMerge is check for a merge job.
@@ -63,10 +60,9 @@ func (j *Job) checkMerge() error {
 		return fmt.Errorf("%w: job %s: a merged proof has one form (wire)", ErrJob, j.ID)
 	}
 	j.Format, j.Formats = flows.FormatWire, nil
-	if j.LogInvRate == 0 {
-		j.LogInvRate = DefaultMergeRate
-	}
-	if j.LogInvRate < 1 || j.LogInvRate > 4 {
+	// log_inv_rate 0 leaves the rate to the merger (recursion.DefaultRate of the
+	// child count).
+	if j.LogInvRate < 0 || j.LogInvRate > 4 {
 		return fmt.Errorf("%w: job %s: log_inv_rate %d, want 1..4", ErrJob, j.ID, j.LogInvRate)
 	}
 	return nil

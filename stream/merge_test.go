@@ -13,7 +13,7 @@ func TestParseMergeJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !j.isMerge() || j.Flow != "xmss-aggregate" || j.LogInvRate != DefaultMergeRate || j.Format != "wire" ||
+	if !j.isMerge() || j.Flow != "xmss-aggregate" || j.LogInvRate != 0 || j.Format != "wire" ||
 		j.Children[0] != "/base/a.bin" || j.Children[1] != "/abs/b.bin" || j.Signatures != "/base/s.json" {
 		t.Fatalf("%+v", j)
 	}

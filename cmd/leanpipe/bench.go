@@ -242,7 +242,7 @@ fields (n is the merged proof's key count, K × S).`,
 					sigs = defaultMergeSigs
 				}
 				if !cmd.Flags().Changed("log-inv-rate") {
-					rate = defaultMergeRate
+					rate = recursion.DefaultRate(mergeK)
 				}
 				mb = mergeBench{k: mergeK, leafRate: leafRate}
 			} else if cmd.Flags().Changed("leaf-log-inv-rate") {

@@ -21,6 +21,11 @@ import (
 // (recursion.VerifyMerged) after each. A row's n is the merged proof's key count
 // (K × S), "merge" is K, "leaf_sigs" S and "leaf_log_inv_rate" the leaves' rate.
 
+// mergeStages are a merge's stages in order (recursion.MergeProfile): the children's
+// native verification, the block circuits' compilation (a process's first merges
+// only: zero once warm), then the segmented proof's stages.
+var mergeStages = []string{"children", "compile", "witness", "commit", "zerocheck", "lincheck", "ringswitch", "linear", "open"}
+
 // defaultMergeSigs is --sigs with --merge: one leaf's size.
 const defaultMergeSigs = "200"
 
@@ -65,6 +70,7 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int) (benchRow, error
 	row := benchRow{Flow: aggregate.FlowName, N: mb.k * s, Workers: workers, LogInvRate: rate, Repeat: repeat,
 		StageMS: map[string]float64{}, Kernels: kernelMap(), Merge: mb.k, LeafSigs: s, LeafLogInvRate: mb.leafRate}
 	var prove, verify []float64
+	stages := map[string][]float64{}
 	for i := 0; i <= repeat; i++ {
 		start := time.Now()
 		m, err := recursion.Merge(kids, rate, par.New(ctx, workers))
@@ -76,6 +82,12 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int) (benchRow, error
 			continue // warm-up: the shared blocks and pools
 		}
 		prove = append(prove, float64(took.Microseconds())/1e3)
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+		stages["children"] = append(stages["children"], ms(m.Profile.Children))
+		stages["compile"] = append(stages["compile"], ms(m.Profile.Compile))
+		for _, st := range m.Profile.Segments.Stages() {
+			stages[st.Name] = append(stages[st.Name], ms(st.Took))
+		}
 		data := m.ProofBytes()
 		row.ProofBytes = len(data)
 		start = time.Now()
@@ -85,6 +97,9 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int) (benchRow, error
 		verify = append(verify, float64(time.Since(start).Microseconds())/1e3)
 	}
 	row.ProveMS, row.VerifyMS = median(prove), median(verify)
+	for name, v := range stages {
+		row.StageMS[name] = median(v)
+	}
 	row.PeakRSSBytes = rusage.PeakRSS()
 	return row, nil
 }
@@ -93,6 +108,11 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int) (benchRow, error
 func writeMergeRow(out io.Writer, r benchRow, old *benchRow) {
 	fmt.Fprintf(out, "merge %d×%d signatures (leaves at rate %d) → 1 at rate %d, %d worker(s): prove %.1f ms (median of %d, native child checks included), verify %.1f ms, proof %d B (%.1f KiB), peak RSS %.0f MiB\n",
 		r.Merge, r.LeafSigs, r.LeafLogInvRate, r.LogInvRate, r.Workers, r.ProveMS, r.Repeat, r.VerifyMS, r.ProofBytes, float64(r.ProofBytes)/1024, float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(out, "    stages (ms, median):")
+	for _, name := range mergeStages {
+		fmt.Fprintf(out, " %s %.1f", name, r.StageMS[name])
+	}
+	fmt.Fprintln(out)
 	if old != nil {
 		fmt.Fprintf(out, "    baseline: prove %.1f ms (new/old %s), verify %.1f ms (new/old %s), peak RSS new/old %s\n",
 			old.ProveMS, fmtRatio(r.ProveMS, old.ProveMS), old.VerifyMS, fmtRatio(r.VerifyMS, old.VerifyMS), fmtRatio(float64(r.PeakRSSBytes), float64(old.PeakRSSBytes)))

@@ -30,10 +30,6 @@ import (
 // public_keys) with the merge's label and, beside them, "depth" and "children". This
 // version merges leaves only (depth 1): a merged child is refused as not supported yet.
 
-// defaultMergeRate is the merged proof's WHIR log inverse rate unless
-// --log-inv-rate says otherwise.
-const defaultMergeRate = recursion.DefaultMergeRate
-
 // errDepth2 is the refusal of a merge of merged proofs.
 const errDepth2 = "merging merged proofs (a tree of depth 2 or more) is not supported yet: give leaf proofs"
 
@@ -273,7 +269,11 @@ func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string
 		return usage("--out is required")
 	}
 	if !cmd.Flags().Changed("log-inv-rate") {
-		rate = defaultMergeRate
+		k := len(paths)
+		if sigsPath != "" {
+			k++
+		}
+		rate = recursion.DefaultRate(k)
 	}
 	if rate < 1 || rate > 4 {
 		return usage("--log-inv-rate: %d is out of range [1, 4]", rate)
@@ -425,6 +425,13 @@ const mergeEstimate = 4 << 30
 func serveMerger(workers int) *stream.Merger {
 	return &stream.Merger{Estimate: mergeEstimate, Merge: func(ctx context.Context, job *stream.Job) (flows.Meta, []byte, error) {
 		j := mergeJob{rate: job.LogInvRate, workers: workers, sigsName: job.Signatures, inJob: true}
+		if j.rate == 0 {
+			k := len(job.Children)
+			if job.Signatures != "" {
+				k++
+			}
+			j.rate = recursion.DefaultRate(k)
+		}
 		for _, p := range job.Children {
 			c, err := readChildAs("child", p)
 			if err != nil {

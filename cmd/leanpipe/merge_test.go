@@ -136,7 +136,7 @@ func TestProveMerge(t *testing.T) {
 	got, _ := json.Marshal(meta["public_keys"])
 	wantJS, _ := json.Marshal(want)
 	children, _ := json.Marshal(meta["children"])
-	if meta["flow"] != "xmss-aggregate" || meta["n"] != 6.0 || meta["log_inv_rate"] != float64(recursion.DefaultMergeRate) || meta["format"] != "wire" ||
+	if meta["flow"] != "xmss-aggregate" || meta["n"] != 6.0 || meta["log_inv_rate"] != float64(recursion.DefaultRate(3)) || meta["format"] != "wire" ||
 		meta["label"] != recursion.MergeLabel || meta["depth"] != 1.0 || meta["message"] != hex.EncodeToString(parts[0].Message[:]) ||
 		meta["epoch"] != float64(parts[0].Epoch) || string(got) != string(wantJS) ||
 		string(children) != `[{"log_inv_rate":1,"n":2},{"log_inv_rate":2,"n":2},{"log_inv_rate":1,"n":2}]` {
@@ -256,7 +256,7 @@ func TestBenchMerge(t *testing.T) {
 			t.Errorf("%s = %v", k, r[k])
 		}
 	}
-	if r["merge"] != 2.0 || r["n"] != 4.0 || r["leaf_sigs"] != 2.0 || r["log_inv_rate"] != float64(recursion.DefaultMergeRate) || r["leaf_log_inv_rate"] != 2.0 || r["workers"] != 2.0 {
+	if r["merge"] != 2.0 || r["n"] != 4.0 || r["leaf_sigs"] != 2.0 || r["log_inv_rate"] != float64(recursion.DefaultRate(2)) || r["leaf_log_inv_rate"] != 2.0 || r["workers"] != 2.0 {
 		t.Fatalf("row: %s", o)
 	}
 	t.Logf("prove %.0f ms, verify %.0f ms, %v bytes (loaded machine)", r["prove_ms_median"], r["verify_ms_median"], r["proof_bytes"])

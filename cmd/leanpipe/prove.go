@@ -219,7 +219,7 @@ verifies the merged proof and prints its statement.`,
 	f.Uint64Var(&seed, "seed", 1, "seed of the generated instances (with --n)")
 	f.StringVar(&out, "out", "", "proof file to write (PROOF.json is written beside it)")
 	f.StringVar(&format, "format", "wire", "proof form: wire (the reference prover's) or raw (one path per query)")
-	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's; a merge's default is 3)")
+	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's; a merge's default is 2 up to four children, 3 above)")
 	f.StringArrayVar(&children, "child", nil, "merge this xmss-aggregate leaf proof (PROOF.json beside it); repeat, 2 to 8 children in all with --signatures")
 	f.IntVar(&workers, "workers", 0, "cores to use (0 = all)")
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp)

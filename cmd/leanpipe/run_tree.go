@@ -164,7 +164,11 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "merging %d leaves\n", len(kids))
 	mstart := time.Now()
-	m, err := recursion.Merge(kids, cfg.Tree.LogInvRate, par.New(context.Background(), cores))
+	rate := cfg.Tree.LogInvRate
+	if rate == 0 {
+		rate = recursion.DefaultRate(len(kids))
+	}
+	m, err := recursion.Merge(kids, rate, par.New(context.Background(), cores))
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
