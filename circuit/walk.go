@@ -45,27 +45,34 @@ func (c *Circuit) RowValues(dstA, dstB, w []field.E) {
 func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 	c.checkLen("e", len(e))
 	c.checkLen("w", len(w))
-	return c.bilinear(func() *rowSums { return &rowSums{full: e} }, func() weights { return weights{full: w} })
+	return c.bilinear(func(s *walkScratch) *bilinearWalk { return newFullWalk(s, c.nregs, e, w) })
 }
 
 // BilinearTensor returns (eᵀA0·w, eᵀB0·w) for tensor weights, never formed in
-// full: the row weights are applied a block's run of rows at a time, the column
-// weights computed a block at a time as the walk reads them.
+// full: the column weights are computed a window of blocks at a time as the walk
+// reaches them, the row weights applied a window of rows at a time (bilinear.go).
 func (c *Circuit) BilinearTensor(e, w Tensor) (va, vb field.E) {
 	c.checkLen("e", 1<<e.LogLen())
 	c.checkLen("w", 1<<w.LogLen())
-	rows := newTensorRows(e)
-	hiW := make([]field.E, 1<<len(w.High))
+	if len(e.Low) > maxTensorLow || len(w.Low) > maxTensorLow {
+		// Windows hold whole blocks: such weights are formed in full.
+		fe, fw := make([]field.E, c.Size()), make([]field.E, c.Size())
+		e.Fill(fe)
+		w.Fill(fw)
+		return c.BilinearPair(fe, fw)
+	}
+	eqs := c.eqs.Get()
+	defer c.eqs.Put(eqs)
+	hiE, hiW := buffers.Grow(eqs[0], 1<<len(e.High)), buffers.Grow(eqs[1], 1<<len(w.High))
+	eqs[0], eqs[1] = hiE, hiW
+	field.EqTable(hiE, e.High)
 	field.EqTable(hiW, w.High)
-	return c.bilinear(func() *rowSums {
-		rs := rows
-		return &rs
-	}, func() weights { return weights{t: newTensorCache(w, hiW)} })
+	return c.bilinear(func(s *walkScratch) *bilinearWalk { return newTensorWalk(s, c.nregs, c.Size(), e, w, hiE, hiW) })
 }
 
 // bilinear walks the program, on several cores once its segments are planned,
-// each walker with its own row sums and column weights from rows and cols.
-func (c *Circuit) bilinear(rows func() *rowSums, cols func() weights) (va, vb field.E) {
+// each walker made by walker in scratch off the circuit's shelf.
+func (c *Circuit) bilinear(walker func(*walkScratch) *bilinearWalk) (va, vb field.E) {
 	workers := min(runtime.GOMAXPROCS(0), walkSegments)
 	var segs []segment
 	// Planning the segments costs about three serial walks of a large program: a
@@ -75,9 +82,11 @@ func (c *Circuit) bilinear(rows func() *rowSums, cols func() weights) (va, vb fi
 		segs = c.segments()
 	}
 	if segs == nil {
-		rs, ws := rows(), cols()
-		bilinearSteps(make([]field.E, c.nregs), nil, c.code, rs, &ws)
-		return rs.sums()
+		s := c.walkers.Get()
+		defer c.walkers.Put(s)
+		bw := walker(s)
+		bw.run(c.code)
+		return bw.sums()
 	}
 	// Worker j walks segments [j·n/workers, (j+1)·n/workers), from the first one's slice.
 	parts := make([][2]field.E, workers)
@@ -87,9 +96,12 @@ func (c *Circuit) bilinear(rows func() *rowSums, cols func() weights) (va, vb fi
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs, ws := rows(), cols()
-			bilinearSteps(make([]field.E, c.nregs), segs[lo].slice, c.code[segs[lo].lo:segs[hi-1].hi], rs, &ws)
-			a, b := rs.sums()
+			s := c.walkers.Get()
+			defer c.walkers.Put(s)
+			bw := walker(s)
+			bw.run(segs[lo].slice)
+			bw.run(c.code[segs[lo].lo:segs[hi-1].hi])
+			a, b := bw.sums()
 			parts[j] = [2]field.E{a, b}
 		}()
 	}
@@ -117,29 +129,6 @@ func (c *Circuit) segments() []segment {
 		c.segsReady.Store(true)
 	})
 	return c.segs
-}
-
-// bilinearSteps runs the set-up steps pre (column loads and XORs), then code, in the
-// register file r, reading column weights from w, and adds code's product rows
-// to rs.
-func bilinearSteps(r []field.E, pre, code []instr, rs *rowSums, w *weights) {
-	for _, in := range pre {
-		if in.op() == opCol {
-			r[in.dst()] = w.at(int(in.col()))
-		} else {
-			r[in.dst()] = addE(r[in.x()], r[in.y()])
-		}
-	}
-	for _, in := range code {
-		switch in.op() {
-		case opCol:
-			r[in.dst()] = w.at(int(in.col()))
-		case opXor:
-			r[in.dst()] = addE(r[in.x()], r[in.y()])
-		default:
-			rs.add(int(in.dst()), r[in.x()], r[in.y()])
-		}
-	}
 }
 
 // Bilinear returns eᵀ(A0 + α·B0)w, the lincheck verifier's matrix term.
