@@ -6,20 +6,34 @@
 // instruction (op bits 0..1, dst bits 2..25, column bits 26..49 or registers x
 // bits 26..44 and y bits 45..63; a register is 32 bytes, so the register offsets
 // are the fields shifted left by 5) and:
-//   opXor: r[dst] = r[x] ^ r[y]
-//   opCol: r[dst] = cols[col - cbase] ^ r[0] (r[0] is 0), or exit 1 outside
-//          [cbase, cbase+cn)
+//   opXor: r[dst] = r[x] ^ r[y] (one 256-bit load, XOR and store)
+//   opCol: r[dst] = cols[col - cbase], or exit 1 outside [cbase, cbase+cn)
 //   opRow: rowsA[i] = r[x], rowsB[i] = r[y], rtag[i] = dst for i = dst - rbase,
 //          or exit 2 outside [rbase, rbase+rn)
-// Column loads and XORs share one path (their operand addresses chosen without a
-// branch; an XOR's window index is forced to 0, in range as cn ≥ 1): one 256-bit
-// load, XOR and store. Column and row windows hold 24-byte E values, slot i at
-// byte 24i; a column load reads 32 bytes, so the column window is followed by 8
-// readable bytes, which land in the register's padding.
+// Column and row windows hold 24-byte E values, slot i at byte 24i. A column
+// load reads 32 bytes, so the column window is followed by 8 readable bytes,
+// which land in the register's padding.
 //
 // Registers: BX the state, SI the step, CX the end of the code, DI the register
 // file, R12 cbase, R13 the column window, R14 cn, R8 the instruction, R9 dst, R10
-// and R11 the operands' addresses, AX the op, DX the window index.
+// x or the window index, R11 y, AX and DX scratch.
+
+// DISPATCH ends every step's handler (threaded code: each handler's branches
+// learn what follows its own op): it stops at the end of the code, loads the
+// next instruction into R8 and jumps to its op's handler. The code is read once
+// per walk: it is prefetched ahead without displacing the register file from the
+// outer caches.
+#define DISPATCH \
+	CMPQ SI, CX \
+	JEQ  done \
+	PREFETCHNTA 1024(SI) \
+	MOVQ (SI), R8 \
+	MOVL R8, AX \
+	ANDL $3, AX \
+	CMPL AX, $1 \
+	JEQ  xor \
+	JHI  row \
+	JMP  col
 
 // func bilinearAVX2(st *bilinearState) int
 TEXT ·bilinearAVX2(SB), NOSPLIT, $0-16
@@ -33,17 +47,9 @@ TEXT ·bilinearAVX2(SB), NOSPLIT, $0-16
 	MOVQ 32(BX), R13
 	MOVQ 40(BX), R12
 	MOVQ 48(BX), R14
+	DISPATCH
 
-loop:
-	CMPQ SI, CX
-	JEQ  done
-	MOVQ (SI), R8
-	MOVL R8, AX
-	ANDL $3, AX
-	CMPL AX, $1
-	JNE  notxor
-
-	// opXor
+xor:
 	MOVQ    R8, R10
 	SHRQ    $21, R10
 	ANDQ    $0xFFFFE0, R10
@@ -57,26 +63,23 @@ loop:
 	VPXOR   (DI)(R11*1), Y0, Y0
 	VMOVDQU Y0, (DI)(R9*1)
 	ADDQ    $8, SI
-	JMP     loop
+	DISPATCH
 
-notxor:
-	JHI row
-
-	// opCol
-	MOVQ        R8, R10
-	SHRQ        $26, R10
-	ANDQ        $0xFFFFFF, R10
-	SUBQ        R12, R10
-	CMPQ        R10, R14
-	JCC         colmiss
-	LEAQ        (R10)(R10*2), R10
-	VMOVDQU     (R13)(R10*8), Y0
-	MOVQ        R8, R9
-	SHLQ        $3, R9
-	ANDQ        $0x1FFFFFE0, R9
-	VMOVDQU     Y0, (DI)(R9*1)
-	ADDQ        $8, SI
-	JMP         loop
+col:
+	MOVQ    R8, R10
+	SHRQ    $26, R10
+	ANDQ    $0xFFFFFF, R10
+	SUBQ    R12, R10
+	CMPQ    R10, R14
+	JCC     colmiss
+	LEAQ    (R10)(R10*2), R10
+	VMOVDQU (R13)(R10*8), Y0
+	MOVQ    R8, R9
+	SHLQ    $3, R9
+	ANDQ    $0x1FFFFFE0, R9
+	VMOVDQU Y0, (DI)(R9*1)
+	ADDQ    $8, SI
+	DISPATCH
 
 row:
 	MOVQ    R8, R9
@@ -106,7 +109,7 @@ row:
 	VMOVDQU X0, (AX)(DX*8)
 	VMOVQ   X1, 16(AX)(DX*8)
 	ADDQ    $8, SI
-	JMP     loop
+	DISPATCH
 
 colmiss:
 	MOVQ $1, AX
