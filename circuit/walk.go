@@ -3,6 +3,7 @@ package circuit
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
@@ -120,6 +121,19 @@ const serialWalksFirst = 2
 // several cores.
 const walkSegments = 4
 
+// segmentsByCost returns the indices of the planned segments, longest walk
+// (steps and slice) first.
+func (c *Circuit) segmentsByCost() []int {
+	segs := c.segments()
+	order := make([]int, len(segs))
+	for i := range order {
+		order[i] = i
+	}
+	cost := func(i int) int { return segs[i].hi - segs[i].lo + len(segs[i].slice) }
+	slices.SortStableFunc(order, func(a, b int) int { return cost(b) - cost(a) })
+	return order
+}
+
 // segments returns the program's walk segments (nil for a short program), planned
 // on the first walk that can use them (about 0.2 s for a program of 14M steps), so
 // that a process that never walks on several cores never pays for them.
@@ -155,9 +169,9 @@ func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
 }
 
 // TransposeOn is Transpose on the workers. A large program's segments (see
-// segments.go) are walked backward at once, each worker over a run of them into
-// its own column vector: the adjoints left on the registers live at the run's
-// first cut are exactly what the code before it owes them, and its slice (the
+// segments.go) are walked backward at once, each by the next free worker into
+// that worker's column vector: the adjoints left on the registers live at the
+// segment's cut are exactly what the code before it owes them, and its slice (the
 // steps computing those registers from columns) carries them back to the columns,
 // so no worker waits for another. The vectors are then added; the result is the
 // serial walk's exactly, at any worker count. A short program, one worker, or one
@@ -187,7 +201,7 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 		}
 		v := c.getVec()
 		held = append(held, v)
-		field.ScaleE(v, e, co)
+		workers.Range(len(v), func(lo, hi int) { field.ScaleE(v[lo:hi], e[lo:hi], co) }, par.MinChunk(1<<14))
 		return v
 	}
 	ea, eb := weights(ca), weights(cb)
@@ -212,16 +226,30 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 		acc[j] = c.getVec()
 		held = append(held, acc[j])
 	}
-	workers.Limit(n).Run(func(j int) {
-		lo, hi := j*len(segs)/n, (j+1)*len(segs)/n
-		clear(acc[j])
+	// Each segment is a task, handed to the workers as they free up, longest
+	// first (a worker slowed by the machine or by work beside the walk takes
+	// fewer, and the last task handed out is a short one): walked backward from
+	// fresh adjoints, then its slice, into the worker's vector.
+	order := c.segmentsByCost()
+	started := make([]bool, n)
+	workers.Limit(n).For(len(segs), func(w, lo, _ int) {
+		if !started[w] {
+			clear(acc[w])
+			started[w] = true
+		}
+		s := segs[order[lo]]
 		adj := make([]field.E, c.nregs)
-		reverseSteps(acc[j], adj, c.code[segs[lo].lo:segs[hi-1].hi], ea, eb)
-		reverseSteps(acc[j], adj, segs[lo].slice, nil, nil)
-	})
+		reverseSteps(acc[w], adj, c.code[s.lo:s.hi], ea, eb)
+		reverseSteps(acc[w], adj, s.slice, nil, nil)
+	}, par.PerWorker(len(segs)))
 	workers.Range(len(dst), func(lo, hi int) {
+		if !started[0] {
+			clear(dst[lo:hi])
+		}
 		for j := 1; j < n; j++ {
-			field.AddSlice(dst[lo:hi], dst[lo:hi], acc[j][lo:hi])
+			if started[j] {
+				field.AddSlice(dst[lo:hi], dst[lo:hi], acc[j][lo:hi])
+			}
 		}
 	}, par.MinChunk(1<<12))
 }

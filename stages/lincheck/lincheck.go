@@ -95,12 +95,21 @@ func SkipWeights(dst []field.E, z field.E) { skipDomain.Weights(dst, z) }
 
 // rowWeightsInto writes e_row[i + 64·j] = L_i(zSkip)·eq(chiIn, j) into dst
 // (2^LogSize entries) and the 64 skip weights L_i(zSkip) into skip, with eq
-// (2^len(chiIn) entries) as scratch.
-func rowWeightsInto(dst, skip, eq []field.E, zSkip field.E, chiIn []field.E) {
+// (2^len(chiIn) entries) as scratch; the workers split the blocks j.
+func rowWeightsInto(dst, skip, eq []field.E, zSkip field.E, chiIn []field.E, workers par.Workers) {
 	skipDomain.Weights(skip, zSkip)
 	field.EqTable(eq, chiIn)
-	for j, w := range eq {
-		field.ScaleE(dst[j<<KSkip:(j+1)<<KSkip], skip, w)
+	if workers.N() <= 1 {
+		scaleBlocks(dst, skip, eq, 0, len(eq))
+		return
+	}
+	workers.Range(len(eq), func(lo, hi int) { scaleBlocks(dst, skip, eq, lo, hi) }, par.MinChunk(1<<10))
+}
+
+// scaleBlocks writes dst[i + 64·j] = skip[i]·eq[j] for j in [lo, hi).
+func scaleBlocks(dst, skip, eq []field.E, lo, hi int) {
+	for j := lo; j < hi; j++ {
+		field.ScaleE(dst[j<<KSkip:(j+1)<<KSkip], skip, eq[j])
 	}
 }
 

@@ -154,7 +154,7 @@ var concurrentCombLog = 18
 
 // buildComb writes sc.comb (see ProvePublic) from the row weights at (ZSkip, chiIn).
 func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alpha field.E, pub *Window, workers par.Workers) {
-	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn)
+	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn, workers)
 	comb, eRow := sc.comb, sc.eRow
 	c.TransposeOn(comb, eRow, alpha, workers)
 	a2 := alpha.Square()
