@@ -295,6 +295,15 @@ func TestLincheckWorkersAndPadding(t *testing.T) {
 	if !equalEs(tr.Stream, ref.Stream) {
 		t.Fatal("padding-tail fold changes the stream")
 	}
+	// A block of 2^14 columns: the rounds' folds and sums are shared by the
+	// workers (foldEvals cuts tables of 2^12 pairs and more).
+	big := newLincheckCase(rng, 14, 2, 3)
+	ref, _ = big.prove(1)
+	for _, workers := range []int{2, 3} {
+		if tr, _ := big.prove(workers); !equalEs(tr.Stream, ref.Stream) {
+			t.Fatalf("2^14 columns, workers=%d: stream differs from workers=1", workers)
+		}
+	}
 }
 
 func TestLincheckTamper(t *testing.T) {
