@@ -118,6 +118,15 @@ func (bw *bilinearWalk) run(code []instr) {
 	}
 }
 
+// restart readies the walker for code that may load columns and emit rows
+// before the ones it has seen: the row window is folded in and both windows go
+// back to the block start (the sums and registers stay).
+func (bw *bilinearWalk) restart() {
+	bw.flushRows()
+	bw.rbase = 0
+	bw.moveCols(0)
+}
+
 // sums folds the row window in and returns the sums.
 func (bw *bilinearWalk) sums() (va, vb field.E) {
 	bw.flushRows()

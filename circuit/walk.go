@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
@@ -89,19 +90,33 @@ func (c *Circuit) bilinear(walker func(*walkScratch) *bilinearWalk) (va, vb fiel
 		bw.run(c.code)
 		return bw.sums()
 	}
-	// Worker j walks segments [j·n/workers, (j+1)·n/workers), from the first one's slice.
+	// Each segment is a task, taken by the next free walker, longest first (as
+	// in TransposeOn): its slice sets up the registers live at its cut, then its
+	// steps run; a walker's windows restart for each task.
+	order := c.segmentsByCost()
+	workers = min(workers, len(segs))
 	parts := make([][2]field.E, workers)
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for j := range workers {
-		lo, hi := j*len(segs)/workers, (j+1)*len(segs)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s := c.walkers.Get()
 			defer c.walkers.Put(s)
 			bw := walker(s)
-			bw.run(segs[lo].slice)
-			bw.run(c.code[segs[lo].lo:segs[hi-1].hi])
+			for k := 0; ; k++ {
+				t := int(next.Add(1)) - 1
+				if t >= len(segs) {
+					break
+				}
+				if k > 0 {
+					bw.restart()
+				}
+				seg := segs[order[t]]
+				bw.run(seg.slice)
+				bw.run(c.code[seg.lo:seg.hi])
+			}
 			a, b := bw.sums()
 			parts[j] = [2]field.E{a, b}
 		}()
