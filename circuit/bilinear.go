@@ -14,7 +14,8 @@ import (
 //   - the row window receives each product row's A and B operand values, tagged
 //     with the row, for a run of rows; when the walk leaves it, its rows are folded
 //     into the two sums by inner products with their weights (at tensor weights,
-//     one inner product with Low and one product by the High factor per block).
+//     formed for the window a block at a time: Low scaled by the block's High
+//     factor).
 //
 // Programs load columns and emit rows in nearly increasing order, so each window
 // moves forward a few tens of thousands of times per walk of a large program. The
@@ -56,6 +57,7 @@ type bilinearWalk struct {
 	rowsA, rowsB           []field.E // the window: row rbase+i's operands at i
 	rtag                   []int32   // row rbase+i's slot holds that row iff rtag[i] = rbase+i
 	rbase                  int
+	ew                     []field.E // a row window's weights (tensor weights)
 
 	va, vb field.E
 }
@@ -63,9 +65,9 @@ type bilinearWalk struct {
 // walkScratch is a walker's storage, kept on the circuit between walks (fresh
 // pages would be faulted in on every verification).
 type walkScratch struct {
-	regs                 []uint64
-	rowsA, rowsB, colBuf []field.E
-	rtag                 []int32
+	regs                     []uint64
+	rowsA, rowsB, colBuf, ew []field.E
+	rtag                     []int32
 }
 
 // newFullWalk returns a walker at full weights e (rows) and w (columns) in s.
@@ -98,7 +100,8 @@ func newWalk(s *walkScratch, nregs, size int) *bilinearWalk {
 	for i := range s.rtag {
 		s.rtag[i] = -1
 	}
-	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf}
+	s.ew = buffers.Grow(s.ew, n)
+	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf, ew: s.ew}
 }
 
 // run walks code from its start.
@@ -225,11 +228,12 @@ func (bw *bilinearWalk) flushRows() {
 		bw.vb = bw.vb.Add(field.InnerProduct(e, b))
 	} else {
 		l := 1 << bw.rowK
+		ew := bw.ew[:n]
 		for k := 0; k < n; k += l {
-			h := bw.rowHi[(bw.rbase+k)>>bw.rowK]
-			bw.va = bw.va.Add(field.InnerProduct(bw.rowLow, a[k:k+l]).Mul(h))
-			bw.vb = bw.vb.Add(field.InnerProduct(bw.rowLow, b[k:k+l]).Mul(h))
+			field.ScaleE(ew[k:k+l], bw.rowLow, bw.rowHi[(bw.rbase+k)>>bw.rowK])
 		}
+		bw.va = bw.va.Add(field.InnerProduct(ew, a))
+		bw.vb = bw.vb.Add(field.InnerProduct(ew, b))
 	}
 	bw.rowsA, bw.rowsB, bw.rtag = a[:0], b[:0], bw.rtag[:0]
 }
