@@ -381,3 +381,18 @@ func TestTransposeBytes8x8(t *testing.T) {
 		}
 	}
 }
+
+// eqAt is one entry of the eq table.
+func TestEqAt(t *testing.T) {
+	rng := testrand.New(t)
+	for _, n := range []int{0, 1, 5, 9} {
+		point := randEs(rng, n)
+		table := make([]field.E, 1<<n)
+		field.EqTable(table, point)
+		for j, want := range table {
+			if got := eqAt(point, j); got != want {
+				t.Fatalf("%d coordinates, entry %d: %v, want %v", n, j, got, want)
+			}
+		}
+	}
+}
