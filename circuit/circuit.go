@@ -81,9 +81,11 @@ type Circuit struct {
 	// plans the segments after a few).
 	transposes atomic.Int64
 	segOnce    sync.Once
-	segs       []segment                // walk segments of a large program (nil otherwise), planned on first use
-	segsReady  atomic.Bool              // segs is planned
-	vecs       buffers.Shelf[[]field.E] // column vectors of TransposeOn (see getVec)
+	segs       []segment                   // walk segments of a large program (nil otherwise), planned on first use
+	segsReady  atomic.Bool                 // segs is planned
+	vecs       buffers.Shelf[[]field.E]    // column vectors of TransposeOn (see getVec)
+	walkers    buffers.Shelf[walkScratch]  // bilinear walkers' storage
+	eqs        buffers.Shelf[[2][]field.E] // BilinearTensor's eq tables of the High factors
 }
 
 // Name is the circuit's human-readable name.

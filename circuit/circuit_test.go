@@ -562,9 +562,10 @@ func TestSegmentedBilinear(t *testing.T) {
 		w[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
 	}
 	steps := func(pre, code []instr) (va, vb field.E) {
-		rs, ws := &rowSums{full: e}, weights{full: w}
-		bilinearSteps(make([]field.E, c.nregs), pre, code, rs, &ws)
-		return rs.sums()
+		bw := newFullWalk(new(walkScratch), c.nregs, e, w)
+		bw.run(pre)
+		bw.run(code)
+		return bw.sums()
 	}
 	wa, wb := steps(nil, c.code)
 	te, tw := randTensor(r, 6, c.LogSize()), randTensor(r, 6, c.LogSize())
@@ -654,9 +655,9 @@ func TestSegmentedTranspose(t *testing.T) {
 	if c.walks.Load() != 0 {
 		t.Fatalf("the first forward walk after the transposes planned the segments counted %d serial walks, want none", c.walks.Load())
 	}
-	rs, ws := &rowSums{full: e}, weights{full: w}
-	bilinearSteps(make([]field.E, c.nregs), nil, c.code, rs, &ws)
-	if a, b := rs.sums(); a != wa || b != wb {
+	bw := newFullWalk(new(walkScratch), c.nregs, e, w)
+	bw.run(c.code)
+	if a, b := bw.sums(); a != wa || b != wb {
 		t.Fatal("the segmented forward walk differs from the serial one")
 	}
 }

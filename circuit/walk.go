@@ -3,7 +3,9 @@ package circuit
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
@@ -45,27 +47,34 @@ func (c *Circuit) RowValues(dstA, dstB, w []field.E) {
 func (c *Circuit) BilinearPair(e, w []field.E) (va, vb field.E) {
 	c.checkLen("e", len(e))
 	c.checkLen("w", len(w))
-	return c.bilinear(func() *rowSums { return &rowSums{full: e} }, func() weights { return weights{full: w} })
+	return c.bilinear(func(s *walkScratch) *bilinearWalk { return newFullWalk(s, c.nregs, e, w) })
 }
 
 // BilinearTensor returns (eᵀA0·w, eᵀB0·w) for tensor weights, never formed in
-// full: the row weights are applied a block's run of rows at a time, the column
-// weights computed a block at a time as the walk reads them.
+// full: the column weights are computed a window of blocks at a time as the walk
+// reaches them, the row weights applied a window of rows at a time (bilinear.go).
 func (c *Circuit) BilinearTensor(e, w Tensor) (va, vb field.E) {
 	c.checkLen("e", 1<<e.LogLen())
 	c.checkLen("w", 1<<w.LogLen())
-	rows := newTensorRows(e)
-	hiW := make([]field.E, 1<<len(w.High))
+	if len(e.Low) > maxTensorLow || len(w.Low) > maxTensorLow {
+		// Windows hold whole blocks: such weights are formed in full.
+		fe, fw := make([]field.E, c.Size()), make([]field.E, c.Size())
+		e.Fill(fe)
+		w.Fill(fw)
+		return c.BilinearPair(fe, fw)
+	}
+	eqs := c.eqs.Get()
+	defer c.eqs.Put(eqs)
+	hiE, hiW := buffers.Grow(eqs[0], 1<<len(e.High)), buffers.Grow(eqs[1], 1<<len(w.High))
+	eqs[0], eqs[1] = hiE, hiW
+	field.EqTable(hiE, e.High)
 	field.EqTable(hiW, w.High)
-	return c.bilinear(func() *rowSums {
-		rs := rows
-		return &rs
-	}, func() weights { return weights{t: newTensorCache(w, hiW)} })
+	return c.bilinear(func(s *walkScratch) *bilinearWalk { return newTensorWalk(s, c.nregs, c.Size(), e, w, hiE, hiW) })
 }
 
 // bilinear walks the program, on several cores once its segments are planned,
-// each walker with its own row sums and column weights from rows and cols.
-func (c *Circuit) bilinear(rows func() *rowSums, cols func() weights) (va, vb field.E) {
+// each walker made by walker in scratch off the circuit's shelf.
+func (c *Circuit) bilinear(walker func(*walkScratch) *bilinearWalk) (va, vb field.E) {
 	workers := min(runtime.GOMAXPROCS(0), walkSegments)
 	var segs []segment
 	// Planning the segments costs about three serial walks of a large program: a
@@ -75,21 +84,40 @@ func (c *Circuit) bilinear(rows func() *rowSums, cols func() weights) (va, vb fi
 		segs = c.segments()
 	}
 	if segs == nil {
-		rs, ws := rows(), cols()
-		bilinearSteps(make([]field.E, c.nregs), nil, c.code, rs, &ws)
-		return rs.sums()
+		s := c.walkers.Get()
+		defer c.walkers.Put(s)
+		bw := walker(s)
+		bw.run(c.code)
+		return bw.sums()
 	}
-	// Worker j walks segments [j·n/workers, (j+1)·n/workers), from the first one's slice.
+	// Each segment is a task, taken by the next free walker, longest first (as
+	// in TransposeOn): its slice sets up the registers live at its cut, then its
+	// steps run; a walker's windows restart for each task.
+	order := c.segmentsByCost()
+	workers = min(workers, len(segs))
 	parts := make([][2]field.E, workers)
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for j := range workers {
-		lo, hi := j*len(segs)/workers, (j+1)*len(segs)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rs, ws := rows(), cols()
-			bilinearSteps(make([]field.E, c.nregs), segs[lo].slice, c.code[segs[lo].lo:segs[hi-1].hi], rs, &ws)
-			a, b := rs.sums()
+			s := c.walkers.Get()
+			defer c.walkers.Put(s)
+			bw := walker(s)
+			for k := 0; ; k++ {
+				t := int(next.Add(1)) - 1
+				if t >= len(segs) {
+					break
+				}
+				if k > 0 {
+					bw.restart()
+				}
+				seg := segs[order[t]]
+				bw.run(seg.slice)
+				bw.run(c.code[seg.lo:seg.hi])
+			}
+			a, b := bw.sums()
 			parts[j] = [2]field.E{a, b}
 		}()
 	}
@@ -108,6 +136,19 @@ const serialWalksFirst = 2
 // several cores.
 const walkSegments = 4
 
+// segmentsByCost returns the indices of the planned segments, longest walk
+// (steps and slice) first.
+func (c *Circuit) segmentsByCost() []int {
+	segs := c.segments()
+	order := make([]int, len(segs))
+	for i := range order {
+		order[i] = i
+	}
+	cost := func(i int) int { return segs[i].hi - segs[i].lo + len(segs[i].slice) }
+	slices.SortStableFunc(order, func(a, b int) int { return cost(b) - cost(a) })
+	return order
+}
+
 // segments returns the program's walk segments (nil for a short program), planned
 // on the first walk that can use them (about 0.2 s for a program of 14M steps), so
 // that a process that never walks on several cores never pays for them.
@@ -117,29 +158,6 @@ func (c *Circuit) segments() []segment {
 		c.segsReady.Store(true)
 	})
 	return c.segs
-}
-
-// bilinearSteps runs the set-up steps pre (column loads and XORs), then code, in the
-// register file r, reading column weights from w, and adds code's product rows
-// to rs.
-func bilinearSteps(r []field.E, pre, code []instr, rs *rowSums, w *weights) {
-	for _, in := range pre {
-		if in.op() == opCol {
-			r[in.dst()] = w.at(int(in.col()))
-		} else {
-			r[in.dst()] = addE(r[in.x()], r[in.y()])
-		}
-	}
-	for _, in := range code {
-		switch in.op() {
-		case opCol:
-			r[in.dst()] = w.at(int(in.col()))
-		case opXor:
-			r[in.dst()] = addE(r[in.x()], r[in.y()])
-		default:
-			rs.add(int(in.dst()), r[in.x()], r[in.y()])
-		}
-	}
 }
 
 // Bilinear returns eᵀ(A0 + α·B0)w, the lincheck verifier's matrix term.
@@ -166,9 +184,9 @@ func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
 }
 
 // TransposeOn is Transpose on the workers. A large program's segments (see
-// segments.go) are walked backward at once, each worker over a run of them into
-// its own column vector: the adjoints left on the registers live at the run's
-// first cut are exactly what the code before it owes them, and its slice (the
+// segments.go) are walked backward at once, each by the next free worker into
+// that worker's column vector: the adjoints left on the registers live at the
+// segment's cut are exactly what the code before it owes them, and its slice (the
 // steps computing those registers from columns) carries them back to the columns,
 // so no worker waits for another. The vectors are then added; the result is the
 // serial walk's exactly, at any worker count. A short program, one worker, or one
@@ -198,7 +216,7 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 		}
 		v := c.getVec()
 		held = append(held, v)
-		field.ScaleE(v, e, co)
+		workers.Range(len(v), func(lo, hi int) { field.ScaleE(v[lo:hi], e[lo:hi], co) }, par.MinChunk(1<<14))
 		return v
 	}
 	ea, eb := weights(ca), weights(cb)
@@ -223,16 +241,30 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 		acc[j] = c.getVec()
 		held = append(held, acc[j])
 	}
-	workers.Limit(n).Run(func(j int) {
-		lo, hi := j*len(segs)/n, (j+1)*len(segs)/n
-		clear(acc[j])
+	// Each segment is a task, handed to the workers as they free up, longest
+	// first (a worker slowed by the machine or by work beside the walk takes
+	// fewer, and the last task handed out is a short one): walked backward from
+	// fresh adjoints, then its slice, into the worker's vector.
+	order := c.segmentsByCost()
+	started := make([]bool, n)
+	workers.Limit(n).For(len(segs), func(w, lo, _ int) {
+		if !started[w] {
+			clear(acc[w])
+			started[w] = true
+		}
+		s := segs[order[lo]]
 		adj := make([]field.E, c.nregs)
-		reverseSteps(acc[j], adj, c.code[segs[lo].lo:segs[hi-1].hi], ea, eb)
-		reverseSteps(acc[j], adj, segs[lo].slice, nil, nil)
-	})
+		reverseSteps(acc[w], adj, c.code[s.lo:s.hi], ea, eb)
+		reverseSteps(acc[w], adj, s.slice, nil, nil)
+	}, par.PerWorker(len(segs)))
 	workers.Range(len(dst), func(lo, hi int) {
+		if !started[0] {
+			clear(dst[lo:hi])
+		}
 		for j := 1; j < n; j++ {
-			field.AddSlice(dst[lo:hi], dst[lo:hi], acc[j][lo:hi])
+			if started[j] {
+				field.AddSlice(dst[lo:hi], dst[lo:hi], acc[j][lo:hi])
+			}
 		}
 	}, par.MinChunk(1<<12))
 }

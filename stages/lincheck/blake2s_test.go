@@ -60,7 +60,7 @@ func slicedClaims(rng *rand.Rand, c *circuit.Circuit, q []field.K, a, b []uint64
 	rounds := c.LogSize() - KSkip
 	zc := ZerocheckClaims{ZSkip: randE(rng), Chi: randEs(rng, rounds+nLog)}
 	eRow := make([]field.E, c.Size())
-	rowWeightsInto(eRow, make([]field.E, 1<<KSkip), make([]field.E, 1<<rounds), zc.ZSkip, zc.Chi[:rounds])
+	rowWeightsInto(eRow, make([]field.E, 1<<KSkip), make([]field.E, 1<<rounds), zc.ZSkip, zc.Chi[:rounds], par.Serial())
 	eqOut := make([]field.E, 1<<nLog)
 	field.EqTable(eqOut, zc.Chi[rounds:])
 	words := c.Size() / 64

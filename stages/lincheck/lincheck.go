@@ -95,12 +95,21 @@ func SkipWeights(dst []field.E, z field.E) { skipDomain.Weights(dst, z) }
 
 // rowWeightsInto writes e_row[i + 64·j] = L_i(zSkip)·eq(chiIn, j) into dst
 // (2^LogSize entries) and the 64 skip weights L_i(zSkip) into skip, with eq
-// (2^len(chiIn) entries) as scratch.
-func rowWeightsInto(dst, skip, eq []field.E, zSkip field.E, chiIn []field.E) {
+// (2^len(chiIn) entries) as scratch; the workers split the blocks j.
+func rowWeightsInto(dst, skip, eq []field.E, zSkip field.E, chiIn []field.E, workers par.Workers) {
 	skipDomain.Weights(skip, zSkip)
 	field.EqTable(eq, chiIn)
-	for j, w := range eq {
-		field.ScaleE(dst[j<<KSkip:(j+1)<<KSkip], skip, w)
+	if workers.N() <= 1 {
+		scaleBlocks(dst, skip, eq, 0, len(eq))
+		return
+	}
+	workers.Range(len(eq), func(lo, hi int) { scaleBlocks(dst, skip, eq, lo, hi) }, par.MinChunk(1<<10))
+}
+
+// scaleBlocks writes dst[i + 64·j] = skip[i]·eq[j] for j in [lo, hi).
+func scaleBlocks(dst, skip, eq []field.E, lo, hi int) {
+	for j := lo; j < hi; j++ {
+		field.ScaleE(dst[j<<KSkip:(j+1)<<KSkip], skip, eq[j])
 	}
 }
 
@@ -108,6 +117,20 @@ func rowWeightsInto(dst, skip, eq []field.E, zSkip field.E, chiIn []field.E) {
 func lincheckTarget(zc *ZerocheckClaims, alpha field.E) field.E {
 	a2 := alpha.Square()
 	return zc.VA.Add(alpha.Mul(zc.VB)).Add(a2.Mul(zc.VC)).Add(a2.Mul(alpha))
+}
+
+// eqAt returns eq(point, j) = Π_k (bit k of j ? point[k] : 1 + point[k]), one entry
+// of field.EqTable(·, point).
+func eqAt(point []field.E, j int) field.E {
+	out := field.One
+	for k, r := range point {
+		if j>>k&1 == 1 {
+			out = out.Mul(r)
+		} else {
+			out = out.Mul(field.One.Add(r))
+		}
+	}
+	return out
 }
 
 func reversed(v []field.E) []field.E {
@@ -183,10 +206,9 @@ func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Pub
 	}
 
 	chiInPrime := reversed(challenges)
-	eqIn := make([]field.E, 1<<rounds)
-	field.EqTable(eqIn, chiInPrime)
-	// wCol(i) is the column weight s[i mod 64]·eq(chi_in′, ⌊i/64⌋).
-	wColAt := func(i int) field.E { return s[i&(KBits-1)].Mul(eqIn[i>>KSkip]) }
+	// wCol(i) is the column weight s[i mod 64]·eq(chi_in′, ⌊i/64⌋); the terminal
+	// reads it at a few columns only, so the eq table is never formed.
+	wColAt := func(i int) field.E { return s[i&(KBits-1)].Mul(eqAt(chiInPrime, i>>KSkip)) }
 	va, vb := c.BilinearTensor(circuit.Tensor{Low: skip, High: chiIn}, circuit.Tensor{Low: s, High: chiInPrime})
 	matrix := va.Add(alpha.Mul(vb))
 	a2 := alpha.Square()
@@ -197,8 +219,13 @@ func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Pub
 		wts := make([]field.E, 1<<win.Log)
 		win.weights(wts, tau)
 		cols := make([]field.E, len(wts))
-		for j := range cols {
-			cols[j] = wColAt(win.Offset + j)
+		for j := 0; j < len(cols); {
+			// One eq value per block of KBits columns.
+			blk := (win.Offset + j) >> KSkip
+			e := eqAt(chiInPrime, blk)
+			for ; j < len(cols) && (win.Offset+j)>>KSkip == blk; j++ {
+				cols[j] = s[(win.Offset+j)&(KBits-1)].Mul(e)
+			}
 		}
 		terminal = terminal.Add(a4.Mul(field.InnerProduct(wts, cols)))
 	}

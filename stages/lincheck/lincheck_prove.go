@@ -115,12 +115,17 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	challenges := sc.challenges[:rounds]
 	sc.parts = buffers.Grow(sc.parts, 3*workers.N())
 	var running field.E
+	// Round 0's sums are taken alone; every later round's are taken in the same
+	// pass as the previous round's fold (foldEvals), which reads the tables once.
+	var e0, e1, eInf field.E
+	if rounds > 0 {
+		e0, e1, eInf = roundEvals(comb, zv, len(zv)/2, true, workers, sc.parts)
+	}
 	for t := range challenges {
 		if workers.Stopped() {
 			break // the stage fails with the workers' error
 		}
 		half := len(zv) / 2
-		e0, e1, eInf := roundEvals(comb, zv, half, t == 0, workers, sc.parts)
 		if t > 0 {
 			e0 = running.Add(e1)
 		}
@@ -129,12 +134,13 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 		r := tr.Sample()
 		challenges[t] = r
 		running = field.PolyEval(sc.coeffs[:], r)
-		foldTop(zv, half, r, workers)
-		zv = zv[:half]
 		if t+1 < rounds {
-			foldTop(comb, half, r, workers)
+			_, e1, eInf = foldEvals(comb, zv, half, r, workers, sc.parts)
 			comb = comb[:half]
+		} else {
+			foldTop(zv, half, r, workers)
 		}
+		zv = zv[:half]
 	}
 	copy(sc.s[:], zv)
 	for _, v := range sc.s {
@@ -154,7 +160,7 @@ var concurrentCombLog = 18
 
 // buildComb writes sc.comb (see ProvePublic) from the row weights at (ZSkip, chiIn).
 func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alpha field.E, pub *Window, workers par.Workers) {
-	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn)
+	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn, workers)
 	comb, eRow := sc.comb, sc.eRow
 	c.TransposeOn(comb, eRow, alpha, workers)
 	a2 := alpha.Square()
@@ -213,6 +219,46 @@ const roundChunk = 128
 
 // foldTop binds the top variable of v (2·half entries) to r in place:
 // v[i] ← v[i] + r·(v[i] + v[i+half]) for i < half.
+// foldEvals folds comb and zv at r over their top-bit split at half (as foldTop
+// does each) and returns the next round's roundEvals (without q(0)) over the
+// folded tables' split at half/2, in one pass: each chunk of pairs (i, i+half/2)
+// is folded and then summed while in cache. parts holds 3 partial sums per worker.
+func foldEvals(comb, zv []field.E, half int, r field.E, workers par.Workers, parts []field.E) (e0, e1, eInf field.E) {
+	if nh := half / 2; workers.N() <= 1 || nh < 2*foldEvalChunk {
+		return foldEvalsRange(comb, zv, half, r, 0, nh)
+	}
+	clear(parts)
+	cw, zw := comb, zv // only the parallel path moves copies to the heap
+	workers.For(half/2, func(w, lo, hi int) {
+		a0, a1, aInf := foldEvalsRange(cw, zw, half, r, lo, hi)
+		parts[3*w], parts[3*w+1], parts[3*w+2] = parts[3*w].Add(a0), parts[3*w+1].Add(a1), parts[3*w+2].Add(aInf)
+	}, par.Grain(foldEvalChunk))
+	// XOR sums: which worker took which chunk never changes the total.
+	for w := 0; w < workers.N(); w++ {
+		e0, e1, eInf = e0.Add(parts[3*w]), e1.Add(parts[3*w+1]), eInf.Add(parts[3*w+2])
+	}
+	return e0, e1, eInf
+}
+
+// foldEvalsRange is foldEvals over the pairs [lo, hi) of the next split.
+func foldEvalsRange(comb, zv []field.E, half int, r field.E, lo, hi int) (a0, a1, aInf field.E) {
+	nh := half / 2
+	for i := lo; i < hi; i += foldEvalChunk {
+		j := min(hi, i+foldEvalChunk)
+		field.Fold(comb[i:j], comb[i:j], comb[half+i:half+j], r)
+		field.Fold(comb[nh+i:nh+j], comb[nh+i:nh+j], comb[half+nh+i:half+nh+j], r)
+		field.Fold(zv[i:j], zv[i:j], zv[half+i:half+j], r)
+		field.Fold(zv[nh+i:nh+j], zv[nh+i:nh+j], zv[half+nh+i:half+nh+j], r)
+		b0, b1, bInf := roundEvalsRange(comb, zv, nh, false, i, j)
+		a0, a1, aInf = a0.Add(b0), a1.Add(b1), aInf.Add(bInf)
+	}
+	return a0, a1, aInf
+}
+
+// foldEvalChunk is the number of pairs foldEvals folds and sums at a time (four
+// runs of the two tables, 96 KiB each, stay in cache between the two steps).
+const foldEvalChunk = 1 << 10
+
 func foldTop(v []field.E, half int, r field.E, workers par.Workers) {
 	if workers.N() <= 1 {
 		foldTopRange(v, half, r, 0, half)

@@ -295,6 +295,15 @@ func TestLincheckWorkersAndPadding(t *testing.T) {
 	if !equalEs(tr.Stream, ref.Stream) {
 		t.Fatal("padding-tail fold changes the stream")
 	}
+	// A block of 2^14 columns: the rounds' folds and sums are shared by the
+	// workers (foldEvals cuts tables of 2^12 pairs and more).
+	big := newLincheckCase(rng, 14, 2, 3)
+	ref, _ = big.prove(1)
+	for _, workers := range []int{2, 3} {
+		if tr, _ := big.prove(workers); !equalEs(tr.Stream, ref.Stream) {
+			t.Fatalf("2^14 columns, workers=%d: stream differs from workers=1", workers)
+		}
+	}
 }
 
 func TestLincheckTamper(t *testing.T) {
@@ -368,6 +377,21 @@ func TestTransposeBytes8x8(t *testing.T) {
 		for b := 0; b < 8; b++ {
 			if byte(w[e]>>(8*b)) != byte(y[b]>>(8*e)) {
 				t.Fatalf("byte (%d,%d) misplaced", e, b)
+			}
+		}
+	}
+}
+
+// eqAt is one entry of the eq table.
+func TestEqAt(t *testing.T) {
+	rng := testrand.New(t)
+	for _, n := range []int{0, 1, 5, 9} {
+		point := randEs(rng, n)
+		table := make([]field.E, 1<<n)
+		field.EqTable(table, point)
+		for j, want := range table {
+			if got := eqAt(point, j); got != want {
+				t.Fatalf("%d coordinates, entry %d: %v, want %v", n, j, got, want)
 			}
 		}
 	}

@@ -92,8 +92,31 @@ func pairSum(rr []field.E, nHead, padPairs int, workers par.Workers, row func(he
 	}
 	lp := log2(padPairs)
 	eqIn := make([]field.E, padPairs)
-	field.EqTable(eqIn, rr[:lp])
-	s := row(false, 0, padPairs, eqIn, newScratch(padPairs))
+	field.EqTableOn(eqIn, rr[:lp], workers)
+	// The pad's pairs are cut in rows as the head's are, so the workers share
+	// them too (the sum is the same).
+	var s [2]field.E
+	if workers.N() <= 1 || padPairs <= len(lo) {
+		s = row(false, 0, padPairs, eqIn, newScratch(padPairs))
+	} else {
+		clear(parts)
+		workers.For((padPairs+len(lo)-1)/len(lo), func(w, r0, r1 int) {
+			if scr[w] == nil {
+				scr[w] = newScratch(len(lo))
+			}
+			acc := parts[w]
+			for h := r0; h < r1; h++ {
+				base := h * len(lo)
+				n := min(len(lo), padPairs-base)
+				v := row(false, base, n, eqIn[base:base+n], scr[w])
+				acc[0], acc[1] = acc[0].Add(v[0]), acc[1].Add(v[1])
+			}
+			parts[w] = acc
+		}, par.MinChunk(2), par.PerWorker(32))
+		for _, p := range parts {
+			s[0], s[1] = s[0].Add(p[0]), s[1].Add(p[1])
+		}
+	}
 	mass := tailMass(rr[lp:], nHead/padPairs)
 	out[0] = out[0].Add(mass.Mul(s[0]))
 	out[1] = out[1].Add(mass.Mul(s[1]))

@@ -1,0 +1,274 @@
+package circuit
+
+import (
+	"github.com/leanpipe/leanpipe/buffers"
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// A bilinear walk (eᵀA0·w, eᵀB0·w) runs the program over a register file of E
+// values and keeps two windows beside it, so that its kernel never multiplies:
+//
+//   - the column window holds the weights of a run of columns (at tensor weights,
+//     whole blocks of len(Low) columns, each block Low scaled by its High factor
+//     once);
+//   - the row window receives each product row's A and B operand values, tagged
+//     with the row, for a run of rows; when the walk leaves it, its rows are folded
+//     into the two sums by inner products with their weights (at tensor weights,
+//     formed for the window a block at a time: Low scaled by the block's High
+//     factor).
+//
+// Programs load columns and emit rows in nearly increasing order, so each window
+// moves forward a few tens of thousands of times per walk of a large program. The
+// kernel stops at the first step outside a window; the driver moves the window
+// forward (a column or row past it) or evaluates that one step (one behind it) and
+// resumes. A row window slot without its row's tag holds no row and counts as 0.
+
+// Exits of a walk kernel.
+const (
+	walkDone    = iota // the code is done
+	walkColMiss        // the step at pc loads a column outside the column window
+	walkRowMiss        // the step at pc is a row outside the row window
+)
+
+// walkWindow is the number of columns (rows) in a column (row) window.
+const walkWindow = 1024
+
+// maxTensorLow is the longest tensor Low factor the windowed walk takes: a window
+// holds whole blocks.
+const maxTensorLow = walkWindow
+
+// bilinearWalk is one walker's state: its registers, windows and sums.
+type bilinearWalk struct {
+	size int
+	// regs holds register i in words [4i, 4i+3) (the fourth word is padding the
+	// kernels may fill with anything); register 0 stays 0.
+	regs []uint64
+
+	// Column weights: colFull, or the tensor colLow ⊗ colHi (colK = log2 len(colLow)).
+	colFull, colLow, colHi []field.E
+	colK                   uint
+	cols                   []field.E // the window: the weight of column cbase+i at i (never empty)
+	cbase                  int
+	colBuf                 []field.E // the window's storage, one entry longer
+
+	// Row weights, likewise.
+	rowFull, rowLow, rowHi []field.E
+	rowK                   uint
+	rowsA, rowsB           []field.E // the window: row rbase+i's operands at i
+	rtag                   []int32   // row rbase+i's slot holds that row iff rtag[i] = rbase+i
+	rbase                  int
+	ew                     []field.E // a row window's weights (tensor weights)
+
+	va, vb field.E
+}
+
+// walkScratch is a walker's storage, kept on the circuit between walks (fresh
+// pages would be faulted in on every verification).
+type walkScratch struct {
+	regs                     []uint64
+	rowsA, rowsB, colBuf, ew []field.E
+	rtag                     []int32
+}
+
+// newFullWalk returns a walker at full weights e (rows) and w (columns) in s.
+func newFullWalk(s *walkScratch, nregs int, e, w []field.E) *bilinearWalk {
+	bw := newWalk(s, nregs, len(w))
+	bw.colFull, bw.rowFull = w, e
+	bw.moveCols(0)
+	return bw
+}
+
+// newTensorWalk returns a walker in s at tensor weights e (rows) and w (columns)
+// whose High factors' eq tables are hiE and hiW. len(e.Low), len(w.Low) ≤
+// maxTensorLow.
+func newTensorWalk(s *walkScratch, nregs, size int, e, w Tensor, hiE, hiW []field.E) *bilinearWalk {
+	bw := newWalk(s, nregs, size)
+	bw.colLow, bw.colHi, bw.colK = w.Low, hiW, uint(lowLog(w.Low))
+	bw.rowLow, bw.rowHi, bw.rowK = e.Low, hiE, uint(lowLog(e.Low))
+	bw.moveCols(0)
+	return bw
+}
+
+func newWalk(s *walkScratch, nregs, size int) *bilinearWalk {
+	n := min(walkWindow, size)
+	s.regs = buffers.Grow(s.regs, 4*nregs)
+	clear(s.regs)
+	s.rowsA, s.rowsB = buffers.Grow(s.rowsA, n), buffers.Grow(s.rowsB, n)
+	// One more entry: the assembly kernel reads 8 bytes past the window's last.
+	s.colBuf = buffers.Grow(s.colBuf, n+1)
+	s.rtag = buffers.Grow(s.rtag, n)
+	for i := range s.rtag {
+		s.rtag[i] = -1
+	}
+	s.ew = buffers.Grow(s.ew, n)
+	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf, ew: s.ew}
+}
+
+// run walks code from its start.
+func (bw *bilinearWalk) run(code []instr) {
+	pc := 0
+	for {
+		var exit int
+		pc, exit = bilinearKernel(bw, code, pc)
+		switch exit {
+		case walkDone:
+			return
+		case walkColMiss:
+			pc = bw.colMiss(code, pc)
+		case walkRowMiss:
+			pc = bw.rowMiss(code, pc)
+		}
+	}
+}
+
+// restart readies the walker for code that may load columns and emit rows
+// before the ones it has seen: the row window is folded in and both windows go
+// back to the block start (the sums and registers stay).
+func (bw *bilinearWalk) restart() {
+	bw.flushRows()
+	bw.rbase = 0
+	bw.moveCols(0)
+}
+
+// sums folds the row window in and returns the sums.
+func (bw *bilinearWalk) sums() (va, vb field.E) {
+	bw.flushRows()
+	return bw.va, bw.vb
+}
+
+// colWeight is column col's weight.
+func (bw *bilinearWalk) colWeight(col int) field.E {
+	if bw.colFull != nil {
+		return bw.colFull[col]
+	}
+	return bw.colLow[col&(1<<bw.colK-1)].Mul(bw.colHi[col>>bw.colK])
+}
+
+// rowWeight is row row's weight.
+func (bw *bilinearWalk) rowWeight(row int) field.E {
+	if bw.rowFull != nil {
+		return bw.rowFull[row]
+	}
+	return bw.rowLow[row&(1<<bw.rowK-1)].Mul(bw.rowHi[row>>bw.rowK])
+}
+
+// colMiss serves the column load at code[pc] (outside the window) and returns the
+// step to resume at: the window moves to the column's block when the column is past
+// it, and a column behind it is loaded alone.
+func (bw *bilinearWalk) colMiss(code []instr, pc int) int {
+	in := code[pc]
+	col := int(in.col())
+	if col >= bw.cbase {
+		bw.moveCols(col)
+		return pc
+	}
+	v := bw.colWeight(col)
+	d := 4 * int(in.dst())
+	bw.regs[d], bw.regs[d+1], bw.regs[d+2] = uint64(v.C0), uint64(v.C1), uint64(v.C2)
+	return pc + 1
+}
+
+// moveCols moves the column window to the block of col (never empty: the
+// kernels rely on it).
+func (bw *bilinearWalk) moveCols(col int) {
+	l := 64
+	if bw.colFull == nil {
+		l = 1 << bw.colK
+	}
+	bw.cbase = col &^ (l - 1)
+	bw.cols = bw.colBuf[:min(len(bw.colBuf)-1, bw.size-bw.cbase)]
+	if bw.colFull != nil {
+		copy(bw.cols, bw.colFull[bw.cbase:])
+		return
+	}
+	for b := 0; b < len(bw.cols); b += l {
+		field.ScaleE(bw.cols[b:b+l], bw.colLow, bw.colHi[(bw.cbase+b)>>bw.colK])
+	}
+}
+
+// rowMiss serves the row at code[pc] (outside the window) and returns the step to
+// resume at: the window is folded in and moves to the row's block when the row is
+// past it, and a row behind it is added alone.
+func (bw *bilinearWalk) rowMiss(code []instr, pc int) int {
+	in := code[pc]
+	row := int(in.dst())
+	if row < bw.rbase {
+		x, y := 4*int(in.x()), 4*int(in.y())
+		wt := bw.rowWeight(row)
+		bw.va = bw.va.Add(wt.Mul(field.E{C0: field.K(bw.regs[x]), C1: field.K(bw.regs[x+1]), C2: field.K(bw.regs[x+2])}))
+		bw.vb = bw.vb.Add(wt.Mul(field.E{C0: field.K(bw.regs[y]), C1: field.K(bw.regs[y+1]), C2: field.K(bw.regs[y+2])}))
+		return pc + 1
+	}
+	bw.flushRows()
+	l := 1
+	if bw.rowFull == nil {
+		l = 1 << bw.rowK
+	}
+	bw.rbase = row &^ (max(l, 64) - 1)
+	n := min(cap(bw.rowsA), bw.size-bw.rbase)
+	bw.rowsA, bw.rowsB, bw.rtag = bw.rowsA[:n], bw.rowsB[:n], bw.rtag[:n]
+	return pc
+}
+
+// flushRows adds the row window's rows to the sums.
+func (bw *bilinearWalk) flushRows() {
+	n := len(bw.rowsA)
+	if n == 0 {
+		return
+	}
+	a, b := bw.rowsA, bw.rowsB
+	for i, tag := range bw.rtag {
+		if tag != int32(bw.rbase+i) {
+			a[i], b[i] = field.Zero, field.Zero
+		}
+	}
+	if bw.rowFull != nil {
+		e := bw.rowFull[bw.rbase : bw.rbase+n]
+		bw.va = bw.va.Add(field.InnerProduct(e, a))
+		bw.vb = bw.vb.Add(field.InnerProduct(e, b))
+	} else {
+		l := 1 << bw.rowK
+		ew := bw.ew[:n]
+		for k := 0; k < n; k += l {
+			field.ScaleE(ew[k:k+l], bw.rowLow, bw.rowHi[(bw.rbase+k)>>bw.rowK])
+		}
+		bw.va = bw.va.Add(field.InnerProduct(ew, a))
+		bw.vb = bw.vb.Add(field.InnerProduct(ew, b))
+	}
+	bw.rowsA, bw.rowsB, bw.rtag = a[:0], b[:0], bw.rtag[:0]
+}
+
+// bilinearGo is the portable walk kernel: it runs code from pc until the code
+// ends or a step falls outside a window, and returns that step and the exit.
+func bilinearGo(bw *bilinearWalk, code []instr, pc int) (int, int) {
+	r := bw.regs
+	cols, cbase := bw.cols, bw.cbase
+	rowsA, rowsB, rtag, rbase := bw.rowsA, bw.rowsB, bw.rtag, bw.rbase
+	for ; pc < len(code); pc++ {
+		in := code[pc]
+		switch in.op() {
+		case opCol:
+			i := int(in.col()) - cbase
+			if uint(i) >= uint(len(cols)) {
+				return pc, walkColMiss
+			}
+			v := cols[i]
+			d := r[4*in.dst():][:3]
+			d[0], d[1], d[2] = uint64(v.C0), uint64(v.C1), uint64(v.C2)
+		case opXor:
+			d, x, y := r[4*in.dst():][:3], r[4*in.x():][:3], r[4*in.y():][:3]
+			d[0], d[1], d[2] = x[0]^y[0], x[1]^y[1], x[2]^y[2]
+		default:
+			row := int(in.dst())
+			i := row - rbase
+			if uint(i) >= uint(len(rowsA)) {
+				return pc, walkRowMiss
+			}
+			x, y := r[4*in.x():][:3], r[4*in.y():][:3]
+			rowsA[i] = field.E{C0: field.K(x[0]), C1: field.K(x[1]), C2: field.K(x[2])}
+			rowsB[i] = field.E{C0: field.K(y[0]), C1: field.K(y[1]), C2: field.K(y[2])}
+			rtag[i] = int32(row)
+		}
+	}
+	return pc, walkDone
+}

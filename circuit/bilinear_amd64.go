@@ -1,0 +1,61 @@
+//go:build !purego
+
+package circuit
+
+import (
+	"unsafe"
+
+	"github.com/leanpipe/leanpipe/cpu"
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// bilinearState is what bilinearAVX2 reads, and pc what it writes back (the
+// offsets are fixed in bilinear_amd64.s).
+type bilinearState struct {
+	code  *instr   // 0: the program
+	n     int      // 8: its length
+	pc    int      // 16: in, the step to start at; out, the step it stopped at
+	regs  *uint64  // 24: register i at words [4i, 4i+4)
+	cols  *field.E // 32: the column window
+	cbase int      // 40
+	cn    int      // 48
+	rowsA *field.E // 56: the row window
+	rowsB *field.E // 64
+	rtag  *int32   // 72
+	rbase int      // 80
+	rn    int      // 88
+}
+
+// bilinearAVX2 is bilinearGo in assembly (bilinear_amd64.s): it runs the steps
+// [pc, n) of code until one falls outside a window, writes that step (or n) to pc
+// and returns the exit (walkDone, walkColMiss, walkRowMiss). A register is 32 bytes
+// (an E and 8 bytes of padding, which it may overwrite); column and row windows
+// hold E values (24 bytes). Preconditions (a compiled program and the walker
+// guarantee them): every register the code names is below len(regs)/4, cols holds
+// cn values and rowsA, rowsB, rtag rn each, pc ≤ n. No alignment is needed. It
+// needs AVX2.
+//
+//go:noescape
+func bilinearAVX2(st *bilinearState) int
+
+func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {
+	if Kernels.Level() < cpu.AVX2 || len(code) == 0 {
+		return bilinearGo(bw, code, pc)
+	}
+	st := bilinearState{code: &code[0], n: len(code), pc: pc, regs: &bw.regs[0],
+		cbase: bw.cbase, cn: len(bw.cols), rbase: bw.rbase, rn: len(bw.rowsA)}
+	raceRead(unsafe.Pointer(&code[0]), 8*len(code))
+	raceReadWrite(unsafe.Pointer(&bw.regs[0]), 8*len(bw.regs))
+	if len(bw.cols) > 0 {
+		st.cols = &bw.cols[0]
+		raceRead(unsafe.Pointer(st.cols), 24*len(bw.cols))
+	}
+	if len(bw.rowsA) > 0 {
+		st.rowsA, st.rowsB, st.rtag = &bw.rowsA[0], &bw.rowsB[0], &bw.rtag[0]
+		raceWrite(unsafe.Pointer(st.rowsA), 24*len(bw.rowsA))
+		raceWrite(unsafe.Pointer(st.rowsB), 24*len(bw.rowsB))
+		raceWrite(unsafe.Pointer(st.rtag), 4*len(bw.rtag))
+	}
+	exit := bilinearAVX2(&st)
+	return st.pc, exit
+}

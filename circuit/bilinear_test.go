@@ -1,0 +1,157 @@
+package circuit
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/cpu"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+)
+
+// scrambledCircuit emits its rows in a random order and reads random earlier
+// columns, so that walks step behind and far past their windows: logSize 13 is
+// eight windows of columns and rows.
+func scrambledCircuit(r *rand.Rand, logSize int) *Circuit {
+	n := 1 << logSize
+	b := NewBuilder("scrambled", logSize, 3)
+	b.Input("x", 8, 64)
+	cols := []int{3}
+	for i := range 64 {
+		cols = append(cols, 8+i)
+	}
+	rows := r.Perm(n - 100)
+	pool := []Wire{b.One(), Zero}
+	for _, row := range rows {
+		row += 100
+		if r.IntN(5) == 0 {
+			continue
+		}
+		for range 2 {
+			pool = append(pool, b.Col(cols[r.IntN(len(cols))]))
+		}
+		x := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
+		y := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
+		pool = append(pool, x, y, b.Product(row, x, y))
+		cols = append(cols, row)
+		if len(pool) > 100 {
+			pool = pool[len(pool)-100:]
+		}
+	}
+	return b.Compile()
+}
+
+// bilinearByRows is (eᵀA0·w, eᵀB0·w) from the row values: the reference the walks
+// are held to.
+func bilinearByRows(c *Circuit, e, w []field.E) (va, vb field.E) {
+	a, b := make([]field.E, c.Size()), make([]field.E, c.Size())
+	c.RowValues(a, b, w)
+	return dot(e, a), dot(e, b)
+}
+
+// The bilinear walk at every level of the family gives the row values' bilinear
+// forms, at full weights and at tensor weights (low factors of 1, 64 and 1024
+// entries, and one of 2048, which is formed in full), serially and on segments,
+// on circuits that load columns and emit rows in order (BLAKE2s, a random one) and
+// out of order (scrambled: windows missed behind and ahead).
+func TestBilinearKernels(t *testing.T) {
+	oldSteps, oldShare := minSegmentSteps, maxSliceShare
+	minSegmentSteps, maxSliceShare = 1<<10, 16
+	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
+	r := testrand.New(t)
+	for _, c := range []*Circuit{buildBlake2s(), randomCircuit(r, 12), scrambledCircuit(r, 13)} {
+		n := c.Size()
+		e, w := randVec(r, n), randVec(r, n)
+		wa, wb := bilinearByRows(c, e, w)
+		type tensors struct{ e, w Tensor }
+		var ts []tensors
+		for _, lowLog := range []int{0, 6, 10, 11} {
+			ts = append(ts, tensors{randTensor(r, lowLog, c.LogSize()), randTensor(r, lowLog, c.LogSize())})
+		}
+		ts = append(ts, tensors{randTensor(r, 6, c.LogSize()), randTensor(r, 0, c.LogSize())})
+		want := make([][2]field.E, len(ts))
+		for i, tt := range ts {
+			fe, fw := make([]field.E, n), make([]field.E, n)
+			tt.e.Fill(fe)
+			tt.w.Fill(fw)
+			want[i][0], want[i][1] = bilinearByRows(c, fe, fw)
+		}
+		for _, l := range Kernels.Levels() {
+			// serialWalksFirst serial walks, then segmented ones.
+			for walk := range serialWalksFirst + 2 {
+				what := fmt.Sprintf("%s level %v walk %d", c.Name(), l, walk)
+				func() {
+					defer cpu.SetLevel(l)()
+					if a, b := c.BilinearPair(e, w); a != wa || b != wb {
+						t.Fatalf("%s: full weights: (%v, %v), want (%v, %v)", what, a, b, wa, wb)
+					}
+					for i, tt := range ts {
+						if a, b := c.BilinearTensor(tt.e, tt.w); a != want[i][0] || b != want[i][1] {
+							t.Fatalf("%s: tensor weights (low 2^%d, 2^%d): (%v, %v), want (%v, %v)",
+								what, tt.e.LogLen()-len(tt.e.High), tt.w.LogLen()-len(tt.w.High), a, b, want[i][0], want[i][1])
+						}
+					}
+				}()
+			}
+		}
+	}
+}
+
+// The walk kernels at every level stop at the same steps with the same exits and
+// leave the same registers and row windows, from random windows over a scrambled
+// circuit's code.
+func TestBilinearKernelExits(t *testing.T) {
+	r := testrand.New(t)
+	c := scrambledCircuit(r, 13)
+	w := randVec(r, c.Size())
+	e := randVec(r, c.Size())
+	type result struct {
+		pcs, exits []int
+		regs       []uint64
+		rowsA      []field.E
+	}
+	run := func(l cpu.Level, seed uint64) result {
+		defer cpu.SetLevel(l)()
+		rr := rand.New(rand.NewPCG(seed, 1))
+		bw := newFullWalk(new(walkScratch), c.nregs, e, w)
+		var res result
+		pc := 0
+		for pc < len(c.code) {
+			var exit int
+			pc, exit = bilinearKernel(bw, c.code, pc)
+			res.pcs, res.exits = append(res.pcs, pc), append(res.exits, exit)
+			switch exit {
+			case walkColMiss:
+				pc = bw.colMiss(c.code, pc)
+			case walkRowMiss:
+				pc = bw.rowMiss(c.code, pc)
+			}
+			// Move the column window at random, too.
+			if rr.IntN(4) == 0 {
+				bw.moveCols(rr.IntN(c.Size()))
+			}
+		}
+		res.regs = append([]uint64(nil), bw.regs...)
+		for i := range res.regs {
+			if i%4 == 3 {
+				res.regs[i] = 0 // padding
+			}
+		}
+		res.rowsA = append([]field.E(nil), bw.rowsA...)
+		return res
+	}
+	want := run(cpu.Portable, 9)
+	if len(want.exits) < 100 {
+		t.Fatalf("only %d kernel exits: the test does not exercise the windows", len(want.exits))
+	}
+	for _, l := range Kernels.Levels() {
+		got := run(l, 9)
+		if fmt.Sprint(got.pcs, got.exits) != fmt.Sprint(want.pcs, want.exits) {
+			t.Fatalf("level %v: the kernel stops at other steps than the portable one", l)
+		}
+		if fmt.Sprint(got.regs) != fmt.Sprint(want.regs) || fmt.Sprint(got.rowsA) != fmt.Sprint(want.rowsA) {
+			t.Fatalf("level %v: registers or row window differ from the portable kernel's", l)
+		}
+	}
+}
