@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/leanpipe/leanpipe/queue"
+)
+
+// TestSubmitTreeRefusals: `submit --tree` refusals that come before any connection
+// (port 1 has no server), each an input error (exit 2) that publishes nothing.
+func TestSubmitTreeRefusals(t *testing.T) {
+	dir := t.TempDir()
+	sigs, _ := signaturesFile(t, dir, "sigs.json", 9, 61)
+	jobs := filepath.Join(dir, "jobs.jsonl")
+	os.WriteFile(jobs, []byte(`{"id":"a","n":8}`+"\n"), 0o644)
+	url := "nats://127.0.0.1:1"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tree", sigs, "--leaf", "1"}, "make 9 leaves; one merge takes at most 8, and trees of depth 2 (merges of merged proofs) are not supported yet"},
+		{[]string{"--tree", sigs, "--leaf", "9"}, "make one leaf: nothing to merge"},
+		{[]string{"--tree", sigs, "--leaf", "2", jobs}, "--tree takes no jobs file"},
+		{[]string{"--leaf", "2"}, "--leaf needs --tree FILE"},
+		{[]string{"--tree", sigs}, "--tree needs --leaf L"},
+		{[]string{"--tree", sigs, "--leaf", "2", "--no-wait"}, "drop --no-wait"},
+		{[]string{"--tree", sigs, "--leaf", "2", "--merge-rate", "5"}, "--merge-rate: 5 is out of range"},
+		{[]string{"--tree", sigs, "--leaf", "2", "--id", "a.b"}, "--id:"},
+		{[]string{"--tree", filepath.Join(dir, "missing.json"), "--leaf", "2"}, "--tree: stat"},
+	} {
+		code, o, e := run(t, append([]string{"submit", "--nats", url}, c.args...)...)
+		if code != 2 || o != "" || !strings.Contains(e, c.want) {
+			t.Errorf("submit %v: exit %d, %q %q; want 2 mentioning %q", c.args, code, o, e, c.want)
+		}
+	}
+	if _, err := os.Stat(sigs + ".leaves"); err == nil {
+		t.Errorf("a refused tree wrote its leaves")
+	}
+}
+
+// TestNATSTree: a `serve --nats` worker process and `submit --tree --fetch` prove a
+// 5-signer set as leaves of 2, 2 and 1 signers and one merge of them; the fetched
+// root verifies with `leanpipe verify` and states the set's keys in order. Then a
+// merge job naming a corrupted child is refused naming it, and one naming a merged
+// proof is refused as a tree of depth 2.
+func TestNATSTree(t *testing.T) {
+	skipMergeProofs(t, "proves three leaves and a merge through a NATS worker")
+	url := embeddedNATS(t, nil)
+	nc, js, err := queue.Connect(queue.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := queue.Ensure(context.Background(), js, queue.Options{URL: url, AckWait: 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sigs, in := signaturesFile(t, dir, "committee.json", 5, 67)
+
+	var we bytes.Buffer
+	w := child(t, &we, "serve", "--nats", url, "--workers", "2", "--in-flight", "1", "--ack-wait", "5s", "--grace", "1s", "--name", "w1")
+	defer w.Process.Kill()
+
+	fetch := filepath.Join(dir, "fetched")
+	var o, e bytes.Buffer
+	code := executeIn([]string{"submit", "--nats", url, "--ack-wait", "5s", "--tree", sigs, "--leaf", "2", "--leaf-rate", "2",
+		"--fetch", fetch, "--timeout", "600s"}, strings.NewReader(""), &o, &e)
+	if code != 0 {
+		t.Fatalf("submit --tree: exit %d: %s\nstdout %s\nworker: %s", code, e.String(), o.String(), we.String())
+	}
+	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d result lines, want 3 leaves and the merge: %s", len(lines), o.String())
+	}
+	for i, l := range lines {
+		var r struct {
+			ID, Object, Proof string
+			OK                bool
+			N                 int
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil || !r.OK {
+			t.Fatalf("result %s (%v)", l, err)
+		}
+		wantID, wantN := queue.LeafID("committee", i), []int{2, 2, 1, 5}[i]
+		if i == 3 {
+			wantID = "committee"
+		}
+		if r.ID != wantID || r.N != wantN || r.Object != wantID+".proof.bin" || (i == 3) != (r.Proof != "") {
+			t.Errorf("result %d: %s; want id %s, n %d, the proof fetched for the merge only", i, l, wantID, wantN)
+		}
+	}
+	root := filepath.Join(fetch, "committee.proof.bin")
+	vcode, vo, _ := run(t, "verify", root)
+	if vcode != 0 || !accepted(vo) || !strings.Contains(vo, "merged from 3 children") || !strings.Contains(vo, "5 signatures") {
+		t.Fatalf("verify the fetched root: %d %q", vcode, vo)
+	}
+	mb, _ := os.ReadFile(root + ".json")
+	var meta struct {
+		Keys []string `json:"public_keys"`
+	}
+	if err := json.Unmarshal(mb, &meta); err != nil || len(meta.Keys) != 5 {
+		t.Fatalf("root PROOF.json: %v %s", err, mb)
+	}
+	for i, s := range in.Signers {
+		if meta.Keys[i] != s.PublicKey.String() {
+			t.Fatalf("key %d: %s, want %s", i, meta.Keys[i], s.PublicKey)
+		}
+	}
+
+	// A corrupted copy of leaf 0 in the bucket, and merge jobs naming it and the root.
+	store, err := js.ObjectStore(context.Background(), queue.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf0 := queue.LeafID("committee", 0) + ".proof.bin"
+	data, err := store.GetBytes(context.Background(), leaf0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm, _ := store.GetBytes(context.Background(), leaf0+".json")
+	data[len(data)/2] ^= 1
+	store.PutBytes(context.Background(), "bad.proof.bin.json", lm)
+	store.PutBytes(context.Background(), "bad.proof.bin", data)
+	jobs := filepath.Join(dir, "jobs.jsonl")
+	leaf1 := queue.LeafID("committee", 1) + ".proof.bin"
+	os.WriteFile(jobs, []byte(`{"id":"mbad","children":["bad.proof.bin","`+leaf1+`"]}`+"\n"+
+		`{"id":"deep","children":["committee.proof.bin","`+leaf1+`"]}`+"\n"), 0o644)
+	o.Reset()
+	e.Reset()
+	code = executeIn([]string{"submit", "--nats", url, "--ack-wait", "5s", "--timeout", "300s", jobs}, strings.NewReader(""), &o, &e)
+	out := o.String()
+	if code != 1 || !strings.Contains(out, `"id":"mbad","ok":false`) || !strings.Contains(out, "child bad.proof.bin does not verify") ||
+		!strings.Contains(out, "child committee.proof.bin is a merged proof") || !strings.Contains(out, "not supported yet") {
+		t.Fatalf("bad merge jobs: exit %d\n%s\n%s\nworker: %s", code, out, e.String(), we.String())
+	}
+	if strings.Contains(out, os.TempDir()+"/leanpipe-merge-") {
+		t.Errorf("an error names the worker's local file: %s", out)
+	}
+	w.Process.Signal(syscall.SIGTERM)
+	if err := w.Wait(); err != nil {
+		t.Fatalf("worker after SIGTERM: %v\n%s", err, we.String())
+	}
+}
