@@ -15,7 +15,9 @@ import (
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/recursion"
 	"github.com/leanpipe/leanpipe/stream"
+	"github.com/leanpipe/leanpipe/xmss"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -69,6 +71,9 @@ type fakeMerger struct {
 	fail   bool
 	block  chan struct{} // closed once merging started, when set
 	merged *aggregate.Input
+	// asMerged, when set, makes the answer a merged proof's statement (label
+	// recursion.MergeLabel) of these keys, with junk proof bytes.
+	asMerged []xmss.PublicKey
 }
 
 func (f *fakeMerger) merger() *stream.Merger {
@@ -94,6 +99,18 @@ func (f *fakeMerger) merger() *stream.Merger {
 		}
 		if fail {
 			return flows.Meta{}, nil, fmt.Errorf("child %s does not verify: junk", job.Children[1])
+		}
+		if f.asMerged != nil {
+			ms := recursion.MergeStatement{Message: f.merged.Message, Epoch: f.merged.Epoch, Keys: f.asMerged, Depth: 1}
+			for range job.Children {
+				ms.Children = append(ms.Children, recursion.ChildInfo{N: len(f.asMerged) / len(job.Children), LogInvRate: 1})
+			}
+			st, err := json.Marshal(ms)
+			if err != nil {
+				return flows.Meta{}, nil, err
+			}
+			return flows.Meta{Flow: aggregate.FlowName, N: len(f.asMerged), LogInvRate: job.LogInvRate, Label: recursion.MergeLabel,
+				Format: flows.FormatWire, Statement: st}, []byte("LPMERGE0 junk"), nil
 		}
 		meta := flows.NewMetaFor(aggregate.Flow, flows.StatementOf(aggregate.Flow, f.merged, job.LogInvRate), flows.FormatWire)
 		return meta, []byte("merged"), nil
@@ -319,4 +336,44 @@ func TestMergeJobWorkerDies(t *testing.T) {
 		t.Errorf("answered %+v by %s at delivery %d after %d merges on b; want ok by b at 2 after 1", rs[0], rs[0].Worker, rs[0].Deliveries, fb.count())
 	}
 	a.stop(t)
+}
+
+// Submit's fetch of a merged proof checks what it states against the children's
+// statements before verifying it: keys out of order are refused naming the field;
+// the right statement with junk bytes fails verification.
+func TestMergeJobFetchChecks(t *testing.T) {
+	o := Options{AckWait: time.Second, Worker: "w"}
+	ts := startServer(t, o)
+	set, parts := leafSet(t, 2, 2, 12)
+	keys := set.PublicKeys()
+	fm := &fakeMerger{merged: set, asMerged: append(append([]xmss.PublicKey{}, keys[2:]...), keys[:2]...)}
+	ow := o
+	ow.Merger = fm.merger()
+	_, jsW := ts.connect(t, "w")
+	startWorker(t, jsW, newEngine(t), ow, nil)
+	_, js := ts.connect(t, "submit")
+	putLeaf(t, js, "a", parts[0], []byte("proof a"))
+	putLeaf(t, js, "b", parts[1], []byte("proof b"))
+	of := o
+	of.Fetch = t.TempDir()
+	rs, err := submit(t, js, parseJobs(t, `{"id":"m","children":["a.proof.bin","b.proof.bin"]}`), of, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].OK || !errors.Is(rs[0].Err, ErrFetch) || !strings.Contains(rs[0].Error, "public_keys differs") {
+		t.Errorf("keys out of order: %+v", rs[0])
+	}
+	fm.mu.Lock()
+	fm.asMerged = keys
+	fm.mu.Unlock()
+	rs, err = submit(t, js, parseJobs(t, `{"id":"m2","children":["a.proof.bin","b.proof.bin"]}`), of, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].OK || !strings.Contains(rs[0].Error, "does not prove the job's statement") {
+		t.Errorf("junk merged proof: %+v", rs[0])
+	}
+	if _, err := os.Stat(filepath.Join(of.Fetch, "m2.proof.bin")); err == nil {
+		t.Errorf("a merged proof that does not verify was written")
+	}
 }
