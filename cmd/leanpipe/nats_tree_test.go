@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -46,8 +47,9 @@ func TestSubmitTreeRefusals(t *testing.T) {
 	}
 }
 
-// TestNATSTree: a `serve --nats` worker process and `submit --tree --fetch` prove a
-// 5-signer set as leaves of 2, 2 and 1 signers and one merge of them; the fetched
+// TestNATSTree: `serve --nats` worker processes and `submit --tree --fetch` prove a
+// 5-signer set as leaves of 2, 2 and 1 signers and one merge of them; the worker
+// holding the merge is SIGKILLed and the merge is redelivered to another; the fetched
 // root verifies with `leanpipe verify` and states the set's keys in order. Then a
 // merge job naming a corrupted child is refused naming it, and one naming a merged
 // proof is refused as a tree of depth 2.
@@ -65,16 +67,58 @@ func TestNATSTree(t *testing.T) {
 	dir := t.TempDir()
 	sigs, in := signaturesFile(t, dir, "committee.json", 5, 67)
 
-	var we bytes.Buffer
-	w := child(t, &we, "serve", "--nats", url, "--workers", "2", "--in-flight", "1", "--ack-wait", "5s", "--grace", "1s", "--name", "w1")
-	defer w.Process.Kill()
+	// w1 proves the leaves and is SIGKILLed once it holds the merge job; w2, started
+	// then, gets the merge redelivered.
+	var e1, we bytes.Buffer
+	common := []string{"serve", "--nats", url, "--workers", "2", "--in-flight", "1", "--ack-wait", "5s", "--grace", "1s"}
+	w1 := child(t, &e1, append(common, "--name", "w1")...)
+	defer w1.Process.Kill()
+	var w *exec.Cmd
+	defer func() {
+		if w != nil {
+			w.Process.Kill()
+		}
+	}()
+	store, err := js.ObjectStore(context.Background(), queue.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := make(chan bool, 1)
+	go func() {
+		defer close(killed)
+		cons, err := js.Consumer(context.Background(), queue.JobsStream, queue.Consumer)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for end := time.Now().Add(10 * time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if _, err := store.GetInfo(context.Background(), queue.LeafID("committee", 2)+".proof.bin"); err != nil {
+				continue
+			}
+			info, err := cons.Info(context.Background())
+			if err == nil && info.NumAckPending == 1 && info.NumPending == 0 && info.Delivered.Stream == 4 {
+				w1.Process.Signal(syscall.SIGKILL)
+				killed <- true
+				return
+			}
+		}
+	}()
 
 	fetch := filepath.Join(dir, "fetched")
 	var o, e bytes.Buffer
-	code := executeIn([]string{"submit", "--nats", url, "--ack-wait", "5s", "--tree", sigs, "--leaf", "2", "--leaf-rate", "2",
-		"--fetch", fetch, "--timeout", "600s"}, strings.NewReader(""), &o, &e)
+	done := make(chan int, 1)
+	go func() {
+		done <- executeIn([]string{"submit", "--nats", url, "--ack-wait", "5s", "--tree", sigs, "--leaf", "2", "--leaf-rate", "2",
+			"--fetch", fetch, "--timeout", "600s"}, strings.NewReader(""), &o, &e)
+	}()
+	if !<-killed {
+		t.Fatalf("w1 never held the merge job\nw1: %s", e1.String())
+	}
+	w1.Wait()
+	w = child(t, &we, append(common, "--name", "w2")...)
+	code := <-done
 	if code != 0 {
-		t.Fatalf("submit --tree: exit %d: %s\nstdout %s\nworker: %s", code, e.String(), o.String(), we.String())
+		t.Fatalf("submit --tree: exit %d: %s\nstdout %s\nw1: %s\nw2: %s", code, e.String(), o.String(), e1.String(), we.String())
 	}
 	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
 	if len(lines) != 4 {
@@ -82,9 +126,9 @@ func TestNATSTree(t *testing.T) {
 	}
 	for i, l := range lines {
 		var r struct {
-			ID, Object, Proof string
-			OK                bool
-			N                 int
+			ID, Object, Proof, Worker string
+			OK                        bool
+			N, Deliveries             int
 		}
 		if err := json.Unmarshal([]byte(l), &r); err != nil || !r.OK {
 			t.Fatalf("result %s (%v)", l, err)
@@ -95,6 +139,9 @@ func TestNATSTree(t *testing.T) {
 		}
 		if r.ID != wantID || r.N != wantN || r.Object != wantID+".proof.bin" || (i == 3) != (r.Proof != "") {
 			t.Errorf("result %d: %s; want id %s, n %d, the proof fetched for the merge only", i, l, wantID, wantN)
+		}
+		if i == 3 && (r.Worker != "w2" || r.Deliveries != 2) {
+			t.Errorf("the merge: answered by %s at delivery %d, want w2 at 2 (w1 was killed holding it)", r.Worker, r.Deliveries)
 		}
 	}
 	root := filepath.Join(fetch, "committee.proof.bin")
@@ -116,10 +163,6 @@ func TestNATSTree(t *testing.T) {
 	}
 
 	// A corrupted copy of leaf 0 in the bucket, and merge jobs naming it and the root.
-	store, err := js.ObjectStore(context.Background(), queue.Bucket)
-	if err != nil {
-		t.Fatal(err)
-	}
 	leaf0 := queue.LeafID("committee", 0) + ".proof.bin"
 	data, err := store.GetBytes(context.Background(), leaf0)
 	if err != nil {
