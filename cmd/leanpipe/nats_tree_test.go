@@ -125,6 +125,7 @@ func TestNATSTree(t *testing.T) {
 		t.Fatalf("%d result lines, want 3 leaves and the merge: %s", len(lines), o.String())
 	}
 	for i, l := range lines {
+		t.Log(l)
 		var r struct {
 			ID, Object, Proof, Worker string
 			OK                        bool
