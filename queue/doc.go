@@ -34,6 +34,11 @@
 // statement it proves is kept, so that a fetched proof is checked against the job's
 // own input, never against the statement the worker stored beside it.
 //
+// Merge jobs ({"id", "children": ["<id>.proof.bin", …]}) name their children by
+// their proof objects; a worker downloads them, merges them with Options.Merger and
+// stores the merged proof like a leaf's, keyed by the children's contents (merge.go).
+// SubmitTree proves one signature set as leaves and their merge (tree.go).
+//
 // The package uses no JetStream feature newer than server 2.9 (one filter subject
 // per consumer, no per-message TTL, no consumer metadata).
 package queue

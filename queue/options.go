@@ -113,6 +113,13 @@ type Options struct {
 	// (DIR/<id>.proof.bin and its .json) after verifying it.
 	Fetch string
 
+	// Merger, when set, makes a worker's merge jobs ("children": proof objects of
+	// the bucket; merge.go); without it a worker answers them with an error.
+	Merger *stream.Merger
+
+	// tree, set by SubmitTree, is what its merge job's proof must state.
+	tree *mergeWant
+
 	// Logf, when set, receives a worker's failures that no result reports: a
 	// result, dead letter, proof or ack that could not be published (the job is
 	// then left to its lease), a result too large to publish.
@@ -145,7 +152,7 @@ func (o Options) proverOptions() stream.Options {
 	return stream.Options{
 		InFlight: o.InFlight, Pending: o.InFlight, MemoryBudget: o.MemoryBudget, BudgetFrom: o.BudgetFrom,
 		MaxN: o.MaxN, MaxInputBytes: o.MaxInputBytes, Grace: o.Grace, Cores: o.Cores,
-		Flow: o.Flow, Verify: o.Verify,
+		Flow: o.Flow, Verify: o.Verify, Merger: o.Merger,
 	}
 }
 

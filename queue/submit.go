@@ -33,7 +33,15 @@ func ReadJobs(ctx context.Context, r io.Reader, base string) ([]stream.Envelope[
 	src := stream.NewLineSource(ctx, r, base)
 	var jobs []stream.Envelope[stream.Job]
 	for v := range src.Out() {
-		jobs = append(jobs, v.(stream.Envelope[stream.Job]))
+		env := v.(stream.Envelope[stream.Job])
+		// A queued merge job's children are proof objects, not files: undo the
+		// source's resolution of them against base.
+		for i, c := range env.Val.Children {
+			if base != "" && filepath.Dir(c) == base {
+				env.Val.Children[i] = filepath.Base(c)
+			}
+		}
+		jobs = append(jobs, env)
 	}
 	if err := src.Err(); err != nil {
 		return jobs, err
@@ -80,6 +88,13 @@ func Submit(ctx context.Context, js jetstream.JetStream, jobs []stream.Envelope[
 		id := env.Val.ID
 		if err == nil && byID[id] != nil {
 			err = fmt.Errorf("%w: job %s: the id is given twice", stream.ErrBusy, id)
+		}
+		if err != nil {
+			results[i] = failedResult(env.Seq, id, err)
+			continue
+		}
+		if q.want.job.Children != nil {
+			err = prepareMerge(ctx, sh.Proofs, &q, o.tree)
 		}
 		if err != nil {
 			results[i] = failedResult(env.Seq, id, err)
@@ -180,8 +195,9 @@ type prepared struct {
 	subject string
 	data    []byte
 	key     string
-	extras  []string  // the other proof form asked for (Job.Formats)
-	want    *expected // what the job's proof must prove
+	extras  []string   // the other proof form asked for (Job.Formats)
+	want    *expected  // what the job's proof must prove
+	merge   *mergeWant // for a merge job, what its merged proof must state
 }
 
 // prepare checks a job as a worker will and encodes it. A job with an input file has
@@ -211,8 +227,13 @@ func prepare(env stream.Envelope[stream.Job], o Options) (prepared, error) {
 	if job, err = parseEncoded(job); err != nil {
 		return prepared{}, err
 	}
+	if isMergeJob(&job) {
+		if err := checkMergeJob(&job); err != nil {
+			return prepared{}, err
+		}
+	}
 	want := &expected{}
-	if job.File() != "" {
+	if job.File() != "" && !isMergeJob(&job) {
 		if want.st, err = readInput(&job, o.MaxInputBytes); err != nil {
 			return prepared{}, err
 		}
@@ -284,6 +305,9 @@ func watchResults(ctx context.Context, js jetstream.JetStream, results jetstream
 // against that statement and writes the files as serve does: the other forms first,
 // the job's proof last.
 func fetch(ctx context.Context, store jetstream.ObjectStore, r *Result, q prepared, dir string) error {
+	if q.merge != nil {
+		return fetchMerged(ctx, store, r, q, dir)
+	}
 	want, err := q.want.statement()
 	if err != nil {
 		return fmt.Errorf("%w: job %s: %v", ErrFetch, r.ID, err)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,13 +43,15 @@ type Worker struct {
 // delivery is one pulled message, from its pull to its ack, term or nak.
 type delivery struct {
 	msg       jetstream.Msg
-	streamSeq uint64 // the job's sequence in JobsStream (the same on every delivery)
-	n         int    // deliveries so far, this one included
-	subSeq    uint64 // the job's place in its submission (HeaderSeq), else streamSeq
-	token     string // HeaderSubmission
-	id        string // the result subject's token
-	key       string // jobKey of the parsed job
-	reserved  bool   // id held in busy
+	streamSeq uint64        // the job's sequence in JobsStream (the same on every delivery)
+	n         int           // deliveries so far, this one included
+	subSeq    uint64        // the job's place in its submission (HeaderSeq), else streamSeq
+	token     string        // HeaderSubmission
+	id        string        // the result subject's token
+	key       string        // jobKey of the parsed job
+	reserved  bool          // id held in busy
+	kids      []storedChild // a merge job's children, read from the bucket
+	tmp       string        // a merge job's children's files (removed when done)
 	stop      chan struct{}
 	once      sync.Once
 }
@@ -238,9 +241,26 @@ func (w *Worker) handle(ctx, fin context.Context, msg jetstream.Msg) bool {
 		w.deadLetter(fin, d, job)
 		return false
 	}
+	if err == nil && isMergeJob(&job) {
+		if err = checkMergeJob(&job); err == nil {
+			d.kids, err = loadChildren(ctx, w.store, &job, w.window())
+		}
+		if err != nil && !errors.Is(err, stream.ErrJob) && !errors.Is(err, stream.ErrLimit) {
+			// The bucket could not be read: another delivery tries again.
+			w.logf("queue: job %s: its children could not be read (the job is left to its lease): %v", d.id, err)
+			w.count(func(m *Metrics) { m.Unfinished++ })
+			w.done(d)
+			return false
+		}
+		if err == nil {
+			d.key = mergeKey(job, d.kids)
+		}
+	}
 	if err == nil {
-		digestInput(&job, w.o.MaxInputBytes)
-		d.key = jobKey(job)
+		if d.key == "" {
+			digestInput(&job, w.o.MaxInputBytes)
+			d.key = jobKey(job)
+		}
 		if r, ok := w.fromStore(ctx, d, job); ok {
 			w.count(func(m *Metrics) { m.FromStore++ })
 			w.answer(fin, d, r)
@@ -259,6 +279,10 @@ func (w *Worker) handle(ctx, fin context.Context, msg jetstream.Msg) bool {
 			w.count(func(m *Metrics) { m.Nacked++ })
 			w.done(d)
 			return false
+		}
+		if d.kids != nil {
+			d.tmp, err = writeChildren(&job, d.kids)
+			d.kids = nil
 		}
 	}
 	job.Unordered = true
@@ -287,7 +311,12 @@ func (w *Worker) lease(d *delivery) {
 
 // done ends the job's lease and frees its id.
 func (w *Worker) done(d *delivery) {
-	d.once.Do(func() { close(d.stop) })
+	d.once.Do(func() {
+		close(d.stop)
+		if d.tmp != "" {
+			os.RemoveAll(d.tmp)
+		}
+	})
 	if d.reserved {
 		w.mu.Lock()
 		delete(w.busy, d.id)
@@ -302,6 +331,13 @@ func (w *Worker) window() time.Duration { return max(10*time.Second, w.o.AckWait
 // finish handles the Prover's result for a job: an abandoned job is Nak'ed, a
 // proof is stored, answered and acked, an error is answered and terminated.
 func (w *Worker) finish(fin context.Context, d *delivery, res stream.Result) {
+	if d.tmp != "" {
+		// A merge's errors name its children by object, not by their local files,
+		// which are not needed any more.
+		res.Error = strings.ReplaceAll(res.Error, d.tmp+string(os.PathSeparator), "")
+		os.RemoveAll(d.tmp)
+		d.tmp = ""
+	}
 	if errors.Is(res.Err, stream.ErrAbandoned) {
 		defer w.done(d)
 		if err := d.msg.Nak(); err == nil {

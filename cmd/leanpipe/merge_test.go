@@ -342,18 +342,6 @@ func TestServeMerge(t *testing.T) {
 	}
 }
 
-// TestSubmitRefusesMergeJobs: the NATS queue does not take merge jobs yet; submit
-// refuses them before connecting.
-func TestSubmitRefusesMergeJobs(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "jobs.jsonl")
-	os.WriteFile(p, []byte(`{"id":"a","n":8}`+"\n"+`{"id":"m","children":["x.bin","y.bin"]}`+"\n"), 0o644)
-	// Port 1 has no server: the refusal comes before any connection.
-	code, o, e := run(t, "submit", "--nats", "nats://127.0.0.1:1", p)
-	if code != 2 || o != "" || !strings.Contains(e, "job m is a merge job") || !strings.Contains(e, "nothing published") {
-		t.Fatalf("submit: exit %d, %q %q", code, o, e)
-	}
-}
-
 // TestRunTreeInput: a tree run over a signatures file cuts it into leaves of 2 and 1
 // signers and merges them; the merged proof's keys are the file's, in order.
 func TestRunTreeInput(t *testing.T) {

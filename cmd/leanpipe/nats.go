@@ -111,6 +111,9 @@ func serveNATS(cmd *cobra.Command, o queue.Options, workers int, metricsPath str
 	defer ob.close()
 	o.Cores = e.Scheduler().Cores()
 	o.Logf = func(format string, args ...any) { log.Warn().Msgf(format, args...) }
+	if o.Merger == nil {
+		o.Merger = serveMerger(workers) // merge jobs of the bucket's proofs (nats_tree.go)
+	}
 	w := queue.NewWorker(js, e, o)
 	if ob.metrics != nil {
 		if err := ob.metrics.Registry().Register(queueCollector{w}); err != nil {
@@ -146,9 +149,10 @@ func submitCmd() *cobra.Command {
 		noWait          bool
 		maxN            int
 		timeout         time.Duration
+		tf              treeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "submit --nats URL JOBS.jsonl",
+		Use:   "submit --nats URL JOBS.jsonl | submit --nats URL --tree FILE --leaf L",
 		Short: "publish jobs to the JetStream queue, wait for their results and print one result line per job",
 		Long: `submit publishes the jobs of a JSON-lines file (serve's job form; ids are 1 to 128
 of A-Z a-z 0-9 _ -, as for serve, and each is given once: otherwise nothing is published and
@@ -165,10 +169,40 @@ it proves (flow, n, rate, form and the flow's data: message, epoch and keys for
 xmss-aggregate); a fetched proof of any other statement is refused (exit 1, naming the job and
 the field). Proofs are stored by the input's contents, not its path. Input files named by
 jobs are opened by the workers too: relative paths are resolved against the jobs file's
-directory and sent absolute, so the workers must read them at that path. Exit status 0 when every job is ok, 1 otherwise, 2
-for bad input.`,
-		Args: cobra.ExactArgs(1),
+directory and sent absolute, so the workers must read them at that path. A merge job
+{"id","children":["<id>.proof.bin",…]} merges 2 to 8 xmss-aggregate leaf proofs of the
+bucket, named by their objects, into one proof.
+
+--tree FILE --leaf L proves one signatures set (the input --signatures takes) as a tree:
+FILE is cut in order into leaves of L signers (2 to 8 leaves: more needs a tree of depth 2,
+which is not supported yet), written as FILE.leaves/<id>-leaf-<i>.json (the workers read
+them at that path), the leaf jobs <id>-leaf-<i> are queued, and once all are done the merge
+job <id> of their proofs; with --fetch the one merged proof is downloaded and verified
+against FILE's message, epoch and keys in order. --id names the tree (default: FILE's name).
+Exit status 0 when every job is ok, 1 otherwise, 2 for bad input.`,
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("tree") || cmd.Flags().Changed("leaf") {
+				if len(args) != 0 {
+					return usage("--tree takes no jobs file")
+				}
+				if n.url == "" {
+					return usage("--nats is required")
+				}
+				if err := n.check(); err != nil {
+					return err
+				}
+				if noWait {
+					return usage("--tree waits for its leaves before queuing the merge: drop --no-wait")
+				}
+				if timeout < 0 {
+					return usage("--timeout: %v is negative", timeout)
+				}
+				return submitTree(cmd, n, tf, fetch, timeout)
+			}
+			if len(args) != 1 {
+				return usage("give a jobs file, or --tree FILE --leaf L")
+			}
 			if n.url == "" {
 				return usage("--nats is required")
 			}
@@ -211,9 +245,6 @@ for bad input.`,
 			if err := checkJobIDs(jobs); err != nil {
 				return usage("%s: %v; nothing published", args[0], err)
 			}
-			if err := checkNoMergeJobs(jobs); err != nil {
-				return usage("%s: %v; nothing published", args[0], err)
-			}
 			o := n.options()
 			o.Flow, o.MaxN, o.NoWait, o.Fetch = flowName, maxN, noWait, fetch
 			nc, js, err := queue.Connect(o)
@@ -246,6 +277,7 @@ for bad input.`,
 	f.IntVar(&maxN, "max-n", flows.MaxBatch, "most instances per job; larger jobs are refused before publishing")
 	f.StringVar(&flowName, "flow", flows.DefaultName, "the flow of jobs that name none")
 	f.DurationVar(&timeout, "timeout", 0, "give up waiting after this long (0 = wait for every result)")
+	tf.add(cmd)
 	return cmd
 }
 
@@ -299,17 +331,6 @@ func checkJobIDs(jobs []stream.Envelope[stream.Job]) error {
 	}
 	if len(bad) > 0 {
 		return errors.New(boundedList(bad, 5, "; "))
-	}
-	return nil
-}
-
-// checkNoMergeJobs refuses merge jobs ("children"): the queue's workers do not take
-// them yet (a NATS tree is not built); serve on stdin or --watch does.
-func checkNoMergeJobs(jobs []stream.Envelope[stream.Job]) error {
-	for _, env := range jobs {
-		if env.Err == nil && env.Val.Children != nil {
-			return fmt.Errorf("job %s is a merge job (\"children\"): the NATS queue does not take merge jobs yet; leanpipe serve (stdin or --watch) or prove --child does", env.Val.ID)
-		}
 	}
 	return nil
 }
