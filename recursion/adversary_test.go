@@ -1,0 +1,397 @@
+package recursion
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/stages/ringswitch"
+	"github.com/leanpipe/leanpipe/stages/zerocheck"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// Adversarial review of the merged proofs' pieces (issue 22). ChildStream is checked
+// against the real verifier stages differentially: with the child's challenges, query
+// positions, opened rows and nonces held fixed (what the merged proof pins through its
+// transcript, query and grinding blocks), every stream that satisfies ChildStream's
+// checks must pass the real stages (zerocheck.VerifyWith, lincheck.VerifyPublic,
+// ringswitch.Verify, open.VerifyStacked) run on it. A check ChildStream lacks, or a
+// stream value it takes as public, shows as a stream in the checks' kernel that the
+// real stages refuse.
+
+// fixedTranscript is a verifier transcript whose stream is given and whose
+// challenges, query positions, opened rows (with the root they open) and grinding
+// nonces are the ones a recording pass saw.
+type fixedTranscript struct {
+	stream         []field.E
+	off            int
+	samples        []field.E
+	queries        [][]int
+	roots          []merkle.Digest
+	rows           [][][]uint64
+	nonces         []field.E
+	si, qi, ri, ni int
+}
+
+var errFixed = errors.New("fixed transcript: out of recorded values")
+
+func (f *fixedTranscript) Observe(field.E) {}
+
+func (f *fixedTranscript) Sample() field.E {
+	if f.si >= len(f.samples) {
+		panic(errFixed)
+	}
+	f.si++
+	return f.samples[f.si-1]
+}
+
+func (f *fixedTranscript) SampleQueries(int, int) []int {
+	if f.qi >= len(f.queries) {
+		panic(errFixed)
+	}
+	f.qi++
+	return f.queries[f.qi-1]
+}
+
+func (f *fixedTranscript) Receive() (field.E, error) {
+	if f.off >= len(f.stream) {
+		return field.Zero, errFixed
+	}
+	f.off++
+	return f.stream[f.off-1], nil
+}
+
+// RoundPoly is transcript.Verifier.RoundPoly on the given stream.
+func (f *fixedTranscript) RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error) {
+	fixed := 1
+	if eq != nil {
+		fixed = 0
+	}
+	c := make([]field.E, count)
+	for i := range c {
+		if i == fixed {
+			continue
+		}
+		x, err := f.Receive()
+		if err != nil {
+			return nil, err
+		}
+		c[i] = x
+	}
+	if eq == nil {
+		s := claim
+		for _, x := range c[2:] {
+			s = s.Add(x)
+		}
+		c[1] = s
+	} else {
+		var s field.E
+		for _, x := range c[1:] {
+			s = s.Add(x)
+		}
+		c[0] = claim.Add(eq.Mul(s))
+	}
+	return c, nil
+}
+
+func (f *fixedTranscript) GrindCheck(int) error {
+	x, err := f.Receive()
+	if err != nil {
+		return err
+	}
+	if f.ni >= len(f.nonces) {
+		panic(errFixed)
+	}
+	f.ni++
+	if x != f.nonces[f.ni-1] {
+		return errors.New("fixed transcript: another grinding nonce")
+	}
+	return nil
+}
+
+func (f *fixedTranscript) opened(root merkle.Digest) ([][]uint64, error) {
+	if f.ri >= len(f.rows) {
+		panic(errFixed)
+	}
+	f.ri++
+	if root != f.roots[f.ri-1] {
+		return nil, errors.New("fixed transcript: rows opened against another root")
+	}
+	return f.rows[f.ri-1], nil
+}
+
+func (f *fixedTranscript) Merkle(root merkle.Digest, _ int, _ []int, _ int) ([][]uint64, error) {
+	return f.opened(root)
+}
+
+func (f *fixedTranscript) MerklePadded(root merkle.Digest, _ int, _ []int, _, _ int) ([][]uint64, error) {
+	return f.opened(root)
+}
+
+// recordingTranscript is the real verifier, recording into f what fixedTranscript
+// replays.
+type recordingTranscript struct {
+	*transcript.Verifier
+	f *fixedTranscript
+}
+
+func (r *recordingTranscript) Sample() field.E {
+	x := r.Verifier.Sample()
+	r.f.samples = append(r.f.samples, x)
+	return x
+}
+
+func (r *recordingTranscript) SampleQueries(blockLen, count int) []int {
+	q := r.Verifier.SampleQueries(blockLen, count)
+	r.f.queries = append(r.f.queries, q)
+	return q
+}
+
+func (r *recordingTranscript) GrindCheck(bits int) error {
+	at := r.Verifier.Offset()
+	if err := r.Verifier.GrindCheck(bits); err != nil {
+		return err
+	}
+	r.f.nonces = append(r.f.nonces, r.f.stream[at])
+	return nil
+}
+
+func (r *recordingTranscript) Merkle(root merkle.Digest, blockLen int, queries []int, leafWords int) ([][]uint64, error) {
+	rows, err := r.Verifier.Merkle(root, blockLen, queries, leafWords)
+	r.f.roots, r.f.rows = append(r.f.roots, root), append(r.f.rows, rows)
+	return rows, err
+}
+
+func (r *recordingTranscript) MerklePadded(root merkle.Digest, blockLen int, queries []int, rowWords, leafWords int) ([][]uint64, error) {
+	rows, err := r.Verifier.MerklePadded(root, blockLen, queries, rowWords, leafWords)
+	r.f.roots, r.f.rows = append(r.f.roots, root), append(r.f.rows, rows)
+	return rows, err
+}
+
+// realStages runs the child's verifier stages after the statement's absorption (as
+// replay does), the two large evaluations taken from v (they depend on challenges and
+// the pinned slice values only), and requires the whole stream read.
+func realStages(tr open.VerifierTranscript, st flows.Statement, v ChildValues, streamLen func() int, used func() int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	sh, err := aggregate.Flow.Shape(st.N, st.LogInvRate)
+	if err != nil {
+		return err
+	}
+	bind, err := aggregate.Bind(st)
+	if err != nil {
+		return err
+	}
+	root, err := open.ReceiveRoot(tr)
+	if err != nil {
+		return err
+	}
+	zc, err := zerocheck.VerifyWith(tr, sh.M())
+	if err != nil {
+		return err
+	}
+	dm := &deferredMatrices{logSize: aggregate.LogSize, constCol: aggregate.ConstCol, va: v.VA, vb: v.VB}
+	dp := &deferredPublic{inner: bind.Public, value: v.Key}
+	lc, err := lincheck.VerifyPublic(tr, dm, lincheck.ZerocheckClaims(zc), dp)
+	if err != nil {
+		return err
+	}
+	ring := ringswitch.Verify(tr, lc.Point, lc.S)
+	if err := open.VerifyStacked(tr, root, sh.Commitment(), open.Placement{Variables: sh.Mu, Offset: 0}, ring, nil); err != nil {
+		return err
+	}
+	if used() != streamLen() {
+		return fmt.Errorf("%d of %d stream scalars read", used(), streamLen())
+	}
+	return nil
+}
+
+// recordChild runs the real stages on the child's proof and returns what they drew.
+func recordChild(t *testing.T, p flows.Proved, v ChildValues, stream []field.E) *fixedTranscript {
+	t.Helper()
+	bind, err := aggregate.Bind(p.Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixedTranscript{stream: stream}
+	vt := transcript.NewVerifier(p.Proof, []byte(aggregate.FlowLabel), nil)
+	vt.AbsorbBytes(bind.Absorb)
+	r := &recordingTranscript{Verifier: vt, f: f}
+	if err := realStages(r, p.Statement, v, func() int { return len(stream) }, vt.Offset); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// replayFixed runs the real stages on stream with f's recorded draws.
+func replayFixed(f *fixedTranscript, st flows.Statement, v ChildValues, stream []field.E) error {
+	g := &fixedTranscript{stream: stream, samples: f.samples, queries: f.queries, roots: f.roots, rows: f.rows, nonces: f.nonces}
+	return realStages(g, st, v, func() int { return len(stream) }, func() int { return g.off })
+}
+
+// kernelBasis reduces the checks' linear parts (over vars scalars) to row echelon
+// form and returns a function that completes free values into a kernel vector.
+func kernelBasis(checks []StreamCheck, vars int) (complete func(free func(j int) field.E) []field.E, pivots int) {
+	var rows [][]field.E
+	for _, c := range checks {
+		row := make([]field.E, vars)
+		for _, tm := range c.Value.Terms {
+			row[tm.J] = row[tm.J].Add(tm.A)
+		}
+		rows = append(rows, row)
+	}
+	pivotCol := []int{}
+	r := 0
+	for col := 0; col < vars && r < len(rows); col++ {
+		p := -1
+		for i := r; i < len(rows); i++ {
+			if !rows[i][col].IsZero() {
+				p = i
+				break
+			}
+		}
+		if p < 0 {
+			continue
+		}
+		rows[r], rows[p] = rows[p], rows[r]
+		inv := rows[r][col].Inv()
+		for k := col; k < vars; k++ {
+			rows[r][k] = rows[r][k].Mul(inv)
+		}
+		for i := range rows {
+			if i == r || rows[i][col].IsZero() {
+				continue
+			}
+			f := rows[i][col]
+			for k := col; k < vars; k++ {
+				if !rows[r][k].IsZero() {
+					rows[i][k] = rows[i][k].Add(f.Mul(rows[r][k]))
+				}
+			}
+		}
+		pivotCol = append(pivotCol, col)
+		r++
+	}
+	isPivot := make([]bool, vars)
+	for _, c := range pivotCol {
+		isPivot[c] = true
+	}
+	complete = func(free func(j int) field.E) []field.E {
+		d := make([]field.E, vars)
+		for j := range d {
+			if !isPivot[j] {
+				d[j] = free(j)
+			}
+		}
+		for i, c := range pivotCol {
+			var s field.E
+			for k := range vars {
+				if k != c && !rows[i][k].IsZero() && !d[k].IsZero() {
+					s = s.Add(rows[i][k].Mul(d[k]))
+				}
+			}
+			d[c] = s // characteristic 2: −s = s
+		}
+		return d
+	}
+	return complete, len(pivotCol)
+}
+
+func randFieldE(rng *rand.Rand) field.E {
+	return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+}
+
+// TestAdversaryChildStreamDifferential: with the child's draws held fixed, streams in
+// the kernel of ChildStream's checks (random ones, and ones moving a single free
+// scalar) pass the real verifier stages; streams off the kernel (one scalar moved
+// alone) are refused by them, so the harness can fail.
+func TestAdversaryChildStreamDifferential(t *testing.T) {
+	skipProofs(t, "proves a 4-signer child")
+	rng := testrand.New(t)
+	for _, rate := range []int{1, 2} {
+		p, v := childWithValues(t, 4, rate, 4242+uint64(rate))
+		rev, stream, err := RevealChild(p.Proof, p.Statement)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := ChildStream(p.Statement, rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checksHold(sc, stream); err != nil {
+			t.Fatal(err)
+		}
+		f := recordChild(t, p, v, stream)
+		if err := replayFixed(f, p.Statement, v, stream); err != nil {
+			t.Fatalf("rate %d: the honest stream on the fixed draws: %v", rate, err)
+		}
+		complete, pivots := kernelBasis(sc.Checks, sc.Vars)
+		t.Logf("rate %d: %d stream scalars, %d checks of rank %d", rate, sc.Vars, len(sc.Checks), pivots)
+		moved := func(d []field.E) []field.E {
+			x := append([]field.E(nil), stream...)
+			for j := range x {
+				x[j] = x[j].Add(d[j])
+			}
+			return x
+		}
+		// Random kernel streams: ChildStream's checks hold, so must the real stages.
+		for trial := range 3 {
+			x := moved(complete(func(int) field.E { return randFieldE(rng) }))
+			if err := checksHold(sc, x); err != nil {
+				t.Fatalf("rate %d: the kernel stream breaks a check: %v", rate, err)
+			}
+			if err := replayFixed(f, p.Statement, v, x); err != nil {
+				t.Errorf("rate %d, kernel stream %d: ChildStream's checks hold, the real verifier refuses: %v", rate, trial, err)
+			}
+		}
+		// Single free scalars moved (the pivots follow): the same, scalar by scalar.
+		step := 1
+		off, refused := 0, 0
+		for j := 0; j < sc.Vars; j += step {
+			d := complete(func(k int) field.E {
+				if k == j {
+					return randFieldE(rng)
+				}
+				return field.Zero
+			})
+			if d[j].IsZero() {
+				continue // a pivot: moved with some free scalar
+			}
+			if err := replayFixed(f, p.Statement, v, moved(d)); err != nil {
+				t.Errorf("rate %d: scalar %d moved in the kernel: the real verifier refuses: %v", rate, j, err)
+			}
+			// Off the kernel: scalar j alone moved breaks a check, and the real
+			// stages refuse it (a scalar in no check would be free in both).
+			x := append([]field.E(nil), stream...)
+			x[j] = x[j].Add(field.One)
+			if checksHold(sc, x) == nil {
+				continue
+			}
+			if replayFixed(f, p.Statement, v, x) == nil {
+				off++
+			} else {
+				refused++
+			}
+		}
+		if refused == 0 {
+			t.Fatalf("rate %d: no stream off the kernel is refused: the harness cannot fail", rate)
+		}
+		if off > 0 {
+			// A scalar that breaks a ChildStream check yet passes the real stages: a
+			// check stricter than the verifier's (a completeness matter, not a
+			// forgery): reported, not failed.
+			t.Logf("rate %d: %d scalars break a ChildStream check alone but pass the real stages", rate, off)
+		}
+	}
+}
