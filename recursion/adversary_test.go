@@ -395,3 +395,134 @@ func TestAdversaryChildStreamDifferential(t *testing.T) {
 		}
 	}
 }
+
+// TestAdversaryInterfaceLengths: the honest merged proof with one list of a child's
+// revealed interface one longer, one shorter or empty (and the interface's scalar
+// fields changed) is refused by Verify and, through the file, by VerifyMerged, never
+// with a panic; the file's encoding of the interfaces reads back as written.
+func TestAdversaryInterfaceLengths(t *testing.T) {
+	f := fixture(t)
+	st := f.m.Statement()
+	back, err := ParseMerged(f.m.ProofBytes(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.m.Interfaces {
+		if string(back.Interfaces[i].appendBinary(nil)) != string(f.m.Interfaces[i].appendBinary(nil)) {
+			t.Fatalf("child %d's interface does not read back", i)
+		}
+	}
+	type edit struct {
+		name string
+		f    func(ci *ChildInterface)
+	}
+	var edits []edit
+	es := map[string]func(ci *ChildInterface) *[]field.E{
+		"challenges": func(ci *ChildInterface) *[]field.E { return &ci.Challenges },
+		"slices":     func(ci *ChildInterface) *[]field.E { return &ci.S },
+		"enforced":   func(ci *ChildInterface) *[]field.E { return &ci.Enforced },
+		"induced":    func(ci *ChildInterface) *[]field.E { return &ci.Induced },
+		"nonces":     func(ci *ChildInterface) *[]field.E { return &ci.Nonces },
+	}
+	for name, get := range es {
+		edits = append(edits,
+			edit{name + " + 1", func(ci *ChildInterface) { l := get(ci); *l = append(*l, (*l)[0]) }},
+			edit{name + " − 1", func(ci *ChildInterface) { l := get(ci); *l = (*l)[:len(*l)-1] }},
+			edit{name + " empty", func(ci *ChildInterface) { *get(ci) = nil }})
+	}
+	ws := map[string]func(ci *ChildInterface) *[][4]uint64{
+		"boundaries": func(ci *ChildInterface) *[][4]uint64 { return &ci.Boundaries },
+		"grinds":     func(ci *ChildInterface) *[][4]uint64 { return &ci.Grinds },
+	}
+	for name, get := range ws {
+		edits = append(edits,
+			edit{name + " + 1", func(ci *ChildInterface) { l := get(ci); *l = append(*l, (*l)[len(*l)-1]) }},
+			edit{name + " − 1", func(ci *ChildInterface) { l := get(ci); *l = (*l)[:len(*l)-1] }},
+			edit{name + " empty", func(ci *ChildInterface) { *get(ci) = nil }})
+	}
+	edits = append(edits,
+		edit{"roots + 1", func(ci *ChildInterface) { ci.Roots = append(ci.Roots, ci.Roots[0]) }},
+		edit{"roots − 1", func(ci *ChildInterface) { ci.Roots = ci.Roots[:len(ci.Roots)-1] }},
+		edit{"roots empty", func(ci *ChildInterface) { ci.Roots = nil }},
+		edit{"everything empty", func(ci *ChildInterface) { *ci = ChildInterface{} }},
+		edit{"the other child's interface", nil},
+	)
+	for c := range f.m.Interfaces {
+		for _, e := range edits {
+			m := copyMerged(f.m)
+			if e.f == nil {
+				m.Interfaces[c] = m.Interfaces[1-c]
+			} else {
+				e.f(&m.Interfaces[c])
+			}
+			err := noPanic(m.Verify)
+			if err == nil {
+				t.Errorf("child %d, %s: verified", c, e.name)
+			} else if !errors.Is(err, ErrMerged) {
+				t.Errorf("child %d, %s: %v", c, e.name, err)
+			}
+			if err := noPanic(func() error { return VerifyMerged(m.ProofBytes(), st) }); err == nil || !errors.Is(err, ErrMerged) {
+				t.Errorf("child %d, %s, through the file: %v", c, e.name, err)
+			}
+		}
+	}
+	// List lengths in the file past what the bytes hold, at every list of the first
+	// interface: refused as truncated, without allocating them.
+	file := f.m.ProofBytes()
+	iface := f.m.Interfaces[0].appendBinary(nil)
+	for at := 0; at+8 <= len(iface); at += 8 {
+		b := append([]byte(nil), file...)
+		for k := range 8 {
+			b[24+at+k] = 0xff
+		}
+		b[24+at+7] = 0x7f
+		if err := noPanic(func() error { return VerifyMerged(b, st) }); err == nil {
+			t.Fatalf("interface word %d set to 2^63−1: verified", at/8)
+		}
+	}
+}
+
+// TestAdversaryStatementBytes: merged statements that differ in one field (or that
+// move a key or a list boundary between fields) absorb different bytes.
+func TestAdversaryStatementBytes(t *testing.T) {
+	f := fixture(t)
+	base := f.m
+	seen := map[string]string{string(base.statementBytes()): "the honest statement"}
+	add := func(name string, edit func(m *Merged)) {
+		m := copyMerged(base)
+		edit(m)
+		b := string(m.statementBytes())
+		if prev, ok := seen[b]; ok {
+			t.Errorf("%s absorbs the bytes of %s", name, prev)
+		}
+		seen[b] = name
+	}
+	add("a key dropped, moved to child 0's count", func(m *Merged) { m.Keys = m.Keys[:7]; m.Children[1].N-- })
+	add("children's sizes 3 and 5", func(m *Merged) { m.Children[0].N, m.Children[1].N = 3, 5 })
+	add("another epoch", func(m *Merged) { m.Epoch++ })
+	add("another message", func(m *Merged) { m.Message[0] ^= 1 })
+	add("another merge rate", func(m *Merged) { m.LogInvRate++ })
+	add("another child rate", func(m *Merged) { m.Children[1].LogInvRate++ })
+	add("a challenge moved to the slices", func(m *Merged) {
+		ci := &m.Interfaces[0]
+		ci.S = append([]field.E{ci.Challenges[len(ci.Challenges)-1]}, ci.S...)
+		ci.Challenges = ci.Challenges[:len(ci.Challenges)-1]
+	})
+	add("an enforced sum moved to the induced weights", func(m *Merged) {
+		ci := &m.Interfaces[0]
+		ci.Induced = append([]field.E{ci.Enforced[len(ci.Enforced)-1]}, ci.Induced...)
+		ci.Enforced = ci.Enforced[:len(ci.Enforced)-1]
+	})
+	add("a grinding value moved to the boundaries", func(m *Merged) {
+		ci := &m.Interfaces[0]
+		ci.Boundaries = append(ci.Boundaries, ci.Grinds[0])
+		ci.Grinds = ci.Grinds[1:]
+	})
+	add("a boundary moved to child 1", func(m *Merged) {
+		b := m.Interfaces[0].Boundaries
+		m.Interfaces[0].Boundaries = b[:len(b)-1]
+		m.Interfaces[1].Challenges = append([]field.E(nil), m.Interfaces[1].Challenges...)
+		m.Interfaces[1].Boundaries = append([][4]uint64{b[len(b)-1]}, m.Interfaces[1].Boundaries...)
+	})
+	add("the interfaces swapped", func(m *Merged) { m.Interfaces[0], m.Interfaces[1] = m.Interfaces[1], m.Interfaces[0] })
+}
