@@ -526,3 +526,35 @@ func TestAdversaryStatementBytes(t *testing.T) {
 	})
 	add("the interfaces swapped", func(m *Merged) { m.Interfaces[0], m.Interfaces[1] = m.Interfaces[1], m.Interfaces[0] })
 }
+
+// TestAdversaryLevel0ZeroPrefix: the real verifier opens level-0 rows with
+// transcript.Verifier.MerklePadded, which refuses a leaf whose leading 64 − Lanes
+// words (the absent lane blocks) are not zero; a level-0 query block hashes all 64
+// words and has no such check. That is sound only while every child's commitment
+// has all 64 lanes (and a level-0 leaf is one fold of 2^6 words, a later one 8 E
+// elements): this test pins those facts for every child size and rate, so that a
+// change of the child's shape that would open the gap fails here.
+func TestAdversaryLevel0ZeroPrefix(t *testing.T) {
+	for n := 1; n <= aggregate.MaxSigners; n = max(n+1, n*9/8) {
+		for rate := 1; rate <= 4; rate++ {
+			sh, err := aggregate.Flow.Shape(n, rate)
+			if err != nil {
+				t.Fatalf("%d signers at rate %d: %v", n, rate, err)
+			}
+			c := sh.Commitment()
+			cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Lanes != RowWords || 1<<cfg.Folds[0] != RowWords {
+				t.Fatalf("%d signers at rate %d: %d lanes, level-0 leaves of 2^%d words: a level-0 query block (rows of %d words, no zero-prefix check) does not match MerklePadded",
+					n, rate, c.Lanes, cfg.Folds[0], RowWords)
+			}
+			for l := 1; l < cfg.Levels(); l++ {
+				if 3<<cfg.Folds[l] != LaterRowWords {
+					t.Fatalf("%d signers at rate %d, level %d: %d folds, later query blocks read %d words", n, rate, l, cfg.Folds[l], LaterRowWords)
+				}
+			}
+		}
+	}
+}
