@@ -558,3 +558,74 @@ func TestAdversaryLevel0ZeroPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestAdversaryPinRuns: the verifier's pins of transcript runs from a schedule of 40
+// steps (three runs, the first two ending on a squeeze, the last with 8 padding steps):
+// boundaries one short or long, a challenge past the revealed ones and a squeezing
+// run's end boundary other than its challenge are refused; the end boundary's fourth
+// word (not part of the challenge) is pinned as given, as are the tags, and the
+// padding steps carry tag 0 and no squeeze.
+func TestAdversaryPinRuns(t *testing.T) {
+	sc := &StreamChecks{}
+	ch := 0
+	for i := range 40 {
+		switch {
+		case i%16 == 15 || i == 20:
+			sc.Steps = append(sc.Steps, StreamStep{Kind: StepSqueeze, Tag: tagSqueeze, Challenge: ch})
+			ch++
+		case i%3 == 0:
+			sc.Steps = append(sc.Steps, StreamStep{Kind: StepPublic, Tag: tagByte, Data: [3]uint64{uint64(i), 0, 0}})
+		default:
+			sc.Steps = append(sc.Steps, StreamStep{Kind: StepScalar, Tag: tagScalar, Var: sc.Vars})
+			sc.Vars++
+		}
+	}
+	challenges := []field.E{{C0: 11, C1: 12, C2: 13}, {C0: 21, C1: 22, C2: 23}, {C0: 31, C1: 32, C2: 33}}
+	bounds := func() [][4]uint64 {
+		return [][4]uint64{{1, 2, 3, 4}, {11, 12, 13, 99}, {31, 32, 33, 77}, {5, 6, 7, 8}}
+	}
+	// The second run's last step squeezes challenge 2 (step 31), the first run's
+	// challenge 0 (step 15), step 20 challenge 1.
+	runs, err := sc.PinRuns(challenges, bounds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 || runs[2].Steps != 8 {
+		t.Fatalf("%d runs, the last of %d steps", len(runs), runs[len(runs)-1].Steps)
+	}
+	b := bounds()
+	for r := range runs {
+		if runs[r].CV != b[r] || runs[r].Outs[TranscriptSteps-1] != b[r+1] {
+			t.Fatalf("run %d: starts at %v, ends at %v", r, runs[r].CV, runs[r].Outs[TranscriptSteps-1])
+		}
+	}
+	if !runs[1].Squeeze[4] || runs[1].Outs[4] != [4]uint64{21, 22, 23, 0} {
+		t.Fatalf("step 20: squeeze %v, output %v", runs[1].Squeeze[4], runs[1].Outs[4])
+	}
+	for s := 8; s < TranscriptSteps; s++ {
+		if runs[2].Blocks[s][3] != 0 || runs[2].Squeeze[s] {
+			t.Fatalf("padding step %d: tag %d, squeeze %v", s, runs[2].Blocks[s][3], runs[2].Squeeze[s])
+		}
+	}
+	for i, st := range sc.Steps {
+		if runs[i/TranscriptSteps].Blocks[i%TranscriptSteps][3] != st.Tag {
+			t.Fatalf("step %d: tag not pinned", i)
+		}
+	}
+	for name, c := range map[string]struct {
+		ch []field.E
+		b  [][4]uint64
+	}{
+		"a boundary short":     {challenges, bounds()[:3]},
+		"a boundary more":      {challenges, append(bounds(), [4]uint64{})},
+		"a challenge short":    {challenges[:2], bounds()},
+		"run 0 ends elsewhere": {challenges, func() [][4]uint64 { b := bounds(); b[1][0] ^= 1; return b }()},
+		"run 1 ends elsewhere": {challenges, func() [][4]uint64 { b := bounds(); b[2][2] ^= 1 << 63; return b }()},
+		"no boundaries at all": {challenges, nil},
+		"no challenges at all": {nil, bounds()},
+	} {
+		if _, err := sc.PinRuns(c.ch, c.b); err == nil {
+			t.Errorf("%s: pinned", name)
+		}
+	}
+}
