@@ -11,6 +11,7 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/stages/ringswitch"
@@ -629,3 +630,60 @@ func TestAdversaryPinRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestAdversaryGrindElsewhere: a prover whose grinding block proves a valid proof of
+// work for the child's true nonce, but from another chaining value (found by search:
+// the nonce clears the bits there too), and reveals that chaining value. The grinding
+// block and its pins are satisfied; the claims tying the value to the transcript
+// block's output before the nonce step (GrindClaims) refuse it.
+func TestAdversaryGrindElsewhere(t *testing.T) {
+	f := fixture(t)
+	children := mergeChildren(f.leaves)
+	mask := uint64(1)<<open.QueryGrindingBits - 1
+	pow := func(cv [4]uint64, n [4]uint64) bool {
+		base := transcript.Compress(cv, squeezeBlockTag(grindBaseTag))
+		return transcript.Compress(base, [4]uint64{n[0], n[1], n[2], grindNonceTag})[0]&mask == 0
+	}
+	for _, g := range []int{0, 2} {
+		lied := false
+		hook := func(i int, x *childExtract) {
+			if i != 1 {
+				return
+			}
+			base, nonce := x.grind[2*g], x.grind[2*g+1]
+			if !pow(base.In, nonce.Block) {
+				t.Fatalf("grinding check %d: the honest pair fails this test's proof-of-work rule", g)
+			}
+			cv := base.In
+			for k := uint64(1); ; k++ {
+				cv[3] = base.In[3] ^ k
+				if pow(cv, nonce.Block) {
+					break
+				}
+			}
+			x.grind = append([]transcript.Step(nil), x.grind...)
+			b := &x.grind[2*g]
+			b.In = cv
+			b.Out = transcript.Compress(cv, b.Block)
+			nb := &x.grind[2*g+1]
+			nb.In = b.Out
+			nb.Out = transcript.Compress(nb.In, nb.Block)
+			lied = true
+		}
+		m, err := mergeWith(children, 2, par.New(nil, 2), &mergeHooks{child: hook})
+		if !lied {
+			t.Fatal("the hook did not run")
+		}
+		if err != nil {
+			t.Fatalf("grinding check %d elsewhere: no proof made (%v)", g, err)
+		}
+		err = m.Verify()
+		if err == nil {
+			t.Fatalf("grinding check %d from another chaining value: verified", g)
+		}
+		t.Logf("grinding check %d from another chaining value: %v", g, err)
+	}
+}
+
+// squeezeBlockTag is the block of zeros with tag tag.
+func squeezeBlockTag(tag uint64) [4]uint64 { return [4]uint64{0, 0, 0, tag} }
