@@ -687,3 +687,28 @@ func TestAdversaryGrindElsewhere(t *testing.T) {
 
 // squeezeBlockTag is the block of zeros with tag tag.
 func squeezeBlockTag(tag uint64) [4]uint64 { return [4]uint64{0, 0, 0, tag} }
+
+// TestAdversaryFileTail: a merged proof file with bytes appended, or with its
+// interfaces' length field moved by a word (the interfaces then end inside the
+// proof, or the proof starts inside them), is refused.
+func TestAdversaryFileTail(t *testing.T) {
+	f := fixture(t)
+	st := f.m.Statement()
+	file := f.m.ProofBytes()
+	for _, tail := range [][]byte{{0}, {1}, make([]byte, 24)} {
+		if err := noPanic(func() error { return VerifyMerged(append(append([]byte(nil), file...), tail...), st) }); err == nil {
+			t.Errorf("%d bytes appended: verified", len(tail))
+		}
+	}
+	for _, d := range []int{-8, 8, -24, 24} {
+		b := append([]byte(nil), file...)
+		n := int(uint64(b[16]) | uint64(b[17])<<8 | uint64(b[18])<<16 | uint64(b[19])<<24)
+		n += d
+		for k := range 4 {
+			b[16+k] = byte(n >> (8 * k))
+		}
+		if err := noPanic(func() error { return VerifyMerged(b, st) }); err == nil {
+			t.Errorf("interface length moved by %d: verified", d)
+		}
+	}
+}
