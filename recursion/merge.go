@@ -451,7 +451,14 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 
 // Verify checks the merged proof against its statement: every child's segments and
 // claims, then each child's deferred claims natively.
-func (m *Merged) Verify() error {
+func (m *Merged) Verify() (err error) {
+	// Verify never panics: a panic below is a bug in its handling of this proof, and
+	// the proof is refused naming it.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: the verifier panicked on this proof (a bug): %v", ErrMerged, r)
+		}
+	}()
 	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Interfaces) != len(m.Children) || m.Proof == nil {
 		return fmt.Errorf("%w: %d children, %d interfaces", ErrMerged, len(m.Children), len(m.Interfaces))
 	}
@@ -511,6 +518,11 @@ func (m *Merged) Verify() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					errs[i] = fmt.Errorf("%w: child %d's deferred claims: the verifier panicked (a bug): %v", ErrMerged, i, r)
+				}
+			}()
 			if err := CheckMatrixClaim(aggregate.Matrices(), p.sc.Matrix); err != nil {
 				errs[i] = fmt.Errorf("%w: child %d's matrix claim: %w", ErrMerged, i, err)
 			} else if err := CheckKeyClaim(sts[i], p.sc.Key); err != nil {
