@@ -7,17 +7,15 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/testtranscript"
 	"github.com/leanpipe/leanpipe/par"
-	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/open"
-	"github.com/leanpipe/leanpipe/stages/ringswitch"
-	"github.com/leanpipe/leanpipe/stages/zerocheck"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -375,44 +373,11 @@ func TestForgeSegmentsEvaluationBinding(t *testing.T) {
 // opening): a prover that lies about an evaluation and runs the rest honestly.
 func forgeSegments(statement []byte, segs []Segment, ev *Evaluations, lie func(i int, v field.E) field.E) (*transcript.Proof, error) {
 	workers := par.New(nil, 2)
-	shapes := make([]SegmentShape, len(segs))
-	for i, s := range segs {
-		shapes[i] = SegmentShape{Circuit: s.Circuit, N: s.N}
-	}
-	nLogs, places, stackLog, layout, err := segmentLayout(shapes, 1)
+	run, err := proveSegmentRings(forgeLabel, statement, segs, 1, workers, func(*time.Duration) {}, new(SegmentsProfile))
 	if err != nil {
 		return nil, err
 	}
-	stack := make([]field.K, 1<<stackLog)
-	as, bs := make([][]field.K, len(segs)), make([][]field.K, len(segs))
-	for i, s := range segs {
-		p := places[i]
-		words := 1 << p.Variables
-		as[i], bs[i] = make([]field.K, words), make([]field.K, words)
-		if err := s.Fill(workers, nLogs[i], stack[p.Offset:p.Offset+words], as[i], bs[i]); err != nil {
-			return nil, err
-		}
-	}
-	com, err := commit.Commit(stack[:committedWords(places, stackLog)], stackLog, 1, workers)
-	if err != nil {
-		return nil, err
-	}
-	tr := transcript.NewProver([]byte(forgeLabel), nil)
-	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
-	halves := commit.RootHalves(com.Root())
-	tr.SendMany(halves[:])
-	rings := make([]open.PlacedRing, len(segs))
-	for i, s := range segs {
-		p := places[i]
-		q := stack[p.Offset : p.Offset+1<<p.Variables]
-		logSize := s.Circuit.LogSize()
-		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, nil)
-		if err != nil {
-			return nil, err
-		}
-		lc := new(lincheck.Scratch).ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
-		rings[i] = open.PlacedRing{Place: p, Claim: ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)}
-	}
+	tr, stack, places, stackLog, com, rings := run.tr, run.stack, run.places, run.stackLog, run.com, run.rings
 	var points []open.PointClaim
 	for i, sp := range ev.Points(tr.Sample) {
 		p := places[sp.Segment]

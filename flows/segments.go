@@ -180,60 +180,11 @@ func ProveSegmentsProfiled(label string, statement []byte, segs []Segment, ev *E
 
 func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluations, logInvRate int, workers par.Workers,
 	lap func(*time.Duration), prof *SegmentsProfile) (*transcript.Proof, error) {
-	shapes := make([]SegmentShape, len(segs))
-	for i, s := range segs {
-		if s.Circuit == nil || s.Fill == nil {
-			return nil, fmt.Errorf("%w: segment %d without a circuit or a filler", ErrInput, i)
-		}
-		shapes[i] = SegmentShape{Circuit: s.Circuit, N: s.N}
-	}
-	nLogs, places, stackLog, layout, err := segmentLayout(shapes, logInvRate)
+	run, err := proveSegmentRings(label, statement, segs, logInvRate, workers, lap, prof)
 	if err != nil {
 		return nil, err
 	}
-	stack := make([]field.K, 1<<stackLog)
-	as, bs := make([][]field.K, len(segs)), make([][]field.K, len(segs))
-	for i, s := range segs {
-		p := places[i]
-		words := 1 << p.Variables
-		as[i], bs[i] = make([]field.K, words), make([]field.K, words)
-		if err := s.Fill(workers, nLogs[i], stack[p.Offset:p.Offset+words], as[i], bs[i]); err != nil {
-			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
-		}
-	}
-	lap(&prof.Witness)
-	// Only the lane blocks that hold a segment are committed: the stack's tail past
-	// the last placement is zero, and the opening reads it as zeros (as for a short
-	// Flock stack), so the commitment and its level-0 rows skip it.
-	com, err := commit.Commit(stack[:committedWords(places, stackLog)], stackLog, logInvRate, workers)
-	if err != nil {
-		return nil, err
-	}
-	lap(&prof.Commit)
-	tr := transcript.NewProver([]byte(label), nil)
-	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
-	halves := commit.RootHalves(com.Root())
-	tr.SendMany(halves[:])
-	rings := make([]open.PlacedRing, len(segs))
-	for i, s := range segs {
-		p := places[i]
-		q := stack[p.Offset : p.Offset+1<<p.Variables]
-		logSize := s.Circuit.LogSize()
-		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, nil)
-		if err != nil {
-			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
-		}
-		as[i], bs[i] = nil, nil
-		lap(&prof.Zerocheck)
-		lc := new(lincheck.Scratch).ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
-		lap(&prof.Lincheck)
-		ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)
-		lap(&prof.RingSwitch)
-		rings[i] = open.PlacedRing{Place: p, Claim: ring}
-		if err := workers.Err(); err != nil {
-			return nil, err
-		}
-	}
+	tr, stack, places, stackLog := run.tr, run.stack, run.places, run.stackLog
 	var points []open.PointClaim
 	if ev != nil {
 		if points, err = proveLinear(tr, ev.Linear, places, stackLog, stack); err != nil {
@@ -252,7 +203,7 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 		}
 	}
 	lap(&prof.Linear)
-	if err := open.ProveStackedRings(tr, com, rings, points, workers); err != nil {
+	if err := open.ProveStackedRings(tr, run.com, run.rings, points, workers); err != nil {
 		return nil, err
 	}
 	lap(&prof.Open)
@@ -377,4 +328,77 @@ func committedWords(places []open.Placement, stackLog int) int {
 	}
 	block := 1 << (stackLog - commit.LaneLog)
 	return (end + block - 1) / block * block
+}
+
+// segmentRings is a segmented proof up to its ring claims: the transcript after every
+// segment's zerocheck, lincheck and ring switch, the commitment and the stack.
+type segmentRings struct {
+	tr       *transcript.Prover
+	com      *commit.Committed
+	stack    []field.K
+	places   []open.Placement
+	stackLog int
+	rings    []open.PlacedRing
+}
+
+// proveSegmentRings runs a segmented proof's common part: the segments' witnesses,
+// the commitment of the lane blocks that hold them, the transcript's start, and per
+// segment the zerocheck, the lincheck and the ring switch.
+func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRate int, workers par.Workers,
+	lap func(*time.Duration), prof *SegmentsProfile) (*segmentRings, error) {
+	shapes := make([]SegmentShape, len(segs))
+	for i, s := range segs {
+		if s.Circuit == nil || s.Fill == nil {
+			return nil, fmt.Errorf("%w: segment %d without a circuit or a filler", ErrInput, i)
+		}
+		shapes[i] = SegmentShape{Circuit: s.Circuit, N: s.N}
+	}
+	nLogs, places, stackLog, layout, err := segmentLayout(shapes, logInvRate)
+	if err != nil {
+		return nil, err
+	}
+	stack := make([]field.K, 1<<stackLog)
+	as, bs := make([][]field.K, len(segs)), make([][]field.K, len(segs))
+	for i, s := range segs {
+		p := places[i]
+		words := 1 << p.Variables
+		as[i], bs[i] = make([]field.K, words), make([]field.K, words)
+		if err := s.Fill(workers, nLogs[i], stack[p.Offset:p.Offset+words], as[i], bs[i]); err != nil {
+			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
+		}
+	}
+	lap(&prof.Witness)
+	// Only the lane blocks that hold a segment are committed: the stack's tail past
+	// the last placement is zero, and the opening reads it as zeros (as for a short
+	// Flock stack), so the commitment and its level-0 rows skip it.
+	com, err := commit.Commit(stack[:committedWords(places, stackLog)], stackLog, logInvRate, workers)
+	if err != nil {
+		return nil, err
+	}
+	lap(&prof.Commit)
+	tr := transcript.NewProver([]byte(label), nil)
+	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
+	halves := commit.RootHalves(com.Root())
+	tr.SendMany(halves[:])
+	rings := make([]open.PlacedRing, len(segs))
+	for i, s := range segs {
+		p := places[i]
+		q := stack[p.Offset : p.Offset+1<<p.Variables]
+		logSize := s.Circuit.LogSize()
+		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, nil)
+		if err != nil {
+			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
+		}
+		as[i], bs[i] = nil, nil
+		lap(&prof.Zerocheck)
+		lc := new(lincheck.Scratch).ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
+		lap(&prof.Lincheck)
+		ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)
+		lap(&prof.RingSwitch)
+		rings[i] = open.PlacedRing{Place: p, Claim: ring}
+		if err := workers.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return &segmentRings{tr: tr, com: com, stack: stack, places: places, stackLog: stackLog, rings: rings}, nil
 }

@@ -221,19 +221,7 @@ func prepareMerge(ctx context.Context, store jetstream.ObjectStore, q *prepared,
 // against that statement and writes both as serve does.
 func fetchMerged(ctx context.Context, store jetstream.ObjectStore, r *Result, q prepared, dir string) error {
 	name := ProofName(r.ID)
-	var data, mb []byte
-	var info *jetstream.ObjectInfo
-	err := retry(ctx, func(ctx context.Context) error {
-		var err error
-		if info, err = store.GetInfo(ctx, name); err != nil {
-			return err
-		}
-		if mb, err = store.GetBytes(ctx, name+".json"); err != nil {
-			return err
-		}
-		data, err = store.GetBytes(ctx, name)
-		return err
-	}, 0)
+	info, data, mb, err := getProof(ctx, store, name)
 	if err != nil {
 		return fmt.Errorf("%w: job %s: %s: %v", ErrFetch, r.ID, name, err)
 	}

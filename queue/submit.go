@@ -335,19 +335,7 @@ func fetch(ctx context.Context, store jetstream.ObjectStore, r *Result, q prepar
 // its statement is want in form, verifies the proof against want (not against the
 // stored statement) and writes both to path.
 func fetchOne(ctx context.Context, store jetstream.ObjectStore, id, name, form, key string, want flows.Statement, path string) error {
-	var data, mb []byte
-	var info *jetstream.ObjectInfo
-	err := retry(ctx, func(ctx context.Context) error {
-		var err error
-		if info, err = store.GetInfo(ctx, name); err != nil {
-			return err
-		}
-		if mb, err = store.GetBytes(ctx, name+".json"); err != nil {
-			return err
-		}
-		data, err = store.GetBytes(ctx, name)
-		return err
-	}, 0)
+	info, data, mb, err := getProof(ctx, store, name)
 	if err != nil {
 		return fmt.Errorf("%w: job %s: %s: %v", ErrFetch, id, name, err)
 	}
@@ -373,4 +361,21 @@ func fetchOne(ctx context.Context, store jetstream.ObjectStore, id, name, form, 
 		return fmt.Errorf("%w: job %s: %v", ErrFetch, id, err)
 	}
 	return nil
+}
+
+// getProof reads a stored proof object, its PROOF.json and its info, retrying while
+// the server is away.
+func getProof(ctx context.Context, store jetstream.ObjectStore, name string) (info *jetstream.ObjectInfo, data, meta []byte, err error) {
+	err = retry(ctx, func(ctx context.Context) error {
+		var err error
+		if info, err = store.GetInfo(ctx, name); err != nil {
+			return err
+		}
+		if meta, err = store.GetBytes(ctx, name+".json"); err != nil {
+			return err
+		}
+		data, err = store.GetBytes(ctx, name)
+		return err
+	}, 0)
+	return info, data, meta, err
 }

@@ -72,35 +72,7 @@ func (f *fixedTranscript) Receive() (field.E, error) {
 
 // RoundPoly is transcript.Verifier.RoundPoly on the given stream.
 func (f *fixedTranscript) RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error) {
-	fixed := 1
-	if eq != nil {
-		fixed = 0
-	}
-	c := make([]field.E, count)
-	for i := range c {
-		if i == fixed {
-			continue
-		}
-		x, err := f.Receive()
-		if err != nil {
-			return nil, err
-		}
-		c[i] = x
-	}
-	if eq == nil {
-		s := claim
-		for _, x := range c[2:] {
-			s = s.Add(x)
-		}
-		c[1] = s
-	} else {
-		var s field.E
-		for _, x := range c[1:] {
-			s = s.Add(x)
-		}
-		c[0] = claim.Add(eq.Mul(s))
-	}
-	return c, nil
+	return transcript.ReadRoundPoly(f.Receive, count, claim, eq)
 }
 
 func (f *fixedTranscript) GrindCheck(int) error {

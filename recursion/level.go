@@ -1,7 +1,6 @@
 package recursion
 
 import (
-	"errors"
 	"math/bits"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -13,7 +12,7 @@ import (
 // blocks' inputs that the verifier knows (index bits, the level's eq table, the live
 // weight, the induced point) and the root they climb to are pinned through one public
 // window; the λ-weighted sums of their fold and induced terms are tied to the level's
-// revealed sums by evaluations of the segment's column.
+// revealed sums by linear claims on the segment's column (LevelClaims).
 
 // PinWindow is the window of a query block's public term: columns [0, 2^Log) up to the
 // root's, with the index bits, the eq table, the weight, the point and the root pinned.
@@ -68,8 +67,8 @@ func (qb *QueryBlock) pinRow(w lincheck.Window, lq *LevelQueries, in *QueryInput
 
 // Several children's levels of one block shape share a query segment: member m's
 // queries fill slots [m·2^b, m·2^b + n_m) and the rest of its block of 2^b slots
-// repeats its first query (b = blockLog, n_m ≤ 2^b), so that each member's sums are
-// evaluations over its own block (LevelSumsIn).
+// repeats its first query (b = blockLog, n_m ≤ 2^b); each member's sums are linear
+// claims over its own live slots (LevelClaims).
 
 func memberQuery(members []*LevelQueries, blockLog, s int) (*LevelQueries, *QueryInput) {
 	m := members[s>>blockLog]
@@ -115,82 +114,6 @@ func (qb *QueryBlock) LevelSegment(lq *LevelQueries) flows.Segment {
 // LevelShape is the verifier's view of the same segment.
 func (qb *QueryBlock) LevelShape(lq *LevelQueries) flows.SegmentShape {
 	return flows.SegmentShape{Circuit: qb.Matrices(), N: len(lq.Queries), Public: qb.PinTable(lq)}
-}
-
-// ErrLevelSums reports query blocks whose weighted terms do not sum to the revealed values.
-var ErrLevelSums = errors.New("recursion: a level's query terms do not sum to its revealed values")
-
-// LevelSums returns the evaluations (on segment seg, of 2^nLog slots) that tie a
-// level's blocks to its revealed enforced sum and induced weight, and the check of
-// their values: LevelSumsIn for a segment of this level alone.
-func (qb *QueryBlock) LevelSums(seg int, lq *LevelQueries, nLog int, enforced, induced field.E) ([]flows.SegmentPoint, func([]field.E) error) {
-	return qb.LevelSumsIn(seg, lq, nLog, nLog, 0, enforced, induced)
-}
-
-// LevelSumsIn is LevelSums for member member of a segment of 2^nLog slots whose
-// members' levels fill blocks of 2^blockLog slots. With μ_b = λ^(2^b) and
-// r_b = μ_b/(1 + μ_b), Σ_t λ^t·o(m·2^b + t) over the member's block is
-// Π_b (1 + μ_b)·õ(r, bits of m); the block's slots past its queries repeat its first,
-// so the queries' sum is that less o(m·2^b)·Σ_{t ≥ n} λ^t, with o(m·2^b) read at the
-// point (0, bits of m). An output o is an E value on three words (c0, c1, c2), read one
-// evaluation per word.
-func (qb *QueryBlock) LevelSumsIn(seg int, lq *LevelQueries, blockLog, nLog, member int, enforced, induced field.E) ([]flows.SegmentPoint, func([]field.E) error) {
-	wordBits := qb.LogSize() - 6
-	n := len(lq.Queries)
-	r := make([]field.E, blockLog)
-	zero := make([]field.E, blockLog)
-	scale := field.One
-	mu := lq.Lambda
-	for b := range r {
-		// 1 + μ_b = 0 (probability 2^-192 over λ) would make r_b meaningless and the
-		// check below fail: the proof is then refused, never wrongly accepted.
-		r[b] = mu.Mul(field.One.Add(mu).Inv())
-		scale = scale.Mul(field.One.Add(mu))
-		mu = mu.Square()
-	}
-	var pad field.E
-	pow := field.One
-	for s := range 1 << blockLog {
-		if s >= n {
-			pad = pad.Add(pow)
-		}
-		pow = pow.Mul(lq.Lambda)
-	}
-	point := func(word int, slot []field.E) []field.E {
-		p := make([]field.E, 0, wordBits+nLog)
-		for k := range wordBits {
-			p = append(p, field.FromK(field.K(word>>k&1)))
-		}
-		p = append(p, slot...)
-		for k := range nLog - blockLog {
-			p = append(p, field.FromK(field.K(member>>k&1)))
-		}
-		return p
-	}
-	var pts []flows.SegmentPoint
-	for _, base := range []int{qb.Fold, qb.Induced} {
-		for _, slot := range [][]field.E{r, zero} {
-			for k := range 3 {
-				pts = append(pts, flows.SegmentPoint{Segment: seg, Point: point(base/64+k, slot)})
-			}
-		}
-	}
-	ys := [3]field.E{field.One, {C1: 1}, {C2: 1}}
-	check := func(v []field.E) error {
-		if len(v) != len(pts) {
-			return ErrLevelSums
-		}
-		e := func(i int) field.E { // the E value of words i, i+1, i+2
-			return ys[0].Mul(v[i]).Add(ys[1].Mul(v[i+1])).Add(ys[2].Mul(v[i+2]))
-		}
-		fold := scale.Mul(e(0)).Add(e(3).Mul(pad))
-		ind := scale.Mul(e(6)).Add(e(9).Mul(pad))
-		if fold != enforced || ind != induced {
-			return ErrLevelSums
-		}
-		return nil
-	}
-	return pts, check
 }
 
 // LevelClaims are the linear claims (on segment seg, whose members' levels fill blocks

@@ -13,7 +13,7 @@ import (
 
 // TestChildLevelsAsSegments proves a real child's first two WHIR levels as query
 // segments: the blocks pinned to the level's root, eq table, point and index bits, and
-// their λ-weighted terms tied by evaluations to the enforced sums and induced weights.
+// their λ-weighted terms tied by linear claims to the enforced sums and induced weights.
 // A wrong revealed sum, another root, or a changed opened row is rejected.
 func TestChildLevelsAsSegments(t *testing.T) {
 	skipProofs(t, "proves 2^27 columns of query blocks")
@@ -44,29 +44,12 @@ func TestChildLevelsAsSegments(t *testing.T) {
 		}
 		ls = append(ls, lvl{qb, lq, open.InducedWeight(lq.MessageLog, idx, w, lq.Point), lq.Enforced})
 	}
-	nLog := func(n int) int { return max(3, bits.Len(uint(n-1))) }
 	ev := func(ls []lvl) *flows.Evaluations {
-		var pts []flows.SegmentPoint
-		var checks []func([]field.E) error
-		var sizes []int
+		var lin []flows.LinearClaim
 		for i, l := range ls {
-			pt, check := l.qb.LevelSums(i, l.lq, nLog(len(l.lq.Queries)), l.enforced, l.induced)
-			pts = append(pts, pt...)
-			checks = append(checks, check)
-			sizes = append(sizes, len(pt))
+			lin = append(lin, l.qb.LevelClaims(i, l.lq, bits.Len(uint(len(l.lq.Queries)-1)), 0, l.enforced, l.induced)...)
 		}
-		return &flows.Evaluations{
-			Points: func(func() field.E) []flows.SegmentPoint { return pts },
-			Check: func(v []field.E) error {
-				for i, c := range checks {
-					if err := c(v[:sizes[i]]); err != nil {
-						return err
-					}
-					v = v[sizes[i]:]
-				}
-				return nil
-			},
-		}
+		return &flows.Evaluations{Linear: lin}
 	}
 	segs := []flows.Segment{ls[0].qb.LevelSegment(ls[0].lq), ls[1].qb.LevelSegment(ls[1].lq)}
 	shapes := []flows.SegmentShape{ls[0].qb.LevelShape(ls[0].lq), ls[1].qb.LevelShape(ls[1].lq)}
@@ -81,12 +64,12 @@ func TestChildLevelsAsSegments(t *testing.T) {
 	// A wrong revealed sum.
 	bad := append([]lvl(nil), ls...)
 	bad[1].enforced = bad[1].enforced.Add(field.One)
-	if _, err := flows.VerifySegments(proof, label, nil, shapes, ev(bad), 2); !errors.Is(err, ErrLevelSums) {
+	if _, err := flows.VerifySegments(proof, label, nil, shapes, ev(bad), 2); !errors.Is(err, flows.ErrInput) {
 		t.Fatalf("a wrong enforced sum: %v", err)
 	}
 	bad = append([]lvl(nil), ls...)
 	bad[0].induced = bad[0].induced.Add(field.One)
-	if _, err := flows.VerifySegments(proof, label, nil, shapes, ev(bad), 2); !errors.Is(err, ErrLevelSums) {
+	if _, err := flows.VerifySegments(proof, label, nil, shapes, ev(bad), 2); !errors.Is(err, flows.ErrInput) {
 		t.Fatalf("a wrong induced weight: %v", err)
 	}
 	// Another root in the verifier's table.

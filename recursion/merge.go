@@ -223,8 +223,6 @@ type mergePlan struct {
 	grinds []GrindCheck
 }
 
-func nLogOf(n int) int { return max(3, bits.Len(uint(n-1))) }
-
 // planChild derives a child's segments' public data from its statement and
 // interface, checking the interface against the child's shape.
 func planChild(st flows.Statement, ci *ChildInterface) (*mergePlan, error) {

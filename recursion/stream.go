@@ -348,10 +348,12 @@ func ChildStream(st flows.Statement, rev *ChildReveal) (*StreamChecks, error) {
 		s.equal(fmt.Sprintf("lincheck slice value %d", i), s.Receive(), rev.S[i])
 	}
 	chiIn := chi[:rounds]
-	chiInPrime := reversed(challenges)
-	s.equal("lincheck terminal", running, lincheckTerminal(rev, win, alpha, tau, z, chiIn, chiInPrime))
+	chiInPrime := slices.Clone(challenges)
+	slices.Reverse(chiInPrime)
 	skip := make([]field.E, 1<<lincheck.KSkip)
 	lincheck.SkipWeights(skip, z)
+	matrix := rev.Values.VA.Add(alpha.Mul(rev.Values.VB))
+	s.equal("lincheck terminal", running, lincheck.Terminal(matrix, alpha, skip, chiIn, chiInPrime, rev.S, aggregate.ConstCol, &win, tau))
 	out := &StreamChecks{
 		Matrix: MatrixClaim{
 			Row: Weight{Low: skip, High: append([]field.E(nil), chiIn...)},
@@ -397,39 +399,6 @@ func receiveRoot(s *symTranscript, root merkle.Digest, what string) {
 	h := commit.RootHalves(root)
 	s.equal(what+" (low half)", s.Receive(), h[0])
 	s.equal(what+" (high half)", s.Receive(), h[1])
-}
-
-func reversed(v []field.E) []field.E {
-	out := make([]field.E, len(v))
-	for i, x := range v {
-		out[len(v)-1-i] = x
-	}
-	return out
-}
-
-// lincheckTerminal is the lincheck's terminal value on the revealed slice values and
-// deferred evaluations: (v_A + α·v_B) + α²·eq(chi_in, chi_in′)·⟨L(z), s⟩ +
-// α³·w_col[const] + α⁴·Σ_j mask(j)·eq(τ, j)·w_col[offset + j], w_col(i) =
-// s[i mod 64]·eq(chi_in′, ⌊i/64⌋).
-func lincheckTerminal(rev *ChildReveal, win lincheck.Window, alpha field.E, tau []field.E, z field.E, chiIn, chiInPrime []field.E) field.E {
-	skip := make([]field.E, 1<<lincheck.KSkip)
-	lincheck.SkipWeights(skip, z)
-	eqIn := make([]field.E, 1<<len(chiInPrime))
-	field.EqTable(eqIn, chiInPrime)
-	wCol := func(i int) field.E { return rev.S[i&(lincheck.KBits-1)].Mul(eqIn[i>>lincheck.KSkip]) }
-	a2 := alpha.Square()
-	t := rev.Values.VA.Add(alpha.Mul(rev.Values.VB)).
-		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, rev.S))).
-		Add(a2.Mul(alpha).Mul(wCol(aggregate.ConstCol)))
-	wts := make([]field.E, 1<<win.Log)
-	win.Weights(wts, tau)
-	var pub field.E
-	for j, w := range wts {
-		if !w.IsZero() {
-			pub = pub.Add(w.Mul(wCol(win.Offset + j)))
-		}
-	}
-	return t.Add(a2.Square().Mul(pub))
 }
 
 // symQuad is a WHIR round polynomial c0 + c1·X + c2·X² on the stream.

@@ -127,6 +127,12 @@ func (v *Verifier) ReceiveDigest() (blake2s.Digest, error) {
 // c1 + … + c_d, fixing c1; a round with eq factor r pulled out has claim = c0 + r·(c1 + … +
 // c_d), fixing c0.
 func (v *Verifier) RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, error) {
+	return ReadRoundPoly(v.Receive, count, claim, eq)
+}
+
+// ReadRoundPoly is Verifier.RoundPoly on any source of received scalars: it reads the
+// count−1 sent coefficients from receive and derives the one the claim fixes.
+func ReadRoundPoly(receive func() (field.E, error), count int, claim field.E, eq *field.E) ([]field.E, error) {
 	if count < 2 {
 		panic("transcript: a round polynomial has at least two coefficients")
 	}
@@ -139,7 +145,7 @@ func (v *Verifier) RoundPoly(count int, claim field.E, eq *field.E) ([]field.E, 
 		if i == fixed {
 			continue
 		}
-		x, err := v.Receive()
+		x, err := receive()
 		if err != nil {
 			return nil, err
 		}

@@ -68,6 +68,25 @@ func stagesOf(spans []graph.Span) []stageTimes {
 // leafName is the file name of leaf i's proof.
 func leafName(i int) string { return fmt.Sprintf("leaf-%04d.proof.bin", i) }
 
+// saveLeaf encodes leaf i's proof in the run's format, verifies the bytes, writes them
+// with their PROOF.json under the run's output and returns the leaf's summary (n its
+// instance count).
+func saveLeaf(cfg config.Run, fl flows.Flow, i, n int, res flows.Proved) (leafSummary, error) {
+	meta := flows.NewMetaFor(fl, res.Statement, cfg.Format)
+	data := flows.EncodeProof(res.Proof, cfg.Format)
+	vstart := time.Now()
+	if _, err := flows.VerifyBytes(data, meta); err != nil {
+		return leafSummary{}, fmt.Errorf("leaf %d: the proof does not verify: %w", i, err)
+	}
+	vdur := time.Since(vstart)
+	path := filepath.Join(cfg.Output, leafName(i))
+	if err := flows.WriteProofBytes(path, data, meta); err != nil {
+		return leafSummary{}, err
+	}
+	return leafSummary{Leaf: i, Proof: path, N: n, ProofBytes: len(data),
+		ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)}, nil
+}
+
 func runCmd() *cobra.Command {
 	var budget string
 	var trace *traceFlag
@@ -150,24 +169,16 @@ func runCmd() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("leaf %d: %w", i, err)
 				}
-				meta := flows.NewMetaFor(fl, res.Statement, cfg.Format)
-				data := flows.EncodeProof(res.Proof, cfg.Format)
-				vstart := time.Now()
-				if _, err := flows.VerifyBytes(data, meta); err != nil {
-					return fmt.Errorf("leaf %d: the proof does not verify: %w", i, err)
-				}
-				vdur := time.Since(vstart)
-				path := filepath.Join(cfg.Output, leafName(i))
-				if err := flows.WriteProofBytes(path, data, meta); err != nil {
+				ls, err := saveLeaf(cfg, fl, i, in.Len(), res)
+				if err != nil {
 					return err
 				}
 				compressions += benchCount(in)
-				sum.TotalProofBytes += len(data)
-				sum.Leaves = append(sum.Leaves, leafSummary{Leaf: i, Proof: path, N: in.Len(), ProofBytes: len(data),
-					ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)})
+				sum.TotalProofBytes += ls.ProofBytes
+				sum.Leaves = append(sum.Leaves, ls)
 				lastSpans = res.Spans
 				trace.add(fmt.Sprintf("leaf %d", i), res)
-				log.Debug().Int("leaf", i).Dur("prove_ms", res.Wall).Dur("verify_ms", vdur).Str("proof", path).Msg("leaf proved and verified")
+				log.Debug().Int("leaf", i).Dur("prove_ms", res.Wall).Float64("verify_ms", ls.VerifyMS).Str("proof", ls.Proof).Msg("leaf proved and verified")
 				bar.add(1)
 			}
 			bar.finish()

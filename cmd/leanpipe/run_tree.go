@@ -140,20 +140,12 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 		if errs[i] != nil {
 			return fmt.Errorf("leaf %d: %w", i, errs[i])
 		}
-		meta := flows.NewMetaFor(fl, res.Statement, cfg.Format)
-		data := flows.EncodeProof(res.Proof, cfg.Format)
-		vstart := time.Now()
-		if _, err := flows.VerifyBytes(data, meta); err != nil {
-			return fmt.Errorf("leaf %d: the proof does not verify: %w", i, err)
-		}
-		vdur := time.Since(vstart)
-		path := filepath.Join(cfg.Output, leafName(i))
-		if err := flows.WriteProofBytes(path, data, meta); err != nil {
+		ls, err := saveLeaf(cfg, fl, i, res.Statement.N, res)
+		if err != nil {
 			return err
 		}
-		sum.TotalProofBytes += len(data)
-		sum.Leaves = append(sum.Leaves, leafSummary{Leaf: i, Proof: path, N: res.Statement.N, ProofBytes: len(data),
-			ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)})
+		sum.TotalProofBytes += ls.ProofBytes
+		sum.Leaves = append(sum.Leaves, ls)
 		trace.add(fmt.Sprintf("leaf %d", i), res)
 		kids[i] = recursion.MergeChild{Proof: res.Proof, Statement: res.Statement}
 	}

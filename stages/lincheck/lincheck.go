@@ -133,6 +133,36 @@ func eqAt(point []field.E, j int) field.E {
 	return out
 }
 
+// Terminal is the value the lincheck's last round must reach, given its matrix term
+// e_rowᵀ(A0 + α·B0)w_col: matrix + α²·eq(chi_in, chi_in′)·⟨L(z_skip), s⟩ +
+// α³·w_col[const] + α⁴·Σ_j mask(j)·eq(τ, j)·w_col[offset + j] (the last term only with a
+// public window win), with skip = L(z_skip) and w_col(i) = s[i mod 64]·eq(chi_in′,
+// ⌊i/64⌋). VerifyPublic compares it with the running claim; a recursive verifier that
+// replays the lincheck on revealed slice values computes it the same way.
+func Terminal(matrix, alpha field.E, skip, chiIn, chiInPrime, s []field.E, constCol int, win *Window, tau []field.E) field.E {
+	// w_col is read at a few columns only, so its eq table is never formed.
+	wColAt := func(i int) field.E { return s[i&(KBits-1)].Mul(eqAt(chiInPrime, i>>KSkip)) }
+	a2 := alpha.Square()
+	terminal := matrix.
+		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, s))).
+		Add(a2.Mul(alpha).Mul(wColAt(constCol)))
+	if win != nil {
+		wts := make([]field.E, 1<<win.Log)
+		win.weights(wts, tau)
+		cols := make([]field.E, len(wts))
+		for j := 0; j < len(cols); {
+			// One eq value per block of KBits columns.
+			blk := (win.Offset + j) >> KSkip
+			e := eqAt(chiInPrime, blk)
+			for ; j < len(cols) && (win.Offset+j)>>KSkip == blk; j++ {
+				cols[j] = s[(win.Offset+j)&(KBits-1)].Mul(e)
+			}
+		}
+		terminal = terminal.Add(a2.Square().Mul(field.InnerProduct(wts, cols)))
+	}
+	return terminal
+}
+
 func reversed(v []field.E) []field.E {
 	out := make([]field.E, len(v))
 	for i, x := range v {
@@ -206,30 +236,12 @@ func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Pub
 	}
 
 	chiInPrime := reversed(challenges)
-	// wCol(i) is the column weight s[i mod 64]·eq(chi_in′, ⌊i/64⌋); the terminal
-	// reads it at a few columns only, so the eq table is never formed.
-	wColAt := func(i int) field.E { return s[i&(KBits-1)].Mul(eqAt(chiInPrime, i>>KSkip)) }
 	va, vb := c.BilinearTensor(circuit.Tensor{Low: skip, High: chiIn}, circuit.Tensor{Low: s, High: chiInPrime})
-	matrix := va.Add(alpha.Mul(vb))
-	a2 := alpha.Square()
-	terminal := matrix.
-		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, s))).
-		Add(a2.Mul(alpha).Mul(wColAt(c.ConstCol())))
+	var pubWin *Window
 	if pub != nil {
-		wts := make([]field.E, 1<<win.Log)
-		win.weights(wts, tau)
-		cols := make([]field.E, len(wts))
-		for j := 0; j < len(cols); {
-			// One eq value per block of KBits columns.
-			blk := (win.Offset + j) >> KSkip
-			e := eqAt(chiInPrime, blk)
-			for ; j < len(cols) && (win.Offset+j)>>KSkip == blk; j++ {
-				cols[j] = s[(win.Offset+j)&(KBits-1)].Mul(e)
-			}
-		}
-		terminal = terminal.Add(a4.Mul(field.InnerProduct(wts, cols)))
+		pubWin = &win
 	}
-	if terminal != running {
+	if Terminal(va.Add(alpha.Mul(vb)), alpha, skip, chiIn, chiInPrime, s, c.ConstCol(), pubWin, tau) != running {
 		return Claim{}, ErrTerminal
 	}
 	point := append(chiInPrime, zc.Chi[rounds:]...)
