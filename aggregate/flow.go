@@ -57,12 +57,7 @@ func newFlowWith(h hooks, bind func(flows.Statement) (flows.Binding, error)) *fl
 		lazy = h.circuit
 	}
 	// A process that has built the circuit (for any flow value) walks it.
-	matrices := func() lincheck.Matrices {
-		if built.Load() {
-			return New().Circuit
-		}
-		return Matrices()
-	}
+	matrices := func() lincheck.Matrices { return VerifierMatrices() }
 	if h.matrices != nil {
 		matrices = h.matrices
 	}

@@ -2,7 +2,9 @@ package flows
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -239,17 +241,46 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		return nil, err
 	}
 	rings := make([]open.PlacedRing, len(shapes))
+	terminals := make([]*lincheck.TerminalCheck, len(shapes))
 	for i, s := range shapes {
 		zc, err := zerocheck.VerifyWith(tr, s.Circuit.LogSize()+nLogs[i])
 		if err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
-		lc, err := lincheck.VerifyPublic(tr, s.Circuit, lincheck.ZerocheckClaims(zc), s.Public)
+		lc, t, err := lincheck.VerifyPublicDeferred(tr, s.Circuit, lincheck.ZerocheckClaims(zc), s.Public)
 		if err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
+		terminals[i] = t
 		rings[i] = open.PlacedRing{Place: places[i], Claim: ringswitch.Verify(tr, lc.Point, lc.S)}
 	}
+	// The linchecks' terminal checks (each an evaluation of its segment's matrices)
+	// read no transcript: they run side by side with the rest of the replay, and the
+	// proof is accepted only once every one has passed.
+	terminalErrs := make([]error, len(terminals))
+	var wg sync.WaitGroup
+	for i, t := range terminals {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					terminalErrs[i] = fmt.Errorf("%w: segment %d: the verifier panicked on this proof (a bug): %v", ErrInput, i, r)
+				}
+			}()
+			if err := t.Check(); err != nil {
+				terminalErrs[i] = fmt.Errorf("flows: segment %d: %w", i, err)
+			}
+		}()
+	}
+	defer func() {
+		wg.Wait()
+		if err == nil {
+			if err = errors.Join(terminalErrs...); err != nil {
+				raw = nil
+			}
+		}
+	}()
 	var points []open.PointClaim
 	if ev != nil {
 		if points, err = verifyLinear(tr, ev.Linear, places, stackLog); err != nil {

@@ -110,11 +110,11 @@ func verifyDeferred(proof *transcript.Proof, st flows.Statement, v ChildValues, 
 }
 
 // ChildValuesOf computes, natively, the values a merge prover supplies for a child
-// (the matrices' bilinear forms from the xmss-aggregate circuit's description,
-// aggregate.Matrices, without building it; the key table's extension from the
+// (the matrices' bilinear forms through aggregate.VerifierMatrices: the circuit's
+// description unless this process has built it; the key table's extension from the
 // statement), verifying the child on the way.
 func ChildValuesOf(proof *transcript.Proof, st flows.Statement) (ChildValues, error) {
-	_, v, err := verifyDeferred(proof, st, ChildValues{}, aggregate.Matrices(), nil)
+	_, v, err := verifyDeferred(proof, st, ChildValues{}, aggregate.VerifierMatrices(), nil)
 	return v, err
 }
 

@@ -221,8 +221,8 @@ func VerifyMatrixClaims(tr ClaimsVerifier, logSize int, claims []MatrixClaim) (M
 
 // CheckMatrixClaim evaluates claim natively against m's matrices by the circuit's
 // tensor evaluation (circuit.Matrices.BilinearTensor: no block-sized weight vectors;
-// aggregate.Matrices() evaluates the XMSS circuit from its description without
-// building it): the root verifier's discharge of a deferred claim.
+// aggregate.VerifierMatrices() evaluates the XMSS circuit from its description unless
+// the process has built it): the root verifier's discharge of a deferred claim.
 func CheckMatrixClaim(m circuit.Matrices, claim MatrixClaim) error {
 	if err := checkClaims(m.LogSize(), []MatrixClaim{claim}); err != nil {
 		return err

@@ -47,18 +47,43 @@ func (c *Cols) take() int {
 // 2·len − 1 coefficients) by Karatsuba down to single bits: 3^log2(len) rows.
 func clmul[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y []W) []W {
 	n := len(x)
+	out := make([]W, 2*n-1+clmulScratch(n))
+	clmulTo(b, cols, x, y, out[:2*n-1], out[2*n-1:])
+	return out[:2*n-1]
+}
+
+// clmulScratch is the scratch clmulTo needs for operands of n coefficients.
+func clmulScratch(n int) int {
 	if n == 1 {
-		return []W{circuit.Product(b, cols.take(), x[0], y[0])}
+		return 0
+	}
+	return 3*(n-1) + n + clmulScratch(n/2)
+}
+
+// clmulTo writes clmul(x, y) to out (2·len − 1 entries, all zero on entry), taking its
+// partial products from tmp (clmulScratch entries, zero on entry); it emits the same
+// rows and wires in the same order as the recursion written with fresh slices.
+func clmulTo[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y, out, tmp []W) {
+	n := len(x)
+	if n == 1 {
+		out[0] = circuit.Product(b, cols.take(), x[0], y[0])
+		return
 	}
 	h := n / 2
-	z0 := clmul(b, cols, x[:h], y[:h])
-	z2 := clmul(b, cols, x[h:], y[h:])
-	xs, ys := make([]W, h), make([]W, h)
+	z0, tmp := tmp[:2*h-1], tmp[2*h-1:]
+	z2, tmp := tmp[:2*h-1], tmp[2*h-1:]
+	z1, tmp := tmp[:2*h-1], tmp[2*h-1:]
+	xs, tmp := tmp[:h], tmp[h:]
+	ys, rest := tmp[:h], tmp[h:]
+	clmulTo(b, cols, x[:h], y[:h], z0, rest)
+	clear(rest)
+	clmulTo(b, cols, x[h:], y[h:], z2, rest)
+	clear(rest)
 	for i := range h {
 		xs[i], ys[i] = b.Xor(x[i], x[h+i]), b.Xor(y[i], y[h+i])
 	}
-	z1 := clmul(b, cols, xs, ys)
-	out := make([]W, 2*n-1)
+	clmulTo(b, cols, xs, ys, z1, rest)
+	clear(rest)
 	for i, w := range z0 {
 		out[i] = b.Xor(out[i], w)
 		out[h+i] = b.Xor(out[h+i], b.Xor(w, b.Xor(z1[i], z2[i])))
@@ -66,7 +91,6 @@ func clmul[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y []W) []W {
 	for i, w := range z2 {
 		out[n+i] = b.Xor(out[n+i], w)
 	}
-	return out
 }
 
 // reduceK folds a polynomial of degree < 127 modulo x^64 + x^4 + x^3 + x + 1

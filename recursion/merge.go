@@ -505,11 +505,11 @@ func (m *Merged) Verify() (err error) {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrMerged, err)
 	}
-	if _, err := flows.VerifySegments(m.Proof, MergeLabel, m.statementBytes(), shapes, ev, m.LogInvRate); err != nil {
-		return fmt.Errorf("%w: %w", ErrMerged, err)
-	}
-	// The children's deferred claims, evaluated side by side (each a run of the
-	// xmss-aggregate circuit's description).
+	// The children's deferred claims (each a run of the xmss-aggregate circuit's
+	// matrices: its description, or its compiled walk in a process that has built it)
+	// are evaluated side by side with the segmented proof's replay: they depend only on
+	// the revealed interfaces, and the proof is accepted only if all pass.
+	mats := aggregate.VerifierMatrices()
 	errs := make([]error, len(plans))
 	var wg sync.WaitGroup
 	for i, p := range plans {
@@ -521,14 +521,18 @@ func (m *Merged) Verify() (err error) {
 					errs[i] = fmt.Errorf("%w: child %d's deferred claims: the verifier panicked (a bug): %v", ErrMerged, i, r)
 				}
 			}()
-			if err := CheckMatrixClaim(aggregate.Matrices(), p.sc.Matrix); err != nil {
+			if err := CheckMatrixClaim(mats, p.sc.Matrix); err != nil {
 				errs[i] = fmt.Errorf("%w: child %d's matrix claim: %w", ErrMerged, i, err)
 			} else if err := CheckKeyClaim(sts[i], p.sc.Key); err != nil {
 				errs[i] = fmt.Errorf("%w: child %d's key claim: %w", ErrMerged, i, err)
 			}
 		}()
 	}
+	_, serr := flows.VerifySegments(m.Proof, MergeLabel, m.statementBytes(), shapes, ev, m.LogInvRate)
 	wg.Wait()
+	if serr != nil {
+		return fmt.Errorf("%w: %w", ErrMerged, serr)
+	}
 	return errors.Join(errs...)
 }
 

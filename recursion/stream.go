@@ -557,7 +557,7 @@ func extractChild(proof *transcript.Proof, st flows.Statement) (*childExtract, [
 			x.grind = append(x.grind, s)
 		}
 	}
-	rp, dm, dp, err := replayDeferred(proof, st, ChildValues{}, aggregate.Matrices(), trace)
+	rp, dm, dp, err := replayDeferred(proof, st, ChildValues{}, aggregate.VerifierMatrices(), trace)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,6 +3,7 @@ package lincheck
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -187,15 +188,49 @@ func Verify(tr VerifierTranscript, c Matrices, zc ZerocheckClaims) (Claim, error
 // α it draws τ (pub.Window().Log challenges), adds α⁴·pub.Eval(τ, chi_out) to the
 // claim and α⁴·Σ_j mask(j)·eq(τ, j)·w_col[Offset+j] to the terminal.
 func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Public) (Claim, error) {
+	claim, t, err := VerifyPublicDeferred(tr, c, zc, pub)
+	if err != nil {
+		return Claim{}, err
+	}
+	if err := t.Check(); err != nil {
+		return Claim{}, err
+	}
+	return claim, nil
+}
+
+// TerminalCheck is a lincheck's terminal check, left for later by
+// VerifyPublicDeferred: the matrices' bilinear forms at the lincheck's point against
+// the last round's claim. It reads no transcript, so a verifier of several linchecks
+// may run their checks side by side once every transcript step is done.
+type TerminalCheck struct {
+	c                          Matrices
+	skip, chiIn, chiInPrime, s []field.E
+	tau                        []field.E
+	alpha, running             field.E
+	win                        *Window
+}
+
+// Check evaluates the matrices and compares the terminal value with the claim.
+func (t *TerminalCheck) Check() error {
+	va, vb := t.c.BilinearTensor(circuit.Tensor{Low: t.skip, High: t.chiIn}, circuit.Tensor{Low: t.s, High: t.chiInPrime})
+	if Terminal(va.Add(t.alpha.Mul(vb)), t.alpha, t.skip, t.chiIn, t.chiInPrime, t.s, t.c.ConstCol(), t.win, t.tau) != t.running {
+		return ErrTerminal
+	}
+	return nil
+}
+
+// VerifyPublicDeferred is VerifyPublic up to its terminal check, which it returns
+// undone: the lincheck is verified only once that check passes too.
+func VerifyPublicDeferred(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Public) (Claim, *TerminalCheck, error) {
 	rounds := lincheckRounds(c)
 	if rounds < 0 || len(zc.Chi) < rounds {
-		return Claim{}, fmt.Errorf("%w: %d coordinates for %d rounds", ErrShape, len(zc.Chi), rounds)
+		return Claim{}, nil, fmt.Errorf("%w: %d coordinates for %d rounds", ErrShape, len(zc.Chi), rounds)
 	}
 	var win Window
 	if pub != nil {
 		win = pub.Window()
 		if err := win.check(c.LogSize()); err != nil {
-			return Claim{}, err
+			return Claim{}, nil, err
 		}
 	}
 	alpha := tr.Sample()
@@ -221,7 +256,7 @@ func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Pub
 	for t := range challenges {
 		q, err := tr.RoundPoly(3, running, nil)
 		if err != nil {
-			return Claim{}, fmt.Errorf("lincheck: round %d: %w", t, err)
+			return Claim{}, nil, fmt.Errorf("lincheck: round %d: %w", t, err)
 		}
 		challenges[t] = tr.Sample()
 		running = field.PolyEval(q, challenges[t])
@@ -230,20 +265,18 @@ func VerifyPublic(tr VerifierTranscript, c Matrices, zc ZerocheckClaims, pub Pub
 	for i := range s {
 		v, err := tr.Receive()
 		if err != nil {
-			return Claim{}, fmt.Errorf("lincheck: slice %d: %w", i, err)
+			return Claim{}, nil, fmt.Errorf("lincheck: slice %d: %w", i, err)
 		}
 		s[i] = v
 	}
 
 	chiInPrime := reversed(challenges)
-	va, vb := c.BilinearTensor(circuit.Tensor{Low: skip, High: chiIn}, circuit.Tensor{Low: s, High: chiInPrime})
 	var pubWin *Window
 	if pub != nil {
 		pubWin = &win
 	}
-	if Terminal(va.Add(alpha.Mul(vb)), alpha, skip, chiIn, chiInPrime, s, c.ConstCol(), pubWin, tau) != running {
-		return Claim{}, ErrTerminal
-	}
-	point := append(chiInPrime, zc.Chi[rounds:]...)
-	return Claim{Point: point, S: s}, nil
+	t := &TerminalCheck{c: c, skip: skip, chiIn: chiIn, chiInPrime: chiInPrime, s: s, tau: tau, alpha: alpha, running: running, win: pubWin}
+	// The point gets a fresh array: chiInPrime stays the check's.
+	point := append(slices.Clone(chiInPrime), zc.Chi[rounds:]...)
+	return Claim{Point: point, S: s}, t, nil
 }

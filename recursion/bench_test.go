@@ -1,0 +1,68 @@
+package recursion
+
+import (
+	"encoding/json"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
+)
+
+// BenchmarkMergedVerify times Merged.Verify of a 2→1 merge of leaves of
+// LEANPIPE_MERGE_SIGS signers each (default 200), at rate 2, made before timing.
+func BenchmarkMergedVerify(b *testing.B) {
+	skipProofs(b, "proves a 2→1 merge")
+	n := 200
+	if s := os.Getenv("LEANPIPE_MERGE_SIGS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			b.Fatalf("LEANPIPE_MERGE_SIGS=%q: a positive count", s)
+		}
+		n = v
+	}
+	leaves := siblingLeaves(b, 2, n, 2, 7)
+	m, err := Merge(mergeChildren(leaves), 2, par.New(nil, 2))
+	if err != nil {
+		b.Fatal(err)
+	}
+	file, st := m.ProofBytes(), m.Statement()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := VerifyMerged(file, st); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMergedVerifyFile times VerifyMerged of the merged proof file named by
+// LEANPIPE_MERGED (its statement in the .json beside it, as prove writes them) in a
+// process that has built no circuit: the path of a one-shot verifier.
+func BenchmarkMergedVerifyFile(b *testing.B) {
+	path := os.Getenv("LEANPIPE_MERGED")
+	if path == "" {
+		b.Skip("LEANPIPE_MERGED names no merged proof file")
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	meta, err := os.ReadFile(path + ".json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var fm flows.Meta
+	if err := json.Unmarshal(meta, &fm); err != nil {
+		b.Fatal(err)
+	}
+	st, err := StatementOf(fm.Proves())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := VerifyMerged(file, st); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
