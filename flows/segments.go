@@ -4,11 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"sync"
 	"time"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
@@ -215,6 +217,68 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 // VerifySegments checks a segmented proof (raw or wire form) of shapes under label
 // and statement, with the evaluation claims of ev (nil: none), and returns its raw form.
 func VerifySegments(proof *transcript.Proof, label string, statement []byte, shapes []SegmentShape, ev *Evaluations, logInvRate int) (raw *transcript.Proof, err error) {
+	return verifySegments(proof, label, statement, shapes, ev, logInvRate, nil)
+}
+
+// SegmentsTrace is what a segmented proof's verification ran, for a ledger of what
+// verifying it in-circuit costs: transcript compressions by phase, each segment's
+// zerocheck and lincheck sizes, the stream's length and the opening's Merkle openings.
+type SegmentsTrace struct {
+	// Compressions: fixed by the label alone, the transcript start (layout and
+	// statement), per segment its zerocheck, lincheck and ring switch (with the root's
+	// for the first), the linear claims' sumcheck, the evaluations and the opening.
+	Label, Start, Linear, Evaluations, Opening, Total int
+	Segments                                          []SegmentTrace
+	// StreamScalars is the proof stream's length in E scalars.
+	StreamScalars int
+	StackLog      int
+	// LinearRounds is the linear claims' sumcheck's round count, LinearTerms their
+	// terms (the weight's evaluation reads one eq product per term).
+	LinearRounds, LinearTerms, LinearClaims int
+	Openings                                []MerkleOpening
+	step                                    func(transcript.Step)
+}
+
+// SegmentTrace is one segment's part of a SegmentsTrace.
+type SegmentTrace struct {
+	M, LogSize, Mu, WindowLog, Compressions int
+}
+
+// MerkleOpening is one Merkle opening of a WHIR level as the verifier ran it.
+type MerkleOpening struct {
+	Queries, Depth, RowWords, LeafWords int
+}
+
+// VerifySegmentsTraced is VerifySegments that also returns what the verification
+// ran (only for a proof it accepts), and hands each transcript compression after the
+// label to step (nil: none).
+func VerifySegmentsTraced(proof *transcript.Proof, label string, statement []byte, shapes []SegmentShape, ev *Evaluations, logInvRate int, step func(transcript.Step)) (*SegmentsTrace, error) {
+	t := &SegmentsTrace{step: step}
+	if _, err := verifySegments(proof, label, statement, shapes, ev, logInvRate, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// merkleRecorder is a verifier transcript that records its Merkle openings.
+type merkleRecorder struct {
+	*transcript.Verifier
+	t *SegmentsTrace
+}
+
+func (r merkleRecorder) Merkle(root merkle.Digest, blockLen int, queries []int, leafWords int) ([][]uint64, error) {
+	return r.MerklePadded(root, blockLen, queries, leafWords, leafWords)
+}
+
+func (r merkleRecorder) MerklePadded(root merkle.Digest, blockLen int, queries []int, rowWords, leafWords int) ([][]uint64, error) {
+	rows, err := r.Verifier.MerklePadded(root, blockLen, queries, rowWords, leafWords)
+	if err == nil {
+		r.t.Openings = append(r.t.Openings, MerkleOpening{Queries: len(queries), Depth: bits.Len(uint(blockLen)) - 1, RowWords: rowWords, LeafWords: leafWords})
+	}
+	return rows, err
+}
+
+func verifySegments(proof *transcript.Proof, label string, statement []byte, shapes []SegmentShape, ev *Evaluations, logInvRate int, trace *SegmentsTrace) (raw *transcript.Proof, err error) {
 	if proof == nil {
 		return nil, fmt.Errorf("%w: nil proof", ErrInput)
 	}
@@ -235,7 +299,20 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		}
 	}
 	tr := transcript.NewVerifier(proof, []byte(label), nil)
+	mark := tr.Compressions()
+	since := func() int {
+		n := tr.Compressions() - mark
+		mark = tr.Compressions()
+		return n
+	}
+	if trace != nil {
+		trace.Label = mark
+		tr.Trace(trace.step)
+	}
 	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
+	if trace != nil {
+		trace.Start = since()
+	}
 	root, err := open.ReceiveRoot(tr)
 	if err != nil {
 		return nil, err
@@ -243,6 +320,13 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	rings := make([]open.PlacedRing, len(shapes))
 	terminals := make([]*lincheck.TerminalCheck, len(shapes))
 	for i, s := range shapes {
+		if trace != nil {
+			st := SegmentTrace{M: s.Circuit.LogSize() + nLogs[i], LogSize: s.Circuit.LogSize(), Mu: places[i].Variables}
+			if s.Public != nil {
+				st.WindowLog = s.Public.Window().Log
+			}
+			trace.Segments = append(trace.Segments, st)
+		}
 		zc, err := zerocheck.VerifyWith(tr, s.Circuit.LogSize()+nLogs[i])
 		if err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
@@ -253,6 +337,9 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		}
 		terminals[i] = t
 		rings[i] = open.PlacedRing{Place: places[i], Claim: ringswitch.Verify(tr, lc.Point, lc.S)}
+		if trace != nil {
+			trace.Segments[i].Compressions = since()
+		}
 	}
 	// The linchecks' terminal checks (each an evaluation of its segment's matrices)
 	// read no transcript: they run side by side with the rest of the replay, and the
@@ -286,6 +373,14 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		if points, err = verifyLinear(tr, ev.Linear, places, stackLog); err != nil {
 			return nil, err
 		}
+		if trace != nil {
+			trace.Linear = since()
+			trace.LinearClaims = len(ev.Linear)
+			for _, c := range ev.Linear {
+				trace.LinearTerms += len(c.Terms)
+				trace.LinearRounds = max(trace.LinearRounds, places[c.Segment].Variables)
+			}
+		}
 		pts := ev.points(tr.Sample)
 		if err := checkEvalPoints(pts, places); err != nil {
 			return nil, err
@@ -309,11 +404,24 @@ func VerifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	if err := open.VerifyStackedRings(tr, root, sh, rings, points); err != nil {
+	if trace != nil {
+		trace.Evaluations = since()
+	}
+	var otr open.VerifierTranscript = tr
+	if trace != nil {
+		otr = merkleRecorder{tr, trace}
+	}
+	if err := open.VerifyStackedRings(otr, root, sh, rings, points); err != nil {
 		return nil, err
 	}
 	if err := tr.Finish(); err != nil {
 		return nil, err
+	}
+	if trace != nil {
+		trace.Opening = since()
+		trace.Total = tr.Compressions()
+		trace.StreamScalars = tr.Offset()
+		trace.StackLog = stackLog
 	}
 	return tr.RawProof(), nil
 }

@@ -474,37 +474,11 @@ func (m *Merged) Verify() (err error) {
 		}
 		seen[pk] = true
 	}
-	tb, gb := sharedTranscriptBlock(), sharedGrindBlock()
-	plans := make([]*mergePlan, len(m.Children))
-	sts := make([]flows.Statement, len(m.Children))
-	var runs []TranscriptRun
-	var grinds []GrindCheck
-	for i := range m.Children {
-		st, err := m.childStatement(i)
-		if err != nil {
-			return err
-		}
-		sts[i] = st
-		if plans[i], err = planChild(st, &m.Interfaces[i]); err != nil {
-			return fmt.Errorf("%w: child %d: %w", ErrMerged, i, err)
-		}
-		runs = append(runs, plans[i].runs...)
-		grinds = append(grinds, plans[i].grinds...)
-	}
-	l := layoutOf(plans)
-	shapes := []flows.SegmentShape{tb.TranscriptShape(runs)}
-	for _, g := range l.groups {
-		members := make([]*LevelQueries, len(g.members))
-		for k, cl := range g.members {
-			members[k] = &plans[cl[0]].levels[cl[1]]
-		}
-		shapes = append(shapes, g.qb.LevelsShape(members, g.blockLog))
-	}
-	shapes = append(shapes, gb.GrindShape(grinds))
-	ev, err := l.evaluations(plans, m.Interfaces)
+	mc, err := m.checks()
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrMerged, err)
+		return err
 	}
+	plans, sts, shapes, ev := mc.plans, mc.sts, mc.shapes, mc.ev
 	// The children's deferred claims (each a run of the xmss-aggregate circuit's
 	// matrices: its description, or its compiled walk in a process that has built it)
 	// are evaluated side by side with the segmented proof's replay: they depend only on
@@ -559,4 +533,50 @@ func MergeSigners(ctx context.Context, children []MergeChild, signers *aggregate
 	}
 	all := append(append([]MergeChild(nil), children...), MergeChild{p.Proof, p.Statement})
 	return Merge(all, logInvRate, workers)
+}
+
+// mergeChecks is what verifying a merged proof checks, derived from its statement
+// and interfaces: per child its plan and statement, the segments' shapes and the
+// claims on them.
+type mergeChecks struct {
+	plans  []*mergePlan
+	sts    []flows.Statement
+	shapes []flows.SegmentShape
+	ev     *flows.Evaluations
+}
+
+// checks derives m's segments and claims from its statement and interfaces.
+func (m *Merged) checks() (*mergeChecks, error) {
+	tb, gb := sharedTranscriptBlock(), sharedGrindBlock()
+	plans := make([]*mergePlan, len(m.Children))
+	sts := make([]flows.Statement, len(m.Children))
+	var runs []TranscriptRun
+	var grinds []GrindCheck
+	for i := range m.Children {
+		st, err := m.childStatement(i)
+		if err != nil {
+			return nil, err
+		}
+		sts[i] = st
+		if plans[i], err = planChild(st, &m.Interfaces[i]); err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, i, err)
+		}
+		runs = append(runs, plans[i].runs...)
+		grinds = append(grinds, plans[i].grinds...)
+	}
+	l := layoutOf(plans)
+	shapes := []flows.SegmentShape{tb.TranscriptShape(runs)}
+	for _, g := range l.groups {
+		members := make([]*LevelQueries, len(g.members))
+		for k, cl := range g.members {
+			members[k] = &plans[cl[0]].levels[cl[1]]
+		}
+		shapes = append(shapes, g.qb.LevelsShape(members, g.blockLog))
+	}
+	shapes = append(shapes, gb.GrindShape(grinds))
+	ev, err := l.evaluations(plans, m.Interfaces)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
+	}
+	return &mergeChecks{plans: plans, sts: sts, shapes: shapes, ev: ev}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,6 +79,51 @@ func TestMergeTwoLeaves(t *testing.T) {
 	}
 	t.Logf("statement: %.200s", js)
 	t.Logf("2→1: %d keys, proof %d bytes (%d stream scalars), %d interface bytes", len(m.Keys), len(m.Proof.MarshalWire()), len(m.Proof.Stream), len(m.statementBytes()))
+	checkMergedLedger(t, m)
+}
+
+// checkMergedLedger measures m and checks the ledger against the verification it
+// traced: every transcript compression in exactly one stage (or the label's prefix),
+// the openings the WHIR profile's, a derived part per child, the stream the proof's.
+func checkMergedLedger(t *testing.T, m *Merged) *MergedLedger {
+	t.Helper()
+	l, err := MeasureMerged(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := l.Trace.Label
+	for _, s := range l.Own {
+		if s.Name != "merkle" {
+			sum += s.Compress
+		}
+	}
+	if sum != l.Trace.Total {
+		t.Fatalf("stages account for %d transcript compressions, the verifier ran %d", sum, l.Trace.Total)
+	}
+	if len(l.Derived) != len(m.Children) || len(l.InterfaceBytes) != len(m.Children) || len(l.Trace.Segments) != len(l.Own)-5 {
+		t.Fatalf("ledger of %d derived parts, %d interfaces, %d segments for %d children and %d own stages",
+			len(l.Derived), len(l.InterfaceBytes), len(l.Trace.Segments), len(m.Children), len(l.Own))
+	}
+	if l.Trace.StreamScalars != len(m.Proof.Stream) && m.Proof.Stream != nil {
+		t.Fatalf("the trace read %d stream scalars, the proof has %d", l.Trace.StreamScalars, len(m.Proof.Stream))
+	}
+	for i, d := range l.Derived {
+		for _, s := range d {
+			if s.EE <= 0 {
+				t.Fatalf("child %d: %s costs nothing", i, s.Name)
+			}
+		}
+	}
+	// A merged proof that does not verify has no ledger.
+	bad := *m
+	bad.Epoch++
+	if _, err := MeasureMerged(&bad); err == nil {
+		t.Fatal("a ledger of a merged proof against another epoch")
+	}
+	var b strings.Builder
+	l.WriteTable(&b)
+	t.Log("\n" + b.String())
+	return l
 }
 
 // TestMergeCost reports what one merge costs: LEANPIPE_MERGE=K,S[,R[,REPS]] merges K
