@@ -128,7 +128,8 @@ func checkMergedLedger(t *testing.T, m *Merged) *MergedLedger {
 
 // TestMergeCost reports what one merge costs: LEANPIPE_MERGE=K,S[,R[,REPS]] merges K
 // leaves of S signatures (rate 2) at merge rate R (default 2), REPS times (default 2)
-// at 1 and 2 workers. A measurement, not a check.
+// at 1 and 2 workers, then logs the merged proof's ledger (MeasureMerged). A
+// measurement, not a check.
 func TestMergeCost(t *testing.T) {
 	spec := os.Getenv("LEANPIPE_MERGE")
 	if spec == "" {
@@ -139,10 +140,17 @@ func TestMergeCost(t *testing.T) {
 		t.Fatalf("LEANPIPE_MERGE=%q: want K,S[,R[,REPS]]", spec)
 	}
 	leaves := siblingLeaves(t, k, s, 2, 303)
+	var last *Merged
+	defer func() {
+		if last != nil {
+			checkMergedLedger(t, last)
+		}
+	}()
 	for _, w := range []int{1, 2} {
 		for range reps {
 			start := time.Now()
 			m, err := Merge(mergeChildren(leaves), rate, par.New(nil, w))
+			last = m
 			if err != nil {
 				t.Fatal(err)
 			}
