@@ -207,7 +207,8 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 		}
 	}
 	lap(&prof.Linear)
-	if err := open.ProveStackedRings(tr, run.com, run.rings, points, workers); err != nil {
+	defer putSegmentScratch(run.scratch)
+	if err := run.scratch.open.ProveStackedRings(tr, run.com, run.rings, points, workers); err != nil {
 		return nil, err
 	}
 	lap(&prof.Open)
@@ -478,6 +479,7 @@ type segmentRings struct {
 	places   []open.Placement
 	stackLog int
 	rings    []open.PlacedRing
+	scratch  *segmentScratch // the stages' tables, back to the spare once the proof is done
 }
 
 // proveSegmentRings runs a segmented proof's common part: the segments' witnesses,
@@ -515,6 +517,7 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 		return nil, err
 	}
 	lap(&prof.Commit)
+	sc := takeSegmentScratch(len(segs))
 	tr := transcript.NewProver([]byte(label), nil)
 	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
 	halves := commit.RootHalves(com.Root())
@@ -524,20 +527,57 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 		p := places[i]
 		q := stack[p.Offset : p.Offset+1<<p.Variables]
 		logSize := s.Circuit.LogSize()
-		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, nil)
+		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, &sc.zc[i])
 		if err != nil {
+			putSegmentScratch(sc)
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
 		as[i], bs[i] = nil, nil
 		lap(&prof.Zerocheck)
-		lc := new(lincheck.Scratch).ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
+		lc := sc.lc[i].ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
 		lap(&prof.Lincheck)
 		ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)
 		lap(&prof.RingSwitch)
 		rings[i] = open.PlacedRing{Place: p, Claim: ring}
 		if err := workers.Err(); err != nil {
+			putSegmentScratch(sc)
 			return nil, err
 		}
 	}
-	return &segmentRings{tr: tr, com: com, stack: stack, places: places, stackLog: stackLog, rings: rings}, nil
+	return &segmentRings{tr: tr, com: com, stack: stack, places: places, stackLog: stackLog, rings: rings, scratch: sc}, nil
+}
+
+// segmentScratch is the stages' tables a segmented proof reuses from the last one (a
+// long-running merge prover makes many): per segment the zerocheck's and the
+// lincheck's (a segment's lincheck claim is read by its ring switch after the next
+// segment has started, so each segment has its own), and the opening's.
+type segmentScratch struct {
+	zc   []zerocheck.Buffers
+	lc   []lincheck.Scratch
+	open open.Scratch
+}
+
+// spareSegmentScratch holds one scratch between proofs; proofs made side by side
+// take fresh ones.
+var spareSegmentScratch = make(chan *segmentScratch, 1)
+
+func takeSegmentScratch(segments int) *segmentScratch {
+	var sc *segmentScratch
+	select {
+	case sc = <-spareSegmentScratch:
+	default:
+		sc = new(segmentScratch)
+	}
+	for len(sc.zc) < segments {
+		sc.zc = append(sc.zc, zerocheck.Buffers{})
+		sc.lc = append(sc.lc, lincheck.Scratch{})
+	}
+	return sc
+}
+
+func putSegmentScratch(sc *segmentScratch) {
+	select {
+	case spareSegmentScratch <- sc:
+	default:
+	}
 }

@@ -3,6 +3,7 @@ package recursion
 import (
 	"encoding/json"
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -62,6 +63,32 @@ func BenchmarkMergedVerifyFile(b *testing.B) {
 	}
 	for b.Loop() {
 		if err := VerifyMerged(file, st); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMerge times a warm 2→1 merge of leaves of LEANPIPE_MERGE_SIGS signers each
+// (default 200) at rate 2, the leaves made and the block circuits compiled before
+// timing.
+func BenchmarkMerge(b *testing.B) {
+	skipProofs(b, "proves 2→1 merges")
+	n := 200
+	if s := os.Getenv("LEANPIPE_MERGE_SIGS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			b.Fatalf("LEANPIPE_MERGE_SIGS=%q: a positive count", s)
+		}
+		n = v
+	}
+	leaves := siblingLeaves(b, 2, n, 2, 7)
+	w := par.New(nil, runtime.GOMAXPROCS(0))
+	if _, err := Merge(mergeChildren(leaves), 2, w); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Merge(mergeChildren(leaves), 2, w); err != nil {
 			b.Fatal(err)
 		}
 	}
