@@ -57,7 +57,9 @@ type FlockSpec struct {
 	// Fill writes the packed witness w of 2^nLog instance slots (slot s < in.Len()
 	// holds instance s, every later slot one fixed padding instance) and the packed
 	// A0·w and B0·w, in the circuit package's row packing. The bytes written must
-	// not depend on the workers.
+	// not depend on the workers. A0·w and B0·w are read only through slot
+	// in.Len() (the zerocheck's Live: the first padding slot stands for the
+	// rest), so Fill may leave their later slots unwritten.
 	Fill func(w graph.Workers, in Input, nLog int, wit, a, b []field.K) error
 	// Bind, when set, is how a statement's public data (Statement.Data) enters the
 	// proof: bytes the transcript absorbs right after the label, and a public-input

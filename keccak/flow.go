@@ -132,7 +132,7 @@ func newFlowWith(l Layout, h hooks) *flows.Flock {
 			if h.fillFrom != nil {
 				in.in = h.fillFrom
 			}
-			return l.fill(w, in.in.inputStates(), nLog, wit, a, b, h.faults)
+			return l.fill(w, in.in, nLog, wit, a, b, h.faults)
 		},
 		Bind: func(st flows.Statement) (flows.Binding, error) { return bind(l, st) },
 		Describe: func(st flows.Statement) string {

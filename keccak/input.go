@@ -93,14 +93,6 @@ func (in *Input) States() []byte { return in.states }
 func (in *Input) InputState(j int) State  { return StateFrom(in.states[j*PairSize:]) }
 func (in *Input) OutputState(j int) State { return StateFrom(in.states[j*PairSize+StateSize:]) }
 
-func (in *Input) inputStates() []State {
-	out := make([]State, in.Len())
-	for j := range out {
-		out[j] = in.InputState(j)
-	}
-	return out
-}
-
 // Statement is the keccak-batch statement: the permutation count and the states
 // string. Its JSON form (the statement's data, beside N in PROOF.json) is
 // {"permutations": N, "states": base64 of the states string}; the command line
