@@ -1,13 +1,18 @@
 package keccak
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // pinnedProofs are the SHA-256 digests of the registered flow's proofs of
@@ -63,6 +68,61 @@ func TestProofBytesPinned(t *testing.T) {
 				if got[i] != want[i] {
 					t.Errorf("n=%d seed=%d, %d workers: %s SHA-256 %s, pinned %s", c.n, c.seed, workers, name, got[i], want[i])
 				}
+			}
+		}
+	}
+}
+
+// The statement's data written on workers is the one-piece base64 encoding, for
+// lengths around the chunk size and any worker count.
+func TestStatementOnWorkers(t *testing.T) {
+	rng := testrand.New(t)
+	for _, n := range []int{0, 1, 2, 3, 4, encodeChunk - 1, encodeChunk, encodeChunk + 1, 3*encodeChunk + 2, 5 * encodeChunk} {
+		states := make([]byte, n)
+		for i := range states {
+			states[i] = byte(rng.Uint64())
+		}
+		s := Statement{Permutations: n + 1, States: states}
+		want := fmt.Sprintf(`{"permutations":%d,"states":"%s"}`, n+1, base64.StdEncoding.EncodeToString(states))
+		for _, w := range []int{1, 2, 3, 8} {
+			if got := s.appendJSON(par.New(nil, w), []byte("x")); string(got) != "x"+want {
+				t.Fatalf("%d bytes on %d workers: the encoding differs from the serial one", n, w)
+			}
+		}
+	}
+	b, err := Flow.FromValue(GenerateInput(300, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, st := b.(Batch).StatementOn(par.New(nil, 2)), b.(Batch).Statement(); !bytes.Equal(on, st) {
+		t.Fatal("StatementOn differs from Statement")
+	}
+}
+
+// A batch's own Binding is what the verifier's Bind makes of its statement: the
+// same absorbed bytes and the same public term, for both layouts and N that fill
+// and do not fill the last block.
+func TestBindingMatchesBind(t *testing.T) {
+	for _, l := range []Layout{Sparse, Dense} {
+		f := NewFlow(l)
+		for _, n := range []int{1, 7, 200} {
+			in, err := f.FromValue(GenerateInput(n, uint64(n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := in.(flows.Bound).Binding()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := bind(l, flows.StatementOf(f, in, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Absorb, want.Absorb) {
+				t.Fatalf("%+v n=%d: absorbed bytes differ", l, n)
+			}
+			if gp, wp := got.Public.(*Public), want.Public.(*Public); gp.l != wp.l || !bytes.Equal(gp.states, wp.states) {
+				t.Fatalf("%+v n=%d: public terms differ", l, n)
 			}
 		}
 	}
