@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/bits"
 	"sync"
@@ -57,7 +58,9 @@ type FlockSpec struct {
 	// Fill writes the packed witness w of 2^nLog instance slots (slot s < in.Len()
 	// holds instance s, every later slot one fixed padding instance) and the packed
 	// A0·w and B0·w, in the circuit package's row packing. The bytes written must
-	// not depend on the workers.
+	// not depend on the workers. A0·w and B0·w are read only through slot
+	// in.Len() (the zerocheck's Live: the first padding slot stands for the
+	// rest), so Fill may leave their later slots unwritten.
 	Fill func(w graph.Workers, in Input, nLog int, wit, a, b []field.K) error
 	// Bind, when set, is how a statement's public data (Statement.Data) enters the
 	// proof: bytes the transcript absorbs right after the label, and a public-input
@@ -67,6 +70,10 @@ type FlockSpec struct {
 	Bind func(st Statement) (Binding, error)
 	// Describe, when set, says what a verifier checked for st (DescribeStatement).
 	Describe func(st Statement) string
+	// ParallelPlan grants the plan stage as many workers as the scheduler has (one
+	// otherwise), for a flow whose inputs write their statement on workers
+	// (StatedOn).
+	ParallelPlan bool
 	// RepeatPadding writes the opening's level-0 rows in the repeated-lanes wire
 	// form (Shape.Wire): the lane blocks that hold only padding slots, identical by
 	// Fill's contract, are sent once per row. Off for the reference's flows.
@@ -80,6 +87,42 @@ type Binding struct {
 	// Public is the public-input term (nil: none). The witness must hold its bits
 	// in every slot, padding slots included.
 	Public lincheck.Public
+}
+
+// StatedOn is a Stated input that can write its statement's data on workers;
+// StatementOn returns the same bytes as Statement. The plan stage prefers it.
+type StatedOn interface {
+	Stated
+	StatementOn(w graph.Workers) json.RawMessage
+}
+
+// Bound is an Input that gives the binding of its own statement: Binding returns
+// what the flow's Bind returns for StatementOf(the input), without decoding the
+// statement's data again. The plan stage takes it instead of calling Bind; a
+// verifier always calls Bind, so a Binding that differs gives proofs that fail
+// verification (a flow's tests compare the two).
+type Bound interface {
+	Binding() (Binding, error)
+}
+
+// statement returns the statement of proving in at logInvRate and its binding,
+// through the input's StatementOn and Binding when it has them.
+func (f *Flock) statement(w graph.Workers, in Input, logInvRate int) (Statement, Binding, error) {
+	var st Statement
+	if s, ok := in.(StatedOn); ok {
+		st = Statement{Flow: f.Name(), N: in.Len(), LogInvRate: logInvRate, Data: s.StatementOn(w)}
+		if err := w.Err(); err != nil { // stopped workers skip chunks: the data is incomplete
+			return Statement{}, Binding{}, err
+		}
+	} else {
+		st = StatementOf(f, in, logInvRate)
+	}
+	if b, ok := in.(Bound); ok && f.spec.Bind != nil {
+		bind, err := b.Binding()
+		return st, bind, err
+	}
+	bind, err := f.bind(st)
+	return st, bind, err
 }
 
 // bind returns the statement's binding (the zero Binding for a flow without Bind,
@@ -464,7 +507,7 @@ type FlockStages struct {
 func (f *Flock) Stages(res *Resources) FlockStages {
 	s := flockStages{f: f, r: res}
 	return FlockStages{
-		Plan:       graph.Stage[Request, *Planned]{Name: "plan", MaxWorkers: 1, Run: s.plan},
+		Plan:       graph.Stage[Request, *Planned]{Name: "plan", MaxWorkers: f.planWorkers(), Run: s.plan},
 		Witness:    graph.Lift(witness.NewStage(), s.witnessJob, s.witnessed),
 		Commit:     graph.Lift(commit.NewStage(), s.commitJob, s.committed),
 		Zerocheck:  graph.Lift(zerocheck.NewStage(), s.zerocheckJob, s.zerochecked),
@@ -472,6 +515,14 @@ func (f *Flock) Stages(res *Resources) FlockStages {
 		RingSwitch: graph.Lift(ringswitch.NewStage(), s.ringJob, s.ringSwitched),
 		Open:       graph.Lift(open.NewStage(), s.openJob, s.opened),
 	}
+}
+
+// planWorkers is the plan stage's MaxWorkers: all (0) with ParallelPlan, else one.
+func (f *Flock) planWorkers() int {
+	if f.spec.ParallelPlan {
+		return 0
+	}
+	return 1
 }
 
 // Prover is the flow's stage sequence bound to res.
@@ -487,9 +538,10 @@ type flockStages struct {
 	r *Resources
 }
 
-// plan checks the request, fetches the shape's WHIR configuration from the cache and
-// takes the proof's buffers from the pools.
-func (s flockStages) plan(ctx context.Context, _ graph.Workers, req Request) (*Planned, error) {
+// plan checks the request, fetches the shape's WHIR configuration from the cache,
+// makes the statement and its binding (statement) and takes the proof's buffers
+// from the pools.
+func (s flockStages) plan(ctx context.Context, w graph.Workers, req Request) (*Planned, error) {
 	req = req.withDefaults()
 	if req.Flow != Flow(s.f) {
 		return nil, fmt.Errorf("%w: request for flow %q given to %q", ErrInput, req.Flow.Name(), s.f.Name())
@@ -507,8 +559,7 @@ func (s flockStages) plan(ctx context.Context, _ graph.Workers, req Request) (*P
 	if err != nil {
 		return nil, err
 	}
-	st := StatementOf(s.f, req.Input, req.LogInvRate)
-	bind, err := s.f.bind(st)
+	st, bind, err := s.f.statement(w, req.Input, req.LogInvRate)
 	if err != nil {
 		return nil, err
 	}

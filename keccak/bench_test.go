@@ -127,7 +127,7 @@ func BenchmarkVerify(b *testing.B) {
 // workers.
 func BenchmarkFill(b *testing.B) {
 	for _, c := range []struct{ n, nLog int }{{3000, 10}, {1 << 14, 13}} {
-		ins := GenerateInput(c.n, 5).inputStates()
+		ins := GenerateInput(c.n, 5)
 		words := 1 << (FlowLayout.LogSize - 6 + c.nLog)
 		wit, wa, wb := make([]field.K, words), make([]field.K, words), make([]field.K, words)
 		// One fill first: the buffers' pages are faulted in before any timing.

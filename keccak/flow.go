@@ -8,6 +8,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -55,10 +56,24 @@ func (b Batch) Permutations() int { return b.in.Len() }
 func (b Batch) Input() *Input { return b.in }
 
 // Statement is the statement data: {"permutations": N, "states": base64}.
-func (b Batch) Statement() json.RawMessage {
-	d, _ := Statement{Permutations: b.in.Len(), States: b.in.States()}.MarshalJSON()
-	return d
+func (b Batch) Statement() json.RawMessage { return b.StatementOn(par.Serial()) }
+
+// StatementOn is Statement with the states encoded on w.
+func (b Batch) StatementOn(w graph.Workers) json.RawMessage {
+	return Statement{Permutations: b.in.Len(), States: b.in.States()}.appendJSON(w, nil)
 }
+
+// Binding is bind of the batch's statement, from the states themselves (the
+// prover's plan stage takes it instead of decoding the statement's data).
+func (b Batch) Binding() (flows.Binding, error) {
+	s := Statement{Permutations: b.in.Len(), States: b.in.States()}
+	return flows.Binding{Absorb: s.AbsorbBytes(), Public: &Public{l: b.l, states: s.States}}, nil
+}
+
+var (
+	_ flows.StatedOn = Batch{}
+	_ flows.Bound    = Batch{}
+)
 
 // NewFlow returns the keccak-batch Flock flow with layout l: the circuit of Perms
 // permutations per block, the statement (N and every state) absorbed as a digest
@@ -92,7 +107,10 @@ func newFlowWith(l Layout, h hooks) *flows.Flock {
 		MaxN:        maxBlocks,
 		// The padding lanes of the level-0 rows are sent once (docs/keccak-batch.md §5).
 		RepeatPadding: true,
-		InputBytes:    l.Perms * PairSize * 3, // the states, the statement's copy, the public rows
+		// The statement's data (the states in base64) is written on the plan
+		// stage's workers (Batch.StatementOn).
+		ParallelPlan: true,
+		InputBytes:   l.Perms * PairSize * 3, // the states, the statement's copy, the public rows
 		// The compiled circuit (710,660 instructions of 8 bytes at three
 		// permutations per block), its walk vectors and the public term's tables.
 		// TestEstimateBoundsPeakRSS holds the estimate to the measured peaks.
@@ -132,7 +150,7 @@ func newFlowWith(l Layout, h hooks) *flows.Flock {
 			if h.fillFrom != nil {
 				in.in = h.fillFrom
 			}
-			return l.fill(w, in.in.inputStates(), nLog, wit, a, b, h.faults)
+			return l.fill(w, in.in, nLog, wit, a, b, h.faults)
 		},
 		Bind: func(st flows.Statement) (flows.Binding, error) { return bind(l, st) },
 		Describe: func(st flows.Statement) string {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 )
 
@@ -93,14 +94,6 @@ func (in *Input) States() []byte { return in.states }
 func (in *Input) InputState(j int) State  { return StateFrom(in.states[j*PairSize:]) }
 func (in *Input) OutputState(j int) State { return StateFrom(in.states[j*PairSize+StateSize:]) }
 
-func (in *Input) inputStates() []State {
-	out := make([]State, in.Len())
-	for j := range out {
-		out[j] = in.InputState(j)
-	}
-	return out
-}
-
 // Statement is the keccak-batch statement: the permutation count and the states
 // string. Its JSON form (the statement's data, beside N in PROOF.json) is
 // {"permutations": N, "states": base64 of the states string}; the command line
@@ -117,14 +110,32 @@ type statementJSON struct {
 
 // MarshalJSON writes {"permutations":N,"states":"<base64>"} (compact; base64 needs
 // no escaping).
-func (s Statement) MarshalJSON() ([]byte, error) {
+func (s Statement) MarshalJSON() ([]byte, error) { return s.appendJSON(par.Serial(), nil), nil }
+
+// encodeChunk is the states' bytes one task of appendJSON encodes: a multiple of
+// 3, so that every chunk but the last encodes to whole base64 quanta without
+// padding and the chunks' encodings join into the encoding of the whole.
+const encodeChunk = 3 << 14
+
+// appendJSON appends MarshalJSON's bytes to b, encoding the states in chunks of
+// encodeChunk bytes on w (the same bytes for any w).
+func (s Statement) appendJSON(w par.Workers, b []byte) []byte {
 	enc := base64.StdEncoding
-	b := make([]byte, 0, 48+enc.EncodedLen(len(s.States)))
+	if need := len(b) + 48 + enc.EncodedLen(len(s.States)); cap(b) < need {
+		// make, not append's growth: memory fresh from the system is not cleared
+		// first, so the workers' encoding is what first touches its pages.
+		b = append(make([]byte, 0, need), b...)
+	}
 	b = append(b, `{"permutations":`...)
 	b = strconv.AppendInt(b, int64(s.Permutations), 10)
 	b = append(b, `,"states":"`...)
-	b = enc.AppendEncode(b, s.States)
-	return append(b, `"}`...), nil
+	start, n := len(b), len(s.States)
+	b = b[:start+enc.EncodedLen(n)]
+	w.Range((n+encodeChunk-1)/encodeChunk, func(lo, hi int) {
+		src := s.States[lo*encodeChunk : min(hi*encodeChunk, n)]
+		enc.Encode(b[start+lo*encodeChunk/3*4:], src)
+	})
+	return append(b, `"}`...)
 }
 
 // UnmarshalJSON reads the JSON form strictly (both fields, no others) and checks

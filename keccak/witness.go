@@ -64,24 +64,27 @@ func (l Layout) fillBlock(wit, a, b []field.K, ins []State, fault *Fault) {
 	}
 }
 
-// fill writes the packed witness, A0·w and B0·w of 2^nLog slots for the input
-// states ins: block s holds permutations s·Perms .. s·Perms+Perms−1 (indices past
-// len(ins) take permutation 0's input), and every slot at or past the last live
-// block a copy of block 0. The bytes do not depend on the workers.
-func (l Layout) fill(workers graph.Workers, ins []State, nLog int, wit, a, b []field.K, faults map[int]Fault) error {
+// fill writes the packed witness, A0·w and B0·w of 2^nLog slots for the
+// permutations of in: block s holds permutations s·Perms .. s·Perms+Perms−1
+// (indices past in.Len() take permutation 0's input), and every witness slot
+// from the last live block on a copy of block 0; A0·w and B0·w get that copy in
+// the first padding slot only (flows.FlockSpec.Fill). Each block reads its input
+// states from the states string in place. The bytes do not depend on the workers.
+func (l Layout) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []field.K, faults map[int]Fault) error {
 	words := 1 << (l.LogSize - 6)
 	slots := 1 << nLog
-	live := (len(ins) + l.Perms - 1) / l.Perms
+	n := in.Len()
+	live := (n + l.Perms - 1) / l.Perms
 	workers.Range(live, func(lo, hi int) {
 		blk := make([]State, l.Perms)
 		for s := lo; s < hi; s++ {
 			var fault *Fault
 			for p := range blk {
 				j := s*l.Perms + p
-				if j >= len(ins) {
+				if j >= n {
 					j = 0
 				}
-				blk[p] = ins[j]
+				blk[p] = in.InputState(j)
 			}
 			if f, ok := faults[s]; ok {
 				fault = &f
@@ -93,11 +96,18 @@ func (l Layout) fill(workers graph.Workers, ins []State, nLog int, wit, a, b []f
 	if err := workers.Err(); err != nil {
 		return err
 	}
+	if live == slots {
+		return nil
+	}
+	// The committed witness holds every padding slot. A0·w and B0·w are read by
+	// the zerocheck only through slot live (Input.Live: the first padding slot
+	// stands for all), so the later slots of a and b are left as they are.
+	for _, v := range [][]field.K{a, b} {
+		copy(v[live*words:(live+1)*words], v[:words])
+	}
 	workers.Range(slots-live, func(lo, hi int) {
 		for s := live + lo; s < live+hi; s++ {
-			for _, v := range [][]field.K{wit, a, b} {
-				copy(v[s*words:(s+1)*words], v[:words])
-			}
+			copy(wit[s*words:(s+1)*words], wit[:words])
 		}
 	})
 	return workers.Err()

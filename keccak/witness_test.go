@@ -49,3 +49,12 @@ func TestFillMatchesSolve(t *testing.T) {
 		}
 	}
 }
+
+// inputStates returns the input states of in's permutations.
+func (in *Input) inputStates() []State {
+	out := make([]State, in.Len())
+	for j := range out {
+		out[j] = in.InputState(j)
+	}
+	return out
+}
