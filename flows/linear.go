@@ -2,8 +2,10 @@ package flows
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -86,8 +88,11 @@ func claimPowers(n int, gamma field.E) []field.E {
 // the verifier checks the last round against Σ_b W_b(ρ_b)·col_b(ρ_b).
 
 // proveLinear runs the prover side and returns the point claims (one per segment with
-// claims, in increasing segment order) for the stacked opening.
-func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Placement, stackLog int, stack []field.K) ([]open.PointClaim, error) {
+// claims, in increasing segment order) for the stacked opening. A batch's weight is
+// sparse (its terms' words), so the prover keeps it sparse: the round sums read the
+// column only where the weight is nonzero, and only the column is folded in full (on
+// the workers, from K to E in its first round).
+func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Placement, stackLog int, stack []field.K, workers par.Workers) ([]open.PointClaim, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
@@ -96,22 +101,13 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 	}
 	pow := claimPowers(len(claims), tr.Sample())
 	batches := linearBatches(claims, len(places))
-	fs, ws := make([][]field.E, len(batches)), make([][]field.E, len(batches))
+	cols := make([]foldingColumn, len(batches))
+	ws := make([]sparseWeight, len(batches))
 	rounds := 0
 	for k, b := range batches {
 		p := places[b.segment]
-		col := stack[p.Offset : p.Offset+1<<p.Variables]
-		w := make([]field.E, len(col))
-		for _, i := range b.claims {
-			for _, t := range claims[i].Terms {
-				w[t.Word] = w[t.Word].Add(pow[i].Mul(t.Coeff))
-			}
-		}
-		f := make([]field.E, len(col))
-		for i, x := range col {
-			f[i] = field.FromK(x)
-		}
-		fs[k], ws[k] = f, w
+		cols[k] = foldingColumn{k: stack[p.Offset : p.Offset+1<<p.Variables]}
+		ws[k] = newSparseWeight(claims, b.claims, pow)
 		rounds = max(rounds, p.Variables)
 	}
 	rho := make([]field.E, rounds)
@@ -121,7 +117,7 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 			if r < rounds-places[b.segment].Variables {
 				continue
 			}
-			a0, a1, ai := field.SumcheckRoundLow(fs[k], ws[k])
+			a0, a1, ai := ws[k].roundSums(&cols[k])
 			q0, q1, qInf = q0.Add(a0), q1.Add(a1), qInf.Add(ai)
 		}
 		tr.SendRoundPoly([]field.E{q0, q0.Add(q1).Add(qInf), qInf}, false)
@@ -130,19 +126,130 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 			if r < rounds-places[b.segment].Variables {
 				continue
 			}
-			h := len(fs[k]) / 2
-			field.FoldLow(fs[k][:h], fs[k], rho[r])
-			field.FoldLow(ws[k][:h], ws[k], rho[r])
-			fs[k], ws[k] = fs[k][:h], ws[k][:h]
+			cols[k].fold(rho[r], workers)
+			ws[k].fold(rho[r])
+		}
+		if err := workers.Err(); err != nil {
+			return nil, err
 		}
 	}
 	var out []open.PointClaim
 	for k, b := range batches {
 		p := places[b.segment]
-		tr.Send(fs[k][0])
-		out = append(out, open.PointClaim{Point: stackPoint(p, stackLog, rho[rounds-p.Variables:]), Value: fs[k][0]})
+		v := cols[k].at(0)
+		tr.Send(v)
+		out = append(out, open.PointClaim{Point: stackPoint(p, stackLog, rho[rounds-p.Variables:]), Value: v})
 	}
 	return out, nil
+}
+
+// foldingColumn is a segment's column as the linear sumcheck folds it: its K words
+// until the first fold, then E tables, alternating between two buffers (a fold reads
+// one and writes the other, so the workers never overlap).
+type foldingColumn struct {
+	k    []field.K
+	e    []field.E // the current table (nil while k is)
+	a, b []field.E // the two buffers
+}
+
+func (c *foldingColumn) len() int {
+	if c.e == nil {
+		return len(c.k)
+	}
+	return len(c.e)
+}
+
+func (c *foldingColumn) at(i int) field.E {
+	if c.e == nil {
+		return field.FromK(c.k[i])
+	}
+	return c.e[i]
+}
+
+// foldChunk is the fewest entries a worker folds.
+const foldChunk = 1 << 12
+
+// fold fixes the column's lowest variable to r.
+func (c *foldingColumn) fold(r field.E, workers par.Workers) {
+	h := c.len() / 2
+	if c.e == nil {
+		c.a = make([]field.E, h)
+		c.b = make([]field.E, max(h/2, 1))
+		dst := c.a
+		workers.Range(h, func(lo, hi int) { field.FoldLowK(dst[lo:hi], c.k[2*lo:2*hi], r) }, par.MinChunk(foldChunk))
+		c.e, c.k = dst, nil
+		return
+	}
+	dst := c.b[:h]
+	if &c.e[0] == &c.b[0] {
+		dst = c.a[:h]
+	}
+	src := c.e
+	workers.Range(h, func(lo, hi int) { field.FoldLow(dst[lo:hi], src[2*lo:2*hi], r) }, par.MinChunk(foldChunk))
+	c.e = dst
+}
+
+// sparseWeight is a batch's weight Σ_c γ^c Σ_t coeff_t·eq(word_t, ·) as its nonzero
+// entries, by increasing index.
+type sparseWeight struct {
+	idx []int
+	w   []field.E
+}
+
+func newSparseWeight(claims []LinearClaim, which []int, pow []field.E) sparseWeight {
+	sum := map[int]field.E{}
+	for _, i := range which {
+		for _, t := range claims[i].Terms {
+			sum[t.Word] = sum[t.Word].Add(pow[i].Mul(t.Coeff))
+		}
+	}
+	var sw sparseWeight
+	for i := range sum {
+		sw.idx = append(sw.idx, i)
+	}
+	slices.Sort(sw.idx)
+	for _, i := range sw.idx {
+		sw.w = append(sw.w, sum[i])
+	}
+	return sw
+}
+
+// pairs calls fn for each pair (2p, 2p+1) holding a nonzero entry, with both entries.
+func (sw *sparseWeight) pairs(fn func(p int, w0, w1 field.E)) {
+	for j := 0; j < len(sw.idx); {
+		p := sw.idx[j] >> 1
+		var w0, w1 field.E
+		for ; j < len(sw.idx) && sw.idx[j]>>1 == p; j++ {
+			if sw.idx[j]&1 == 0 {
+				w0 = sw.w[j]
+			} else {
+				w1 = sw.w[j]
+			}
+		}
+		fn(p, w0, w1)
+	}
+}
+
+// roundSums is field.SumcheckRoundLow(col, weight) over the weight's nonzero pairs.
+func (sw *sparseWeight) roundSums(c *foldingColumn) (q0, q1, qInf field.E) {
+	sw.pairs(func(p int, w0, w1 field.E) {
+		f0, f1 := c.at(2*p), c.at(2*p+1)
+		q0 = q0.Add(f0.Mul(w0))
+		q1 = q1.Add(f1.Mul(w1))
+		qInf = qInf.Add(f0.Add(f1).Mul(w0.Add(w1)))
+	})
+	return q0, q1, qInf
+}
+
+// fold fixes the weight's lowest variable to r.
+func (sw *sparseWeight) fold(r field.E) {
+	var idx []int
+	var w []field.E
+	sw.pairs(func(p int, w0, w1 field.E) {
+		idx = append(idx, p)
+		w = append(w, w0.Add(r.Mul(w0.Add(w1))))
+	})
+	sw.idx, sw.w = idx, w
 }
 
 // verifyLinear is proveLinear's verifier twin.

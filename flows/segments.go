@@ -191,7 +191,7 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 	tr, stack, places, stackLog := run.tr, run.stack, run.places, run.stackLog
 	var points []open.PointClaim
 	if ev != nil {
-		if points, err = proveLinear(tr, ev.Linear, places, stackLog, stack); err != nil {
+		if points, err = proveLinear(tr, ev.Linear, places, stackLog, stack, workers); err != nil {
 			return nil, err
 		}
 		lap(&prof.Linear)
