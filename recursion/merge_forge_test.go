@@ -11,6 +11,7 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/internal/testtranscript"
+	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/transcript"
 	"github.com/leanpipe/leanpipe/xmss"
@@ -265,6 +266,49 @@ func TestMergeRejectsLyingProvers(t *testing.T) {
 	}
 	for _, p := range positions {
 		lie(fmt.Sprintf("stream scalar %d, bit %d", p[0], p[1]), &mergeHooks{child: scalarLie(t, st, p[0], p[1])})
+	}
+	// A child with one bit of its openings changed: a row word or a Merkle path node
+	// of one query (the rest of a proof's bytes, raw or wire: the wire form only leaves
+	// out path nodes another path of the level determines). A few here, 100 with
+	// LEANPIPE_HEAVY.
+	type openingLie struct{ level, query, pos, bit int }
+	x, _, err := extractChild(f.leaves[0].Proof, f.leaves[0].Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := x.levels
+	last := len(levels) - 1
+	lies := []openingLie{{0, 0, 0, 0}, {0, 7, -1, 200}, {1, 3, 5, 63}, {last, 0, -3, 17}}
+	if heavyRun() {
+		for range 100 {
+			l := rng.IntN(len(levels))
+			q := rng.IntN(len(levels[l].Queries))
+			in := levels[l].Queries[q]
+			if rng.IntN(2) == 0 {
+				lies = append(lies, openingLie{l, q, rng.IntN(len(in.Row)), rng.IntN(64)})
+			} else {
+				lies = append(lies, openingLie{l, q, -1 - rng.IntN(len(in.Path)), rng.IntN(256)})
+			}
+		}
+	}
+	for _, o := range lies {
+		what := fmt.Sprintf("level %d, query %d: row word %d, bit %d", o.level, o.query, o.pos, o.bit)
+		if o.pos < 0 {
+			what = fmt.Sprintf("level %d, query %d: path node %d, bit %d", o.level, o.query, -1-o.pos, o.bit)
+		}
+		lie(what, &mergeHooks{child: func(i int, x *childExtract) {
+			if i != 0 {
+				return
+			}
+			q := &x.levels[o.level].Queries[o.query]
+			if o.pos >= 0 {
+				q.Row = append([]uint64(nil), q.Row...)
+				q.Row[o.pos] ^= 1 << o.bit
+				return
+			}
+			q.Path = append([]merkle.Digest(nil), q.Path...)
+			q.Path[-1-o.pos][o.bit/8] ^= 1 << (o.bit % 8)
+		}})
 	}
 }
 
