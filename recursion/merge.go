@@ -91,6 +91,20 @@ var (
 	ErrMerged = errors.New("recursion: the merged proof does not verify")
 )
 
+// ChildError is a merge refused because child Index does not verify (Cause says
+// why). It is an ErrMergeInput.
+type ChildError struct {
+	Index int
+	Cause error
+}
+
+func (e *ChildError) Error() string {
+	return fmt.Sprintf("%v: child %d does not verify: %v", ErrMergeInput, e.Index, e.Cause)
+}
+
+// Unwrap makes a ChildError an ErrMergeInput (and its cause).
+func (e *ChildError) Unwrap() []error { return []error{ErrMergeInput, e.Cause} }
+
 // MaxChildren is the most children one merge takes.
 const MaxChildren = 8
 
@@ -380,11 +394,25 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 	levels := make([][]LevelQueries, len(children))
 	var runs []TranscriptRun
 	var grinds []transcript.Step
-	for i, c := range children {
-		x, _, err := extractChild(c.Proof, c.Statement)
-		if err != nil {
-			return nil, fmt.Errorf("%w: child %d does not verify: %w", ErrMergeInput, i, err)
+	// Each child is verified natively (and read) on the workers, one child each; the
+	// first that fails, in child order, is the error.
+	xs := make([]*childExtract, len(children))
+	errs := make([]error, len(children))
+	workers.Range(len(children), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xs[i], _, errs[i] = extractChild(children[i].Proof, children[i].Statement)
 		}
+	}, par.PerWorker(len(children)))
+	if err := workers.Err(); err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, &ChildError{Index: i, Cause: err}
+		}
+	}
+	for i := range children {
+		x := xs[i]
 		if hooks != nil && hooks.child != nil {
 			hooks.child(i, x)
 		}
@@ -401,7 +429,8 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 			ci.Grinds = append(ci.Grinds, grind[g].In)
 		}
 		m.Interfaces = append(m.Interfaces, ci)
-		if plans[i], err = planChild(c.Statement, &m.Interfaces[i]); err != nil {
+		var err error
+		if plans[i], err = planChild(children[i].Statement, &m.Interfaces[i]); err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
 		}
 		runs = append(runs, cr...)

@@ -353,3 +353,23 @@ func TestMergeMutations(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeNamesTheChildThatFails: a child that does not verify (one stream scalar
+// changed, or presented for another child's statement) is refused before any work
+// with a ChildError naming it, which is an ErrMergeInput.
+func TestMergeNamesTheChildThatFails(t *testing.T) {
+	f := fixture(t)
+	bad := *f.leaves[1].Proof
+	bad.Stream = append([]field.E(nil), bad.Stream...)
+	bad.Stream[9] = bad.Stream[9].Add(field.One)
+	for name, children := range map[string][]MergeChild{
+		"a changed scalar":    {{f.leaves[0].Proof, f.leaves[0].Statement}, {&bad, f.leaves[1].Statement}},
+		"another's statement": {{f.leaves[0].Proof, f.leaves[0].Statement}, {f.leaves[0].Proof, f.leaves[1].Statement}},
+	} {
+		_, err := Merge(children, 2, par.New(nil, 2))
+		var ce *ChildError
+		if !errors.As(err, &ce) || ce.Index != 1 || !errors.Is(err, ErrMergeInput) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

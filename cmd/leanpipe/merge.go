@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -175,8 +176,8 @@ func checkMergeCount(children int, sigs bool) error {
 	return nil
 }
 
-// run checks every child natively (an invalid one is a usage error naming it),
-// proves the raw signers as a leaf at the first child's rate, and merges.
+// run proves the raw signers as a leaf at the first child's rate, and merges; Merge
+// checks every child natively first (an invalid one is a usage error naming it).
 func (j mergeJob) run(ctx context.Context) (*mergeResult, error) {
 	if err := checkMergeCount(len(j.children), j.sigs != nil); err != nil {
 		return nil, err
@@ -190,16 +191,28 @@ func (j mergeJob) run(ctx context.Context) (*mergeResult, error) {
 			return nil, err
 		}
 	}
-	// Each child is verified here, so that a bad one is named by its file before any
-	// work; Merge verifies them again (it takes no unverified child).
-	for _, c := range j.children {
-		if _, err := flows.VerifyBytes(c.data, c.meta); err != nil {
-			return nil, usage("%s %s does not verify: %v", childFlag, c.path, err)
-		}
-	}
 	cores := j.workers
 	if cores <= 0 {
 		cores = runtime.NumCPU()
+	}
+	if j.sigs != nil {
+		// The raw signers' leaf is proved before Merge verifies the children: they
+		// are verified here first (side by side), so a bad one is named before any work.
+		errs := make([]error, len(j.children))
+		var wg sync.WaitGroup
+		for i, c := range j.children {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = flows.VerifyBytes(c.data, c.meta)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return nil, usage("%s %s does not verify: %v", childFlag, j.children[i].path, err)
+			}
+		}
 	}
 	res := &mergeResult{}
 	kids := make([]recursion.MergeChild, 0, len(j.children)+1)
@@ -224,6 +237,12 @@ func (j mergeJob) run(ctx context.Context) (*mergeResult, error) {
 	m, err := recursion.Merge(kids, j.rate, par.New(ctx, cores))
 	res.merge = time.Since(start)
 	if err != nil {
+		// Merge verifies every child before any work: one that does not verify is
+		// named by its file.
+		var ce *recursion.ChildError
+		if errors.As(err, &ce) && ce.Index < len(j.children) {
+			return nil, usage("%s %s does not verify: %v", childFlag, j.children[ce.Index].path, ce.Cause)
+		}
 		if errors.Is(err, recursion.ErrMergeInput) {
 			return nil, usage("%v (%s)", err, j.legend())
 		}
