@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
+	"github.com/leanpipe/leanpipe/ntt"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
@@ -59,6 +61,18 @@ type Evaluations struct {
 	// Linear lists claims on the columns' linear forms (see LinearClaim), proved
 	// before the points are drawn; either may be empty (a nil Points draws none).
 	Linear []LinearClaim
+	// Native lists checks the verifier makes besides the proof's (reading no
+	// transcript: a recursion's deferred claims, say). They run with the linchecks'
+	// terminal checks, at most GOMAXPROCS at a time, and the proof is accepted only
+	// if every one passes. The prover ignores them.
+	Native []NativeCheck
+}
+
+// NativeCheck is one of Evaluations.Native: Check must return nil; What names it in
+// its error.
+type NativeCheck struct {
+	What  string
+	Check func() error
 }
 
 func (ev *Evaluations) points(sample func() field.E) []SegmentPoint {
@@ -207,8 +221,8 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 		}
 	}
 	lap(&prof.Linear)
-	defer putSegmentScratch(run.scratch)
-	if err := run.scratch.open.ProveStackedRings(tr, run.com, run.rings, points, workers); err != nil {
+	op := open.Scratch{Plans: segmentPlan}
+	if err := op.ProveStackedRings(tr, run.com, run.rings, points, workers); err != nil {
 		return nil, err
 	}
 	lap(&prof.Open)
@@ -343,21 +357,32 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		}
 	}
 	// The linchecks' terminal checks (each an evaluation of its segment's matrices)
-	// read no transcript: they run side by side with the rest of the replay, and the
-	// proof is accepted only once every one has passed.
-	terminalErrs := make([]error, len(terminals))
-	var wg sync.WaitGroup
+	// and the native checks read no transcript: they run side by side with the rest
+	// of the replay, at most GOMAXPROCS at a time (each walk holds its scratch while it
+	// runs), and the proof is accepted only once every one has passed.
+	checks := make([]NativeCheck, 0, len(terminals))
 	for i, t := range terminals {
+		checks = append(checks, NativeCheck{fmt.Sprintf("segment %d", i), t.Check})
+	}
+	if ev != nil {
+		checks = append(checks, ev.Native...)
+	}
+	terminalErrs := make([]error, len(checks))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, c := range checks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			defer func() {
 				if r := recover(); r != nil {
-					terminalErrs[i] = fmt.Errorf("%w: segment %d: the verifier panicked on this proof (a bug): %v", ErrInput, i, r)
+					terminalErrs[i] = fmt.Errorf("%w: %s: the verifier panicked on this proof (a bug): %v", ErrInput, c.What, r)
 				}
 			}()
-			if err := t.Check(); err != nil {
-				terminalErrs[i] = fmt.Errorf("flows: segment %d: %w", i, err)
+			if err := c.Check(); err != nil {
+				terminalErrs[i] = fmt.Errorf("flows: %s: %w", c.What, err)
 			}
 		}()
 	}
@@ -479,7 +504,6 @@ type segmentRings struct {
 	places   []open.Placement
 	stackLog int
 	rings    []open.PlacedRing
-	scratch  *segmentScratch // the stages' tables, back to the spare once the proof is done
 }
 
 // proveSegmentRings runs a segmented proof's common part: the segments' witnesses,
@@ -512,12 +536,11 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 	// Only the lane blocks that hold a segment are committed: the stack's tail past
 	// the last placement is zero, and the opening reads it as zeros (as for a short
 	// Flock stack), so the commitment and its level-0 rows skip it.
-	com, err := commit.Commit(stack[:committedWords(places, stackLog)], stackLog, logInvRate, workers)
-	if err != nil {
+	com := &commit.Committed{Plans: segmentPlan}
+	if err := commit.CommitInto(com, stack[:committedWords(places, stackLog)], stackLog, logInvRate, workers); err != nil {
 		return nil, err
 	}
 	lap(&prof.Commit)
-	sc := takeSegmentScratch(len(segs))
 	tr := transcript.NewProver([]byte(label), nil)
 	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
 	halves := commit.RootHalves(com.Root())
@@ -527,57 +550,32 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 		p := places[i]
 		q := stack[p.Offset : p.Offset+1<<p.Variables]
 		logSize := s.Circuit.LogSize()
-		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, &sc.zc[i])
+		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, nil)
 		if err != nil {
-			putSegmentScratch(sc)
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
 		as[i], bs[i] = nil, nil
 		lap(&prof.Zerocheck)
-		lc := sc.lc[i].ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
+		lc := new(lincheck.Scratch).ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
 		lap(&prof.Lincheck)
 		ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)
 		lap(&prof.RingSwitch)
 		rings[i] = open.PlacedRing{Place: p, Claim: ring}
 		if err := workers.Err(); err != nil {
-			putSegmentScratch(sc)
 			return nil, err
 		}
 	}
-	return &segmentRings{tr: tr, com: com, stack: stack, places: places, stackLog: stackLog, rings: rings, scratch: sc}, nil
+	return &segmentRings{tr: tr, com: com, stack: stack, places: places, stackLog: stackLog, rings: rings}, nil
 }
 
-// segmentScratch is the stages' tables a segmented proof reuses from the last one (a
-// long-running merge prover makes many): per segment the zerocheck's and the
-// lincheck's (a segment's lincheck claim is read by its ring switch after the next
-// segment has started, so each segment has its own), and the opening's.
-type segmentScratch struct {
-	zc   []zerocheck.Buffers
-	lc   []lincheck.Scratch
-	open open.Scratch
-}
+// segmentPlans are the NTT plans segmented proofs encode with, by dimension (a plan
+// is immutable and recycles its workers' buffers across uses).
+var segmentPlans sync.Map // int → *ntt.Plan
 
-// spareSegmentScratch holds one scratch between proofs; proofs made side by side
-// take fresh ones.
-var spareSegmentScratch = make(chan *segmentScratch, 1)
-
-func takeSegmentScratch(segments int) *segmentScratch {
-	var sc *segmentScratch
-	select {
-	case sc = <-spareSegmentScratch:
-	default:
-		sc = new(segmentScratch)
+func segmentPlan(logD int) *ntt.Plan {
+	if p, ok := segmentPlans.Load(logD); ok {
+		return p.(*ntt.Plan)
 	}
-	for len(sc.zc) < segments {
-		sc.zc = append(sc.zc, zerocheck.Buffers{})
-		sc.lc = append(sc.lc, lincheck.Scratch{})
-	}
-	return sc
-}
-
-func putSegmentScratch(sc *segmentScratch) {
-	select {
-	case spareSegmentScratch <- sc:
-	default:
-	}
+	p, _ := segmentPlans.LoadOrStore(logD, ntt.NewPlan(logD))
+	return p.(*ntt.Plan)
 }

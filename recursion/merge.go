@@ -509,34 +509,19 @@ func (m *Merged) Verify() (err error) {
 	}
 	plans, sts, shapes, ev := mc.plans, mc.sts, mc.shapes, mc.ev
 	// The children's deferred claims (each a run of the xmss-aggregate circuit's
-	// matrices: its description, or its compiled walk in a process that has built it)
-	// are evaluated side by side with the segmented proof's replay: they depend only on
-	// the revealed interfaces, and the proof is accepted only if all pass.
+	// matrices: its description, or its compiled walk in a process that has built it,
+	// and its key table) are native checks of the segmented proof's verification: they
+	// depend only on the revealed interfaces, and run side by side with the rest.
 	mats := aggregate.VerifierMatrices()
-	errs := make([]error, len(plans))
-	var wg sync.WaitGroup
 	for i, p := range plans {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					errs[i] = fmt.Errorf("%w: child %d's deferred claims: the verifier panicked (a bug): %v", ErrMerged, i, r)
-				}
-			}()
-			if err := CheckMatrixClaim(mats, p.sc.Matrix); err != nil {
-				errs[i] = fmt.Errorf("%w: child %d's matrix claim: %w", ErrMerged, i, err)
-			} else if err := CheckKeyClaim(sts[i], p.sc.Key); err != nil {
-				errs[i] = fmt.Errorf("%w: child %d's key claim: %w", ErrMerged, i, err)
-			}
-		}()
+		ev.Native = append(ev.Native,
+			flows.NativeCheck{What: fmt.Sprintf("child %d's matrix claim", i), Check: func() error { return CheckMatrixClaim(mats, p.sc.Matrix) }},
+			flows.NativeCheck{What: fmt.Sprintf("child %d's key claim", i), Check: func() error { return CheckKeyClaim(sts[i], p.sc.Key) }})
 	}
-	_, serr := flows.VerifySegments(m.Proof, MergeLabel, m.statementBytes(), shapes, ev, m.LogInvRate)
-	wg.Wait()
-	if serr != nil {
-		return fmt.Errorf("%w: %w", ErrMerged, serr)
+	if _, err := flows.VerifySegments(m.Proof, MergeLabel, m.statementBytes(), shapes, ev, m.LogInvRate); err != nil {
+		return fmt.Errorf("%w: %w", ErrMerged, err)
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // MergeSigners is Merge with raw signers besides the child proofs: the signers are
