@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -320,5 +321,34 @@ func TestSegmentsEvaluations(t *testing.T) {
 	}
 	if _, err := VerifySegments(mixed, label, nil, shapes, ev(sum), 1); err == nil {
 		t.Fatal("segments holding different inputs verified as equal")
+	}
+}
+
+// TestSegmentsNativeChecks: the verifier's native checks (Evaluations.Native) decide
+// the verdict with the proof: all passing, the honest proof verifies; one failing (or
+// panicking), it is refused naming the check, whatever the proof.
+func TestSegmentsNativeChecks(t *testing.T) {
+	segs := []Segment{blake2sSegment(5, 3), blake2sSegment(2, 4)}
+	shapes := []SegmentShape{{circuit.BLAKE2s(), 5, nil}, {circuit.BLAKE2s(), 2, nil}}
+	const label = "leanpipe-segments-native-test"
+	p, err := ProveSegments(label, nil, segs, nil, 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := NativeCheck{"a check that holds", func() error { return nil }}
+	ev := &Evaluations{Native: []NativeCheck{pass, pass}}
+	if _, err := VerifySegments(p, label, nil, shapes, ev, 1); err != nil {
+		t.Fatal(err)
+	}
+	errNo := errors.New("no")
+	for name, c := range map[string]NativeCheck{
+		"failing":   {"the deferred claim", func() error { return errNo }},
+		"panicking": {"the deferred claim", func() error { panic("bug") }},
+	} {
+		ev := &Evaluations{Native: []NativeCheck{pass, c, pass}}
+		_, err := VerifySegments(p, label, nil, shapes, ev, 1)
+		if err == nil || !strings.Contains(err.Error(), "the deferred claim") {
+			t.Fatalf("%s native check: %v", name, err)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/open"
@@ -86,14 +85,6 @@ func MeasureMerged(m *Merged) (*MergedLedger, error) {
 	tr, err := flows.VerifySegmentsTraced(m.Proof, MergeLabel, m.statementBytes(), mc.shapes, mc.ev, m.LogInvRate, step)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
-	}
-	for i, p := range mc.plans {
-		if err := CheckMatrixClaim(aggregate.VerifierMatrices(), p.sc.Matrix); err != nil {
-			return nil, fmt.Errorf("%w: child %d's matrix claim: %w", ErrMerged, i, err)
-		}
-		if err := CheckKeyClaim(mc.sts[i], p.sc.Key); err != nil {
-			return nil, fmt.Errorf("%w: child %d's key claim: %w", ErrMerged, i, err)
-		}
 	}
 	l := &MergedLedger{Children: len(m.Children), N: len(m.Keys), LogInvRate: m.LogInvRate, Trace: tr}
 	cfg, err := open.DeriveConfig(tr.StackLog, m.LogInvRate)

@@ -507,18 +507,7 @@ func (m *Merged) Verify() (err error) {
 	if err != nil {
 		return err
 	}
-	plans, sts, shapes, ev := mc.plans, mc.sts, mc.shapes, mc.ev
-	// The children's deferred claims (each a run of the xmss-aggregate circuit's
-	// matrices: its description, or its compiled walk in a process that has built it,
-	// and its key table) are native checks of the segmented proof's verification: they
-	// depend only on the revealed interfaces, and run side by side with the rest.
-	mats := aggregate.VerifierMatrices()
-	for i, p := range plans {
-		ev.Native = append(ev.Native,
-			flows.NativeCheck{What: fmt.Sprintf("child %d's matrix claim", i), Check: func() error { return CheckMatrixClaim(mats, p.sc.Matrix) }},
-			flows.NativeCheck{What: fmt.Sprintf("child %d's key claim", i), Check: func() error { return CheckKeyClaim(sts[i], p.sc.Key) }})
-	}
-	if _, err := flows.VerifySegments(m.Proof, MergeLabel, m.statementBytes(), shapes, ev, m.LogInvRate); err != nil {
+	if _, err := flows.VerifySegments(m.Proof, MergeLabel, m.statementBytes(), mc.shapes, mc.ev, m.LogInvRate); err != nil {
 		return fmt.Errorf("%w: %w", ErrMerged, err)
 	}
 	return nil
@@ -591,6 +580,16 @@ func (m *Merged) checks() (*mergeChecks, error) {
 	ev, err := l.evaluations(plans, m.Interfaces)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
+	}
+	// The children's deferred claims (each a run of the xmss-aggregate circuit's
+	// matrices: its description, or its compiled walk in a process that has built it,
+	// and its key table) are native checks of the segmented proof's verification: they
+	// depend only on the revealed interfaces, and run side by side with the rest.
+	mats := aggregate.VerifierMatrices()
+	for i, p := range plans {
+		ev.Native = append(ev.Native,
+			flows.NativeCheck{What: fmt.Sprintf("child %d's matrix claim", i), Check: func() error { return CheckMatrixClaim(mats, p.sc.Matrix) }},
+			flows.NativeCheck{What: fmt.Sprintf("child %d's key claim", i), Check: func() error { return CheckKeyClaim(sts[i], p.sc.Key) }})
 	}
 	return &mergeChecks{plans: plans, sts: sts, shapes: shapes, ev: ev}, nil
 }

@@ -373,3 +373,31 @@ func TestMergeNamesTheChildThatFails(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeNativeChecks: a merged proof's verification carries each child's two
+// deferred claims as native checks (flows.Evaluations.Native, enforced with the proof:
+// TestSegmentsNativeChecks); on the honest proof they hold, and each fails when its
+// claim's value is not the circuit's or the key table's.
+func TestMergeNativeChecks(t *testing.T) {
+	f := fixture(t)
+	mc, err := f.m.checks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(mc.ev.Native), 2*len(f.m.Children); got != want {
+		t.Fatalf("%d native checks for %d children", got, len(f.m.Children))
+	}
+	for _, c := range mc.ev.Native {
+		if err := c.Check(); err != nil {
+			t.Fatalf("%s: %v", c.What, err)
+		}
+	}
+	p := mc.plans[1]
+	p.sc.Matrix.VB = p.sc.Matrix.VB.Add(field.One)
+	p.sc.Key.Value = p.sc.Key.Value.Add(field.One)
+	for i, c := range mc.ev.Native {
+		if err := c.Check(); (err != nil) != (i >= 2) {
+			t.Fatalf("%s with child 1's claims changed: %v", c.What, err)
+		}
+	}
+}
