@@ -15,15 +15,7 @@ import (
 // LEANPIPE_MERGE_SIGS signers each (default 200), at rate 2, made before timing.
 func BenchmarkMergedVerify(b *testing.B) {
 	skipProofs(b, "proves a 2→1 merge")
-	n := 200
-	if s := os.Getenv("LEANPIPE_MERGE_SIGS"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 {
-			b.Fatalf("LEANPIPE_MERGE_SIGS=%q: a positive count", s)
-		}
-		n = v
-	}
-	leaves := siblingLeaves(b, 2, n, 2, 7)
+	leaves := benchLeaves(b)
 	m, err := Merge(mergeChildren(leaves), 2, par.New(nil, 2))
 	if err != nil {
 		b.Fatal(err)
@@ -73,15 +65,7 @@ func BenchmarkMergedVerifyFile(b *testing.B) {
 // timing.
 func BenchmarkMerge(b *testing.B) {
 	skipProofs(b, "proves 2→1 merges")
-	n := 200
-	if s := os.Getenv("LEANPIPE_MERGE_SIGS"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 1 {
-			b.Fatalf("LEANPIPE_MERGE_SIGS=%q: a positive count", s)
-		}
-		n = v
-	}
-	leaves := siblingLeaves(b, 2, n, 2, 7)
+	leaves := benchLeaves(b)
 	w := par.New(nil, runtime.GOMAXPROCS(0))
 	if _, err := Merge(mergeChildren(leaves), 2, w); err != nil {
 		b.Fatal(err)
@@ -92,4 +76,18 @@ func BenchmarkMerge(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchLeaves proves two sibling leaves of LEANPIPE_MERGE_SIGS signers each (default
+// 200) at rate 2.
+func benchLeaves(b *testing.B) []flows.Proved {
+	n := 200
+	if s := os.Getenv("LEANPIPE_MERGE_SIGS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			b.Fatalf("LEANPIPE_MERGE_SIGS=%q: a positive count", s)
+		}
+		n = v
+	}
+	return siblingLeaves(b, 2, n, 2, 7)
 }

@@ -172,13 +172,35 @@ func (r *recorder) MerklePadded(root merkle.Digest, blockLen int, queries []int,
 		r.afterOpen = append(r.afterOpen, len(r.claims)) // the next round claim is the level's enforced sum
 	}
 	if err == nil {
-		zeroBlocks := (leafWords - rowWords) * kBytes / blockBytes
-		r.openings = append(r.openings, Level{
-			Queries: len(queries), Depth: bits.Len(uint(blockLen)) - 1, LeafWords: leafWords, RowWords: rowWords,
-			LeafBlocks: (leafWords*kBytes+blockBytes-1)/blockBytes - zeroBlocks,
-		})
+		r.openings = append(r.openings, openedLevel(len(queries), bits.Len(uint(blockLen))-1, rowWords, leafWords))
 	}
 	return rows, err
+}
+
+// openedLevel is a Merkle opening of queries rows of rowWords words (leafWords wide
+// leaf images) in a tree of the given depth, as a Level (its folds not yet known).
+func openedLevel(queries, depth, rowWords, leafWords int) Level {
+	zeroBlocks := (leafWords - rowWords) * kBytes / blockBytes
+	return Level{Queries: queries, Depth: depth, LeafWords: leafWords, RowWords: rowWords,
+		LeafBlocks: (leafWords*kBytes+blockBytes-1)/blockBytes - zeroBlocks}
+}
+
+// profileLevels checks the openings a verifier ran against the WHIR profile cfg (one
+// per level, its queries and depth) and completes them with the levels' folds.
+func profileLevels(cfg *open.Config, opened []Level) ([]Level, error) {
+	if len(opened) != cfg.Levels() {
+		return nil, fmt.Errorf("recursion: %d Merkle openings for %d WHIR levels", len(opened), cfg.Levels())
+	}
+	out := make([]Level, len(opened))
+	for i, lv := range opened {
+		lv.Folds, lv.MessageLog = cfg.Folds[i], cfg.MessageLog(i)
+		if lv.Queries != cfg.Queries[i] || lv.Depth != cfg.BlockLog(i) {
+			return nil, fmt.Errorf("recursion: level %d opened %d queries at depth %d, the profile says %d at %d",
+				i, lv.Queries, lv.Depth, cfg.Queries[i], cfg.BlockLog(i))
+		}
+		out[i] = lv
+	}
+	return out, nil
 }
 
 // ErrNotAggregate reports a statement of another flow.
@@ -274,16 +296,8 @@ func Measure(proof *transcript.Proof, st flows.Statement) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(tr.openings) != cfg.Levels() {
-		return nil, fmt.Errorf("recursion: %d Merkle openings for %d WHIR levels", len(tr.openings), cfg.Levels())
-	}
-	for i, lv := range tr.openings {
-		lv.Folds, lv.MessageLog = cfg.Folds[i], cfg.MessageLog(i)
-		if lv.Queries != cfg.Queries[i] || lv.Depth != cfg.BlockLog(i) {
-			return nil, fmt.Errorf("recursion: level %d opened %d queries at depth %d, the profile says %d at %d",
-				i, lv.Queries, lv.Depth, cfg.Queries[i], cfg.BlockLog(i))
-		}
-		l.Levels = append(l.Levels, lv)
+	if l.Levels, err = profileLevels(cfg, tr.openings); err != nil {
+		return nil, err
 	}
 
 	rounds := c.LogSize() - lincheck.KSkip

@@ -91,17 +91,12 @@ func MeasureMerged(m *Merged) (*MergedLedger, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(tr.Openings) != cfg.Levels() {
-		return nil, fmt.Errorf("recursion: %d Merkle openings for %d WHIR levels", len(tr.Openings), cfg.Levels())
-	}
+	opened := make([]Level, len(tr.Openings))
 	for i, o := range tr.Openings {
-		if o.Queries != cfg.Queries[i] || o.Depth != cfg.BlockLog(i) {
-			return nil, fmt.Errorf("recursion: level %d opened %d queries at depth %d, the profile says %d at %d",
-				i, o.Queries, o.Depth, cfg.Queries[i], cfg.BlockLog(i))
-		}
-		zeroBlocks := (o.LeafWords - o.RowWords) * kBytes / blockBytes
-		l.Levels = append(l.Levels, Level{Folds: cfg.Folds[i], MessageLog: cfg.MessageLog(i), Queries: o.Queries, Depth: o.Depth,
-			LeafWords: o.LeafWords, RowWords: o.RowWords, LeafBlocks: (o.LeafWords*kBytes+blockBytes-1)/blockBytes - zeroBlocks})
+		opened[i] = openedLevel(o.Queries, o.Depth, o.RowWords, o.LeafWords)
+	}
+	if l.Levels, err = profileLevels(cfg, opened); err != nil {
+		return nil, err
 	}
 
 	l.Own = append(l.Own, Stage{"statement", Ops{Compress: tr.Start,
