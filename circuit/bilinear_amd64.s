@@ -7,11 +7,12 @@
 // bits 26..44 and y bits 45..63; a register is 32 bytes, so the register offsets
 // are the fields shifted left by 5) and:
 //   opXor: r[dst] = r[x] ^ r[y] (one 256-bit load, XOR and store)
-//   opCol: r[dst] = cols[col - cbase], or exit 1 outside [cbase, cbase+cn)
+//   opCol: r[dst] = cols[col - cbase], or low[col] (state offsets 104, 112)
+//          outside [cbase, cbase+cn), or exit 1 outside both
 //   opRow: rowsA[i] = r[x], rowsB[i] = r[y], rtag[i] = dst for i = dst - rbase,
-//          or exit 2 outside [rbase, rbase+rn)
+//          and rcnt (state offset 96) += 1, or exit 2 outside [rbase, rbase+rn)
 // Column and row windows hold 24-byte E values, slot i at byte 24i. A column
-// load reads 32 bytes, so the column window is followed by 8 readable bytes,
+// load reads 32 bytes, so each column window is followed by 8 readable bytes,
 // which land in the register's padding.
 //
 // Registers: BX the state, SI the step, CX the end of the code, DI the register
@@ -91,6 +92,7 @@ row:
 	JCC     rowmiss
 	MOVQ    72(BX), AX
 	MOVL    R9, (AX)(DX*4)
+	INCQ    96(BX)
 	MOVQ    R8, R10
 	SHRQ    $21, R10
 	ANDQ    $0xFFFFE0, R10
@@ -112,6 +114,20 @@ row:
 	DISPATCH
 
 colmiss:
+	ADDQ    R12, R10
+	CMPQ    R10, 112(BX)
+	JCC     colexit
+	LEAQ    (R10)(R10*2), R10
+	MOVQ    104(BX), AX
+	VMOVDQU (AX)(R10*8), Y0
+	MOVQ    R8, R9
+	SHLQ    $3, R9
+	ANDQ    $0x1FFFFFE0, R9
+	VMOVDQU Y0, (DI)(R9*1)
+	ADDQ    $8, SI
+	DISPATCH
+
+colexit:
 	MOVQ $1, AX
 	JMP  exit
 
