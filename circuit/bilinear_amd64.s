@@ -21,7 +21,8 @@
 
 // DISPATCH ends every step's handler (threaded code: each handler's branches
 // learn what follows its own op): it stops at the end of the code, loads the
-// next instruction into R8 and jumps to its op's handler. The code is read once
+// next instruction into R8 and jumps to its op's handler (op bit 0 set: opXor, the
+// commonest, tested first; else bit 1 set: opRow; else opCol). The code is read once
 // per walk: it is prefetched ahead without displacing the register file from the
 // outer caches.
 #define DISPATCH \
@@ -29,12 +30,11 @@
 	JEQ  done \
 	PREFETCHNTA 1024(SI) \
 	MOVQ (SI), R8 \
-	MOVL R8, AX \
-	ANDL $3, AX \
-	CMPL AX, $1 \
-	JEQ  xor \
-	JHI  row \
-	JMP  col
+	TESTB $1, R8 \
+	JNE   xor \
+	TESTB $2, R8 \
+	JNE   row \
+	JMP   col
 
 // func bilinearAVX2(st *bilinearState) int
 TEXT ·bilinearAVX2(SB), NOSPLIT, $0-16
