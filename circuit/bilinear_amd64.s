@@ -10,14 +10,15 @@
 //   opCol: r[dst] = cols[col - cbase], or low[col] (state offsets 104, 112)
 //          outside [cbase, cbase+cn), or exit 1 outside both
 //   opRow: rowsA[i] = r[x], rowsB[i] = r[y], rtag[i] = dst for i = dst - rbase,
-//          and rcnt (state offset 96) += 1, or exit 2 outside [rbase, rbase+rn)
+//          and rcnt (state offset 96, kept in R15) += 1, or exit 2 outside
+//          [rbase, rbase+rn)
 // Column and row windows hold 24-byte E values, slot i at byte 24i. A column
 // load reads 32 bytes, so each column window is followed by 8 readable bytes,
 // which land in the register's padding.
 //
 // Registers: BX the state, SI the step, CX the end of the code, DI the register
 // file, R12 cbase, R13 the column window, R14 cn, R8 the instruction, R9 dst, R10
-// x or the window index, R11 y, AX and DX scratch.
+// x or the window index, R11 y, R15 the row count, AX and DX scratch.
 
 // DISPATCH ends every step's handler (threaded code: each handler's branches
 // learn what follows its own op): it stops at the end of the code, loads the
@@ -48,6 +49,7 @@ TEXT ·bilinearAVX2(SB), NOSPLIT, $0-16
 	MOVQ 32(BX), R13
 	MOVQ 40(BX), R12
 	MOVQ 48(BX), R14
+	MOVQ 96(BX), R15
 	DISPATCH
 
 xor:
@@ -92,7 +94,7 @@ row:
 	JCC     rowmiss
 	MOVQ    72(BX), AX
 	MOVL    R9, (AX)(DX*4)
-	INCQ    96(BX)
+	INCQ    R15
 	MOVQ    R8, R10
 	SHRQ    $21, R10
 	ANDQ    $0xFFFFE0, R10
@@ -139,6 +141,7 @@ done:
 	XORQ AX, AX
 
 exit:
+	MOVQ R15, 96(BX)
 	SUBQ 0(BX), SI
 	SHRQ $3, SI
 	MOVQ SI, 16(BX)
