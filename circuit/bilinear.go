@@ -20,6 +20,8 @@ import (
 //     len(Low) rows added to them scaled by its High factor, so that a row costs
 //     one product per sum; the accumulators meet Low in one inner product at the
 //     end (Σ_b High_b·Σ_j Low_j·a_{b,j} = Σ_j Low_j·Σ_b High_b·a_{b,j}).
+//     BilinearTensor first widens each Low factor to a window's length (Tensor.widen),
+//     so that a window of columns or rows is scaled in one run.
 //
 // Programs load columns and emit rows in nearly increasing order, so each window
 // moves forward a few tens of thousands of times per walk of a large program. The
@@ -35,7 +37,9 @@ const (
 )
 
 // walkWindow is the number of columns (rows) in a column (row) window.
-const walkWindow = 1024
+const walkWindow = 1 << walkWindowLog
+
+const walkWindowLog = 10
 
 // maxTensorLow is the longest tensor Low factor the windowed walk takes: a window
 // holds whole blocks.
@@ -62,10 +66,9 @@ type bilinearWalk struct {
 	rowsA, rowsB           []field.E // the window: row rbase+i's operands at i
 	rtag                   []int32   // row rbase+i's slot holds that row iff rtag[i] = rbase+i
 	rbase                  int
-	rcount                 int       // rows stored in the window (len(rowsA) of them: every slot holds its row)
-	ew                     []field.E // a row window's weights (tensor weights, Low shorter than minRowAcc)
-	// accA, accB are the tensor row accumulators (Low at least minRowAcc long):
-	// accA[j] = Σ_b High_b·a_{b·len(Low)+j} over the rows folded so far.
+	rcount                 int // rows stored in the window (len(rowsA) of them: every slot holds its row)
+	// accA, accB are the tensor row accumulators: accA[j] = Σ_b High_b·a_{b·len(Low)+j}
+	// over the rows folded so far.
 	accA, accB []field.E
 
 	va, vb field.E
@@ -74,17 +77,13 @@ type bilinearWalk struct {
 // walkScratch is a walker's storage, kept on the circuit between walks (fresh
 // pages would be faulted in on every verification).
 type walkScratch struct {
-	regs                                         []uint64
-	rowsA, rowsB, colBuf, ew, accA, accB, lowBuf []field.E
-	rtag                                         []int32
+	regs                                     []uint64
+	rowsA, rowsB, colBuf, accA, accB, lowBuf []field.E
+	rtag                                     []int32
 }
 
 // lowCols bounds the fixed column window (a variable for tests).
 var lowCols = 1 << 15
-
-// minRowAcc is the shortest tensor Low factor whose rows are folded into
-// accumulators (a shorter one forms the window's weights).
-const minRowAcc = 16
 
 // newFullWalk returns a walker at full weights e (rows) and w (columns) in s.
 func newFullWalk(s *walkScratch, nregs int, e, w []field.E) *bilinearWalk {
@@ -109,12 +108,11 @@ func newTensorWalk(s *walkScratch, nregs, size int, e, w Tensor, hiE, hiW []fiel
 	for b, l := 0, len(w.Low); b < nl; b += l {
 		field.ScaleE(bw.low[b:b+l], w.Low, hiW[b>>bw.colK])
 	}
-	if l := len(e.Low); l >= minRowAcc {
-		s.accA, s.accB = buffers.Grow(s.accA, l), buffers.Grow(s.accB, l)
-		bw.accA, bw.accB = s.accA[:l], s.accB[:l]
-		clear(bw.accA)
-		clear(bw.accB)
-	}
+	l := len(e.Low)
+	s.accA, s.accB = buffers.Grow(s.accA, l), buffers.Grow(s.accB, l)
+	bw.accA, bw.accB = s.accA[:l], s.accB[:l]
+	clear(bw.accA)
+	clear(bw.accB)
 	bw.moveCols(0)
 	return bw
 }
@@ -130,8 +128,7 @@ func newWalk(s *walkScratch, nregs, size int) *bilinearWalk {
 	for i := range s.rtag {
 		s.rtag[i] = -1
 	}
-	s.ew = buffers.Grow(s.ew, n)
-	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf, ew: s.ew}
+	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf}
 }
 
 // run walks code from its start.
@@ -153,9 +150,16 @@ func (bw *bilinearWalk) run(code []instr) {
 
 // restart readies the walker for code that may load columns and emit rows
 // before the ones it has seen: the row window is folded in and both windows go
-// back to the block start (the sums and registers stay).
+// back to the block start (the sums and registers stay). The row tags are
+// cleared: a window placed again at a base it had before would otherwise take the
+// rows left in its slots by the earlier code for rows of its own (while the walk
+// only moves forward, a slot's old tag names a row below the window).
 func (bw *bilinearWalk) restart() {
 	bw.flushRows()
+	tags := bw.rtag[:cap(bw.rtag)]
+	for i := range tags {
+		tags[i] = -1
+	}
 	bw.rbase = 0
 	bw.moveCols(0)
 }
@@ -274,21 +278,13 @@ func (bw *bilinearWalk) flushRows() {
 		e := bw.rowFull[bw.rbase : bw.rbase+n]
 		bw.va = bw.va.Add(field.InnerProduct(e, a))
 		bw.vb = bw.vb.Add(field.InnerProduct(e, b))
-	case bw.accA != nil:
+	default:
 		l := len(bw.accA)
 		for k := 0; k < n; k += l {
 			h := bw.rowHi[(bw.rbase+k)>>bw.rowK]
 			field.AddScaledE(bw.accA, a[k:k+l], h)
 			field.AddScaledE(bw.accB, b[k:k+l], h)
 		}
-	default:
-		l := 1 << bw.rowK
-		ew := bw.ew[:n]
-		for k := 0; k < n; k += l {
-			field.ScaleE(ew[k:k+l], bw.rowLow, bw.rowHi[(bw.rbase+k)>>bw.rowK])
-		}
-		bw.va = bw.va.Add(field.InnerProduct(ew, a))
-		bw.vb = bw.vb.Add(field.InnerProduct(ew, b))
 	}
 	bw.rowsA, bw.rowsB, bw.rtag = a[:0], b[:0], bw.rtag[:0]
 }

@@ -167,3 +167,65 @@ func TestBilinearKernelExits(t *testing.T) {
 		}
 	}
 }
+
+// One walker running several segments, in either order, sums each row once: a row
+// window placed again after a restart at a base it had before holds none of the
+// rows the earlier segment left in its slots.
+func TestBilinearWalkerRestart(t *testing.T) {
+	oldSteps, oldShare := minSegmentSteps, maxSliceShare
+	minSegmentSteps, maxSliceShare = 1<<10, 16
+	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
+	r := testrand.New(t)
+	for _, c := range []*Circuit{randomCircuit(r, 12), scrambledCircuit(r, 13)} {
+		segs := planSegments(c.code, c.nregs, 4)
+		if len(segs) < 2 {
+			t.Fatalf("%s: %d segments", c.Name(), len(segs))
+		}
+		n := c.Size()
+		e, w := randVec(r, n), randVec(r, n)
+		wa, wb := bilinearByRows(c, e, w)
+		te, tw := randTensor(r, 6, c.LogSize()), randTensor(r, 6, c.LogSize())
+		fe, fw := make([]field.E, n), make([]field.E, n)
+		te.Fill(fe)
+		tw.Fill(fw)
+		ta, tb := bilinearByRows(c, fe, fw)
+		te, tw = te.widen(walkWindowLog), tw.widen(walkWindowLog)
+		hiE, hiW := make([]field.E, 1<<len(te.High)), make([]field.E, 1<<len(tw.High))
+		field.EqTable(hiE, te.High)
+		field.EqTable(hiW, tw.High)
+		for _, l := range Kernels.Levels() {
+			for _, reverse := range []bool{false, true} {
+				func() {
+					defer cpu.SetLevel(l)()
+					for _, full := range []bool{true, false} {
+						var bw *bilinearWalk
+						if full {
+							bw = newFullWalk(new(walkScratch), c.nregs, e, w)
+						} else {
+							bw = newTensorWalk(new(walkScratch), c.nregs, n, te, tw, hiE, hiW)
+						}
+						for k := range segs {
+							s := segs[k]
+							if reverse {
+								s = segs[len(segs)-1-k]
+							}
+							if k > 0 {
+								bw.restart()
+							}
+							bw.run(s.slice)
+							bw.run(c.code[s.lo:s.hi])
+						}
+						a, b := bw.sums()
+						wantA, wantB := wa, wb
+						if !full {
+							wantA, wantB = ta, tb
+						}
+						if a != wantA || b != wantB {
+							t.Fatalf("%s level %v reverse %v full %v: (%v, %v), want (%v, %v)", c.Name(), l, reverse, full, a, b, wantA, wantB)
+						}
+					}
+				}()
+			}
+		}
+	}
+}
