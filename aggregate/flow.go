@@ -230,7 +230,8 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 		}
 	})
 	// Groups are solved up to solveWidth at a time (one walk of the circuit for all
-	// of them), one batch per worker at a time.
+	// of them), one batch per worker at a time, each batch handed to the next free
+	// worker (a worker slowed by the machine takes fewer).
 	todo := min(groups, liveGroups+1)
 	width := min(solveWidth, (todo+workers.N()-1)/workers.N())
 	batches := (todo + width - 1) / width
@@ -268,7 +269,7 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 				putFill(fb)
 			}
 		}
-	}, par.PerWorker(1))
+	}, par.PerWorker(batches))
 	if workers.Err() != nil {
 		return workers.Err()
 	}

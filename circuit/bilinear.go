@@ -10,12 +10,18 @@ import (
 //
 //   - the column window holds the weights of a run of columns (at tensor weights,
 //     whole blocks of len(Low) columns, each block Low scaled by its High factor
-//     once);
+//     once); a second, fixed window holds the weights of the first lowCols
+//     columns, where circuits keep their inputs, which programs load long after
+//     the column window has passed them;
 //   - the row window receives each product row's A and B operand values, tagged
 //     with the row, for a run of rows; when the walk leaves it, its rows are folded
-//     into the two sums by inner products with their weights (at tensor weights,
-//     formed for the window a block at a time: Low scaled by the block's High
-//     factor).
+//     into the two sums by inner products with their weights (at full weights) or,
+//     at tensor weights, into two accumulators of len(Low) entries: each block of
+//     len(Low) rows added to them scaled by its High factor, so that a row costs
+//     one product per sum; the accumulators meet Low in one inner product at the
+//     end (Σ_b High_b·Σ_j Low_j·a_{b,j} = Σ_j Low_j·Σ_b High_b·a_{b,j}).
+//     BilinearTensor first widens each Low factor to a window's length (Tensor.widen),
+//     so that a window of columns or rows is scaled in one run.
 //
 // Programs load columns and emit rows in nearly increasing order, so each window
 // moves forward a few tens of thousands of times per walk of a large program. The
@@ -31,7 +37,9 @@ const (
 )
 
 // walkWindow is the number of columns (rows) in a column (row) window.
-const walkWindow = 1024
+const walkWindow = 1 << walkWindowLog
+
+const walkWindowLog = 10
 
 // maxTensorLow is the longest tensor Low factor the windowed walk takes: a window
 // holds whole blocks.
@@ -48,6 +56,7 @@ type bilinearWalk struct {
 	colFull, colLow, colHi []field.E
 	colK                   uint
 	cols                   []field.E // the window: the weight of column cbase+i at i (never empty)
+	low                    []field.E // the fixed window: the weight of column i at i (followed by one readable entry)
 	cbase                  int
 	colBuf                 []field.E // the window's storage, one entry longer
 
@@ -57,7 +66,10 @@ type bilinearWalk struct {
 	rowsA, rowsB           []field.E // the window: row rbase+i's operands at i
 	rtag                   []int32   // row rbase+i's slot holds that row iff rtag[i] = rbase+i
 	rbase                  int
-	ew                     []field.E // a row window's weights (tensor weights)
+	rcount                 int // rows stored in the window (len(rowsA) of them: every slot holds its row)
+	// accA, accB are the tensor row accumulators: accA[j] = Σ_b High_b·a_{b·len(Low)+j}
+	// over the rows folded so far.
+	accA, accB []field.E
 
 	va, vb field.E
 }
@@ -65,15 +77,19 @@ type bilinearWalk struct {
 // walkScratch is a walker's storage, kept on the circuit between walks (fresh
 // pages would be faulted in on every verification).
 type walkScratch struct {
-	regs                     []uint64
-	rowsA, rowsB, colBuf, ew []field.E
-	rtag                     []int32
+	regs                                     []uint64
+	rowsA, rowsB, colBuf, accA, accB, lowBuf []field.E
+	rtag                                     []int32
 }
+
+// lowCols bounds the fixed column window (a variable for tests).
+var lowCols = 1 << 15
 
 // newFullWalk returns a walker at full weights e (rows) and w (columns) in s.
 func newFullWalk(s *walkScratch, nregs int, e, w []field.E) *bilinearWalk {
 	bw := newWalk(s, nregs, len(w))
 	bw.colFull, bw.rowFull = w, e
+	bw.low = w[:max(0, min(len(w)-1, lowCols))]
 	bw.moveCols(0)
 	return bw
 }
@@ -85,6 +101,18 @@ func newTensorWalk(s *walkScratch, nregs, size int, e, w Tensor, hiE, hiW []fiel
 	bw := newWalk(s, nregs, size)
 	bw.colLow, bw.colHi, bw.colK = w.Low, hiW, uint(lowLog(w.Low))
 	bw.rowLow, bw.rowHi, bw.rowK = e.Low, hiE, uint(lowLog(e.Low))
+	// The fixed window: whole blocks, one readable entry after them.
+	nl := min(size, lowCols) &^ (len(w.Low) - 1)
+	s.lowBuf = buffers.Grow(s.lowBuf, nl+1)
+	bw.low = s.lowBuf[:nl]
+	for b, l := 0, len(w.Low); b < nl; b += l {
+		field.ScaleE(bw.low[b:b+l], w.Low, hiW[b>>bw.colK])
+	}
+	l := len(e.Low)
+	s.accA, s.accB = buffers.Grow(s.accA, l), buffers.Grow(s.accB, l)
+	bw.accA, bw.accB = s.accA[:l], s.accB[:l]
+	clear(bw.accA)
+	clear(bw.accB)
 	bw.moveCols(0)
 	return bw
 }
@@ -100,8 +128,7 @@ func newWalk(s *walkScratch, nregs, size int) *bilinearWalk {
 	for i := range s.rtag {
 		s.rtag[i] = -1
 	}
-	s.ew = buffers.Grow(s.ew, n)
-	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf, ew: s.ew}
+	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf}
 }
 
 // run walks code from its start.
@@ -123,16 +150,29 @@ func (bw *bilinearWalk) run(code []instr) {
 
 // restart readies the walker for code that may load columns and emit rows
 // before the ones it has seen: the row window is folded in and both windows go
-// back to the block start (the sums and registers stay).
+// back to the block start (the sums and registers stay). The row tags are
+// cleared: a window placed again at a base it had before would otherwise take the
+// rows left in its slots by the earlier code for rows of its own (while the walk
+// only moves forward, a slot's old tag names a row below the window).
 func (bw *bilinearWalk) restart() {
 	bw.flushRows()
+	tags := bw.rtag[:cap(bw.rtag)]
+	for i := range tags {
+		tags[i] = -1
+	}
 	bw.rbase = 0
 	bw.moveCols(0)
 }
 
-// sums folds the row window in and returns the sums.
+// sums folds the row window and the accumulators in and returns the sums.
 func (bw *bilinearWalk) sums() (va, vb field.E) {
 	bw.flushRows()
+	if bw.accA != nil {
+		bw.va = bw.va.Add(field.InnerProduct(bw.rowLow, bw.accA))
+		bw.vb = bw.vb.Add(field.InnerProduct(bw.rowLow, bw.accB))
+		clear(bw.accA)
+		clear(bw.accB)
+	}
 	return bw.va, bw.vb
 }
 
@@ -154,7 +194,8 @@ func (bw *bilinearWalk) rowWeight(row int) field.E {
 
 // colMiss serves the column load at code[pc] (outside the window) and returns the
 // step to resume at: the window moves to the column's block when the column is past
-// it, and a column behind it is loaded alone.
+// it, and a column behind it is loaded alone (from the fixed window when it is
+// there).
 func (bw *bilinearWalk) colMiss(code []instr, pc int) int {
 	in := code[pc]
 	col := int(in.col())
@@ -162,7 +203,12 @@ func (bw *bilinearWalk) colMiss(code []instr, pc int) int {
 		bw.moveCols(col)
 		return pc
 	}
-	v := bw.colWeight(col)
+	var v field.E
+	if col < len(bw.low) {
+		v = bw.low[col]
+	} else {
+		v = bw.colWeight(col)
+	}
 	d := 4 * int(in.dst())
 	bw.regs[d], bw.regs[d+1], bw.regs[d+2] = uint64(v.C0), uint64(v.C1), uint64(v.C2)
 	return pc + 1
@@ -217,23 +263,28 @@ func (bw *bilinearWalk) flushRows() {
 		return
 	}
 	a, b := bw.rowsA, bw.rowsB
-	for i, tag := range bw.rtag {
-		if tag != int32(bw.rbase+i) {
-			a[i], b[i] = field.Zero, field.Zero
+	// Each row is emitted once, so a window that received as many rows as it has
+	// slots holds every one of its rows.
+	if bw.rcount != n {
+		for i, tag := range bw.rtag {
+			if tag != int32(bw.rbase+i) {
+				a[i], b[i] = field.Zero, field.Zero
+			}
 		}
 	}
-	if bw.rowFull != nil {
+	bw.rcount = 0
+	switch {
+	case bw.rowFull != nil:
 		e := bw.rowFull[bw.rbase : bw.rbase+n]
 		bw.va = bw.va.Add(field.InnerProduct(e, a))
 		bw.vb = bw.vb.Add(field.InnerProduct(e, b))
-	} else {
-		l := 1 << bw.rowK
-		ew := bw.ew[:n]
+	default:
+		l := len(bw.accA)
 		for k := 0; k < n; k += l {
-			field.ScaleE(ew[k:k+l], bw.rowLow, bw.rowHi[(bw.rbase+k)>>bw.rowK])
+			h := bw.rowHi[(bw.rbase+k)>>bw.rowK]
+			field.AddScaledE(bw.accA, a[k:k+l], h)
+			field.AddScaledE(bw.accB, b[k:k+l], h)
 		}
-		bw.va = bw.va.Add(field.InnerProduct(ew, a))
-		bw.vb = bw.vb.Add(field.InnerProduct(ew, b))
 	}
 	bw.rowsA, bw.rowsB, bw.rtag = a[:0], b[:0], bw.rtag[:0]
 }
@@ -242,17 +293,21 @@ func (bw *bilinearWalk) flushRows() {
 // ends or a step falls outside a window, and returns that step and the exit.
 func bilinearGo(bw *bilinearWalk, code []instr, pc int) (int, int) {
 	r := bw.regs
-	cols, cbase := bw.cols, bw.cbase
+	cols, cbase, low := bw.cols, bw.cbase, bw.low
 	rowsA, rowsB, rtag, rbase := bw.rowsA, bw.rowsB, bw.rtag, bw.rbase
 	for ; pc < len(code); pc++ {
 		in := code[pc]
 		switch in.op() {
 		case opCol:
-			i := int(in.col()) - cbase
-			if uint(i) >= uint(len(cols)) {
+			col := int(in.col())
+			var v field.E
+			if i := col - cbase; uint(i) < uint(len(cols)) {
+				v = cols[i]
+			} else if col < len(low) {
+				v = low[col]
+			} else {
 				return pc, walkColMiss
 			}
-			v := cols[i]
 			d := r[4*in.dst():][:3]
 			d[0], d[1], d[2] = uint64(v.C0), uint64(v.C1), uint64(v.C2)
 		case opXor:
@@ -268,6 +323,7 @@ func bilinearGo(bw *bilinearWalk, code []instr, pc int) (int, int) {
 			rowsA[i] = field.E{C0: field.K(x[0]), C1: field.K(x[1]), C2: field.K(x[2])}
 			rowsB[i] = field.E{C0: field.K(y[0]), C1: field.K(y[1]), C2: field.K(y[2])}
 			rtag[i] = int32(row)
+			bw.rcount++
 		}
 	}
 	return pc, walkDone

@@ -24,15 +24,19 @@ type bilinearState struct {
 	rtag  *int32   // 72
 	rbase int      // 80
 	rn    int      // 88
+	rcnt  int      // 96: in and out, the rows stored in the row window
+	low   *field.E // 104: the fixed column window
+	lown  int      // 112
 }
 
 // bilinearAVX2 is bilinearGo in assembly (bilinear_amd64.s): it runs the steps
-// [pc, n) of code until one falls outside a window, writes that step (or n) to pc
-// and returns the exit (walkDone, walkColMiss, walkRowMiss). A register is 32 bytes
+// [pc, n) of code until one falls outside a window, writes that step (or n) to pc,
+// adds the rows it stored in the row window to rcnt and returns the exit (walkDone, walkColMiss, walkRowMiss). A register is 32 bytes
 // (an E and 8 bytes of padding, which it may overwrite); column and row windows
-// hold E values (24 bytes). Preconditions (a compiled program and the walker
-// guarantee them): every register the code names is below len(regs)/4, cols holds
-// cn values and rowsA, rowsB, rtag rn each, pc ≤ n. No alignment is needed. It
+// hold E values (24 bytes); a column outside the window and below lown is read from
+// low. Preconditions (a compiled program and the walker guarantee them): every
+// register the code names is below len(regs)/4, cols holds cn values and low lown
+// (each followed by 8 readable bytes), rowsA, rowsB, rtag rn each, pc ≤ n. No alignment is needed. It
 // needs AVX2.
 //
 //go:noescape
@@ -43,9 +47,13 @@ func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {
 		return bilinearGo(bw, code, pc)
 	}
 	st := bilinearState{code: &code[0], n: len(code), pc: pc, regs: &bw.regs[0],
-		cbase: bw.cbase, cn: len(bw.cols), rbase: bw.rbase, rn: len(bw.rowsA)}
+		cbase: bw.cbase, cn: len(bw.cols), rbase: bw.rbase, rn: len(bw.rowsA), rcnt: bw.rcount}
 	raceRead(unsafe.Pointer(&code[0]), 8*len(code))
 	raceReadWrite(unsafe.Pointer(&bw.regs[0]), 8*len(bw.regs))
+	if len(bw.low) > 0 {
+		st.low, st.lown = &bw.low[0], len(bw.low)
+		raceRead(unsafe.Pointer(st.low), 24*len(bw.low))
+	}
 	if len(bw.cols) > 0 {
 		st.cols = &bw.cols[0]
 		raceRead(unsafe.Pointer(st.cols), 24*len(bw.cols))
@@ -57,5 +65,6 @@ func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {
 		raceWrite(unsafe.Pointer(st.rtag), 4*len(bw.rtag))
 	}
 	exit := bilinearAVX2(&st)
+	bw.rcount = st.rcnt
 	return st.pc, exit
 }

@@ -7,20 +7,23 @@
 // bits 26..44 and y bits 45..63; a register is 32 bytes, so the register offsets
 // are the fields shifted left by 5) and:
 //   opXor: r[dst] = r[x] ^ r[y] (one 256-bit load, XOR and store)
-//   opCol: r[dst] = cols[col - cbase], or exit 1 outside [cbase, cbase+cn)
+//   opCol: r[dst] = cols[col - cbase], or low[col] (state offsets 104, 112)
+//          outside [cbase, cbase+cn), or exit 1 outside both
 //   opRow: rowsA[i] = r[x], rowsB[i] = r[y], rtag[i] = dst for i = dst - rbase,
-//          or exit 2 outside [rbase, rbase+rn)
+//          and rcnt (state offset 96, kept in R15) += 1, or exit 2 outside
+//          [rbase, rbase+rn)
 // Column and row windows hold 24-byte E values, slot i at byte 24i. A column
-// load reads 32 bytes, so the column window is followed by 8 readable bytes,
+// load reads 32 bytes, so each column window is followed by 8 readable bytes,
 // which land in the register's padding.
 //
 // Registers: BX the state, SI the step, CX the end of the code, DI the register
 // file, R12 cbase, R13 the column window, R14 cn, R8 the instruction, R9 dst, R10
-// x or the window index, R11 y, AX and DX scratch.
+// x or the window index, R11 y, R15 the row count, AX and DX scratch.
 
 // DISPATCH ends every step's handler (threaded code: each handler's branches
 // learn what follows its own op): it stops at the end of the code, loads the
-// next instruction into R8 and jumps to its op's handler. The code is read once
+// next instruction into R8 and jumps to its op's handler (op bit 0 set: opXor, the
+// commonest, tested first; else bit 1 set: opRow; else opCol). The code is read once
 // per walk: it is prefetched ahead without displacing the register file from the
 // outer caches.
 #define DISPATCH \
@@ -28,12 +31,11 @@
 	JEQ  done \
 	PREFETCHNTA 1024(SI) \
 	MOVQ (SI), R8 \
-	MOVL R8, AX \
-	ANDL $3, AX \
-	CMPL AX, $1 \
-	JEQ  xor \
-	JHI  row \
-	JMP  col
+	TESTB $1, R8 \
+	JNE   xor \
+	TESTB $2, R8 \
+	JNE   row \
+	JMP   col
 
 // func bilinearAVX2(st *bilinearState) int
 TEXT ·bilinearAVX2(SB), NOSPLIT, $0-16
@@ -47,6 +49,7 @@ TEXT ·bilinearAVX2(SB), NOSPLIT, $0-16
 	MOVQ 32(BX), R13
 	MOVQ 40(BX), R12
 	MOVQ 48(BX), R14
+	MOVQ 96(BX), R15
 	DISPATCH
 
 xor:
@@ -91,6 +94,7 @@ row:
 	JCC     rowmiss
 	MOVQ    72(BX), AX
 	MOVL    R9, (AX)(DX*4)
+	INCQ    R15
 	MOVQ    R8, R10
 	SHRQ    $21, R10
 	ANDQ    $0xFFFFE0, R10
@@ -112,6 +116,20 @@ row:
 	DISPATCH
 
 colmiss:
+	ADDQ    R12, R10
+	CMPQ    R10, 112(BX)
+	JCC     colexit
+	LEAQ    (R10)(R10*2), R10
+	MOVQ    104(BX), AX
+	VMOVDQU (AX)(R10*8), Y0
+	MOVQ    R8, R9
+	SHLQ    $3, R9
+	ANDQ    $0x1FFFFFE0, R9
+	VMOVDQU Y0, (DI)(R9*1)
+	ADDQ    $8, SI
+	DISPATCH
+
+colexit:
 	MOVQ $1, AX
 	JMP  exit
 
@@ -123,6 +141,7 @@ done:
 	XORQ AX, AX
 
 exit:
+	MOVQ R15, 96(BX)
 	SUBQ 0(BX), SI
 	SHRQ $3, SI
 	MOVQ SI, 16(BX)

@@ -54,54 +54,61 @@ func bilinearByRows(c *Circuit, e, w []field.E) (va, vb field.E) {
 // forms, at full weights and at tensor weights (low factors of 1, 64 and 1024
 // entries, and one of 2048, which is formed in full), serially and on segments,
 // on circuits that load columns and emit rows in order (BLAKE2s, a random one) and
-// out of order (scrambled: windows missed behind and ahead).
+// out of order (scrambled: windows missed behind and ahead), with a fixed column
+// window over the whole circuit, over its first 2048 columns and over none.
 func TestBilinearKernels(t *testing.T) {
-	oldSteps, oldShare := minSegmentSteps, maxSliceShare
+	oldSteps, oldShare, oldLow := minSegmentSteps, maxSliceShare, lowCols
 	minSegmentSteps, maxSliceShare = 1<<10, 16
-	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
+	defer func() { minSegmentSteps, maxSliceShare, lowCols = oldSteps, oldShare, oldLow }()
 	r := testrand.New(t)
 	for _, c := range []*Circuit{buildBlake2s(), randomCircuit(r, 12), scrambledCircuit(r, 13)} {
-		n := c.Size()
-		e, w := randVec(r, n), randVec(r, n)
-		wa, wb := bilinearByRows(c, e, w)
-		type tensors struct{ e, w Tensor }
-		var ts []tensors
-		for _, lowLog := range []int{0, 6, 10, 11} {
-			ts = append(ts, tensors{randTensor(r, lowLog, c.LogSize()), randTensor(r, lowLog, c.LogSize())})
-		}
-		ts = append(ts, tensors{randTensor(r, 6, c.LogSize()), randTensor(r, 0, c.LogSize())})
-		want := make([][2]field.E, len(ts))
-		for i, tt := range ts {
-			fe, fw := make([]field.E, n), make([]field.E, n)
-			tt.e.Fill(fe)
-			tt.w.Fill(fw)
-			want[i][0], want[i][1] = bilinearByRows(c, fe, fw)
-		}
-		for _, l := range Kernels.Levels() {
-			// serialWalksFirst serial walks, then segmented ones.
-			for walk := range serialWalksFirst + 2 {
-				what := fmt.Sprintf("%s level %v walk %d", c.Name(), l, walk)
-				func() {
-					defer cpu.SetLevel(l)()
-					if a, b := c.BilinearPair(e, w); a != wa || b != wb {
-						t.Fatalf("%s: full weights: (%v, %v), want (%v, %v)", what, a, b, wa, wb)
-					}
-					for i, tt := range ts {
-						if a, b := c.BilinearTensor(tt.e, tt.w); a != want[i][0] || b != want[i][1] {
-							t.Fatalf("%s: tensor weights (low 2^%d, 2^%d): (%v, %v), want (%v, %v)",
-								what, tt.e.LogLen()-len(tt.e.High), tt.w.LogLen()-len(tt.w.High), a, b, want[i][0], want[i][1])
+		for _, lc := range []int{oldLow, 2048, 0} {
+			lowCols = lc
+			n := c.Size()
+			e, w := randVec(r, n), randVec(r, n)
+			wa, wb := bilinearByRows(c, e, w)
+			type tensors struct{ e, w Tensor }
+			var ts []tensors
+			for _, lowLog := range []int{0, 6, 10, 11} {
+				ts = append(ts, tensors{randTensor(r, lowLog, c.LogSize()), randTensor(r, lowLog, c.LogSize())})
+			}
+			ts = append(ts, tensors{randTensor(r, 6, c.LogSize()), randTensor(r, 0, c.LogSize())})
+			want := make([][2]field.E, len(ts))
+			for i, tt := range ts {
+				fe, fw := make([]field.E, n), make([]field.E, n)
+				tt.e.Fill(fe)
+				tt.w.Fill(fw)
+				want[i][0], want[i][1] = bilinearByRows(c, fe, fw)
+			}
+			for _, l := range Kernels.Levels() {
+				// serialWalksFirst serial walks, then segmented ones.
+				for walk := range serialWalksFirst + 2 {
+					what := fmt.Sprintf("%s level %v walk %d fixed window %d", c.Name(), l, walk, lc)
+					func() {
+						defer cpu.SetLevel(l)()
+						if a, b := c.BilinearPair(e, w); a != wa || b != wb {
+							t.Fatalf("%s: full weights: (%v, %v), want (%v, %v)", what, a, b, wa, wb)
 						}
-					}
-				}()
+						for i, tt := range ts {
+							if a, b := c.BilinearTensor(tt.e, tt.w); a != want[i][0] || b != want[i][1] {
+								t.Fatalf("%s: tensor weights (low 2^%d, 2^%d): (%v, %v), want (%v, %v)",
+									what, tt.e.LogLen()-len(tt.e.High), tt.w.LogLen()-len(tt.w.High), a, b, want[i][0], want[i][1])
+							}
+						}
+					}()
+				}
 			}
 		}
 	}
 }
 
 // The walk kernels at every level stop at the same steps with the same exits and
-// leave the same registers and row windows, from random windows over a scrambled
-// circuit's code.
+// leave the same registers, row windows and row counts, from random windows over a
+// scrambled circuit's code, with a fixed column window over its first 2048 columns
+// (loads behind the window are served by it or exit).
 func TestBilinearKernelExits(t *testing.T) {
+	defer func(old int) { lowCols = old }(lowCols)
+	lowCols = 2048
 	r := testrand.New(t)
 	c := scrambledCircuit(r, 13)
 	w := randVec(r, c.Size())
@@ -110,6 +117,7 @@ func TestBilinearKernelExits(t *testing.T) {
 		pcs, exits []int
 		regs       []uint64
 		rowsA      []field.E
+		rcounts    []int
 	}
 	run := func(l cpu.Level, seed uint64) result {
 		defer cpu.SetLevel(l)()
@@ -121,10 +129,14 @@ func TestBilinearKernelExits(t *testing.T) {
 			var exit int
 			pc, exit = bilinearKernel(bw, c.code, pc)
 			res.pcs, res.exits = append(res.pcs, pc), append(res.exits, exit)
+			res.rcounts = append(res.rcounts, bw.rcount)
 			switch exit {
 			case walkColMiss:
 				pc = bw.colMiss(c.code, pc)
 			case walkRowMiss:
+				if row := int(c.code[pc].dst()); row >= bw.rbase {
+					res.rcounts = append(res.rcounts, -1) // the window is folded in
+				}
 				pc = bw.rowMiss(c.code, pc)
 			}
 			// Move the column window at random, too.
@@ -147,11 +159,73 @@ func TestBilinearKernelExits(t *testing.T) {
 	}
 	for _, l := range Kernels.Levels() {
 		got := run(l, 9)
-		if fmt.Sprint(got.pcs, got.exits) != fmt.Sprint(want.pcs, want.exits) {
+		if fmt.Sprint(got.pcs, got.exits, got.rcounts) != fmt.Sprint(want.pcs, want.exits, want.rcounts) {
 			t.Fatalf("level %v: the kernel stops at other steps than the portable one", l)
 		}
 		if fmt.Sprint(got.regs) != fmt.Sprint(want.regs) || fmt.Sprint(got.rowsA) != fmt.Sprint(want.rowsA) {
 			t.Fatalf("level %v: registers or row window differ from the portable kernel's", l)
+		}
+	}
+}
+
+// One walker running several segments, in either order, sums each row once: a row
+// window placed again after a restart at a base it had before holds none of the
+// rows the earlier segment left in its slots.
+func TestBilinearWalkerRestart(t *testing.T) {
+	oldSteps, oldShare := minSegmentSteps, maxSliceShare
+	minSegmentSteps, maxSliceShare = 1<<10, 16
+	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
+	r := testrand.New(t)
+	for _, c := range []*Circuit{randomCircuit(r, 12), scrambledCircuit(r, 13)} {
+		segs := planSegments(c.code, c.nregs, 4)
+		if len(segs) < 2 {
+			t.Fatalf("%s: %d segments", c.Name(), len(segs))
+		}
+		n := c.Size()
+		e, w := randVec(r, n), randVec(r, n)
+		wa, wb := bilinearByRows(c, e, w)
+		te, tw := randTensor(r, 6, c.LogSize()), randTensor(r, 6, c.LogSize())
+		fe, fw := make([]field.E, n), make([]field.E, n)
+		te.Fill(fe)
+		tw.Fill(fw)
+		ta, tb := bilinearByRows(c, fe, fw)
+		te, tw = te.widen(walkWindowLog), tw.widen(walkWindowLog)
+		hiE, hiW := make([]field.E, 1<<len(te.High)), make([]field.E, 1<<len(tw.High))
+		field.EqTable(hiE, te.High)
+		field.EqTable(hiW, tw.High)
+		for _, l := range Kernels.Levels() {
+			for _, reverse := range []bool{false, true} {
+				func() {
+					defer cpu.SetLevel(l)()
+					for _, full := range []bool{true, false} {
+						var bw *bilinearWalk
+						if full {
+							bw = newFullWalk(new(walkScratch), c.nregs, e, w)
+						} else {
+							bw = newTensorWalk(new(walkScratch), c.nregs, n, te, tw, hiE, hiW)
+						}
+						for k := range segs {
+							s := segs[k]
+							if reverse {
+								s = segs[len(segs)-1-k]
+							}
+							if k > 0 {
+								bw.restart()
+							}
+							bw.run(s.slice)
+							bw.run(c.code[s.lo:s.hi])
+						}
+						a, b := bw.sums()
+						wantA, wantB := wa, wb
+						if !full {
+							wantA, wantB = ta, tb
+						}
+						if a != wantA || b != wantB {
+							t.Fatalf("%s level %v reverse %v full %v: (%v, %v), want (%v, %v)", c.Name(), l, reverse, full, a, b, wantA, wantB)
+						}
+					}
+				}()
+			}
 		}
 	}
 }

@@ -63,6 +63,9 @@ func (c *Circuit) BilinearTensor(e, w Tensor) (va, vb field.E) {
 		w.Fill(fw)
 		return c.BilinearPair(fe, fw)
 	}
+	// Whole windows of columns and rows share one High factor: each is scaled in
+	// one run.
+	e, w = e.widen(walkWindowLog), w.widen(walkWindowLog)
 	eqs := c.eqs.Get()
 	defer c.eqs.Put(eqs)
 	hiE, hiW := buffers.Grow(eqs[0], 1<<len(e.High)), buffers.Grow(eqs[1], 1<<len(w.High))

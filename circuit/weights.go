@@ -39,6 +39,24 @@ func lowLog(low []field.E) int {
 	return k
 }
 
+// widen returns the same vector with a Low factor of up to 2^k entries: Low ⊗
+// eq(High[:m], ·) as the new Low (m = min(len(High), k - log2 len(Low)) coordinates
+// moved from High), so that a walk scales whole runs of 2^k entries at once. A
+// Low of 2^k entries or more is returned as it is.
+func (t Tensor) widen(k int) Tensor {
+	m := min(len(t.High), k-lowLog(t.Low))
+	if m <= 0 {
+		return t
+	}
+	eq := make([]field.E, 1<<m)
+	field.EqTable(eq, t.High[:m])
+	low := make([]field.E, len(t.Low)<<m)
+	for j, h := range eq {
+		field.ScaleE(low[j*len(t.Low):(j+1)*len(t.Low)], t.Low, h)
+	}
+	return Tensor{Low: low, High: t.High[m:]}
+}
+
 // Fill writes the vector into dst (2^LogLen entries).
 func (t Tensor) Fill(dst []field.E) {
 	if len(dst) != 1<<t.LogLen() {

@@ -38,6 +38,14 @@ func kWords(v []K) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), len(v))
 }
 
+// KSlice returns the words w as K values, sharing memory (K is a uint64).
+func KSlice(w []uint64) []K {
+	if len(w) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*K)(unsafe.Pointer(&w[0])), len(w))
+}
+
 // words3 returns *a as its three words.
 func words3(a *E) *[3]uint64 { return (*[3]uint64)(unsafe.Pointer(a)) }
 

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/leanpipe/leanpipe/buffers"
 )
 
 // ErrInvalidOpening is returned (wrapped) for any opening that does not authenticate.
@@ -75,9 +77,15 @@ func expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 			return nil, invalid("row positions not strictly ascending in [0, %d)", n)
 		}
 	}
+	// The walk's working arrays come off a shelf: a verifier expands openings proof
+	// after proof, and fresh arrays would be fresh pages each time.
+	sc := expandScratches.Get()
+	defer expandScratches.Put(sc)
 	// Every query must be an opened row and every opened row a query.
-	slot := make([]int, len(queries))
-	used := make([]bool, len(rows))
+	slot := buffers.Grow(sc.slot, len(queries))
+	used := buffers.Grow(sc.used, len(rows))
+	clear(used)
+	sc.slot, sc.used = slot, used
 	distinct := 0
 	for j, q := range queries {
 		k, ok := slices.BinarySearch(rows, q)
@@ -112,18 +120,20 @@ func expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 	// Walk up the levels, keeping the sorted active nodes (index, hash). For each active
 	// node its sibling is either the next active node or the next supplied digest.
 	m := len(rows)
-	idx := slices.Clone(rows)
-	hash := make([]Digest, m)
-	hashLeaves(hash, images)
-	sib := make([]Digest, m)
-	parentOf := make([]int, m)
-	at := make([]int, m) // at[k]: position of distinct leaf k's ancestor among the active nodes
+	idx := append(sc.idx[:0], rows...)
+	hash := buffers.Grow(sc.hash, m)
+	sc.flat = hashLeaves(hash, images, sc.flat)
+	sib := buffers.Grow(sc.sib, m)
+	parentOf := buffers.Grow(sc.parentOf, m)
+	at := buffers.Grow(sc.at, m) // at[k]: position of distinct leaf k's ancestor among the active nodes
+	sc.idx, sc.hash, sc.sib, sc.parentOf, sc.at = idx, hash, sib, parentOf, at
 	for k := range at {
 		at[k] = k
 	}
 	paths := make([]Digest, m*depth)
 	// pairs[2j], pairs[2j+1]: the children of the level's j-th parent, hashed all at once.
-	pairs := make([]Digest, 2*m)
+	pairs := buffers.Grow(sc.pairs, 2*m)
+	sc.pairs = pairs
 	next := 0
 	for level := 0; level < depth; level++ {
 		out := 0
@@ -175,9 +185,20 @@ func expand(root Digest, depth int, rows []int, rowData [][]uint64, siblings []D
 	return openings, nil
 }
 
+// expandScratch is expand's working arrays, kept between calls.
+type expandScratch struct {
+	slot, idx, parentOf, at []int
+	used                    []bool
+	hash, sib, pairs        []Digest
+	flat                    []uint64
+}
+
+var expandScratches buffers.Shelf[expandScratch]
+
 // hashLeaves sets dst[k] to the leaf hash of images[k]: all at once through the many-lane
-// hasher when the images share one width, else one by one.
-func hashLeaves(dst []Digest, images [][]uint64) {
+// hasher when the images share one width (the images gathered in flat, grown as needed
+// and returned), else one by one.
+func hashLeaves(dst []Digest, images [][]uint64, flat []uint64) []uint64 {
 	w := -1
 	for _, img := range images {
 		if w >= 0 && len(img) != w {
@@ -190,13 +211,14 @@ func hashLeaves(dst []Digest, images [][]uint64) {
 		for k, img := range images {
 			dst[k] = HashRow(img)
 		}
-		return
+		return flat
 	}
-	flat := make([]uint64, 0, len(images)*w)
+	flat = buffers.Grow(flat, len(images)*w)[:0]
 	for _, img := range images {
 		flat = append(flat, img...)
 	}
 	hashRows(dst, flat, w, 0)
+	return flat
 }
 
 // OpenPhase returns the pruned opening of queries (any order, duplicates allowed): copies

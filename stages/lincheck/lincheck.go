@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
@@ -148,9 +149,11 @@ func Terminal(matrix, alpha field.E, skip, chiIn, chiInPrime, s []field.E, const
 		Add(a2.Mul(field.EqEval(chiIn, chiInPrime)).Mul(field.InnerProduct(skip, s))).
 		Add(a2.Mul(alpha).Mul(wColAt(constCol)))
 	if win != nil {
-		wts := make([]field.E, 1<<win.Log)
+		pair := evalScratches.Get()
+		defer evalScratches.Put(pair)
+		pair[0], pair[1] = buffers.Grow(pair[0], 1<<win.Log), buffers.Grow(pair[1], 1<<win.Log)
+		wts, cols := pair[0], pair[1]
 		win.weights(wts, tau)
-		cols := make([]field.E, len(wts))
 		for j := 0; j < len(cols); {
 			// One eq value per block of KBits columns.
 			blk := (win.Offset + j) >> KSkip

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 )
 
@@ -109,7 +110,11 @@ func (t *Table) Eval(tau, chiOut []field.E) field.E {
 	for _, e := range eqOut[len(rowWeight):] {
 		pad = pad.Add(e)
 	}
-	acc := make([]field.E, n)
+	pair := evalScratches.Get()
+	defer evalScratches.Put(pair)
+	pair[0], pair[1] = buffers.Grow(pair[0], n), buffers.Grow(pair[1], n)
+	acc := pair[0]
+	clear(acc)
 	for s, row := range t.Rows[:len(rowWeight)] {
 		e := rowWeight[s]
 		if s == 0 {
@@ -125,10 +130,14 @@ func (t *Table) Eval(tau, chiOut []field.E) field.E {
 			}
 		}
 	}
-	w := make([]field.E, n)
+	w := pair[1]
 	t.W.weights(w, tau)
 	return field.InnerProduct(w, acc)
 }
+
+// evalScratches holds the verifier's two window-long vectors (Table.Eval's, and
+// Terminal's), kept between verifications.
+var evalScratches buffers.Shelf[[2][]field.E]
 
 // addPublic adds scale·mask(j)·eq(τ, j) to comb[Offset+j].
 func addPublic(comb []field.E, w Window, tau []field.E, scale field.E, tmp []field.E) {

@@ -3,6 +3,7 @@ package open
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
@@ -73,13 +74,8 @@ type glued struct {
 	weightAt  func([]field.E) field.E
 }
 
-// enforcedSum is Σ_i w_i·⟨row_i, eq(folds)⟩, the value the level's queries claim
-// for the folded polynomial.
-func enforcedSum(rows [][]field.E, folds []field.E, weights []field.E) field.E {
-	return enforcedSumInto(make([]field.E, 1<<len(folds)), rows, folds, weights)
-}
-
-// enforcedSumInto is enforcedSum with the caller's buffer for eq(folds, ·).
+// enforcedSumInto is Σ_i w_i·⟨row_i, eq(folds)⟩, the value the level's queries
+// claim for the folded polynomial, with the caller's buffer for eq(folds, ·).
 func enforcedSumInto(lane []field.E, rows [][]field.E, folds []field.E, weights []field.E) field.E {
 	field.EqTable(lane, folds)
 	total := field.Zero
@@ -89,15 +85,30 @@ func enforcedSumInto(lane []field.E, rows [][]field.E, folds []field.E, weights 
 	return total
 }
 
-// level0Row turns an opened level-0 row (K words, lanes in descending block order)
-// into lane-ascending E values.
-func level0Row(words []uint64) []field.E {
-	row := make([]field.E, len(words))
-	level0RowInto(row, words)
-	return row
+// enforcedSumWords is enforcedSumInto of the opened rows' words, with no row
+// formed: level-0 rows (k0) are K words with the lanes in descending block order
+// (level0RowInto), weighed as K vectors against eq(folds, ·) in reverse lane
+// order; deeper rows are E values three words each (extRowInto).
+func enforcedSumWords(words [][]uint64, k0 bool, folds []field.E, weights []field.E) field.E {
+	lane := make([]field.E, 1<<len(folds))
+	field.EqTable(lane, folds)
+	total := field.Zero
+	if k0 {
+		slices.Reverse(lane)
+		for i, w := range words {
+			total = total.Add(weights[i].Mul(field.InnerProductKE(field.KSlice(w), lane)))
+		}
+		return total
+	}
+	row := make([]field.E, len(lane))
+	for i, w := range words {
+		total = total.Add(weights[i].Mul(field.InnerProduct(extRowInto(row, w), lane)))
+	}
+	return total
 }
 
-// level0RowInto is level0Row into row (len(words) values).
+// level0RowInto turns an opened level-0 row (K words, lanes in descending block
+// order) into lane-ascending E values in row (len(words) of them).
 func level0RowInto(row []field.E, words []uint64) {
 	for i, w := range words {
 		row[len(words)-1-i] = field.FromK(field.K(w))
@@ -229,18 +240,12 @@ func VerifyWHIRWire(tr VerifierTranscript, sh commit.Shape, target field.E, root
 		if len(words) != len(queries) {
 			return fmt.Errorf("open: WHIR level %d: %d rows for %d queries", level, len(words), len(queries))
 		}
-		rows := make([][]field.E, len(words))
-		for i, w := range words {
+		for _, w := range words {
 			if len(w) != leafWords {
 				return fmt.Errorf("open: WHIR level %d: row of %d words", level, len(w))
 			}
-			if level == 0 {
-				rows[i] = level0Row(w)
-			} else {
-				rows[i] = extRow(w)
-			}
 		}
-		enforced := enforcedSum(rows, levelFolds, weights)
+		enforced := enforcedSumWords(words, level == 0, levelFolds, weights)
 		intro, err := readQuad(tr, enforced)
 		if err != nil {
 			return err
