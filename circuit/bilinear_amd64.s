@@ -77,6 +77,8 @@ col:
 	JCC     colmiss
 	LEAQ    (R10)(R10*2), R10
 	VMOVDQU (R13)(R10*8), Y0
+
+colstore:
 	MOVQ    R8, R9
 	SHLQ    $3, R9
 	ANDQ    $0x1FFFFFE0, R9
@@ -122,12 +124,7 @@ colmiss:
 	LEAQ    (R10)(R10*2), R10
 	MOVQ    104(BX), AX
 	VMOVDQU (AX)(R10*8), Y0
-	MOVQ    R8, R9
-	SHLQ    $3, R9
-	ANDQ    $0x1FFFFFE0, R9
-	VMOVDQU Y0, (DI)(R9*1)
-	ADDQ    $8, SI
-	DISPATCH
+	JMP     colstore
 
 colexit:
 	MOVQ $1, AX

@@ -145,11 +145,10 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 
 // foldingColumn is a segment's column as the linear sumcheck folds it: its K words
 // until the first fold, then E tables, alternating between two buffers (a fold reads
-// one and writes the other, so the workers never overlap).
+// e and writes next, so the workers never overlap, then the two swap).
 type foldingColumn struct {
-	k    []field.K
-	e    []field.E // the current table (nil while k is)
-	a, b []field.E // the two buffers
+	k       []field.K
+	e, next []field.E // the current table (nil while k is) and the other buffer
 }
 
 func (c *foldingColumn) len() int {
@@ -173,20 +172,14 @@ const foldChunk = 1 << 12
 func (c *foldingColumn) fold(r field.E, workers par.Workers) {
 	h := c.len() / 2
 	if c.e == nil {
-		c.a = make([]field.E, h)
-		c.b = make([]field.E, max(h/2, 1))
-		dst := c.a
+		dst := make([]field.E, h)
 		workers.Range(h, func(lo, hi int) { field.FoldLowK(dst[lo:hi], c.k[2*lo:2*hi], r) }, par.MinChunk(foldChunk))
-		c.e, c.k = dst, nil
+		c.e, c.next, c.k = dst, make([]field.E, max(h/2, 1)), nil
 		return
 	}
-	dst := c.b[:h]
-	if &c.e[0] == &c.b[0] {
-		dst = c.a[:h]
-	}
-	src := c.e
+	src, dst := c.e, c.next[:h]
 	workers.Range(h, func(lo, hi int) { field.FoldLow(dst[lo:hi], src[2*lo:2*hi], r) }, par.MinChunk(foldChunk))
-	c.e = dst
+	c.e, c.next = dst, src
 }
 
 // sparseWeight is a batch's weight Σ_c γ^c Σ_t coeff_t·eq(word_t, ·) as its nonzero

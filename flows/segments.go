@@ -313,6 +313,11 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 			return nil, fmt.Errorf("%w: segment %d: a public table of %d rows for %d slots", ErrInput, i, len(t.Rows), 1<<nLogs[i])
 		}
 	}
+	// The trace costs a few counters and appends: an untraced verification keeps one
+	// it drops.
+	if trace == nil {
+		trace = new(SegmentsTrace)
+	}
 	tr := transcript.NewVerifier(proof, []byte(label), nil)
 	mark := tr.Compressions()
 	since := func() int {
@@ -320,14 +325,10 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		mark = tr.Compressions()
 		return n
 	}
-	if trace != nil {
-		trace.Label = mark
-		tr.Trace(trace.step)
-	}
+	trace.Label = mark
+	tr.Trace(trace.step)
 	tr.AbsorbBytes(segmentTranscriptStart(layout, statement))
-	if trace != nil {
-		trace.Start = since()
-	}
+	trace.Start = since()
 	root, err := open.ReceiveRoot(tr)
 	if err != nil {
 		return nil, err
@@ -335,12 +336,9 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	rings := make([]open.PlacedRing, len(shapes))
 	terminals := make([]*lincheck.TerminalCheck, len(shapes))
 	for i, s := range shapes {
-		if trace != nil {
-			st := SegmentTrace{M: s.Circuit.LogSize() + nLogs[i], LogSize: s.Circuit.LogSize(), Mu: places[i].Variables}
-			if s.Public != nil {
-				st.WindowLog = s.Public.Window().Log
-			}
-			trace.Segments = append(trace.Segments, st)
+		st := SegmentTrace{M: s.Circuit.LogSize() + nLogs[i], LogSize: s.Circuit.LogSize(), Mu: places[i].Variables}
+		if s.Public != nil {
+			st.WindowLog = s.Public.Window().Log
 		}
 		zc, err := zerocheck.VerifyWith(tr, s.Circuit.LogSize()+nLogs[i])
 		if err != nil {
@@ -352,9 +350,8 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		}
 		terminals[i] = t
 		rings[i] = open.PlacedRing{Place: places[i], Claim: ringswitch.Verify(tr, lc.Point, lc.S)}
-		if trace != nil {
-			trace.Segments[i].Compressions = since()
-		}
+		st.Compressions = since()
+		trace.Segments = append(trace.Segments, st)
 	}
 	// The linchecks' terminal checks (each an evaluation of its segment's matrices)
 	// and the native checks read no transcript: they run side by side with the rest
@@ -367,7 +364,7 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	if ev != nil {
 		checks = append(checks, ev.Native...)
 	}
-	terminalErrs := make([]error, len(checks))
+	checkErrs := make([]error, len(checks))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, c := range checks {
@@ -378,18 +375,18 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 			defer func() { <-slots }()
 			defer func() {
 				if r := recover(); r != nil {
-					terminalErrs[i] = fmt.Errorf("%w: %s: the verifier panicked on this proof (a bug): %v", ErrInput, c.What, r)
+					checkErrs[i] = fmt.Errorf("%w: %s: the verifier panicked on this proof (a bug): %v", ErrInput, c.What, r)
 				}
 			}()
 			if err := c.Check(); err != nil {
-				terminalErrs[i] = fmt.Errorf("flows: %s: %w", c.What, err)
+				checkErrs[i] = fmt.Errorf("flows: %s: %w", c.What, err)
 			}
 		}()
 	}
 	defer func() {
 		wg.Wait()
 		if err == nil {
-			if err = errors.Join(terminalErrs...); err != nil {
+			if err = errors.Join(checkErrs...); err != nil {
 				raw = nil
 			}
 		}
@@ -399,13 +396,11 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		if points, err = verifyLinear(tr, ev.Linear, places, stackLog); err != nil {
 			return nil, err
 		}
-		if trace != nil {
-			trace.Linear = since()
-			trace.LinearClaims = len(ev.Linear)
-			for _, c := range ev.Linear {
-				trace.LinearTerms += len(c.Terms)
-				trace.LinearRounds = max(trace.LinearRounds, places[c.Segment].Variables)
-			}
+		trace.Linear = since()
+		trace.LinearClaims = len(ev.Linear)
+		for _, c := range ev.Linear {
+			trace.LinearTerms += len(c.Terms)
+			trace.LinearRounds = max(trace.LinearRounds, places[c.Segment].Variables)
 		}
 		pts := ev.points(tr.Sample)
 		if err := checkEvalPoints(pts, places); err != nil {
@@ -430,25 +425,17 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	if trace != nil {
-		trace.Evaluations = since()
-	}
-	var otr open.VerifierTranscript = tr
-	if trace != nil {
-		otr = merkleRecorder{tr, trace}
-	}
-	if err := open.VerifyStackedRings(otr, root, sh, rings, points); err != nil {
+	trace.Evaluations = since()
+	if err := open.VerifyStackedRings(merkleRecorder{tr, trace}, root, sh, rings, points); err != nil {
 		return nil, err
 	}
 	if err := tr.Finish(); err != nil {
 		return nil, err
 	}
-	if trace != nil {
-		trace.Opening = since()
-		trace.Total = tr.Compressions()
-		trace.StreamScalars = tr.Offset()
-		trace.StackLog = stackLog
-	}
+	trace.Opening = since()
+	trace.Total = tr.Compressions()
+	trace.StreamScalars = tr.Offset()
+	trace.StackLog = stackLog
 	return tr.RawProof(), nil
 }
 

@@ -1,7 +1,6 @@
 package recursion
 
 import (
-	"encoding/json"
 	"os"
 	"runtime"
 	"strconv"
@@ -45,8 +44,8 @@ func BenchmarkMergedVerifyFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var fm flows.Meta
-	if err := json.Unmarshal(meta, &fm); err != nil {
+	fm, err := flows.ParseMeta(meta)
+	if err != nil {
 		b.Fatal(err)
 	}
 	st, err := StatementOf(fm.Proves())

@@ -36,10 +36,12 @@ type MergedLedger struct {
 	PinnedBits              int
 	Derived                 [][]Stage
 	// InterfaceBytes is each child's revealed interface as the merged statement
-	// encodes it; RevealBytes what revealing the merged proof's own interface the same
-	// way would take (its challenges, roots, per segment v_a, v_b and the 64 slice
-	// values, per level the enforced sum, induced weight and nonce, the transcript's
-	// block boundaries and grinding chaining values).
+	// encodes it. RevealBytes estimates what revealing the merged proof's own
+	// interface the same way would take, counted from the traced verification: its
+	// challenges, roots, per segment v_a, v_b and the 64 slice values, per level the
+	// enforced sum, induced weight, nonce and grinding chaining value, and the
+	// transcript's block boundaries (without the encoding's length prefixes and the
+	// segments' deferred values, so a lower bound).
 	InterfaceBytes []int
 	RevealBytes    int
 }
@@ -146,9 +148,13 @@ func MeasureMerged(m *Merged) (*MergedLedger, error) {
 			{"key claim weight", Ops{EE: 1<<len(key.Tau) + 2*len(key.ChiOut), Description: "eq(τ) and the shifted range-eq of the child's slots"}},
 		})
 	}
+	const eBytes, wordsBytes = 24, 32 // an E value; a digest or chaining value
 	levels := len(l.Levels)
-	runs := (onChain + TranscriptSteps - 1) / TranscriptSteps
-	l.RevealBytes = squeezes*24 + levels*32 + len(tr.Segments)*(2+lincheck.KBits)*24 + levels*3*24 + (runs+1)*32 + levels*32
+	boundaries := (onChain+TranscriptSteps-1)/TranscriptSteps + 1
+	l.RevealBytes = squeezes*eBytes + // challenges
+		len(tr.Segments)*(2+lincheck.KBits)*eBytes + // v_a, v_b, slice values
+		levels*(wordsBytes+3*eBytes+wordsBytes) + // root, enforced, induced, nonce, grinding value
+		boundaries*wordsBytes
 	return l, nil
 }
 

@@ -104,7 +104,7 @@ func checkMergedLedger(t *testing.T, m *Merged) *MergedLedger {
 		t.Fatalf("ledger of %d derived parts, %d interfaces, %d segments for %d children and %d own stages",
 			len(l.Derived), len(l.InterfaceBytes), len(l.Trace.Segments), len(m.Children), len(l.Own))
 	}
-	if l.Trace.StreamScalars != len(m.Proof.Stream) && m.Proof.Stream != nil {
+	if l.Trace.StreamScalars != len(m.Proof.Stream) {
 		t.Fatalf("the trace read %d stream scalars, the proof has %d", l.Trace.StreamScalars, len(m.Proof.Stream))
 	}
 	for i, d := range l.Derived {
