@@ -61,6 +61,9 @@ type Evaluations struct {
 	// Linear lists claims on the columns' linear forms (see LinearClaim), proved
 	// before the points are drawn; either may be empty (a nil Points draws none).
 	Linear []LinearClaim
+	// Copies lists claims that words of two segments' columns are equal pair by
+	// pair (see CopyClaim); each becomes two linear claims after Linear's.
+	Copies []CopyClaim
 	// Native lists checks the verifier makes besides the proof's (reading no
 	// transcript: a recursion's deferred claims, say). They run with the linchecks'
 	// terminal checks, at most GOMAXPROCS at a time, and the proof is accepted only
@@ -205,7 +208,11 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 	tr, stack, places, stackLog := run.tr, run.stack, run.places, run.stackLog
 	var points []open.PointClaim
 	if ev != nil {
-		if points, err = proveLinear(tr, ev.Linear, places, stackLog, stack, workers); err != nil {
+		var copies []LinearClaim
+		if copies, err = proveCopies(tr, ev.Copies, places, stack); err != nil {
+			return nil, err
+		}
+		if points, err = proveLinear(tr, ev.linearWithCopies(copies), places, stackLog, stack, workers); err != nil {
 			return nil, err
 		}
 		lap(&prof.Linear)
@@ -393,12 +400,17 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	}()
 	var points []open.PointClaim
 	if ev != nil {
-		if points, err = verifyLinear(tr, ev.Linear, places, stackLog); err != nil {
+		var copies []LinearClaim
+		if copies, err = verifyCopies(tr, ev.Copies, places); err != nil {
+			return nil, err
+		}
+		linear := ev.linearWithCopies(copies)
+		if points, err = verifyLinear(tr, linear, places, stackLog); err != nil {
 			return nil, err
 		}
 		trace.Linear = since()
-		trace.LinearClaims = len(ev.Linear)
-		for _, c := range ev.Linear {
+		trace.LinearClaims = len(linear)
+		for _, c := range linear {
 			trace.LinearTerms += len(c.Terms)
 			trace.LinearRounds = max(trace.LinearRounds, places[c.Segment].Variables)
 		}
