@@ -39,6 +39,11 @@ func TestBlocksDescribedMatchCompiled(t *testing.T) {
 	kinds = append(kinds, kind{"transcript", tb.desc, tbc.Circuit})
 	gb, gbc := grindLayout(), NewGrindBlock()
 	kinds = append(kinds, kind{"grind", gb.desc, gbc.Circuit})
+	ab, abc := arithLayout(arithTestLog), NewArithBlock(arithTestLog)
+	if ab.Out != abc.Out || ab.Products != abc.Products {
+		t.Fatal("arithmetic layouts differ")
+	}
+	kinds = append(kinds, kind{"arith", ab.desc, abc.Circuit})
 	for _, q := range []struct {
 		level0          bool
 		depth, pointLen int
