@@ -61,9 +61,11 @@ type Evaluations struct {
 	// Linear lists claims on the columns' linear forms (see LinearClaim), proved
 	// before the points are drawn; either may be empty (a nil Points draws none).
 	Linear []LinearClaim
-	// Copies lists claims that words of two segments' columns are equal pair by
-	// pair (see CopyClaim); each becomes two linear claims after Linear's.
-	Copies []CopyClaim
+	// Relations and Copies are linear relations across segments and claims that
+	// words of two segments are equal pair by pair (see Relation, CopyClaim); they
+	// are batched into one linear claim per segment they touch, after Linear's.
+	Relations []Relation
+	Copies    []CopyClaim
 	// Native lists checks the verifier makes besides the proof's (reading no
 	// transcript: a recursion's deferred claims, say). They run with the linchecks'
 	// terminal checks, at most GOMAXPROCS at a time, and the proof is accepted only
@@ -208,11 +210,11 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 	tr, stack, places, stackLog := run.tr, run.stack, run.places, run.stackLog
 	var points []open.PointClaim
 	if ev != nil {
-		var copies []LinearClaim
-		if copies, err = proveCopies(tr, ev.Copies, places, stack); err != nil {
+		var rel []LinearClaim
+		if rel, err = proveRelations(tr, ev.Relations, ev.Copies, places, stack); err != nil {
 			return nil, err
 		}
-		if points, err = proveLinear(tr, ev.linearWithCopies(copies), places, stackLog, stack, workers); err != nil {
+		if points, err = proveLinear(tr, ev.linearWithRelations(rel), places, stackLog, stack, workers); err != nil {
 			return nil, err
 		}
 		lap(&prof.Linear)
@@ -400,11 +402,11 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	}()
 	var points []open.PointClaim
 	if ev != nil {
-		var copies []LinearClaim
-		if copies, err = verifyCopies(tr, ev.Copies, places); err != nil {
+		var rel []LinearClaim
+		if rel, err = verifyRelations(tr, ev.Relations, ev.Copies, places); err != nil {
 			return nil, err
 		}
-		linear := ev.linearWithCopies(copies)
+		linear := ev.linearWithRelations(rel)
 		if points, err = verifyLinear(tr, linear, places, stackLog); err != nil {
 			return nil, err
 		}

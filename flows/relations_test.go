@@ -147,3 +147,84 @@ func TestCopyClaimsRefuseBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRelations: relations across three segments (each touched, so two values are
+// sent and the third implied), proved with a copy claim in the same batch; a false
+// relation, a changed value and a dropped relation are rejected; bad relations are
+// refused.
+func TestRelations(t *testing.T) {
+	const label = "leanpipe-segments-relations"
+	rng := testrand.New(t)
+	layered := layeredCircuit(4)
+	xs := [3][]uint64{make([]uint64, 8), make([]uint64, 12), make([]uint64, 9)}
+	for _, v := range xs {
+		for i := range v {
+			v[i] = rng.Uint64()
+		}
+	}
+	var segs []Segment
+	var shapes []SegmentShape
+	for _, v := range xs {
+		segs = append(segs, layeredSegment(layered, v))
+		shapes = append(shapes, SegmentShape{layered, len(v), nil})
+	}
+	// Relation r: Σ_s a_{r,s}·x_s[slot_{r,s}] = value, over all three segments.
+	rels := make([]Relation, 5)
+	for r := range rels {
+		for s := range 3 {
+			slot := rng.IntN(len(xs[s]))
+			a := randE(rng)
+			rels[r].Terms = append(rels[r].Terms, RelationTerm{Segment: s, Word: 1 + 128*slot, Coeff: a})
+			rels[r].Value = rels[r].Value.Add(a.MulK(field.K(xs[s][slot])))
+		}
+	}
+	cp := CopyClaim{From: 2, To: 2, FromWords: []int{1 + 128*2}, ToWords: []int{1 + 128*2}}
+	ev := func(rs []Relation) *Evaluations { return &Evaluations{Relations: rs, Copies: []CopyClaim{cp}} }
+	proof, err := ProveSegments(label, nil, segs, ev(rels), 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifySegments(proof, label, nil, shapes, ev(rels), 1); err != nil {
+		t.Fatal(err)
+	}
+	clone := func() []Relation {
+		out := make([]Relation, len(rels))
+		for i, r := range rels {
+			out[i] = Relation{Terms: append([]RelationTerm(nil), r.Terms...), Value: r.Value}
+		}
+		return out
+	}
+	changed := clone()
+	changed[3].Value = changed[3].Value.Add(field.One)
+	if _, err := VerifySegments(proof, label, nil, shapes, ev(changed), 1); err == nil {
+		t.Fatal("verified with a relation's value changed")
+	}
+	if _, err := VerifySegments(proof, label, nil, shapes, ev(rels[:4]), 1); err == nil {
+		t.Fatal("verified with a relation dropped")
+	}
+	// False relations proved by the honest prover, the wrong term on each segment in
+	// turn (so the last segment's implied value is the wrong one too).
+	for s := range 3 {
+		bad := clone()
+		bad[1].Terms[s].Word++ // the slot's first product word, not its input
+		forged, err := ProveSegments(label, nil, segs, ev(bad), 1, par.Serial())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := VerifySegments(forged, label, nil, shapes, ev(bad), 1); err == nil {
+			t.Fatalf("a relation false on segment %d verified", s)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		r    Relation
+	}{
+		{"no terms", Relation{}},
+		{"no such segment", Relation{Terms: []RelationTerm{{Segment: 3, Word: 1, Coeff: field.One}}}},
+		{"word past the column", Relation{Terms: []RelationTerm{{Segment: 0, Word: 1 << 20, Coeff: field.One}}}},
+	} {
+		if _, err := VerifySegments(proof, label, nil, shapes, ev([]Relation{tc.r}), 1); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: %v, want ErrInput", tc.name, err)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package flows
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// Relations across segments (docs/recursion.md §6.4): a relation is a sparse linear
+// form over packed K words of any segments' columns with a public value,
+// Σ_t Coeff_t·col_{Segment_t}(Word_t) = Value; a copy claim is a list of relations
+// col_From(FromWords[i]) + col_To(ToWords[i]) = 0 (characteristic 2). The verifier
+// builds them from the statement, before any of their challenges.
+//
+// After the last ring switch, before the linear claims, the relations r = 0, 1, …
+// (Evaluations.Relations, then each copy claim's pairs in order) are batched by
+// τ (⌈log2 count⌉ coordinates): for each segment s they touch, in increasing order,
+// the prover sends v_s = Σ_r eq(τ, r)·Σ_{t of r on s} Coeff_t·col_s(Word_t), except for
+// the last segment, whose v_s the verifier sets so that Σ_s v_s = Σ_r eq(τ, r)·Value_r.
+// Each v_s becomes a linear claim on segment s (appended to Evaluations.Linear, in
+// segment order) and is proved with them.
+//
+// If a relation fails, Σ_r eq(τ, r)·(form_r − Value_r) is a nonzero multilinear
+// polynomial in τ, zero with probability at most ⌈log2 count⌉/|E|; otherwise the sent
+// values make at least one of the linear claims false. Segment s's weight is
+// Σ_r eq(τ, r)·Σ_t Coeff_t·eq(Word_t, ·): the multilinear extension at (τ, ·) of a fixed
+// sparse matrix (row r holding relation r's coefficients on s), so a verifier that
+// cannot evaluate it now may defer it as a claim on a fixed polynomial, as the
+// lincheck's matrices are.
+
+// RelationTerm is one word of a relation.
+type RelationTerm struct {
+	Segment, Word int
+	Coeff         field.E
+}
+
+// Relation is Σ_t Coeff_t·col_{Segment_t}(Word_t) = Value.
+type Relation struct {
+	Terms []RelationTerm
+	Value field.E
+}
+
+// CopyClaim is col_From(FromWords[i]) = col_To(ToWords[i]) for every i, on packed K
+// words of two segments' columns (word-in-block bits low, then the slot bits).
+type CopyClaim struct {
+	From, To           int
+	FromWords, ToWords []int
+}
+
+func checkRelations(rels []Relation, copies []CopyClaim, places []open.Placement) error {
+	word := func(what string, seg, w int) error {
+		if seg < 0 || seg >= len(places) {
+			return fmt.Errorf("%w: %s: segment %d of %d", ErrInput, what, seg, len(places))
+		}
+		if n := 1 << places[seg].Variables; w < 0 || w >= n {
+			return fmt.Errorf("%w: %s: word %d of a %d-word column", ErrInput, what, w, n)
+		}
+		return nil
+	}
+	for i, r := range rels {
+		if len(r.Terms) == 0 {
+			return fmt.Errorf("%w: relation %d has no terms", ErrInput, i)
+		}
+		for j, t := range r.Terms {
+			if err := word(fmt.Sprintf("relation %d, term %d", i, j), t.Segment, t.Word); err != nil {
+				return err
+			}
+		}
+	}
+	for i, c := range copies {
+		if len(c.FromWords) == 0 || len(c.FromWords) != len(c.ToWords) {
+			return fmt.Errorf("%w: copy claim %d pairs %d words with %d", ErrInput, i, len(c.FromWords), len(c.ToWords))
+		}
+		for j := range c.FromWords {
+			if err := word(fmt.Sprintf("copy claim %d, from word %d", i, j), c.From, c.FromWords[j]); err != nil {
+				return err
+			}
+			if err := word(fmt.Sprintf("copy claim %d, to word %d", i, j), c.To, c.ToWords[j]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// relationBatch is the relations batched at τ: per touched segment (increasing), its
+// linear claim's terms; and the batched value Σ_r eq(τ, r)·Value_r.
+type relationBatch struct {
+	segments []int
+	terms    [][]LinearTerm
+	target   field.E
+}
+
+// batchRelations draws τ from sample and batches rels then copies' pairs.
+func batchRelations(rels []Relation, copies []CopyClaim, segments int, sample func() field.E) relationBatch {
+	count := len(rels)
+	for _, c := range copies {
+		count += len(c.FromWords)
+	}
+	tau := make([]field.E, bits.Len(uint(count-1)))
+	for i := range tau {
+		tau[i] = sample()
+	}
+	eq := make([]field.E, 1<<len(tau))
+	field.EqTable(eq, tau)
+	perSeg := make([][]LinearTerm, segments)
+	var b relationBatch
+	for r, rel := range rels {
+		for _, t := range rel.Terms {
+			perSeg[t.Segment] = append(perSeg[t.Segment], LinearTerm{Word: t.Word, Coeff: eq[r].Mul(t.Coeff)})
+		}
+		b.target = b.target.Add(eq[r].Mul(rel.Value))
+	}
+	r := len(rels)
+	for _, c := range copies {
+		for i := range c.FromWords {
+			perSeg[c.From] = append(perSeg[c.From], LinearTerm{Word: c.FromWords[i], Coeff: eq[r]})
+			perSeg[c.To] = append(perSeg[c.To], LinearTerm{Word: c.ToWords[i], Coeff: eq[r]})
+			r++
+		}
+	}
+	for s, ts := range perSeg {
+		if len(ts) > 0 {
+			b.segments = append(b.segments, s)
+			b.terms = append(b.terms, ts)
+		}
+	}
+	return b
+}
+
+// claims are the batch's linear claims at per-segment values vs.
+func (b *relationBatch) claims(vs []field.E) []LinearClaim {
+	out := make([]LinearClaim, len(b.segments))
+	for k, s := range b.segments {
+		out[k] = LinearClaim{Segment: s, Terms: b.terms[k], Value: vs[k]}
+	}
+	return out
+}
+
+// last sets vs's last entry so that the values add up to the target.
+func (b *relationBatch) last(vs []field.E) {
+	v := b.target
+	for _, x := range vs[:len(vs)-1] {
+		v = v.Add(x)
+	}
+	vs[len(vs)-1] = v
+}
+
+// proveRelations runs the relations' prover side and returns their linear claims.
+func proveRelations(tr *transcript.Prover, rels []Relation, copies []CopyClaim, places []open.Placement, stack []field.K) ([]LinearClaim, error) {
+	if len(rels) == 0 && len(copies) == 0 {
+		return nil, nil
+	}
+	if err := checkRelations(rels, copies, places); err != nil {
+		return nil, err
+	}
+	b := batchRelations(rels, copies, len(places), tr.Sample)
+	vs := make([]field.E, len(b.segments))
+	for k, s := range b.segments[:len(vs)-1] {
+		col := stack[places[s].Offset:]
+		for _, t := range b.terms[k] {
+			vs[k] = vs[k].Add(t.Coeff.MulK(col[t.Word]))
+		}
+		tr.Send(vs[k])
+	}
+	b.last(vs)
+	return b.claims(vs), nil
+}
+
+// verifyRelations is proveRelations' verifier twin.
+func verifyRelations(tr *transcript.Verifier, rels []Relation, copies []CopyClaim, places []open.Placement) ([]LinearClaim, error) {
+	if len(rels) == 0 && len(copies) == 0 {
+		return nil, nil
+	}
+	if err := checkRelations(rels, copies, places); err != nil {
+		return nil, err
+	}
+	b := batchRelations(rels, copies, len(places), tr.Sample)
+	vs := make([]field.E, len(b.segments))
+	for k, s := range b.segments[:len(vs)-1] {
+		var err error
+		if vs[k], err = tr.Receive(); err != nil {
+			return nil, fmt.Errorf("flows: relations on segment %d: %w", s, err)
+		}
+	}
+	b.last(vs)
+	return b.claims(vs), nil
+}
+
+// linearWithRelations is ev's linear claims followed by its relations' (the
+// relations' transcript steps run first).
+func (ev *Evaluations) linearWithRelations(rel []LinearClaim) []LinearClaim {
+	if len(rel) == 0 {
+		return ev.Linear
+	}
+	out := make([]LinearClaim, 0, len(ev.Linear)+len(rel))
+	return append(append(out, ev.Linear...), rel...)
+}
