@@ -1,0 +1,187 @@
+package recursion
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+)
+
+// Tapes (docs/recursion.md §6.4): a computation over E whose inputs are committed
+// values (E elements held in three consecutive K words of a segment's column: a
+// challenge a transcript block squeezed, a stream scalar it absorbed) recorded as what
+// a parent proves about it with no value revealed: every product of two non-constant
+// values is a product of an arithmetic segment (ArithBlock), every other step is
+// linear, and the wiring is relations across segments (flows.Relation): each product's
+// operands equal their linear forms, each assertion's form is zero. A verifier's check
+// written on a Tape thus becomes part of the parent's proof.
+
+// Atom is a committed E value: an input at word Word of segment Segment (its c0; c1
+// and c2 follow), or, with Segment = ProductAtom, product number Word of the tape.
+type Atom struct{ Segment, Word int }
+
+// ProductAtom marks a product's atom.
+const ProductAtom = -1
+
+// Lin is Σ_t Coeff_t·Atom_t + C.
+type Lin struct {
+	C     field.E
+	Terms []LinTerm
+}
+
+// LinTerm is one term of a Lin.
+type LinTerm struct {
+	Atom  Atom
+	Coeff field.E
+}
+
+// IsConst reports whether l has no terms.
+func (l Lin) IsConst() bool { return len(l.Terms) == 0 }
+
+// Add returns l + m.
+func (l Lin) Add(m Lin) Lin {
+	t := make([]LinTerm, 0, len(l.Terms)+len(m.Terms))
+	return Lin{C: l.C.Add(m.C), Terms: append(append(t, l.Terms...), m.Terms...)}
+}
+
+// Scale returns e·l.
+func (l Lin) Scale(e field.E) Lin {
+	t := make([]LinTerm, len(l.Terms))
+	for i, x := range l.Terms {
+		t[i] = LinTerm{x.Atom, e.Mul(x.Coeff)}
+	}
+	return Lin{C: e.Mul(l.C), Terms: t}
+}
+
+// ConstLin is the constant c.
+func ConstLin(c field.E) Lin { return Lin{C: c} }
+
+// Tape records products and assertions.
+type Tape struct {
+	// Products are the operands of each product, in order; product i is Atom{ProductAtom, i}.
+	Products [][2]Lin
+	// Asserts are forms that must be zero, with what each checks.
+	Asserts []TapeAssert
+}
+
+// TapeAssert is one assertion: Form = 0.
+type TapeAssert struct {
+	What string
+	Form Lin
+}
+
+// Input is the committed value at word word of segment seg.
+func (t *Tape) Input(seg, word int) Lin {
+	return Lin{Terms: []LinTerm{{Atom{seg, word}, field.One}}}
+}
+
+// Mul returns x·y: a product of the tape unless one side is constant.
+func (t *Tape) Mul(x, y Lin) Lin {
+	switch {
+	case x.IsConst():
+		return y.Scale(x.C)
+	case y.IsConst():
+		return x.Scale(y.C)
+	}
+	t.Products = append(t.Products, [2]Lin{x, y})
+	return Lin{Terms: []LinTerm{{Atom{ProductAtom, len(t.Products) - 1}, field.One}}}
+}
+
+// Assert records that x = 0.
+func (t *Tape) Assert(what string, x Lin) { t.Asserts = append(t.Asserts, TapeAssert{what, x}) }
+
+// Equal records that x = y.
+func (t *Tape) Equal(what string, x, y Lin) { t.Assert(what, x.Add(y)) }
+
+// Eval returns l's value, inputs read by input and products from products.
+func (l Lin) Eval(input func(seg, word int) field.E, products []field.E) field.E {
+	v := l.C
+	for _, x := range l.Terms {
+		var a field.E
+		if x.Atom.Segment == ProductAtom {
+			a = products[x.Atom.Word]
+		} else {
+			a = input(x.Atom.Segment, x.Atom.Word)
+		}
+		v = v.Add(x.Coeff.Mul(a))
+	}
+	return v
+}
+
+// Operands evaluates the products' operands in order (what the prover fills an
+// arithmetic segment with), inputs read by input; it also returns the products.
+func (t *Tape) Operands(input func(seg, word int) field.E) (ops [][2]field.E, products []field.E) {
+	ops = make([][2]field.E, len(t.Products))
+	products = make([]field.E, len(t.Products))
+	for i, p := range t.Products {
+		ops[i] = [2]field.E{p[0].Eval(input, products), p[1].Eval(input, products)}
+		products[i] = ops[i][0].Mul(ops[i][1])
+	}
+	return ops, products
+}
+
+// Relations is the tape's wiring with its products in segment fSeg of ArithBlock
+// ab (product i at ab.At(i)): per product its two operand relations, then the
+// assertions, each E-valued relation on the three K words of every value it reads.
+func (t *Tape) Relations(ab *ArithBlock, fSeg int) ([]flows.Relation, error) {
+	word := func(a Atom) (int, int, error) {
+		if a.Segment != ProductAtom {
+			return a.Segment, a.Word, nil
+		}
+		if a.Word < 0 || a.Word >= len(t.Products) {
+			return 0, 0, fmt.Errorf("recursion: tape: product %d of %d", a.Word, len(t.Products))
+		}
+		s, u := ab.At(a.Word)
+		return fSeg, ab.SegmentWord(s, ab.ZWord(u)), nil
+	}
+	relation := func(l Lin, extra ...flows.RelationTerm) (flows.Relation, error) {
+		// l + extra = 0, i.e. Σ terms = C (characteristic 2).
+		r := flows.Relation{Value: l.C, Terms: extra}
+		for _, x := range l.Terms {
+			seg, w, err := word(x.Atom)
+			if err != nil {
+				return r, err
+			}
+			for _, tm := range flows.LinearTermsE(w, x.Coeff) {
+				r.Terms = append(r.Terms, flows.RelationTerm{Segment: seg, Word: tm.Word, Coeff: tm.Coeff})
+			}
+		}
+		return r, nil
+	}
+	operand := func(i, side int) []flows.RelationTerm {
+		s, u := ab.At(i)
+		w := ab.XWord(u)
+		if side == 1 {
+			w = ab.YWord(u)
+		}
+		var out []flows.RelationTerm
+		for _, tm := range flows.LinearTermsE(ab.SegmentWord(s, w), field.One) {
+			out = append(out, flows.RelationTerm{Segment: fSeg, Word: tm.Word, Coeff: tm.Coeff})
+		}
+		return out
+	}
+	out := make([]flows.Relation, 0, 2*len(t.Products)+len(t.Asserts))
+	for i, p := range t.Products {
+		for side := range 2 {
+			r, err := relation(p[side], operand(i, side)...)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	for _, a := range t.Asserts {
+		if a.Form.IsConst() {
+			if !a.Form.C.IsZero() {
+				return nil, fmt.Errorf("recursion: tape: %s is a nonzero constant", a.What)
+			}
+			continue
+		}
+		r, err := relation(a.Form)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
