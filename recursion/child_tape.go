@@ -7,8 +7,12 @@ import (
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/stages/commit"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/stages/ringswitch"
 	"github.com/leanpipe/leanpipe/stages/zerocheck"
+	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // A leaf child's verification on a tape (docs/recursion.md §6.4): what ChildStream
@@ -27,6 +31,11 @@ const (
 	hintCount
 )
 
+// HintEnforced and HintInduced are WHIR level l's enforced sum and its queries'
+// induced weight (what the query segments sum to).
+func HintEnforced(l int) int { return hintCount + 2*l }
+func HintInduced(l int) int  { return hintCount + 2*l + 1 }
+
 // TapeInputs are a child's committed values as tape inputs.
 type TapeInputs struct {
 	Stream    func(j int) Lin
@@ -43,6 +52,20 @@ type ChildTape struct {
 	ChiInPrime, Tau   []Lin
 	ChiOut            []Lin // the key claim's slot point
 	Alpha, VA, VB, VC Lin
+	// Observed are the values the child's transcript absorbs that its verifier
+	// computed (the WHIR target, the root it observes again), in order: the parent
+	// ties them to its transcript blocks' data.
+	Observed []Lin
+	// Levels are per WHIR level the values its query blocks read.
+	Levels []TapeLevel
+}
+
+// TapeLevel is one WHIR level's committed values for its query blocks: the fold
+// challenges, the query samples (the challenges whose bits are the indices), λ, and
+// the point the induced weights are taken at (set once the last level is read).
+type TapeLevel struct {
+	Folds, Samples, Point []Lin
+	Lambda                Lin
 }
 
 type tapeTr struct {
@@ -160,8 +183,202 @@ func NewChildTape(st flows.Statement, in TapeInputs) (*ChildTape, error) {
 		t.Mul(a3, t.Mul(ct.S[aggregate.ConstCol&(lincheck.KBits-1)], t.EqAt(ct.ChiInPrime, aggregate.ConstCol>>lincheck.KSkip))),
 		t.Mul(a4, windowTerm(t, win, ct.Tau, ct.S, ct.ChiInPrime)))
 	t.Equal("lincheck terminal", running, terminal)
+
+	// The ring switch (ringswitch.Verify) and the stacked opening of its one claim.
+	point := append(slices.Clone(ct.ChiInPrime), ct.ChiOut...)
+	ring := tapeRing(t, s, point, ct.S)
+	place := open.Placement{Variables: sh.Mu, Offset: 0}
+	s.Sample() // the stacked claims' scale: its power 0 is 1
+	basis := func(x []Lin) Lin {
+		low, high := x[:place.Variables], x[place.Variables:]
+		return t.Mul(selectorEq(t, place.Selector(), high), ring.weightAt(low))
+	}
+	cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+	if err != nil {
+		return nil, err
+	}
+	if err := ct.whir(s, sh.Commitment(), cfg, ring.target, basis); err != nil {
+		return nil, err
+	}
 	ct.Vars, ct.Challenges = s.vars, s.chals
 	return ct, nil
+}
+
+// selectorEq is open.SelectorEq on committed coordinates.
+func selectorEq(t *Tape, selector int, point []Lin) Lin {
+	out := oneLin
+	for k, x := range point {
+		if k < 63 && selector>>k&1 == 1 {
+			out = t.Mul(out, x)
+		} else {
+			out = t.Mul(out, x.addConst(field.One))
+		}
+	}
+	return out
+}
+
+// tapeRingClaim is the ring switch's claim on the tape.
+type tapeRingClaim struct {
+	target   Lin
+	weightAt func(rPrime []Lin) Lin
+}
+
+// tapeRing is ringswitch.Verify on the tape: Φ's six challenges, the target
+// Σ_i x^i·Φ(s_i), and the weight's extension Σ_k c_k·Π_n (1 + point_n^(2^k) + r′_n).
+func tapeRing(t *Tape, s *tapeTr, point, sl []Lin) tapeRingClaim {
+	var f [len(ringswitch.MapShifts)]Lin
+	for p := range f {
+		f[p] = s.Sample()
+	}
+	phi := func(a Lin) Lin {
+		for p, shift := range ringswitch.MapShifts {
+			a = a.Add(t.Mul(f[p], t.Frob(a, shift)))
+		}
+		return a
+	}
+	var target Lin
+	x := field.E{C0: 2} // the K generator
+	for i := lincheck.KBits - 1; i >= 0; i-- {
+		target = target.Scale(x).Add(phi(sl[i]))
+	}
+	// c_k = Π over the stages p whose shift bit is set in k of f_p^(2^(k mod shift_p)).
+	var frob [len(ringswitch.MapShifts)][32]Lin
+	for p, shift := range ringswitch.MapShifts {
+		v := f[p]
+		for j := range shift {
+			frob[p][j] = v
+			if j+1 < shift {
+				v = t.Frob(v, 1)
+			}
+		}
+	}
+	var coeffs [lincheck.KBits]Lin
+	for k := range coeffs {
+		v := oneLin
+		for p, shift := range ringswitch.MapShifts {
+			if k&shift != 0 {
+				v = t.Mul(v, frob[p][k%shift])
+			}
+		}
+		coeffs[k] = v
+	}
+	return tapeRingClaim{target: target, weightAt: func(rPrime []Lin) Lin {
+		fr := slices.Clone(point)
+		var total Lin
+		for k := range coeffs {
+			prod := coeffs[k]
+			for n := range fr {
+				prod = t.Mul(prod, fr[n].Add(rPrime[n]).addConst(field.One))
+				if k+1 < len(coeffs) {
+					fr[n] = t.Frob(fr[n], 1)
+				}
+			}
+			total = total.Add(prod)
+		}
+		return total
+	}}
+}
+
+// whir is open.VerifyWHIR on the tape (recursion's whirStream with nothing revealed):
+// the enforced sums and induced weights are hints the query segments prove.
+func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target Lin, basis func([]Lin) Lin) error {
+	t := ct.Tape
+	logN := sh.StackLog
+	levels := cfg.Levels()
+	ct.Observed = append(ct.Observed, target)
+	// The commitment's root, received first, is observed again here (its halves are
+	// stream scalars 0 and 1).
+	ct.Observed = append(ct.Observed, s.in.Stream(0), s.in.Stream(1))
+	readQuad := func(claim Lin) [3]Lin { c := s.roundPoly(3, claim, nil); return [3]Lin{c[0], c[1], c[2]} }
+	running := target
+	q := readQuad(running)
+	var folds []Lin
+	type glued struct {
+		scalar    Lin
+		foldStart int
+		weightAt  func([]Lin) Lin
+	}
+	var claims []glued
+	ct.Levels = make([]TapeLevel, levels)
+	foldStarts := make([]int, levels)
+	for level := range levels {
+		lq := &ct.Levels[level]
+		for range cfg.Folds[level] {
+			r := s.Sample()
+			folds = append(folds, r)
+			lq.Folds = append(lq.Folds, r)
+			running = t.Poly(q[:], r)
+			q = readQuad(running)
+		}
+		messageLog := logN - len(folds)
+		foldStarts[level] = len(folds)
+		final := level == levels-1
+		type pending struct {
+			value    Lin
+			intro    [3]Lin
+			weightAt func([]Lin) Lin
+		}
+		var pend []pending
+		var residual []Lin
+		if final {
+			residual = s.receiveMany(1 << messageLog)
+		} else {
+			s.receiveMany(2) // the next level's root (its query blocks read it)
+			zp := make([]Lin, messageLog)
+			for i := range zp {
+				zp[i] = s.Sample()
+			}
+			y := s.Receive()
+			pend = append(pend, pending{y, readQuad(y), func(x []Lin) Lin { return t.EqEval(zp, x) }})
+		}
+		s.Receive() // the level's grinding nonce (the grinding blocks check it)
+		blockLog := messageLog + cfg.LogInvRates[level]
+		samples := 0
+		transcript.QueriesFrom(1<<blockLog, cfg.Queries[level], func() field.E { samples++; return field.E{} })
+		for range samples {
+			lq.Samples = append(lq.Samples, s.Sample())
+		}
+		lambda := s.Sample()
+		lq.Lambda = lambda
+		enforced, induced := s.in.Hint(HintEnforced(level)), s.in.Hint(HintInduced(level))
+		pend = append(pend, pending{enforced, readQuad(enforced), func([]Lin) Lin { return induced }})
+		scalar := oneLin
+		for _, p := range pend {
+			scalar = t.Mul(scalar, lambda)
+			for i := range q {
+				q[i] = q[i].Add(t.Mul(p.intro[i], scalar))
+			}
+			running = running.Add(t.Mul(p.value, scalar))
+			claims = append(claims, glued{scalar, len(folds), p.weightAt})
+		}
+		if !final {
+			continue
+		}
+		tail := make([]Lin, 0, messageLog)
+		for i := range messageLog {
+			r := s.Sample()
+			running = t.Poly(q[:], r)
+			tail = append(tail, r)
+			if i+1 < messageLog {
+				q = readQuad(running)
+			}
+		}
+		point := append(slices.Clone(folds), tail...)
+		f0 := cfg.Folds[0]
+		stackPoint := append(slices.Clone(point[f0:]), point[:f0]...)
+		weight := basis(stackPoint)
+		for _, c := range claims {
+			x := append(slices.Clone(folds[c.foldStart:]), tail...)
+			weight = weight.Add(t.Mul(c.scalar, c.weightAt(x)))
+		}
+		// weight·residual(tail) = running.
+		t.Equal("WHIR terminal", running, t.Mul(weight, t.InnerProduct(residual, t.EqTable(tail))))
+		for l := range ct.Levels {
+			ct.Levels[l].Point = append(slices.Clone(folds[foldStarts[l]:]), tail...)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: no final WHIR level", ErrReveal)
 }
 
 // windowTerm is Σ_j mask(j)·eq(τ, j)·s[(Offset+j) mod 64]·eq(chi_in′, ⌊(Offset+j)/64⌋),

@@ -47,15 +47,19 @@ func TestChildTapeHolds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ct.Vars > len(stream) || ct.Challenges > len(rev.Challenges) {
+		if ct.Vars != len(stream) || ct.Challenges != len(rev.Challenges) {
 			t.Fatalf("rate %d: the tape reads %d scalars and %d challenges of %d and %d", rate, ct.Vars, ct.Challenges, len(stream), len(rev.Challenges))
 		}
 		hints := []field.E{v.VA, v.VB, v.Key}
+		for l := range rev.Enforced {
+			hints = append(hints, rev.Enforced[l], rev.Induced[l])
+		}
 		_, value := nativeInputs(stream, rev.Challenges, hints)
 		if err := tapeHolds(ct.Tape, value); err != nil {
 			t.Fatalf("rate %d: %v on the true values", rate, err)
 		}
-		t.Logf("rate %d: %d products, %d assertions, %d stream scalars, %d challenges", rate, len(ct.Tape.Products), len(ct.Tape.Asserts), ct.Vars, ct.Challenges)
+		frobs := len(ct.Tape.Units) - ct.Tape.Products()
+		t.Logf("rate %d: %d products, %d Frobenius maps, %d assertions, %d stream scalars, %d challenges", rate, ct.Tape.Products(), frobs, len(ct.Tape.Asserts), ct.Vars, ct.Challenges)
 		for _, j := range []int{0, 2, 2 + 64, 2 + 64 + 5, ct.Vars - 1} {
 			bad := append([]field.E(nil), stream...)
 			bad[j] = bad[j].Add(field.One)

@@ -17,11 +17,12 @@ import (
 // written on a Tape thus becomes part of the parent's proof.
 
 // Atom is a committed E value: an input at word Word of segment Segment (its c0; c1
-// and c2 follow), or, with Segment = ProductAtom, product number Word of the tape.
+// and c2 follow), or, with Segment = UnitAtom, the output of unit number Word of the
+// tape.
 type Atom struct{ Segment, Word int }
 
-// ProductAtom marks a product's atom.
-const ProductAtom = -1
+// UnitAtom marks a unit's output.
+const UnitAtom = -1
 
 // Lin is Σ_t Coeff_t·Atom_t + C.
 type Lin struct {
@@ -56,12 +57,20 @@ func (l Lin) Scale(e field.E) Lin {
 // ConstLin is the constant c.
 func ConstLin(c field.E) Lin { return Lin{C: c} }
 
-// Tape records products and assertions.
+// Tape records units (products, Frobenius maps) and assertions.
 type Tape struct {
-	// Products are the operands of each product, in order; product i is Atom{ProductAtom, i}.
-	Products [][2]Lin
+	// Units are the tape's units in order; unit i's output is Atom{UnitAtom, i}.
+	Units []TapeUnit
 	// Asserts are forms that must be zero, with what each checks.
 	Asserts []TapeAssert
+}
+
+// TapeUnit is a product X·Y or, when Frob, the Frobenius map X^(2^K) (GF(2)-linear in
+// X's bits, not E-linear, so it too is a unit).
+type TapeUnit struct {
+	X, Y Lin
+	Frob bool
+	K    int
 }
 
 // TapeAssert is one assertion: Form = 0.
@@ -75,6 +84,11 @@ func (t *Tape) Input(seg, word int) Lin {
 	return Lin{Terms: []LinTerm{{Atom{seg, word}, field.One}}}
 }
 
+func (t *Tape) unit(u TapeUnit) Lin {
+	t.Units = append(t.Units, u)
+	return Lin{Terms: []LinTerm{{Atom{UnitAtom, len(t.Units) - 1}, field.One}}}
+}
+
 // Mul returns x·y: a product of the tape unless one side is constant.
 func (t *Tape) Mul(x, y Lin) Lin {
 	switch {
@@ -83,8 +97,26 @@ func (t *Tape) Mul(x, y Lin) Lin {
 	case y.IsConst():
 		return x.Scale(y.C)
 	}
-	t.Products = append(t.Products, [2]Lin{x, y})
-	return Lin{Terms: []LinTerm{{Atom{ProductAtom, len(t.Products) - 1}, field.One}}}
+	return t.unit(TapeUnit{X: x, Y: y})
+}
+
+// Frob returns x^(2^k): a unit of the tape unless x is constant.
+func (t *Tape) Frob(x Lin, k int) Lin {
+	if x.IsConst() {
+		return ConstLin(x.C.Frobenius(k))
+	}
+	return t.unit(TapeUnit{X: x, Frob: true, K: k})
+}
+
+// Products is the number of product units.
+func (t *Tape) Products() int {
+	n := 0
+	for _, u := range t.Units {
+		if !u.Frob {
+			n++
+		}
+	}
+	return n
 }
 
 // Assert records that x = 0.
@@ -93,13 +125,13 @@ func (t *Tape) Assert(what string, x Lin) { t.Asserts = append(t.Asserts, TapeAs
 // Equal records that x = y.
 func (t *Tape) Equal(what string, x, y Lin) { t.Assert(what, x.Add(y)) }
 
-// Eval returns l's value, inputs read by input and products from products.
-func (l Lin) Eval(input func(seg, word int) field.E, products []field.E) field.E {
+// Eval returns l's value, inputs read by input and units' outputs from units.
+func (l Lin) Eval(input func(seg, word int) field.E, units []field.E) field.E {
 	v := l.C
 	for _, x := range l.Terms {
 		var a field.E
-		if x.Atom.Segment == ProductAtom {
-			a = products[x.Atom.Word]
+		if x.Atom.Segment == UnitAtom {
+			a = units[x.Atom.Word]
 		} else {
 			a = input(x.Atom.Segment, x.Atom.Word)
 		}
@@ -108,30 +140,45 @@ func (l Lin) Eval(input func(seg, word int) field.E, products []field.E) field.E
 	return v
 }
 
-// Operands evaluates the products' operands in order (what the prover fills an
-// arithmetic segment with), inputs read by input; it also returns the products.
-func (t *Tape) Operands(input func(seg, word int) field.E) (ops [][2]field.E, products []field.E) {
-	ops = make([][2]field.E, len(t.Products))
-	products = make([]field.E, len(t.Products))
-	for i, p := range t.Products {
-		ops[i] = [2]field.E{p[0].Eval(input, products), p[1].Eval(input, products)}
-		products[i] = ops[i][0].Mul(ops[i][1])
+// Operands evaluates the units in order, inputs read by input: the products'
+// operands (what the prover fills an arithmetic segment with) and every unit's output.
+func (t *Tape) Operands(input func(seg, word int) field.E) (ops [][2]field.E, units []field.E) {
+	units = make([]field.E, len(t.Units))
+	for i, u := range t.Units {
+		x := u.X.Eval(input, units)
+		if u.Frob {
+			units[i] = x.Frobenius(u.K)
+			continue
+		}
+		y := u.Y.Eval(input, units)
+		ops = append(ops, [2]field.E{x, y})
+		units[i] = x.Mul(y)
 	}
-	return ops, products
+	return ops, units
 }
 
 // Relations is the tape's wiring with its products in segment fSeg of ArithBlock
-// ab (product i at ab.At(i)): per product its two operand relations, then the
-// assertions, each E-valued relation on the three K words of every value it reads.
+// ab (the i-th product at ab.At(i)): per product its two operand relations, then the
+// assertions, each E-valued relation on the three K words of every value it reads. A
+// tape with Frobenius units has no wiring yet (their block kind is not built).
 func (t *Tape) Relations(ab *ArithBlock, fSeg int) ([]flows.Relation, error) {
+	mul := make([]int, len(t.Units)) // unit → its index among the products
+	n := 0
+	for i, u := range t.Units {
+		if u.Frob {
+			return nil, fmt.Errorf("recursion: tape: unit %d is a Frobenius map, which no block holds yet", i)
+		}
+		mul[i] = n
+		n++
+	}
 	word := func(a Atom) (int, int, error) {
-		if a.Segment != ProductAtom {
+		if a.Segment != UnitAtom {
 			return a.Segment, a.Word, nil
 		}
-		if a.Word < 0 || a.Word >= len(t.Products) {
-			return 0, 0, fmt.Errorf("recursion: tape: product %d of %d", a.Word, len(t.Products))
+		if a.Word < 0 || a.Word >= len(t.Units) {
+			return 0, 0, fmt.Errorf("recursion: tape: unit %d of %d", a.Word, len(t.Units))
 		}
-		s, u := ab.At(a.Word)
+		s, u := ab.At(mul[a.Word])
 		return fSeg, ab.SegmentWord(s, ab.ZWord(u)), nil
 	}
 	relation := func(l Lin, extra ...flows.RelationTerm) (flows.Relation, error) {
@@ -160,10 +207,10 @@ func (t *Tape) Relations(ab *ArithBlock, fSeg int) ([]flows.Relation, error) {
 		}
 		return out
 	}
-	out := make([]flows.Relation, 0, 2*len(t.Products)+len(t.Asserts))
-	for i, p := range t.Products {
-		for side := range 2 {
-			r, err := relation(p[side], operand(i, side)...)
+	out := make([]flows.Relation, 0, 2*len(t.Units)+len(t.Asserts))
+	for i, p := range t.Units {
+		for side, l := range [2]Lin{p.X, p.Y} {
+			r, err := relation(l, operand(mul[i], side)...)
 			if err != nil {
 				return nil, err
 			}

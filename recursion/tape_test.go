@@ -73,15 +73,15 @@ func TestTapeVerifiesSumcheck(t *testing.T) {
 	const n = 4
 	sum, data := sumcheckRun(rng, n)
 	tape := sumcheckTape(ab, sum, n)
-	if len(tape.Products) != 3*n+1 {
-		t.Fatalf("%d products, want %d", len(tape.Products), 3*n+1)
+	if tape.Products() != 3*n+1 {
+		t.Fatalf("%d products, want %d", tape.Products(), 3*n+1)
 	}
 	rels, err := tape.Relations(ab, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const label = "leanpipe-recursion-tape-test"
-	shapes := []flows.SegmentShape{ab.Shape(len(data)), ab.Shape(len(tape.Products))}
+	shapes := []flows.SegmentShape{ab.Shape(len(data)), ab.Shape(tape.Products())}
 	ev := func() *flows.Evaluations { return &flows.Evaluations{Relations: rels} }
 	prove := func(committed, computed []field.E, w par.Workers) []byte {
 		t.Helper()
