@@ -173,3 +173,29 @@ func TestArithSegmentCost(t *testing.T) {
 			n, ab.Products, ab.Slots(n), w, prove, time.Since(start), len(proof.MarshalWire()))
 	}
 }
+
+// TestSquareBlockSquares: the filled witness holds each input and its square at
+// their words, in every live slot.
+func TestSquareBlockSquares(t *testing.T) {
+	rng := testrand.New(t)
+	sb := NewSquareBlock(arithTestLog)
+	xs := make([]field.E, 2*sb.Units+5)
+	for i := range xs {
+		xs[i] = randEOf(rng)
+	}
+	xs[1] = field.One
+	seg := sb.Segment(xs)
+	const nLog = 3
+	words := 1 << (nLog + arithTestLog - 6)
+	wit, a, b := make([]field.K, words), make([]field.K, words), make([]field.K, words)
+	if err := seg.Fill(par.New(nil, 2), nLog, wit, a, b); err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		s, u := sb.At(i)
+		in, out := eWords(wit, sb.SegmentWord(s, sb.InWord(u))), eWords(wit, sb.SegmentWord(s, sb.OutWord(u)))
+		if in != x || out != x.Square() {
+			t.Fatalf("square %d (slot %d, unit %d): in %v out %v, want %v", i, s, u, in, out, x.Square())
+		}
+	}
+}

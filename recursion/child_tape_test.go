@@ -3,8 +3,12 @@ package recursion
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // nativeInputs are tape inputs on three pretend segments (0 the stream, 1 the
@@ -23,7 +27,7 @@ func nativeInputs(stream, challenges, hints []field.E) (TapeInputs, func(seg, wo
 
 // tapeHolds evaluates every assertion of t on the values.
 func tapeHolds(t *Tape, value func(seg, word int) field.E) error {
-	_, products := t.Operands(value)
+	_, _, products := t.Operands(value)
 	for _, a := range t.Asserts {
 		if !a.Form.Eval(value, products).IsZero() {
 			return fmt.Errorf("%s fails", a.What)
@@ -58,8 +62,8 @@ func TestChildTapeHolds(t *testing.T) {
 		if err := tapeHolds(ct.Tape, value); err != nil {
 			t.Fatalf("rate %d: %v on the true values", rate, err)
 		}
-		frobs := len(ct.Tape.Units) - ct.Tape.Products()
-		t.Logf("rate %d: %d products, %d Frobenius maps, %d assertions, %d stream scalars, %d challenges", rate, ct.Tape.Products(), frobs, len(ct.Tape.Asserts), ct.Vars, ct.Challenges)
+		frobs := ct.Tape.Squares()
+		t.Logf("rate %d: %d products, %d squares, %d assertions, %d stream scalars, %d challenges", rate, ct.Tape.Products(), frobs, len(ct.Tape.Asserts), ct.Vars, ct.Challenges)
 		for _, j := range []int{0, 2, 2 + 64, 2 + 64 + 5, ct.Vars - 1} {
 			bad := append([]field.E(nil), stream...)
 			bad[j] = bad[j].Add(field.One)
@@ -76,5 +80,77 @@ func TestChildTapeHolds(t *testing.T) {
 				t.Fatalf("rate %d: hint %d changed: the tape holds", rate, h)
 			}
 		}
+	}
+}
+
+// TestChildTapeProof proves a real child's whole arithmetic verification with nothing
+// revealed: its stream, challenges and hints committed in three data segments (stand-ins
+// for the transcript blocks and the deferred claims), the tape's products and squares in
+// an arithmetic and a squaring segment, all tied by the tape's relations. The honest
+// proof verifies; a changed round coefficient, with every product and square computed
+// from it, is rejected (the lincheck's terminal assertion); products and squares of the
+// true stream against a changed committed one are rejected (the operand relations).
+func TestChildTapeProof(t *testing.T) {
+	skipProofs(t, "proves a child's tape")
+	p, v := childWithValues(t, 4, 2, 33)
+	rev, stream, err := RevealChild(p.Proof, p.Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := []field.E{v.VA, v.VB, v.Key}
+	for l := range rev.Enforced {
+		hints = append(hints, rev.Enforced[l], rev.Induced[l])
+	}
+	data := NewSquareBlock(17)
+	at := func(seg, i int) Lin { s, u := data.At(i); return (&Tape{}).Input(seg, data.SegmentWord(s, data.InWord(u))) }
+	in := TapeInputs{
+		Stream:    func(j int) Lin { return at(0, j) },
+		Challenge: func(i int) Lin { return at(1, i) },
+		Hint:      func(h int) Lin { return at(2, h) },
+	}
+	ct, err := NewChildTape(p.Statement, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := TapeLayout{F: NewArithBlock(20), FSeg: 3, S: NewSquareBlock(20), SSeg: 4}
+	rels, err := ct.Tape.Relations(layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := map[int]int{} // a data word → its value's index
+	for i := range max(len(stream), len(rev.Challenges), len(hints)) {
+		s, u := data.At(i)
+		index[data.SegmentWord(s, data.InWord(u))] = i
+	}
+	const label = "leanpipe-recursion-child-tape-test"
+	shapes := []flows.SegmentShape{data.Shape(len(stream)), data.Shape(len(rev.Challenges)), data.Shape(len(hints)),
+		layout.F.Shape(ct.Tape.Products()), layout.S.Shape(ct.Tape.Squares())}
+	ev := func() *flows.Evaluations { return &flows.Evaluations{Relations: rels} }
+	prove := func(committed, computed []field.E) *transcript.Proof {
+		t.Helper()
+		value := func(seg, word int) field.E {
+			return [][]field.E{computed, rev.Challenges, hints}[seg][index[word]]
+		}
+		ops, sq, _ := ct.Tape.Operands(value)
+		segs := []flows.Segment{data.Segment(committed), data.Segment(rev.Challenges), data.Segment(hints),
+			layout.F.Segment(ops), layout.S.Segment(sq)}
+		start := time.Now()
+		proof, err := flows.ProveSegments(label, nil, segs, ev(), 1, par.New(nil, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d products, %d squares, %d relations: proved in %v", len(ops), len(sq), len(rels), time.Since(start))
+		return proof
+	}
+	if _, err := flows.VerifySegments(prove(stream, stream), label, nil, shapes, ev(), 1); err != nil {
+		t.Fatal(err)
+	}
+	bad := append([]field.E(nil), stream...)
+	bad[2+64+3] = bad[2+64+3].Add(field.One)
+	if _, err := flows.VerifySegments(prove(bad, bad), label, nil, shapes, ev(), 1); err == nil {
+		t.Fatal("a changed round coefficient verified")
+	}
+	if _, err := flows.VerifySegments(prove(bad, stream), label, nil, shapes, ev(), 1); err == nil {
+		t.Fatal("units of another stream than the committed one verified")
 	}
 }

@@ -44,6 +44,11 @@ func TestBlocksDescribedMatchCompiled(t *testing.T) {
 		t.Fatal("arithmetic layouts differ")
 	}
 	kinds = append(kinds, kind{"arith", ab.desc, abc.Circuit})
+	sb, sbc := squareLayout(arithTestLog), NewSquareBlock(arithTestLog)
+	if sb.Out != sbc.Out || sb.Units != sbc.Units {
+		t.Fatal("squaring layouts differ")
+	}
+	kinds = append(kinds, kind{"square", sb.desc, sbc.Circuit})
 	for _, q := range []struct {
 		level0          bool
 		depth, pointLen int

@@ -65,12 +65,11 @@ type Tape struct {
 	Asserts []TapeAssert
 }
 
-// TapeUnit is a product X·Y or, when Frob, the Frobenius map X^(2^K) (GF(2)-linear in
-// X's bits, not E-linear, so it too is a unit).
+// TapeUnit is a product X·Y or, when Square, X² (the Frobenius map: GF(2)-linear in
+// X's bits but not E-linear, so it too is a unit).
 type TapeUnit struct {
-	X, Y Lin
-	Frob bool
-	K    int
+	X, Y   Lin
+	Square bool
 }
 
 // TapeAssert is one assertion: Form = 0.
@@ -100,24 +99,30 @@ func (t *Tape) Mul(x, y Lin) Lin {
 	return t.unit(TapeUnit{X: x, Y: y})
 }
 
-// Frob returns x^(2^k): a unit of the tape unless x is constant.
+// Frob returns x^(2^k): k squaring units of the tape unless x is constant.
 func (t *Tape) Frob(x Lin, k int) Lin {
 	if x.IsConst() {
 		return ConstLin(x.C.Frobenius(k))
 	}
-	return t.unit(TapeUnit{X: x, Frob: true, K: k})
+	for range k {
+		x = t.unit(TapeUnit{X: x, Square: true})
+	}
+	return x
 }
 
 // Products is the number of product units.
 func (t *Tape) Products() int {
 	n := 0
 	for _, u := range t.Units {
-		if !u.Frob {
+		if !u.Square {
 			n++
 		}
 	}
 	return n
 }
+
+// Squares is the number of squaring units.
+func (t *Tape) Squares() int { return len(t.Units) - t.Products() }
 
 // Assert records that x = 0.
 func (t *Tape) Assert(what string, x Lin) { t.Asserts = append(t.Asserts, TapeAssert{what, x}) }
@@ -141,35 +146,56 @@ func (l Lin) Eval(input func(seg, word int) field.E, units []field.E) field.E {
 }
 
 // Operands evaluates the units in order, inputs read by input: the products'
-// operands (what the prover fills an arithmetic segment with) and every unit's output.
-func (t *Tape) Operands(input func(seg, word int) field.E) (ops [][2]field.E, units []field.E) {
+// operands (what the prover fills an arithmetic segment with), the squares' (a
+// squaring segment's), and every unit's output.
+func (t *Tape) Operands(input func(seg, word int) field.E) (ops [][2]field.E, sq []field.E, units []field.E) {
 	units = make([]field.E, len(t.Units))
 	for i, u := range t.Units {
 		x := u.X.Eval(input, units)
-		if u.Frob {
-			units[i] = x.Frobenius(u.K)
+		if u.Square {
+			sq = append(sq, x)
+			units[i] = x.Square()
 			continue
 		}
 		y := u.Y.Eval(input, units)
 		ops = append(ops, [2]field.E{x, y})
 		units[i] = x.Mul(y)
 	}
-	return ops, units
+	return ops, sq, units
 }
 
-// Relations is the tape's wiring with its products in segment fSeg of ArithBlock
-// ab (the i-th product at ab.At(i)): per product its two operand relations, then the
-// assertions, each E-valued relation on the three K words of every value it reads. A
-// tape with Frobenius units has no wiring yet (their block kind is not built).
-func (t *Tape) Relations(ab *ArithBlock, fSeg int) ([]flows.Relation, error) {
-	mul := make([]int, len(t.Units)) // unit → its index among the products
-	n := 0
+// TapeLayout places a tape's units: its products in segment FSeg of arithmetic block
+// F (the i-th product at F.At(i)), its squares in segment SSeg of squaring block S.
+type TapeLayout struct {
+	F          *ArithBlock
+	FSeg       int
+	S          *SquareBlock
+	SSeg       int
+}
+
+// Relations is the tape's wiring in layout l: per unit its operand relations (two
+// for a product, one for a square), then the assertions, each E-valued relation on
+// the three K words of every value it reads.
+func (t *Tape) Relations(l TapeLayout) ([]flows.Relation, error) {
+	index := make([]int, len(t.Units)) // unit → its index among its kind
+	var nm, ns int
 	for i, u := range t.Units {
-		if u.Frob {
-			return nil, fmt.Errorf("recursion: tape: unit %d is a Frobenius map, which no block holds yet", i)
+		if u.Square {
+			if l.S == nil {
+				return nil, fmt.Errorf("recursion: tape: unit %d is a square and the layout has no squaring block", i)
+			}
+			index[i], ns = ns, ns+1
+		} else {
+			index[i], nm = nm, nm+1
 		}
-		mul[i] = n
-		n++
+	}
+	out1 := func(i int) (int, int) {
+		if t.Units[i].Square {
+			s, u := l.S.At(index[i])
+			return l.SSeg, l.S.SegmentWord(s, l.S.OutWord(u))
+		}
+		s, u := l.F.At(index[i])
+		return l.FSeg, l.F.SegmentWord(s, l.F.ZWord(u))
 	}
 	word := func(a Atom) (int, int, error) {
 		if a.Segment != UnitAtom {
@@ -178,13 +204,13 @@ func (t *Tape) Relations(ab *ArithBlock, fSeg int) ([]flows.Relation, error) {
 		if a.Word < 0 || a.Word >= len(t.Units) {
 			return 0, 0, fmt.Errorf("recursion: tape: unit %d of %d", a.Word, len(t.Units))
 		}
-		s, u := ab.At(mul[a.Word])
-		return fSeg, ab.SegmentWord(s, ab.ZWord(u)), nil
+		seg, w := out1(a.Word)
+		return seg, w, nil
 	}
-	relation := func(l Lin, extra ...flows.RelationTerm) (flows.Relation, error) {
-		// l + extra = 0, i.e. Σ terms = C (characteristic 2).
-		r := flows.Relation{Value: l.C, Terms: extra}
-		for _, x := range l.Terms {
+	relation := func(lin Lin, extra ...flows.RelationTerm) (flows.Relation, error) {
+		// lin + extra = 0, i.e. Σ terms = C (characteristic 2).
+		r := flows.Relation{Value: lin.C, Terms: extra}
+		for _, x := range lin.Terms {
 			seg, w, err := word(x.Atom)
 			if err != nil {
 				return r, err
@@ -195,22 +221,31 @@ func (t *Tape) Relations(ab *ArithBlock, fSeg int) ([]flows.Relation, error) {
 		}
 		return r, nil
 	}
-	operand := func(i, side int) []flows.RelationTerm {
-		s, u := ab.At(i)
-		w := ab.XWord(u)
-		if side == 1 {
-			w = ab.YWord(u)
-		}
+	eWord := func(seg, w int) []flows.RelationTerm {
 		var out []flows.RelationTerm
-		for _, tm := range flows.LinearTermsE(ab.SegmentWord(s, w), field.One) {
-			out = append(out, flows.RelationTerm{Segment: fSeg, Word: tm.Word, Coeff: tm.Coeff})
+		for _, tm := range flows.LinearTermsE(w, field.One) {
+			out = append(out, flows.RelationTerm{Segment: seg, Word: tm.Word, Coeff: tm.Coeff})
 		}
 		return out
 	}
 	out := make([]flows.Relation, 0, 2*len(t.Units)+len(t.Asserts))
-	for i, p := range t.Units {
-		for side, l := range [2]Lin{p.X, p.Y} {
-			r, err := relation(l, operand(mul[i], side)...)
+	for i, u := range t.Units {
+		if u.Square {
+			s, v := l.S.At(index[i])
+			r, err := relation(u.X, eWord(l.SSeg, l.S.SegmentWord(s, l.S.InWord(v)))...)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+			continue
+		}
+		s, v := l.F.At(index[i])
+		for side, lin := range [2]Lin{u.X, u.Y} {
+			w := l.F.XWord(v)
+			if side == 1 {
+				w = l.F.YWord(v)
+			}
+			r, err := relation(lin, eWord(l.FSeg, l.F.SegmentWord(s, w))...)
 			if err != nil {
 				return nil, err
 			}

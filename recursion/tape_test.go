@@ -76,7 +76,7 @@ func TestTapeVerifiesSumcheck(t *testing.T) {
 	if tape.Products() != 3*n+1 {
 		t.Fatalf("%d products, want %d", tape.Products(), 3*n+1)
 	}
-	rels, err := tape.Relations(ab, 1)
+	rels, err := tape.Relations(TapeLayout{F: ab, FSeg: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestTapeVerifiesSumcheck(t *testing.T) {
 	ev := func() *flows.Evaluations { return &flows.Evaluations{Relations: rels} }
 	prove := func(committed, computed []field.E, w par.Workers) []byte {
 		t.Helper()
-		ops, _ := tape.Operands(func(seg, word int) field.E {
+		ops, _, _ := tape.Operands(func(seg, word int) field.E {
 			for i := range computed {
 				if s, u := ab.At(i); ab.SegmentWord(s, ab.XWord(u)) == word {
 					return computed[i]
