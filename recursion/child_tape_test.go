@@ -102,7 +102,10 @@ func TestChildTapeProof(t *testing.T) {
 		hints = append(hints, rev.Enforced[l], rev.Induced[l])
 	}
 	data := NewSquareBlock(17)
-	at := func(seg, i int) Lin { s, u := data.At(i); return (&Tape{}).Input(seg, data.SegmentWord(s, data.InWord(u))) }
+	at := func(seg, i int) Lin {
+		s, u := data.At(i)
+		return (&Tape{}).Input(seg, data.SegmentWord(s, data.InWord(u)))
+	}
 	in := TapeInputs{
 		Stream:    func(j int) Lin { return at(0, j) },
 		Challenge: func(i int) Lin { return at(1, i) },

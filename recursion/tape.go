@@ -167,10 +167,10 @@ func (t *Tape) Operands(input func(seg, word int) field.E) (ops [][2]field.E, sq
 // TapeLayout places a tape's units: its products in segment FSeg of arithmetic block
 // F (the i-th product at F.At(i)), its squares in segment SSeg of squaring block S.
 type TapeLayout struct {
-	F          *ArithBlock
-	FSeg       int
-	S          *SquareBlock
-	SSeg       int
+	F    *ArithBlock
+	FSeg int
+	S    *SquareBlock
+	SSeg int
 }
 
 // Relations is the tape's wiring in layout l: per unit its operand relations (two
