@@ -36,11 +36,49 @@ const (
 func HintEnforced(l int) int { return hintCount + 2*l }
 func HintInduced(l int) int  { return hintCount + 2*l + 1 }
 
-// TapeInputs are a child's committed values as tape inputs.
+// TapeInputs are a child's committed values as tape inputs: stream scalar j, which
+// on-chain step step absorbs; challenge i, which step step squeezes; hint h. With T
+// set (TranscriptInputs), the public steps' data are asserted equal to what the
+// verifier knows or computed, on the transcript blocks' words.
 type TapeInputs struct {
-	Stream    func(j int) Lin
-	Challenge func(i int) Lin
+	Stream    func(j, step int) Lin
+	Challenge func(i, step int) Lin
 	Hint      func(h int) Lin
+	T         *TranscriptBlock
+	TSeg      int
+	RunOffset int
+}
+
+// TranscriptInputs places a child's stream and challenges on its transcript blocks
+// (segment seg, the child's runs from slot runOffset): a scalar is the three data
+// words of the step absorbing it, a challenge the first three words of the squeezing
+// step's materialised output.
+func TranscriptInputs(tb *TranscriptBlock, seg, runOffset int, hint func(h int) Lin) TapeInputs {
+	t := &Tape{}
+	return TapeInputs{T: tb, TSeg: seg, RunOffset: runOffset, Hint: hint,
+		Stream:    func(_, step int) Lin { return t.Input(seg, tb.dataWord(runOffset, step)) },
+		Challenge: func(_, step int) Lin { return t.Input(seg, tb.outWord(runOffset, step)) },
+	}
+}
+
+// dataWord and outWord are the first words of a step's data and materialised output,
+// the step counted over the child's runs from slot runOffset.
+func (tb *TranscriptBlock) dataWord(runOffset, step int) int {
+	return (tb.Data+256*(step%TranscriptSteps))/64 + (runOffset+step/TranscriptSteps)<<(TranscriptLogSize-6)
+}
+
+func (tb *TranscriptBlock) outWord(runOffset, step int) int {
+	return (tb.Out+256*(step%TranscriptSteps))/64 + (runOffset+step/TranscriptSteps)<<(TranscriptLogSize-6)
+}
+
+// TapeStep is one on-chain step of a child's transcript as the tape replays it.
+type TapeStep struct {
+	Kind      StepKind
+	Tag       uint64
+	Var       int       // StepScalar
+	Challenge int       // StepSqueeze
+	Data      [3]uint64 // StepPublic with Observed nil: data the verifier knows
+	Observed  *Lin      // StepPublic: data the verifier computed
 }
 
 // ChildTape is a child's verification on a tape, with what a parent wires further:
@@ -52,10 +90,9 @@ type ChildTape struct {
 	ChiInPrime, Tau   []Lin
 	ChiOut            []Lin // the key claim's slot point
 	Alpha, VA, VB, VC Lin
-	// Observed are the values the child's transcript absorbs that its verifier
-	// computed (the WHIR target, the root it observes again), in order: the parent
-	// ties them to its transcript blocks' data.
-	Observed []Lin
+	// Steps are the child's on-chain transcript steps, as its transcript blocks hold
+	// them.
+	Steps []TapeStep
 	// Levels are per WHIR level the values its query blocks read.
 	Levels []TapeLevel
 }
@@ -69,15 +106,55 @@ type TapeLevel struct {
 }
 
 type tapeTr struct {
-	t            *Tape
-	in           TapeInputs
-	vars, chals  int
-	onceReceived []Lin
+	t           *Tape
+	in          TapeInputs
+	vars, chals int
+	steps       []TapeStep
 }
 
-func (s *tapeTr) Sample() Lin { s.chals++; return s.in.Challenge(s.chals - 1) }
+func (s *tapeTr) Sample() Lin {
+	s.steps = append(s.steps, TapeStep{Kind: StepSqueeze, Tag: tagSqueeze, Challenge: s.chals})
+	s.chals++
+	return s.in.Challenge(s.chals-1, len(s.steps)-1)
+}
 
-func (s *tapeTr) Receive() Lin { s.vars++; return s.in.Stream(s.vars - 1) }
+func (s *tapeTr) receive(tag uint64) Lin {
+	s.steps = append(s.steps, TapeStep{Kind: StepScalar, Tag: tag, Var: s.vars})
+	s.vars++
+	return s.in.Stream(s.vars-1, len(s.steps)-1)
+}
+
+func (s *tapeTr) Receive() Lin { return s.receive(tagScalar) }
+
+// public absorbs data the verifier knows (asserted on the transcript block's words).
+func (s *tapeTr) public(tag uint64, data [3]uint64) {
+	s.steps = append(s.steps, TapeStep{Kind: StepPublic, Tag: tag, Data: data})
+	if s.in.T != nil {
+		x := field.E{C0: field.K(data[0]), C1: field.K(data[1]), C2: field.K(data[2])}
+		s.t.Equal("a public transcript step's data", s.t.Input(s.in.TSeg, s.in.T.dataWord(s.in.RunOffset, len(s.steps)-1)), ConstLin(x))
+	}
+}
+
+// observe absorbs a value the verifier computed.
+func (s *tapeTr) observe(x Lin) {
+	s.steps = append(s.steps, TapeStep{Kind: StepPublic, Tag: tagScalar, Observed: &x})
+	if s.in.T != nil {
+		s.t.Equal("an observed value", s.t.Input(s.in.TSeg, s.in.T.dataWord(s.in.RunOffset, len(s.steps)-1)), x)
+	}
+}
+
+func (s *tapeTr) absorbBytes(b []byte) {
+	s.public(tagLen, [3]uint64{uint64(len(b))})
+	for off := 0; off < len(b); off += 24 {
+		var w [3]uint64
+		for i := range 24 {
+			if off+i < len(b) {
+				w[i/8] |= uint64(b[off+i]) << (8 * (i % 8))
+			}
+		}
+		s.public(tagByte, w)
+	}
+}
 
 func (s *tapeTr) receiveMany(n int) []Lin {
 	out := make([]Lin, n)
@@ -126,7 +203,8 @@ func NewChildTape(st flows.Statement, in TapeInputs) (*ChildTape, error) {
 	t := &Tape{}
 	s := &tapeTr{t: t, in: in}
 	ct := &ChildTape{Tape: t}
-	s.receiveMany(2) // the commitment's root, two halves (the query blocks read it)
+	s.absorbBytes(bind.Absorb)
+	root := s.receiveMany(2) // the commitment's root, two halves (the query blocks read it)
 
 	// The zerocheck (zerocheck.VerifyWith).
 	m := sh.M()
@@ -197,10 +275,10 @@ func NewChildTape(st flows.Statement, in TapeInputs) (*ChildTape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ct.whir(s, sh.Commitment(), cfg, ring.target, basis); err != nil {
+	if err := ct.whir(s, sh.Commitment(), cfg, ring.target, root, basis); err != nil {
 		return nil, err
 	}
-	ct.Vars, ct.Challenges = s.vars, s.chals
+	ct.Vars, ct.Challenges, ct.Steps = s.vars, s.chals, s.steps
 	return ct, nil
 }
 
@@ -281,14 +359,14 @@ func tapeRing(t *Tape, s *tapeTr, point, sl []Lin) tapeRingClaim {
 
 // whir is open.VerifyWHIR on the tape (recursion's whirStream with nothing revealed):
 // the enforced sums and induced weights are hints the query segments prove.
-func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target Lin, basis func([]Lin) Lin) error {
+func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target Lin, root []Lin, basis func([]Lin) Lin) error {
 	t := ct.Tape
 	logN := sh.StackLog
 	levels := cfg.Levels()
-	ct.Observed = append(ct.Observed, target)
-	// The commitment's root, received first, is observed again here (its halves are
-	// stream scalars 0 and 1).
-	ct.Observed = append(ct.Observed, s.in.Stream(0), s.in.Stream(1))
+	// The target, then the commitment's root (received first) observed again.
+	s.observe(target)
+	s.observe(root[0])
+	s.observe(root[1])
 	readQuad := func(claim Lin) [3]Lin { c := s.roundPoly(3, claim, nil); return [3]Lin{c[0], c[1], c[2]} }
 	running := target
 	q := readQuad(running)
@@ -331,7 +409,7 @@ func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target L
 			y := s.Receive()
 			pend = append(pend, pending{y, readQuad(y), func(x []Lin) Lin { return t.EqEval(zp, x) }})
 		}
-		s.Receive() // the level's grinding nonce (the grinding blocks check it)
+		s.receive(tagNonce) // the level's grinding nonce (the grinding blocks check it)
 		blockLog := messageLog + cfg.LogInvRates[level]
 		samples := 0
 		transcript.QueriesFrom(1<<blockLog, cfg.Queries[level], func() field.E { samples++; return field.E{} })

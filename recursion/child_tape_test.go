@@ -2,9 +2,11 @@ package recursion
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
@@ -15,8 +17,8 @@ import (
 // challenges, 2 the hints, each value at word 3·index) and the values they hold.
 func nativeInputs(stream, challenges, hints []field.E) (TapeInputs, func(seg, word int) field.E) {
 	in := TapeInputs{
-		Stream:    func(j int) Lin { return (&Tape{}).Input(0, 3*j) },
-		Challenge: func(i int) Lin { return (&Tape{}).Input(1, 3*i) },
+		Stream:    func(j, _ int) Lin { return (&Tape{}).Input(0, 3*j) },
+		Challenge: func(i, _ int) Lin { return (&Tape{}).Input(1, 3*i) },
 		Hint:      func(h int) Lin { return (&Tape{}).Input(2, 3*h) },
 	}
 	value := func(seg, word int) field.E {
@@ -107,8 +109,8 @@ func TestChildTapeProof(t *testing.T) {
 		return (&Tape{}).Input(seg, data.SegmentWord(s, data.InWord(u)))
 	}
 	in := TapeInputs{
-		Stream:    func(j int) Lin { return at(0, j) },
-		Challenge: func(i int) Lin { return at(1, i) },
+		Stream:    func(j, _ int) Lin { return at(0, j) },
+		Challenge: func(i, _ int) Lin { return at(1, i) },
 		Hint:      func(h int) Lin { return at(2, h) },
 	}
 	ct, err := NewChildTape(p.Statement, in)
@@ -155,5 +157,158 @@ func TestChildTapeProof(t *testing.T) {
 	}
 	if _, err := flows.VerifySegments(prove(bad, stream), label, nil, shapes, ev(), 1); err == nil {
 		t.Fatal("units of another stream than the committed one verified")
+	}
+}
+
+// TestChildTapeSchedule: the tape's transcript schedule is the child's, step for step
+// (tags, the scalars and challenges at their steps, the known data, and the observed
+// values evaluated on the true inputs).
+func TestChildTapeSchedule(t *testing.T) {
+	p, v := childWithValues(t, 4, 2, 35)
+	rev, stream, err := RevealChild(p.Proof, p.Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain, _, err := ChildTrace(p.Proof, p.Statement, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := nativeInputs(nil, nil, nil)
+	ct, err := NewChildTape(p.Statement, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := []field.E{v.VA, v.VB, v.Key}
+	for l := range rev.Enforced {
+		hints = append(hints, rev.Enforced[l], rev.Induced[l])
+	}
+	_, value := nativeInputs(stream, rev.Challenges, hints)
+	_, _, units := ct.Tape.Operands(value)
+	if len(ct.Steps) != len(chain) {
+		t.Fatalf("%d steps replayed, the child has %d", len(ct.Steps), len(chain))
+	}
+	words := func(x field.E) [3]uint64 { return [3]uint64{uint64(x.C0), uint64(x.C1), uint64(x.C2)} }
+	for i, s := range ct.Steps {
+		blk := chain[i].Block
+		var want [3]uint64
+		switch {
+		case s.Kind == StepScalar:
+			want = words(stream[s.Var])
+		case s.Kind == StepSqueeze:
+			if got := [3]uint64(chain[i].Out[:3]); got != words(rev.Challenges[s.Challenge]) {
+				t.Fatalf("step %d squeezes challenge %d, the child's output differs", i, s.Challenge)
+			}
+			want = [3]uint64{}
+		case s.Observed != nil:
+			want = words(s.Observed.Eval(value, units))
+		default:
+			want = s.Data
+		}
+		if s.Tag != blk[3] || [3]uint64(blk[:3]) != want {
+			t.Fatalf("step %d (kind %d): tag %d data %x, the child's tag %d data %x", i, s.Kind, s.Tag, want, blk[3], blk[:3])
+		}
+	}
+}
+
+// filledWords returns a segment's packed witness.
+func filledWords(t *testing.T, seg flows.Segment) []field.K {
+	t.Helper()
+	nLog := 3
+	for 1<<nLog < seg.N {
+		nLog++
+	}
+	words := 1 << (nLog + seg.Circuit.LogSize() - 6)
+	wit, a, b := make([]field.K, words), make([]field.K, words), make([]field.K, words)
+	if err := seg.Fill(par.New(nil, 2), nLog, wit, a, b); err != nil {
+		t.Fatal(err)
+	}
+	return wit
+}
+
+// TestChildTapeTranscriptProof proves a real child's transcript and arithmetic
+// verification with nothing revealed: its on-chain steps in transcript blocks pinned
+// to the schedule only (tags, squeeze flags), chained from the label's chaining
+// value by relations, its stream and challenges read from the blocks' words, the
+// public steps' data asserted, the hints in a data segment, the tape's units in an
+// arithmetic and a squaring segment. The honest proof verifies; a chain started from
+// another label is rejected; a transcript with one absorbed scalar changed (and the
+// chain, the challenges and every unit recomputed from it) is rejected.
+func TestChildTapeTranscriptProof(t *testing.T) {
+	skipProofs(t, "proves a child's transcript and tape")
+	p, v := childWithValues(t, 4, 2, 37)
+	rev, _, err := RevealChild(p.Proof, p.Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain, _, err := ChildTrace(p.Proof, p.Statement, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := []field.E{v.VA, v.VB, v.Key}
+	for l := range rev.Enforced {
+		hints = append(hints, rev.Enforced[l], rev.Induced[l])
+	}
+	tb := NewTranscriptBlock()
+	data := NewSquareBlock(15)
+	hintAt := func(h int) Lin { s, u := data.At(h); return (&Tape{}).Input(1, data.SegmentWord(s, data.InWord(u))) }
+	ct, err := NewChildTape(p.Statement, TranscriptInputs(tb, 0, 0, hintAt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := TapeLayout{F: NewArithBlock(20), FSeg: 2, S: NewSquareBlock(20), SSeg: 3}
+	rels, err := ct.Tape.Relations(layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := TranscriptRuns(chain)
+	start := [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State())
+	const label = "leanpipe-recursion-child-transcript-test"
+	shapes := []flows.SegmentShape{tb.ScheduleShape(ct.Steps), data.Shape(len(hints)),
+		layout.F.Shape(ct.Tape.Products()), layout.S.Shape(ct.Tape.Squares())}
+	ev := func(start [4]uint64) *flows.Evaluations {
+		return &flows.Evaluations{Relations: append(slices.Clip(rels), tb.ChainRelations(0, 0, len(runs), start)...)}
+	}
+	prove := func(runs []TranscriptRun) *transcript.Proof {
+		t.Helper()
+		tseg, hseg := tb.ScheduleSegment(runs), data.Segment(hints)
+		tw, hw := filledWords(t, tseg), filledWords(t, hseg)
+		value := func(seg, word int) field.E {
+			w := [][]field.K{tw, hw}[seg]
+			return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
+		}
+		ops, sq, _ := ct.Tape.Operands(value)
+		segs := []flows.Segment{tseg, hseg, layout.F.Segment(ops), layout.S.Segment(sq)}
+		start := time.Now()
+		proof, err := flows.ProveSegments(label, nil, segs, ev([4]uint64(chain[0].In)), 1, par.New(nil, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d transcript blocks, %d products, %d squares: proved in %v", len(runs), len(ops), len(sq), time.Since(start))
+		return proof
+	}
+	honest := prove(runs)
+	if _, err := flows.VerifySegments(honest, label, nil, shapes, ev(start), 1); err != nil {
+		t.Fatal(err)
+	}
+	other := [4]uint64(transcript.NewVerifier(nil, []byte("another-flow"), nil).State())
+	if _, err := flows.VerifySegments(honest, label, nil, shapes, ev(other), 1); err == nil {
+		t.Fatal("verified against another label's chaining value")
+	}
+	// One absorbed scalar changed (a zerocheck round coefficient), the chain recomputed.
+	bad := slices.Clone(chain)
+	for i, s := range ct.Steps {
+		if s.Kind == StepScalar && s.Var == 2+64+3 {
+			bad[i].Block[0] ^= 1
+			break
+		}
+	}
+	for i := range bad {
+		if i > 0 {
+			bad[i].In = bad[i-1].Out
+		}
+		bad[i].Out = transcript.Compress(bad[i].In, bad[i].Block)
+	}
+	if _, err := flows.VerifySegments(prove(TranscriptRuns(bad)), label, nil, shapes, ev(start), 1); err == nil {
+		t.Fatal("a transcript with a changed scalar verified")
 	}
 }

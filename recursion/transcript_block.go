@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/transcript"
@@ -259,4 +260,81 @@ func (tb *TranscriptBlock) TranscriptSegment(runs []TranscriptRun) flows.Segment
 // what the verifier knows of the runs (boundaries, schedule, challenges).
 func (tb *TranscriptBlock) TranscriptShape(runs []TranscriptRun) flows.SegmentShape {
 	return flows.SegmentShape{Circuit: tb.Matrices(), N: len(runs), Public: tb.PinTable(runs)}
+}
+
+// ScheduleWindow is the window of a transcript block's public term when nothing of
+// the child is revealed (docs/recursion.md §6.4): every step's tag and squeeze flag,
+// and the zero checks. The chaining values at the block's ends are tied by relations
+// (ChainRelations) and the challenges are read from the outputs.
+func (tb *TranscriptBlock) ScheduleWindow() lincheck.Window {
+	end := tb.ZeroData + 192*TranscriptSteps
+	log := bits.Len(uint(end - 1))
+	w := lincheck.Window{Log: log, Mask: make([]uint64, (1<<log)/64)}
+	pin := func(base, n int) {
+		for c := base; c < base+n; c++ {
+			w.Mask[c/64] |= 1 << (c % 64)
+		}
+	}
+	for s := range TranscriptSteps {
+		pin(tb.Data+256*s+192, 64)
+	}
+	pin(tb.Squeeze, TranscriptSteps)
+	pin(tb.ZeroOut, 2*192*TranscriptSteps)
+	return w
+}
+
+// ScheduleTable is ScheduleWindow's table for a child's on-chain steps, TranscriptSteps
+// to a run (the last run's steps past the end absorb zero blocks, tag 0).
+func (tb *TranscriptBlock) ScheduleTable(steps []TapeStep) *lincheck.Table {
+	win := tb.ScheduleWindow()
+	n := (len(steps) + TranscriptSteps - 1) / TranscriptSteps
+	t := &lincheck.Table{W: win, Rows: make([][]uint64, n)}
+	for r := range t.Rows {
+		row := make([]uint64, len(win.Mask))
+		for s := range TranscriptSteps {
+			if i := TranscriptSteps*r + s; i < len(steps) {
+				setBits(row, tb.Data+256*s+192, steps[i].Tag, 64)
+				if steps[i].Kind == StepSqueeze {
+					setBits(row, tb.Squeeze+s, 1, 1)
+				}
+			}
+		}
+		t.Rows[r] = row
+	}
+	return t
+}
+
+// ScheduleSegment is the prover's segment of a child's transcript runs under
+// ScheduleWindow.
+func (tb *TranscriptBlock) ScheduleSegment(runs []TranscriptRun) flows.Segment {
+	seg := tb.TranscriptSegment(runs)
+	w := tb.ScheduleWindow()
+	seg.Public = &w
+	return seg
+}
+
+// ScheduleShape is the verifier's view of it.
+func (tb *TranscriptBlock) ScheduleShape(steps []TapeStep) flows.SegmentShape {
+	t := tb.ScheduleTable(steps)
+	return flows.SegmentShape{Circuit: tb.Matrices(), N: len(t.Rows), Public: t}
+}
+
+// ChainRelations tie a child's runs (segment seg, slots runOffset to runOffset+runs)
+// into one chain: the first starts at start (the chaining value after the child's
+// label), each other at the last chaining value of the one before.
+func (tb *TranscriptBlock) ChainRelations(seg, runOffset, runs int, start [4]uint64) []flows.Relation {
+	wordBits := TranscriptLogSize - 6
+	cv := func(r, k int) int { return tb.CV/64 + k + (runOffset+r)<<wordBits }
+	last := func(r, k int) int { return (tb.Out+256*(TranscriptSteps-1))/64 + k + (runOffset+r)<<wordBits }
+	var out []flows.Relation
+	for k, v := range start {
+		out = append(out, flows.Relation{Value: field.FromK(field.K(v)), Terms: []flows.RelationTerm{{Segment: seg, Word: cv(0, k), Coeff: field.One}}})
+	}
+	for r := 1; r < runs; r++ {
+		for k := range 4 {
+			out = append(out, flows.Relation{Terms: []flows.RelationTerm{
+				{Segment: seg, Word: last(r-1, k), Coeff: field.One}, {Segment: seg, Word: cv(r, k), Coeff: field.One}}})
+		}
+	}
+	return out
 }
