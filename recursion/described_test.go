@@ -58,6 +58,11 @@ func TestBlocksDescribedMatchCompiled(t *testing.T) {
 			t.Fatal("query layouts differ")
 		}
 		kinds = append(kinds, kind{qb.name, qb.desc, qbc.Circuit})
+		nr, nrc := queryLayoutNR(q.level0, q.depth, q.pointLen), NewQueryBlockNR(q.level0, q.depth, q.pointLen)
+		if nr.Root != nrc.Root || nr.Sample != nrc.Sample || nr.Induced != nrc.Induced {
+			t.Fatal("no-reveal query layouts differ")
+		}
+		kinds = append(kinds, kind{nr.name, nr.desc, nrc.Circuit})
 	}
 	for _, k := range kinds {
 		if k.desc.LogSize() != k.compiled.LogSize() || k.desc.ConstCol() != k.compiled.ConstCol() {

@@ -53,6 +53,13 @@ type QueryBlock struct {
 	Rows int
 	// basis[k][i] is v_k(2^i): the factor W_k(q)/W_k(ω_k) is GF(2)-linear in q.
 	basis [][]field.K
+	// A block without reveal (docs/recursion.md §6.4, queryLayoutNR) takes the index
+	// from its transcript sample: Sample is the sample's 192 bits, Sel a one-hot choice
+	// of its PerWord positions (index bit i = sample bit c·Depth + i for the chosen c);
+	// every input starts on a word.
+	noReveal      bool
+	Sample, Sel   int
+	PerWord       int
 }
 
 // QueryLogSize and LaterQueryLogSize are log2 of a level-0 and a later query block's columns.
@@ -137,14 +144,35 @@ func describeQuery[W comparable, B circuit.Ops[W]](b B, qb *QueryBlock) int {
 	depth, pointLen := qb.Depth, qb.PointLen
 	cols := NewCols(1, 1<<qb.logSize)
 	in := func(name string, n int) []W { w, _ := input[W](b, cols, name, n); return w }
-	q := in("index", depth)
-	row := in("row", 64*qb.RowLen)
-	path := in("path", 256*depth)
-	eqBits := in("eq", 192*qb.EqLen)
-	wBits := in("weight", 192)
-	pBits := in("point", 192*pointLen)
+	var q, row, path, eqBits, wBits, pBits, sample, sel []W
+	if qb.noReveal {
+		at := func(base int, name string, n int) []W { cols.advance(base); return in(name, n) }
+		sample = at(qb.Sample, "sample", 192)
+		sel = at(qb.Sel, "sel", qb.PerWord)
+		eqBits = at(qb.Eq, "eq", 192*qb.EqLen)
+		wBits = at(qb.Weight, "weight", 192)
+		pBits = at(qb.Point, "point", 192*pointLen)
+		row = at(qb.Row, "row", 64*qb.RowLen)
+		path = at(qb.Path, "path", 256*depth)
+	} else {
+		q = in("index", depth)
+		row = in("row", 64*qb.RowLen)
+		path = in("path", 256*depth)
+		eqBits = in("eq", 192*qb.EqLen)
+		wBits = in("weight", 192)
+		pBits = in("point", 192*pointLen)
+	}
 	cols.advance((qb.Induced + 192 + 63) &^ 63)
 	start := cols.Next()
+	if qb.noReveal {
+		// Index bit i is the chosen position's sample bit: Σ_c sel_c·sample[c·Depth + i].
+		q = make([]W, depth)
+		for i := range q {
+			for c := range qb.PerWord {
+				q[i] = b.Xor(q[i], circuit.Product(b, cols.take(), sel[c], sample[c*depth+i]))
+			}
+		}
+	}
 
 	// 1. The leaf: BLAKE2s-256 of the row's bytes (512: 8 compressions; 192: 3).
 	h := paramIVWords[W](b)
