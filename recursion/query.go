@@ -57,9 +57,9 @@ type QueryBlock struct {
 	// from its transcript sample: Sample is the sample's 192 bits, Sel a one-hot choice
 	// of its PerWord positions (index bit i = sample bit c·Depth + i for the chosen c);
 	// every input starts on a word.
-	noReveal      bool
-	Sample, Sel   int
-	PerWord       int
+	noReveal    bool
+	Sample, Sel int
+	PerWord     int
 }
 
 // QueryLogSize and LaterQueryLogSize are log2 of a level-0 and a later query block's columns.
