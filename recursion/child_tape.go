@@ -47,6 +47,18 @@ type TapeInputs struct {
 	T         *TranscriptBlock
 	TSeg      int
 	RunOffset int
+	// Levels, when set, place the WHIR levels' queries on no-reveal query segments:
+	// their enforced sums and induced weights are then the λ-weighted sums of the
+	// blocks' outputs (not hints), and the blocks' samples, eq tables, points and roots
+	// are tied to the tape (assertions) and the stream (ChildTape.Words).
+	Levels []TapeQueryLevel
+}
+
+// TapeQueryLevel places one WHIR level's queries: query t in slot SlotOffset + t of
+// segment Seg, a no-reveal block QB.
+type TapeQueryLevel struct {
+	QB              *QueryBlock
+	Seg, SlotOffset int
 }
 
 // TranscriptInputs places a child's stream and challenges on its transcript blocks
@@ -95,6 +107,10 @@ type ChildTape struct {
 	Steps []TapeStep
 	// Levels are per WHIR level the values its query blocks read.
 	Levels []TapeLevel
+	// Words are relations on single K words the tape cannot state on E values: with
+	// query segments, each block's root words equal the stream scalars carrying the
+	// level's root, whose third words are zero.
+	Words []flows.Relation
 }
 
 // TapeLevel is one WHIR level's committed values for its query blocks: the fold
@@ -377,6 +393,7 @@ func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target L
 		weightAt  func([]Lin) Lin
 	}
 	var claims []glued
+	roots := [][]Lin{root}
 	ct.Levels = make([]TapeLevel, levels)
 	foldStarts := make([]int, levels)
 	for level := range levels {
@@ -401,7 +418,7 @@ func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target L
 		if final {
 			residual = s.receiveMany(1 << messageLog)
 		} else {
-			s.receiveMany(2) // the next level's root (its query blocks read it)
+			roots = append(roots, s.receiveMany(2)) // the next level's root (its query blocks read it)
 			zp := make([]Lin, messageLog)
 			for i := range zp {
 				zp[i] = s.Sample()
@@ -418,7 +435,15 @@ func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target L
 		}
 		lambda := s.Sample()
 		lq.Lambda = lambda
-		enforced, induced := s.in.Hint(HintEnforced(level)), s.in.Hint(HintInduced(level))
+		var enforced, induced Lin
+		if s.in.Levels == nil {
+			enforced, induced = s.in.Hint(HintEnforced(level)), s.in.Hint(HintInduced(level))
+		} else {
+			var err error
+			if enforced, induced, err = ct.queryLevel(s.in.Levels[level], level, cfg.Queries[level], blockLog, messageLog, roots[level]); err != nil {
+				return err
+			}
+		}
 		pend = append(pend, pending{enforced, readQuad(enforced), func([]Lin) Lin { return induced }})
 		scalar := oneLin
 		for _, p := range pend {
@@ -453,6 +478,9 @@ func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target L
 		t.Equal("WHIR terminal", running, t.Mul(weight, t.InnerProduct(residual, t.EqTable(tail))))
 		for l := range ct.Levels {
 			ct.Levels[l].Point = append(slices.Clone(folds[foldStarts[l]:]), tail...)
+			if s.in.Levels != nil {
+				ct.queryPoints(s.in.Levels[l], l, cfg.Queries[l])
+			}
 		}
 		return nil
 	}
@@ -479,4 +507,59 @@ func windowTerm(t *Tape, win lincheck.Window, tau, s, chiInPrime []Lin) Lin {
 		acc = acc.Add(t.Mul(eqTau[j], t.Mul(s[col&(lincheck.KBits-1)], e)))
 	}
 	return acc
+}
+
+// queryLevel ties level l's n query blocks to the tape (samples, eq table of the
+// level's folds, level 0's in reversed lane order) and to the stream scalars holding
+// the level's root (ct.Words), and returns the λ-weighted sums of their fold and
+// induced terms: the level's enforced sum and induced weight.
+func (ct *ChildTape) queryLevel(ql TapeQueryLevel, l, n, depth, pointLen int, root []Lin) (enforced, induced Lin, err error) {
+	t, qb, lv := ct.Tape, ql.QB, &ct.Levels[l]
+	if qb == nil || !qb.noReveal || qb.Depth != depth || qb.level0 != (l == 0) || qb.PointLen != pointLen {
+		return Lin{}, Lin{}, fmt.Errorf("recursion: level %d needs a no-reveal query block of depth %d and point %d", l, depth, pointLen)
+	}
+	if need := (n + qb.PerWord - 1) / qb.PerWord; len(lv.Samples) != need {
+		return Lin{}, Lin{}, fmt.Errorf("recursion: level %d draws %d samples for %d queries, %d per sample", l, len(lv.Samples), n, qb.PerWord)
+	}
+	eq := t.EqTable(lv.Folds)
+	if l == 0 {
+		slices.Reverse(eq)
+	}
+	if len(eq) != qb.EqLen {
+		return Lin{}, Lin{}, fmt.Errorf("recursion: level %d folds %d values, its block %d", l, len(eq), qb.EqLen)
+	}
+	in := func(slot, col int) Lin { return t.Input(ql.Seg, qb.Word(ql.SlotOffset+slot, col)) }
+	pow := oneLin
+	for q := range n {
+		t.Equal("a query's sample", in(q, qb.Sample), lv.Samples[q/qb.PerWord])
+		for i, e := range eq {
+			t.Equal("a query's eq entry", in(q, qb.Eq+192*i), e)
+		}
+		for k := range 4 {
+			half := root[k/2].Terms[0].Atom
+			ct.Words = append(ct.Words, flows.Relation{Terms: []flows.RelationTerm{
+				{Segment: ql.Seg, Word: qb.Word(ql.SlotOffset+q, qb.Root) + k, Coeff: field.One},
+				{Segment: half.Segment, Word: half.Word + k%2, Coeff: field.One}}})
+		}
+		enforced = enforced.Add(t.Mul(pow, in(q, qb.Fold)))
+		induced = induced.Add(t.Mul(pow, in(q, qb.Induced)))
+		if q+1 < n {
+			pow = t.Mul(pow, lv.Lambda)
+		}
+	}
+	for _, h := range root {
+		a := h.Terms[0].Atom
+		ct.Words = append(ct.Words, flows.Relation{Terms: []flows.RelationTerm{{Segment: a.Segment, Word: a.Word + 2, Coeff: field.One}}})
+	}
+	return enforced, induced, nil
+}
+
+// queryPoints ties level l's query blocks' induced point to the level's point.
+func (ct *ChildTape) queryPoints(ql TapeQueryLevel, l, n int) {
+	t, qb := ct.Tape, ql.QB
+	for q := range n {
+		for k, p := range ct.Levels[l].Point {
+			t.Equal("a query's induced point", t.Input(ql.Seg, qb.Word(ql.SlotOffset+q, qb.Point+192*k)), p)
+		}
+	}
 }

@@ -312,3 +312,113 @@ func TestChildTapeTranscriptProof(t *testing.T) {
 		t.Fatal("a transcript with a changed scalar verified")
 	}
 }
+
+// TestChildTapeQueriesProof proves a real leaf child's verification with nothing
+// revealed but its deferred values: its transcript blocks, its tape's products and
+// squares, and its WHIR queries in no-reveal query blocks (one segment per level),
+// whose sums are the tape's enforced sums and induced weights and whose samples, eq
+// tables, points and roots are tied to the transcript and the tape. The honest proof
+// verifies; a query whose path was changed (it no longer climbs to the level's root,
+// its terms unchanged) is rejected, and accepted by a verifier that drops the root
+// relations; a query given another eq table is rejected.
+func TestChildTapeQueriesProof(t *testing.T) {
+	skipProofs(t, "proves a child's transcript, tape and queries")
+	p, v := childWithValues(t, 4, 2, 41)
+	chain, _, err := ChildTrace(p.Proof, p.Statement, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lqs, err := ChildQueries(p.Proof, p.Statement, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := []field.E{v.VA, v.VB, v.Key}
+	tb := NewTranscriptBlock()
+	data := NewSquareBlock(15)
+	hintAt := func(h int) Lin { s, u := data.At(h); return (&Tape{}).Input(1, data.SegmentWord(s, data.InWord(u))) }
+	in := TranscriptInputs(tb, 0, 0, hintAt)
+	const first = 4 // the query segments' first index
+	for l, lq := range lqs {
+		in.Levels = append(in.Levels, TapeQueryLevel{QB: NewQueryBlockNR(l == 0, len(lq.Queries[0].Path), len(lq.Point)), Seg: first + l})
+	}
+	ct, err := NewChildTape(p.Statement, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := TapeLayout{F: NewArithBlock(20), FSeg: 2, S: NewSquareBlock(20), SSeg: 3}
+	rels, err := ct.Tape.Relations(layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := TranscriptRuns(chain)
+	start := [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State())
+	const label = "leanpipe-recursion-child-queries-test"
+	shapes := []flows.SegmentShape{tb.ScheduleShape(ct.Steps), data.Shape(len(hints)),
+		layout.F.Shape(ct.Tape.Products()), layout.S.Shape(ct.Tape.Squares())}
+	for l, lq := range lqs {
+		shapes = append(shapes, in.Levels[l].QB.NRShape(len(lq.Queries)))
+	}
+	ev := func(words bool) *flows.Evaluations {
+		r := append(slices.Clip(rels), tb.ChainRelations(0, 0, len(runs), start)...)
+		if words {
+			r = append(r, ct.Words...)
+		}
+		return &flows.Evaluations{Relations: r}
+	}
+	prove := func(edit func(lqs []LevelQueries), withWords bool) *transcript.Proof {
+		t.Helper()
+		lqs := slices.Clone(lqs)
+		for l := range lqs {
+			lqs[l].Queries = slices.Clone(lqs[l].Queries)
+		}
+		edit(lqs)
+		tseg, hseg := tb.ScheduleSegment(runs), data.Segment(hints)
+		words := [][]field.K{filledWords(t, tseg), filledWords(t, hseg), nil, nil}
+		tval := func(seg, word int) field.E {
+			w := words[seg]
+			return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
+		}
+		segs := []flows.Segment{tseg, hseg, {}, {}}
+		for l := range lqs {
+			samples := make([]field.E, len(ct.Levels[l].Samples))
+			for i, s := range ct.Levels[l].Samples {
+				samples[i] = s.Eval(tval, nil)
+			}
+			qs := in.Levels[l].QB.NRSegment(&lqs[l], samples)
+			segs = append(segs, qs)
+			words = append(words, filledWords(t, qs))
+		}
+		ops, sq, _ := ct.Tape.Operands(tval)
+		segs[2], segs[3] = layout.F.Segment(ops), layout.S.Segment(sq)
+		start := time.Now()
+		proof, err := flows.ProveSegments(label, nil, segs, ev(withWords), 1, par.New(nil, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d transcript blocks, %d products, %d squares, %d query levels: proved in %v", len(runs), len(ops), len(sq), len(lqs), time.Since(start))
+		return proof
+	}
+	honest := prove(func([]LevelQueries) {}, true)
+	if _, err := flows.VerifySegments(honest, label, nil, shapes, ev(true), 1); err != nil {
+		t.Fatal(err)
+	}
+	changePath := func(lqs []LevelQueries) {
+		q := &lqs[1].Queries[3]
+		q.Path = slices.Clone(q.Path)
+		q.Path[2][0] ^= 1
+	}
+	if _, err := flows.VerifySegments(prove(changePath, true), label, nil, shapes, ev(true), 1); err == nil {
+		t.Fatal("a query with a changed path verified")
+	}
+	if _, err := flows.VerifySegments(prove(changePath, false), label, nil, shapes, ev(false), 1); err != nil {
+		t.Fatalf("without the root relations a changed path should verify: %v", err)
+	}
+	badEq := prove(func(lqs []LevelQueries) {
+		q := &lqs[0].Queries[5]
+		q.Eq = slices.Clone(q.Eq)
+		q.Eq[7] = q.Eq[7].Add(field.One)
+	}, true)
+	if _, err := flows.VerifySegments(badEq, label, nil, shapes, ev(true), 1); err == nil {
+		t.Fatal("a query with another eq table verified")
+	}
+}
