@@ -52,6 +52,17 @@ type TapeInputs struct {
 	// blocks' outputs (not hints), and the blocks' samples, eq tables, points and roots
 	// are tied to the tape (assertions) and the stream (ChildTape.Words).
 	Levels []TapeQueryLevel
+	// Grind, when set (with T), places the WHIR levels' grinding checks on no-reveal
+	// grinding blocks, level l in slot SlotOffset + l of segment Seg: each block's nonce
+	// is asserted to be the stream's and its chaining value tied (ChildTape.Words) to
+	// the transcript block's value before the nonce step.
+	Grind *TapeGrind
+}
+
+// TapeGrind places a child's grinding checks.
+type TapeGrind struct {
+	GB              *GrindBlock
+	Seg, SlotOffset int
 }
 
 // TapeQueryLevel places one WHIR level's queries: query t in slot SlotOffset + t of
@@ -426,7 +437,10 @@ func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target L
 			y := s.Receive()
 			pend = append(pend, pending{y, readQuad(y), func(x []Lin) Lin { return t.EqEval(zp, x) }})
 		}
-		s.receive(tagNonce) // the level's grinding nonce (the grinding blocks check it)
+		nonce := s.receive(tagNonce) // the level's grinding nonce (the grinding blocks check it)
+		if g := s.in.Grind; g != nil && s.in.T != nil {
+			ct.grindLevel(g, s.in, level, len(s.steps)-1, nonce)
+		}
 		blockLog := messageLog + cfg.LogInvRates[level]
 		samples := 0
 		transcript.QueriesFrom(1<<blockLog, cfg.Queries[level], func() field.E { samples++; return field.E{} })
@@ -561,5 +575,24 @@ func (ct *ChildTape) queryPoints(ql TapeQueryLevel, l, n int) {
 		for k, p := range ct.Levels[l].Point {
 			t.Equal("a query's induced point", t.Input(ql.Seg, qb.Word(ql.SlotOffset+q, qb.Point+192*k)), p)
 		}
+	}
+}
+
+// grindLevel ties level l's grinding block to the nonce step (step): its nonce to the
+// stream's, its chaining value to the transcript block's before the step (the
+// previous step's output, or the run's starting value when the nonce opens a run).
+func (ct *ChildTape) grindLevel(g *TapeGrind, in TapeInputs, l, step int, nonce Lin) {
+	t, tb := ct.Tape, in.T
+	slot := g.SlotOffset + l
+	t.Equal("a grinding nonce", t.Input(g.Seg, g.GB.Word(slot, g.GB.Nonce)), nonce)
+	pos, run := step%TranscriptSteps, in.RunOffset+step/TranscriptSteps
+	base := tb.CV/64 + run<<(TranscriptLogSize-6)
+	if pos > 0 {
+		base = (tb.Out+256*(pos-1))/64 + run<<(TranscriptLogSize-6)
+	}
+	for k := range 4 {
+		ct.Words = append(ct.Words, flows.Relation{Terms: []flows.RelationTerm{
+			{Segment: g.Seg, Word: g.GB.Word(slot, g.GB.CV) + k, Coeff: field.One},
+			{Segment: in.TSeg, Word: base + k, Coeff: field.One}}})
 	}
 }

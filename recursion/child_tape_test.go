@@ -315,7 +315,8 @@ func TestChildTapeTranscriptProof(t *testing.T) {
 
 // TestChildTapeQueriesProof proves a real leaf child's verification with nothing
 // revealed but its deferred values: its transcript blocks, its tape's products and
-// squares, and its WHIR queries in no-reveal query blocks (one segment per level),
+// squares, its grinding checks, and its WHIR queries in no-reveal query blocks (one
+// segment per level),
 // whose sums are the tape's enforced sums and induced weights and whose samples, eq
 // tables, points and roots are tied to the transcript and the tape. The honest proof
 // verifies; a query whose path was changed (it no longer climbs to the level's root,
@@ -324,7 +325,7 @@ func TestChildTapeTranscriptProof(t *testing.T) {
 func TestChildTapeQueriesProof(t *testing.T) {
 	skipProofs(t, "proves a child's transcript, tape and queries")
 	p, v := childWithValues(t, 4, 2, 41)
-	chain, _, err := ChildTrace(p.Proof, p.Statement, v)
+	chain, grind, err := ChildTrace(p.Proof, p.Statement, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,6 +342,7 @@ func TestChildTapeQueriesProof(t *testing.T) {
 	for l, lq := range lqs {
 		in.Levels = append(in.Levels, TapeQueryLevel{QB: NewQueryBlockNR(l == 0, len(lq.Queries[0].Path), len(lq.Point)), Seg: first + l})
 	}
+	in.Grind = &TapeGrind{GB: NewGrindBlockNR(), Seg: first + len(lqs)}
 	ct, err := NewChildTape(p.Statement, in)
 	if err != nil {
 		t.Fatal(err)
@@ -358,6 +360,7 @@ func TestChildTapeQueriesProof(t *testing.T) {
 	for l, lq := range lqs {
 		shapes = append(shapes, in.Levels[l].QB.NRShape(len(lq.Queries)))
 	}
+	shapes = append(shapes, in.Grind.GB.NRShape(len(grind)/2))
 	ev := func(words bool) *flows.Evaluations {
 		r := append(slices.Clip(rels), tb.ChainRelations(0, 0, len(runs), start)...)
 		if words {
@@ -365,7 +368,7 @@ func TestChildTapeQueriesProof(t *testing.T) {
 		}
 		return &flows.Evaluations{Relations: r}
 	}
-	prove := func(edit func(lqs []LevelQueries), withWords bool) *transcript.Proof {
+	prove := func(edit func(lqs []LevelQueries), withWords bool, grind []transcript.Step) *transcript.Proof {
 		t.Helper()
 		lqs := slices.Clone(lqs)
 		for l := range lqs {
@@ -388,6 +391,9 @@ func TestChildTapeQueriesProof(t *testing.T) {
 			segs = append(segs, qs)
 			words = append(words, filledWords(t, qs))
 		}
+		gs := in.Grind.GB.NRSegment(grind)
+		segs = append(segs, gs)
+		words = append(words, filledWords(t, gs))
 		ops, sq, _ := ct.Tape.Operands(tval)
 		segs[2], segs[3] = layout.F.Segment(ops), layout.S.Segment(sq)
 		start := time.Now()
@@ -398,7 +404,7 @@ func TestChildTapeQueriesProof(t *testing.T) {
 		t.Logf("%d transcript blocks, %d products, %d squares, %d query levels: proved in %v", len(runs), len(ops), len(sq), len(lqs), time.Since(start))
 		return proof
 	}
-	honest := prove(func([]LevelQueries) {}, true)
+	honest := prove(func([]LevelQueries) {}, true, grind)
 	if _, err := flows.VerifySegments(honest, label, nil, shapes, ev(true), 1); err != nil {
 		t.Fatal(err)
 	}
@@ -407,18 +413,25 @@ func TestChildTapeQueriesProof(t *testing.T) {
 		q.Path = slices.Clone(q.Path)
 		q.Path[2][0] ^= 1
 	}
-	if _, err := flows.VerifySegments(prove(changePath, true), label, nil, shapes, ev(true), 1); err == nil {
+	if _, err := flows.VerifySegments(prove(changePath, true, grind), label, nil, shapes, ev(true), 1); err == nil {
 		t.Fatal("a query with a changed path verified")
 	}
-	if _, err := flows.VerifySegments(prove(changePath, false), label, nil, shapes, ev(false), 1); err != nil {
+	if _, err := flows.VerifySegments(prove(changePath, false, grind), label, nil, shapes, ev(false), 1); err != nil {
 		t.Fatalf("without the root relations a changed path should verify: %v", err)
 	}
 	badEq := prove(func(lqs []LevelQueries) {
 		q := &lqs[0].Queries[5]
 		q.Eq = slices.Clone(q.Eq)
 		q.Eq[7] = q.Eq[7].Add(field.One)
-	}, true)
+	}, true, grind)
 	if _, err := flows.VerifySegments(badEq, label, nil, shapes, ev(true), 1); err == nil {
 		t.Fatal("a query with another eq table verified")
+	}
+	// A grinding check from another chaining value (its nonce's proof of work then
+	// fails, and its chaining value is not the transcript's).
+	other := slices.Clone(grind)
+	other[2].In[0] ^= 1
+	if _, err := flows.VerifySegments(prove(func([]LevelQueries) {}, true, other), label, nil, shapes, ev(true), 1); err == nil {
+		t.Fatal("a grinding check from another chaining value verified")
 	}
 }

@@ -39,6 +39,8 @@ func TestBlocksDescribedMatchCompiled(t *testing.T) {
 	kinds = append(kinds, kind{"transcript", tb.desc, tbc.Circuit})
 	gb, gbc := grindLayout(), NewGrindBlock()
 	kinds = append(kinds, kind{"grind", gb.desc, gbc.Circuit})
+	gn, gnc := grindLayoutNR(), NewGrindBlockNR()
+	kinds = append(kinds, kind{"grind-nr", gn.desc, gnc.Circuit})
 	ab, abc := arithLayout(arithTestLog), NewArithBlock(arithTestLog)
 	if ab.Out != abc.Out || ab.Products != abc.Products {
 		t.Fatal("arithmetic layouts differ")

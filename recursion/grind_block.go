@@ -32,6 +32,7 @@ type GrindBlock struct {
 	CV, Nonce int // input bases: 256 bits, 192 bits
 	Low       int // base of the materialised low bits of the nonce compression's word 0
 	Bits      int
+	nr        bool
 }
 
 // Tags of the transcript's grinding compressions (transcript.Step blocks).
@@ -61,7 +62,11 @@ func (gb *GrindBlock) LogSize() int { return GrindLogSize }
 
 func (gb *GrindBlock) compile() *circuit.Circuit {
 	gb.once.Do(func() {
-		b := circuit.NewBuilder(grindName, GrindLogSize, 0)
+		name := grindName
+		if gb.nr {
+			name = grindNameNR
+		}
+		b := circuit.NewBuilder(name, GrindLogSize, 0)
 		describeGrind[circuit.Wire](b, gb)
 		gb.Circuit = b.Compile()
 	})
@@ -178,3 +183,55 @@ func (gb *GrindBlock) GrindSegment(steps []transcript.Step) flows.Segment {
 func (gb *GrindBlock) GrindShape(checks []GrindCheck) flows.SegmentShape {
 	return flows.SegmentShape{Circuit: gb.Matrices(), N: len(checks), Public: gb.PinTable(checks)}
 }
+
+// NewGrindBlockNR builds the grinding block without reveal (docs/recursion.md §6.4):
+// the same check with the chaining value and the nonce on whole words (from column
+// 64), tied by relations to the transcript blocks; its public term pins only the low
+// bits (zero).
+func NewGrindBlockNR() *GrindBlock {
+	gb := grindLayoutNR()
+	gb.compile()
+	return gb
+}
+
+const grindNameNR = "recursion-grind-nr"
+
+func grindLayoutNR() *GrindBlock {
+	gb := &GrindBlock{Bits: open.QueryGrindingBits, CV: 64, Nonce: 64 + 256}
+	gb.Low = (gb.Nonce + 192 + 63) &^ 63
+	gb.desc = circuit.NewDescribed(grindNameNR, GrindLogSize, 0, func(ev *circuit.Evaluator) { describeGrind[circuit.EvalWire](ev, gb) })
+	gb.nr = true
+	return gb
+}
+
+// NRWindow is the no-reveal block's public window: the low bits only.
+func (gb *GrindBlock) NRWindow() lincheck.Window {
+	end := gb.Low + gb.Bits
+	log := bits.Len(uint(end - 1))
+	w := lincheck.Window{Log: log, Mask: make([]uint64, max(1, (1<<log)/64))}
+	for c := gb.Low; c < end; c++ {
+		w.Mask[c/64] |= 1 << (c % 64)
+	}
+	return w
+}
+
+// NRSegment and NRShape are the no-reveal segment of a child's grinding checks (the
+// trace's pairs of steps) and the verifier's view of n checks (its table all zero).
+func (gb *GrindBlock) NRSegment(steps []transcript.Step) flows.Segment {
+	seg := gb.GrindSegment(steps)
+	w := gb.NRWindow()
+	seg.Public = &w
+	return seg
+}
+
+func (gb *GrindBlock) NRShape(n int) flows.SegmentShape {
+	w := gb.NRWindow()
+	t := &lincheck.Table{W: w, Rows: make([][]uint64, n)}
+	for i := range t.Rows {
+		t.Rows[i] = make([]uint64, len(w.Mask))
+	}
+	return flows.SegmentShape{Circuit: gb.Matrices(), N: n, Public: t}
+}
+
+// Word is the column word of in-block column col (a multiple of 64) of slot slot.
+func (gb *GrindBlock) Word(slot, col int) int { return slot<<(GrindLogSize-6) + col/64 }
