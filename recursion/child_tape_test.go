@@ -2,7 +2,9 @@ package recursion
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -324,7 +326,26 @@ func TestChildTapeTranscriptProof(t *testing.T) {
 // relations; a query given another eq table is rejected.
 func TestChildTapeQueriesProof(t *testing.T) {
 	skipProofs(t, "proves a child's transcript, tape and queries")
-	p, v := childWithValues(t, 4, 2, 41)
+	childTapeQueries(t, 4, true)
+}
+
+// TestChildTapeCost proves the no-reveal verification of one rate-2 child of
+// LEANPIPE_TAPE_SIGS signers (a cost measurement, no forgeries), logging its sizes and
+// proving time at 1 and 2 workers.
+func TestChildTapeCost(t *testing.T) {
+	spec := os.Getenv("LEANPIPE_TAPE_SIGS")
+	if spec == "" {
+		t.Skip("set LEANPIPE_TAPE_SIGS=N")
+	}
+	n, err := strconv.Atoi(spec)
+	if err != nil || n < 1 {
+		t.Fatalf("LEANPIPE_TAPE_SIGS=%q: a positive count", spec)
+	}
+	childTapeQueries(t, n, false)
+}
+
+func childTapeQueries(t *testing.T, n int, forgeries bool) {
+	p, v := childWithValues(t, n, 2, 41)
 	chain, grind, err := ChildTrace(p.Proof, p.Statement, v)
 	if err != nil {
 		t.Fatal(err)
@@ -368,6 +389,7 @@ func TestChildTapeQueriesProof(t *testing.T) {
 		}
 		return &flows.Evaluations{Relations: r}
 	}
+	workers := par.New(nil, 2)
 	prove := func(edit func(lqs []LevelQueries), withWords bool, grind []transcript.Step) *transcript.Proof {
 		t.Helper()
 		lqs := slices.Clone(lqs)
@@ -397,16 +419,23 @@ func TestChildTapeQueriesProof(t *testing.T) {
 		ops, sq, _ := ct.Tape.Operands(tval)
 		segs[2], segs[3] = layout.F.Segment(ops), layout.S.Segment(sq)
 		start := time.Now()
-		proof, err := flows.ProveSegments(label, nil, segs, ev(withWords), 1, par.New(nil, 2))
+		proof, err := flows.ProveSegments(label, nil, segs, ev(withWords), 1, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%d transcript blocks, %d products, %d squares, %d query levels: proved in %v", len(runs), len(ops), len(sq), len(lqs), time.Since(start))
+		t.Logf("%d transcript blocks, %d products, %d squares, %d query levels, %d workers: proved in %v", len(runs), len(ops), len(sq), len(lqs), workers.N(), time.Since(start))
 		return proof
 	}
 	honest := prove(func([]LevelQueries) {}, true, grind)
+	began := time.Now()
 	if _, err := flows.VerifySegments(honest, label, nil, shapes, ev(true), 1); err != nil {
 		t.Fatal(err)
+	}
+	t.Logf("%d signers: verified in %v; %d relations, %d segments, proof %d B", n, time.Since(began), len(ev(true).Relations), len(shapes), len(honest.MarshalWire()))
+	if !forgeries {
+		workers = par.Serial()
+		prove(func([]LevelQueries) {}, true, grind)
+		return
 	}
 	changePath := func(lqs []LevelQueries) {
 		q := &lqs[1].Queries[3]
