@@ -113,6 +113,7 @@ type ChildTape struct {
 	ChiInPrime, Tau   []Lin
 	ChiOut            []Lin // the key claim's slot point
 	Alpha, VA, VB, VC Lin
+	Z                 Lin // the skip challenge (Skip is its Lagrange weights)
 	// Steps are the child's on-chain transcript steps, as its transcript blocks hold
 	// them.
 	Steps []TapeStep
@@ -246,6 +247,7 @@ func NewChildTape(st flows.Statement, in TapeInputs) (*ChildTape, error) {
 	}
 	coset := s.receiveMany(1 << zerocheck.KSkip)
 	z := s.Sample()
+	ct.Z = z
 	cw := t.Lagrange(2<<zerocheck.KSkip, z)[1<<zerocheck.KSkip:]
 	running := t.InnerProduct(cw, coset)
 	chi := make([]Lin, len(r))
@@ -594,5 +596,82 @@ func (ct *ChildTape) grindLevel(g *TapeGrind, in TapeInputs, l, step int, nonce 
 		ct.Words = append(ct.Words, flows.Relation{Terms: []flows.RelationTerm{
 			{Segment: g.Seg, Word: g.GB.Word(slot, g.GB.CV) + k, Coeff: field.One},
 			{Segment: in.TSeg, Word: base + k, Coeff: field.One}}})
+	}
+}
+
+// DeferredReveal is what a parent carries of a child's deferred claims (docs/recursion.md
+// §6.6): the points and values of its matrix claim and key claim. It is the only part
+// of a child's verification that is revealed: a fixed number of values per child, so
+// proofs do not grow with the tree, and the parent's verifier batches or checks the
+// claims natively from it.
+type DeferredReveal struct {
+	Z                                 field.E // the skip challenge: Row.Low = L(Z)
+	ChiIn, S, ChiInPrime, Tau, ChiOut []field.E
+	VA, VB, Key                       field.E
+}
+
+// Claims returns the revealed matrix and key claims.
+func (d *DeferredReveal) Claims() (MatrixClaim, KeyClaim) {
+	skip := make([]field.E, 1<<lincheck.KSkip)
+	lincheck.SkipWeights(skip, d.Z)
+	return MatrixClaim{
+			Row: Weight{Low: skip, High: slices.Clone(d.ChiIn)},
+			Col: Weight{Low: slices.Clone(d.S), High: slices.Clone(d.ChiInPrime)},
+			VA:  d.VA, VB: d.VB,
+		},
+		KeyClaim{Tau: slices.Clone(d.Tau), ChiOut: slices.Clone(d.ChiOut), Value: d.Key}
+}
+
+// Deferred evaluates the child's deferred claims' points on the tape's inputs (the
+// prover's side: what it reveals), with the hints' values.
+func (ct *ChildTape) Deferred(value func(seg, word int) field.E, hints []field.E) DeferredReveal {
+	_, _, units := ct.Tape.Operands(value)
+	ev := func(ls []Lin) []field.E {
+		out := make([]field.E, len(ls))
+		for i, l := range ls {
+			out[i] = l.Eval(value, units)
+		}
+		return out
+	}
+	return DeferredReveal{Z: ct.Z.Eval(value, units), ChiIn: ev(ct.ChiIn), S: ev(ct.S), ChiInPrime: ev(ct.ChiInPrime),
+		Tau: ev(ct.Tau), ChiOut: ev(ct.ChiOut), VA: hints[HintMatrixA], VB: hints[HintMatrixB], Key: hints[HintKey]}
+}
+
+// AssertDeferred records that the child's committed deferred points are the revealed
+// ones (their values enter through the hints: RevealedHints).
+func (ct *ChildTape) AssertDeferred(d *DeferredReveal) error {
+	t := ct.Tape
+	pairs := []struct {
+		what string
+		ls   []Lin
+		vs   []field.E
+	}{
+		{"the skip challenge", []Lin{ct.Z}, []field.E{d.Z}},
+		{"chi_in", ct.ChiIn, d.ChiIn}, {"the slice values", ct.S, d.S}, {"chi_in′", ct.ChiInPrime, d.ChiInPrime},
+		{"τ", ct.Tau, d.Tau}, {"chi_out", ct.ChiOut, d.ChiOut},
+	}
+	for _, p := range pairs {
+		if len(p.ls) != len(p.vs) {
+			return fmt.Errorf("%w: %d revealed values of %s for %d", ErrReveal, len(p.vs), p.what, len(p.ls))
+		}
+		for i := range p.ls {
+			t.Equal("a revealed deferred point: "+p.what, p.ls[i], ConstLin(p.vs[i]))
+		}
+	}
+	return nil
+}
+
+// RevealedHints are the hints of a child whose deferred values are revealed: constants.
+func RevealedHints(d *DeferredReveal) func(h int) Lin {
+	return func(h int) Lin {
+		switch h {
+		case HintMatrixA:
+			return ConstLin(d.VA)
+		case HintMatrixB:
+			return ConstLin(d.VB)
+		case HintKey:
+			return ConstLin(d.Key)
+		}
+		panic(fmt.Sprintf("recursion: hint %d of a child with revealed deferred values", h))
 	}
 }

@@ -315,15 +315,18 @@ func TestChildTapeTranscriptProof(t *testing.T) {
 	}
 }
 
-// TestChildTapeQueriesProof proves a real leaf child's verification with nothing
-// revealed but its deferred values: its transcript blocks, its tape's products and
-// squares, its grinding checks, and its WHIR queries in no-reveal query blocks (one
-// segment per level),
+// TestChildTapeQueriesProof proves a real leaf child's whole verification with
+// nothing revealed but its deferred claims (their points and values, checked natively
+// by the verifier): its transcript blocks, its tape's products and squares, its
+// grinding checks, and its WHIR queries in no-reveal query blocks (one segment per
+// level),
 // whose sums are the tape's enforced sums and induced weights and whose samples, eq
 // tables, points and roots are tied to the transcript and the tape. The honest proof
 // verifies; a query whose path was changed (it no longer climbs to the level's root,
 // its terms unchanged) is rejected, and accepted by a verifier that drops the root
-// relations; a query given another eq table is rejected.
+// relations; a query given another eq table is rejected; so is the proof against
+// revealed claims other than the child's (a point coordinate, a slice value, the
+// matrix value, the key term).
 func TestChildTapeQueriesProof(t *testing.T) {
 	skipProofs(t, "proves a child's transcript, tape and queries")
 	childTapeQueries(t, 4, true)
@@ -354,40 +357,69 @@ func childTapeQueries(t *testing.T, n int, forgeries bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rev, stream, err := RevealChild(p.Proof, p.Statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the parent reveals: the deferred claims' points and values.
 	hints := []field.E{v.VA, v.VB, v.Key}
+	for l := range rev.Enforced {
+		hints = append(hints, rev.Enforced[l], rev.Induced[l])
+	}
+	harness, _ := nativeInputs(nil, nil, nil)
+	ch, err := NewChildTape(p.Statement, harness)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, value := nativeInputs(stream, rev.Challenges, hints)
+	revealed := ch.Deferred(value, hints)
+
 	tb := NewTranscriptBlock()
-	data := NewSquareBlock(15)
-	hintAt := func(h int) Lin { s, u := data.At(h); return (&Tape{}).Input(1, data.SegmentWord(s, data.InWord(u))) }
-	in := TranscriptInputs(tb, 0, 0, hintAt)
-	const first = 4 // the query segments' first index
-	for l, lq := range lqs {
-		in.Levels = append(in.Levels, TapeQueryLevel{QB: NewQueryBlockNR(l == 0, len(lq.Queries[0].Path), len(lq.Point)), Seg: first + l})
+	layout := TapeLayout{F: NewArithBlock(20), FSeg: 1, S: NewSquareBlock(20), SSeg: 2}
+	const first = 3 // the query segments' first index
+	build := func(d *DeferredReveal) (*ChildTape, TapeInputs, []flows.Relation) {
+		t.Helper()
+		in := TranscriptInputs(tb, 0, 0, RevealedHints(d))
+		for l, lq := range lqs {
+			in.Levels = append(in.Levels, TapeQueryLevel{QB: NewQueryBlockNR(l == 0, len(lq.Queries[0].Path), len(lq.Point)), Seg: first + l})
+		}
+		in.Grind = &TapeGrind{GB: NewGrindBlockNR(), Seg: first + len(lqs)}
+		ct, err := NewChildTape(p.Statement, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ct.AssertDeferred(d); err != nil {
+			t.Fatal(err)
+		}
+		rels, err := ct.Tape.Relations(layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ct, in, rels
 	}
-	in.Grind = &TapeGrind{GB: NewGrindBlockNR(), Seg: first + len(lqs)}
-	ct, err := NewChildTape(p.Statement, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout := TapeLayout{F: NewArithBlock(20), FSeg: 2, S: NewSquareBlock(20), SSeg: 3}
-	rels, err := ct.Tape.Relations(layout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ct, in, _ := build(&revealed)
 	runs := TranscriptRuns(chain)
 	start := [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State())
 	const label = "leanpipe-recursion-child-queries-test"
-	shapes := []flows.SegmentShape{tb.ScheduleShape(ct.Steps), data.Shape(len(hints)),
-		layout.F.Shape(ct.Tape.Products()), layout.S.Shape(ct.Tape.Squares())}
+	shapes := []flows.SegmentShape{tb.ScheduleShape(ct.Steps), layout.F.Shape(ct.Tape.Products()), layout.S.Shape(ct.Tape.Squares())}
 	for l, lq := range lqs {
 		shapes = append(shapes, in.Levels[l].QB.NRShape(len(lq.Queries)))
 	}
 	shapes = append(shapes, in.Grind.GB.NRShape(len(grind)/2))
-	ev := func(words bool) *flows.Evaluations {
+	// ev is a verifier's (or the prover's) evaluations for revealed claims d: the
+	// tape's relations, the chain, the word relations (unless dropped) and the native
+	// checks of d's claims.
+	ev := func(d *DeferredReveal, words bool) *flows.Evaluations {
+		ct, _, rels := build(d)
 		r := append(slices.Clip(rels), tb.ChainRelations(0, 0, len(runs), start)...)
 		if words {
 			r = append(r, ct.Words...)
 		}
-		return &flows.Evaluations{Relations: r}
+		mc, kc := d.Claims()
+		return &flows.Evaluations{Relations: r, Native: []flows.NativeCheck{
+			{What: "the matrix claim", Check: func() error { return CheckMatrixClaim(aggregate.VerifierMatrices(), mc) }},
+			{What: "the key claim", Check: func() error { return CheckKeyClaim(p.Statement, kc) }},
+		}}
 	}
 	workers := par.New(nil, 2)
 	prove := func(edit func(lqs []LevelQueries), withWords bool, grind []transcript.Step) *transcript.Proof {
@@ -397,13 +429,13 @@ func childTapeQueries(t *testing.T, n int, forgeries bool) {
 			lqs[l].Queries = slices.Clone(lqs[l].Queries)
 		}
 		edit(lqs)
-		tseg, hseg := tb.ScheduleSegment(runs), data.Segment(hints)
-		words := [][]field.K{filledWords(t, tseg), filledWords(t, hseg), nil, nil}
+		tseg := tb.ScheduleSegment(runs)
+		words := [][]field.K{filledWords(t, tseg), nil, nil}
 		tval := func(seg, word int) field.E {
 			w := words[seg]
 			return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
 		}
-		segs := []flows.Segment{tseg, hseg, {}, {}}
+		segs := []flows.Segment{tseg, {}, {}}
 		for l := range lqs {
 			samples := make([]field.E, len(ct.Levels[l].Samples))
 			for i, s := range ct.Levels[l].Samples {
@@ -417,9 +449,9 @@ func childTapeQueries(t *testing.T, n int, forgeries bool) {
 		segs = append(segs, gs)
 		words = append(words, filledWords(t, gs))
 		ops, sq, _ := ct.Tape.Operands(tval)
-		segs[2], segs[3] = layout.F.Segment(ops), layout.S.Segment(sq)
+		segs[1], segs[2] = layout.F.Segment(ops), layout.S.Segment(sq)
 		start := time.Now()
-		proof, err := flows.ProveSegments(label, nil, segs, ev(withWords), 1, workers)
+		proof, err := flows.ProveSegments(label, nil, segs, ev(&revealed, withWords), 1, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -428,24 +460,38 @@ func childTapeQueries(t *testing.T, n int, forgeries bool) {
 	}
 	honest := prove(func([]LevelQueries) {}, true, grind)
 	began := time.Now()
-	if _, err := flows.VerifySegments(honest, label, nil, shapes, ev(true), 1); err != nil {
+	if _, err := flows.VerifySegments(honest, label, nil, shapes, ev(&revealed, true), 1); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d signers: verified in %v; %d relations, %d segments, proof %d B", n, time.Since(began), len(ev(true).Relations), len(shapes), len(honest.MarshalWire()))
+	t.Logf("%d signers: verified in %v; %d relations, %d segments, proof %d B", n, time.Since(began), len(ev(&revealed, true).Relations), len(shapes), len(honest.MarshalWire()))
 	if !forgeries {
 		workers = par.Serial()
 		prove(func([]LevelQueries) {}, true, grind)
 		return
+	}
+	// Revealed claims other than the child's: a point coordinate (the tape's
+	// assertion), a value (the lincheck's terminal assertion and the native check).
+	for _, edit := range []func(d *DeferredReveal){
+		func(d *DeferredReveal) { d.ChiIn = slices.Clone(d.ChiIn); d.ChiIn[2] = d.ChiIn[2].Add(field.One) },
+		func(d *DeferredReveal) { d.S = slices.Clone(d.S); d.S[9] = d.S[9].Add(field.One) },
+		func(d *DeferredReveal) { d.VA = d.VA.Add(field.One) },
+		func(d *DeferredReveal) { d.Key = d.Key.Add(field.One) },
+	} {
+		d := revealed
+		edit(&d)
+		if _, err := flows.VerifySegments(honest, label, nil, shapes, ev(&d, true), 1); err == nil {
+			t.Fatal("verified against other revealed claims")
+		}
 	}
 	changePath := func(lqs []LevelQueries) {
 		q := &lqs[1].Queries[3]
 		q.Path = slices.Clone(q.Path)
 		q.Path[2][0] ^= 1
 	}
-	if _, err := flows.VerifySegments(prove(changePath, true, grind), label, nil, shapes, ev(true), 1); err == nil {
+	if _, err := flows.VerifySegments(prove(changePath, true, grind), label, nil, shapes, ev(&revealed, true), 1); err == nil {
 		t.Fatal("a query with a changed path verified")
 	}
-	if _, err := flows.VerifySegments(prove(changePath, false, grind), label, nil, shapes, ev(false), 1); err != nil {
+	if _, err := flows.VerifySegments(prove(changePath, false, grind), label, nil, shapes, ev(&revealed, false), 1); err != nil {
 		t.Fatalf("without the root relations a changed path should verify: %v", err)
 	}
 	badEq := prove(func(lqs []LevelQueries) {
@@ -453,14 +499,14 @@ func childTapeQueries(t *testing.T, n int, forgeries bool) {
 		q.Eq = slices.Clone(q.Eq)
 		q.Eq[7] = q.Eq[7].Add(field.One)
 	}, true, grind)
-	if _, err := flows.VerifySegments(badEq, label, nil, shapes, ev(true), 1); err == nil {
+	if _, err := flows.VerifySegments(badEq, label, nil, shapes, ev(&revealed, true), 1); err == nil {
 		t.Fatal("a query with another eq table verified")
 	}
 	// A grinding check from another chaining value (its nonce's proof of work then
 	// fails, and its chaining value is not the transcript's).
 	other := slices.Clone(grind)
 	other[2].In[0] ^= 1
-	if _, err := flows.VerifySegments(prove(func([]LevelQueries) {}, true, other), label, nil, shapes, ev(true), 1); err == nil {
+	if _, err := flows.VerifySegments(prove(func([]LevelQueries) {}, true, other), label, nil, shapes, ev(&revealed, true), 1); err == nil {
 		t.Fatal("a grinding check from another chaining value verified")
 	}
 }
