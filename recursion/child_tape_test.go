@@ -510,3 +510,22 @@ func childTapeQueries(t *testing.T, n int, forgeries bool) {
 		t.Fatal("a grinding check from another chaining value verified")
 	}
 }
+
+// BenchmarkChildTape times what a verifier of a no-reveal merge does per leaf child
+// before replaying the proof: record the child's tape and turn it into relations.
+func BenchmarkChildTape(b *testing.B) {
+	p := proveChild(b, 4, 2, 43)
+	tb := NewTranscriptBlock()
+	layout := TapeLayout{F: NewArithBlock(20), S: NewSquareBlock(20), FSeg: 1, SSeg: 2}
+	hint := func(h int) Lin { return ConstLin(field.E{C0: field.K(h + 1)}) }
+	b.ResetTimer()
+	for b.Loop() {
+		ct, err := NewChildTape(p.Statement, TranscriptInputs(tb, 0, 0, hint))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ct.Tape.Relations(layout); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
