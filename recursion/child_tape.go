@@ -234,62 +234,12 @@ func NewChildTape(st flows.Statement, in TapeInputs) (*ChildTape, error) {
 	s.absorbBytes(bind.Absorb)
 	root := s.receiveMany(2) // the commitment's root, two halves (the query blocks read it)
 
-	// The zerocheck (zerocheck.VerifyWith).
-	m := sh.M()
-	fixed := zerocheck.EqPoint(func() field.E { return field.E{} }, m)
-	r := make([]Lin, len(fixed))
-	for i := range r {
-		if i < zerocheck.NInner {
-			r[i] = ConstLin(fixed[i])
-		} else {
-			r[i] = s.Sample()
-		}
-	}
-	coset := s.receiveMany(1 << zerocheck.KSkip)
-	z := s.Sample()
-	ct.Z = z
-	cw := t.Lagrange(2<<zerocheck.KSkip, z)[1<<zerocheck.KSkip:]
-	running := t.InnerProduct(cw, coset)
-	chi := make([]Lin, len(r))
-	for i := range r {
-		q := s.roundPoly(3, running, &r[i])
-		chi[i] = s.Sample()
-		running = t.Poly(q, chi[i])
-	}
-	ct.VA, ct.VB = s.Receive(), s.Receive()
-	ct.VC = running.Add(t.Mul(ct.VA, ct.VB))
-
-	// The lincheck with its public term, matrices and key term taken as hints.
-	rounds := aggregate.LogSize - lincheck.KSkip
+	// The zerocheck and the lincheck with its public term (the matrices and the key
+	// term are hints).
 	win := bind.Public.Window()
-	alpha := s.Sample()
-	ct.Alpha = alpha
-	ct.Tau = make([]Lin, win.Log)
-	for i := range ct.Tau {
-		ct.Tau[i] = s.Sample()
-	}
-	a2 := t.Mul(alpha, alpha)
-	a3 := t.Mul(a2, alpha)
-	a4 := t.Mul(a2, a2)
-	running = Sum(t.Mul(ct.VC, a2), ct.VA, t.Mul(alpha, ct.VB), a3, t.Mul(a4, in.Hint(HintKey)))
-	challenges := make([]Lin, rounds)
-	for i := range challenges {
-		q := s.roundPoly(3, running, nil)
-		challenges[i] = s.Sample()
-		running = t.Poly(q, challenges[i])
-	}
-	ct.S = s.receiveMany(lincheck.KBits)
-	ct.ChiIn = chi[:rounds]
-	ct.ChiOut = chi[rounds:]
-	ct.ChiInPrime = slices.Clone(challenges)
-	slices.Reverse(ct.ChiInPrime)
-	ct.Skip = t.Lagrange(1<<lincheck.KSkip, z)
-	matrix := in.Hint(HintMatrixA).Add(t.Mul(alpha, in.Hint(HintMatrixB)))
-	terminal := Sum(matrix,
-		t.Mul(t.Mul(a2, t.EqEval(ct.ChiIn, ct.ChiInPrime)), t.InnerProduct(ct.Skip, ct.S)),
-		t.Mul(a3, t.Mul(ct.S[aggregate.ConstCol&(lincheck.KBits-1)], t.EqAt(ct.ChiInPrime, aggregate.ConstCol>>lincheck.KSkip))),
-		t.Mul(a4, windowTerm(t, win, ct.Tau, ct.S, ct.ChiInPrime)))
-	t.Equal("lincheck terminal", running, terminal)
+	ft := tapeFlock(t, s, sh.M(), aggregate.LogSize, aggregate.ConstCol, &win, in.Hint(HintMatrixA), in.Hint(HintMatrixB), in.Hint(HintKey))
+	ct.Z, ct.VA, ct.VB, ct.VC, ct.Alpha, ct.Tau = ft.z, ft.va, ft.vb, ft.vc, ft.alpha, ft.tau
+	ct.S, ct.ChiIn, ct.ChiOut, ct.ChiInPrime, ct.Skip = ft.s, ft.chiIn, ft.chiOut, ft.chiInPrime, ft.skip
 
 	// The ring switch (ringswitch.Verify) and the stacked opening of its one claim.
 	point := append(slices.Clone(ct.ChiInPrime), ct.ChiOut...)
@@ -674,4 +624,78 @@ func RevealedHints(d *DeferredReveal) func(h int) Lin {
 		}
 		panic(fmt.Sprintf("recursion: hint %d of a child with revealed deferred values", h))
 	}
+}
+
+// flockTape is one Flock instance's zerocheck and lincheck replayed on a tape: what
+// the lincheck's claim and deferred evaluations are made of.
+type flockTape struct {
+	z, va, vb, vc, alpha                    Lin
+	tau, s, chiIn, chiOut, chiInPrime, skip []Lin
+}
+
+// tapeFlock replays zerocheck.VerifyWith over m variables and
+// lincheck.VerifyPublicDeferred for a circuit of 2^logSize columns (constant column
+// constCol; public window win, nil for none) on the tape, with the matrices' values
+// hintA, hintB and the public term's pub as committed values, and asserts the
+// lincheck's terminal identity.
+func tapeFlock(t *Tape, s *tapeTr, m, logSize, constCol int, win *lincheck.Window, hintA, hintB, pub Lin) flockTape {
+	var ft flockTape
+	fixed := zerocheck.EqPoint(func() field.E { return field.E{} }, m)
+	r := make([]Lin, len(fixed))
+	for i := range r {
+		if i < zerocheck.NInner {
+			r[i] = ConstLin(fixed[i])
+		} else {
+			r[i] = s.Sample()
+		}
+	}
+	coset := s.receiveMany(1 << zerocheck.KSkip)
+	ft.z = s.Sample()
+	cw := t.Lagrange(2<<zerocheck.KSkip, ft.z)[1<<zerocheck.KSkip:]
+	running := t.InnerProduct(cw, coset)
+	chi := make([]Lin, len(r))
+	for i := range r {
+		q := s.roundPoly(3, running, &r[i])
+		chi[i] = s.Sample()
+		running = t.Poly(q, chi[i])
+	}
+	ft.va, ft.vb = s.Receive(), s.Receive()
+	ft.vc = running.Add(t.Mul(ft.va, ft.vb))
+
+	rounds := logSize - lincheck.KSkip
+	alpha := s.Sample()
+	ft.alpha = alpha
+	if win != nil {
+		ft.tau = make([]Lin, win.Log)
+		for i := range ft.tau {
+			ft.tau[i] = s.Sample()
+		}
+	}
+	a2 := t.Mul(alpha, alpha)
+	a3 := t.Mul(a2, alpha)
+	a4 := t.Mul(a2, a2)
+	running = Sum(t.Mul(ft.vc, a2), ft.va, t.Mul(alpha, ft.vb), a3)
+	if win != nil {
+		running = running.Add(t.Mul(a4, pub))
+	}
+	challenges := make([]Lin, rounds)
+	for i := range challenges {
+		q := s.roundPoly(3, running, nil)
+		challenges[i] = s.Sample()
+		running = t.Poly(q, challenges[i])
+	}
+	ft.s = s.receiveMany(lincheck.KBits)
+	ft.chiIn, ft.chiOut = chi[:rounds], chi[rounds:]
+	ft.chiInPrime = slices.Clone(challenges)
+	slices.Reverse(ft.chiInPrime)
+	ft.skip = t.Lagrange(1<<lincheck.KSkip, ft.z)
+	matrix := hintA.Add(t.Mul(alpha, hintB))
+	terminal := Sum(matrix,
+		t.Mul(t.Mul(a2, t.EqEval(ft.chiIn, ft.chiInPrime)), t.InnerProduct(ft.skip, ft.s)),
+		t.Mul(a3, t.Mul(ft.s[constCol&(lincheck.KBits-1)], t.EqAt(ft.chiInPrime, constCol>>lincheck.KSkip))))
+	if win != nil {
+		terminal = terminal.Add(t.Mul(a4, windowTerm(t, *win, ft.tau, ft.s, ft.chiInPrime)))
+	}
+	t.Equal("lincheck terminal", running, terminal)
+	return ft
 }
