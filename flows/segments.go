@@ -580,3 +580,20 @@ func segmentPlan(logD int) *ntt.Plan {
 	p, _ := segmentPlans.LoadOrStore(logD, ntt.NewPlan(logD))
 	return p.(*ntt.Plan)
 }
+
+// SegmentsLayout is a segmented proof's layout as its verifier derives it from the
+// shapes: each segment's slot count (log), its placement in the stack, the stack's
+// log size, and the bytes the transcript absorbs first (the layout, then statement).
+// A recursive verifier replays the proof from it.
+func SegmentsLayout(shapes []SegmentShape, logInvRate int, statement []byte) (nLogs []int, places []open.Placement, stackLog int, start []byte, err error) {
+	nLogs, places, stackLog, layout, err := segmentLayout(shapes, logInvRate)
+	if err != nil {
+		return nil, nil, 0, nil, err
+	}
+	return nLogs, places, stackLog, segmentTranscriptStart(layout, statement), nil
+}
+
+// CommittedShape is the commitment shape of a segmented proof's stack.
+func CommittedShape(places []open.Placement, stackLog, logInvRate int) (commit.Shape, error) {
+	return commit.ShapeOf(committedWords(places, stackLog), stackLog, logInvRate)
+}

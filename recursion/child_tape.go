@@ -254,7 +254,8 @@ func NewChildTape(st flows.Statement, in TapeInputs) (*ChildTape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ct.whir(s, sh.Commitment(), cfg, ring.target, root, basis); err != nil {
+	levelHints := func(l int) (Lin, Lin) { return in.Hint(HintEnforced(l)), in.Hint(HintInduced(l)) }
+	if err := ct.whir(s, sh.Commitment(), cfg, ring.target, root, basis, levelHints); err != nil {
 		return nil, err
 	}
 	ct.Vars, ct.Challenges, ct.Steps = s.vars, s.chals, s.steps
@@ -338,7 +339,7 @@ func tapeRing(t *Tape, s *tapeTr, point, sl []Lin) tapeRingClaim {
 
 // whir is open.VerifyWHIR on the tape (recursion's whirStream with nothing revealed):
 // the enforced sums and induced weights are hints the query segments prove.
-func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target Lin, root []Lin, basis func([]Lin) Lin) error {
+func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target Lin, root []Lin, basis func([]Lin) Lin, levelHints func(l int) (Lin, Lin)) error {
 	t := ct.Tape
 	logN := sh.StackLog
 	levels := cfg.Levels()
@@ -403,7 +404,7 @@ func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target L
 		lq.Lambda = lambda
 		var enforced, induced Lin
 		if s.in.Levels == nil {
-			enforced, induced = s.in.Hint(HintEnforced(level)), s.in.Hint(HintInduced(level))
+			enforced, induced = levelHints(level)
 		} else {
 			var err error
 			if enforced, induced, err = ct.queryLevel(s.in.Levels[level], level, cfg.Queries[level], blockLog, messageLog, roots[level]); err != nil {

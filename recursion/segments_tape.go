@@ -1,0 +1,303 @@
+package recursion
+
+import (
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
+	"github.com/leanpipe/leanpipe/stages/open"
+)
+
+// A segmented proof's verification on a tape (docs/recursion.md §6.5): what a
+// grandparent replays of a merged child. flows.VerifySegments' transcript and
+// arithmetic, step for step: per segment the zerocheck, the lincheck with its public
+// term and the ring switch; the relations and the linear claims' sumcheck; the stacked
+// opening of every ring claim. What the verifier evaluates natively on fixed
+// polynomials at points the replay commits — each segment's matrices, its public
+// table, each linear batch's weight — and each WHIR level's enforced sum and induced
+// weight are hints (SegmentHint says which is which); the first kind becomes the
+// merged child's carried claims.
+
+// SegmentHintKind says what a hint of a segments tape stands for.
+type SegmentHintKind uint8
+
+const (
+	HintSegmentA      SegmentHintKind = iota // a segment's e_rowᵀ·A0·w_col
+	HintSegmentB                             // … and e_rowᵀ·B0·w_col
+	HintSegmentPublic                        // a segment's public term P(τ, chi_out)
+	HintLinearWeight                         // a linear batch's weight W(ρ) on its segment
+	HintLevelEnforced                        // a WHIR level's enforced sum
+	HintLevelInduced                         // … and its induced weight
+)
+
+// SegmentHint is one hint of a segments tape: its kind and the segment (or, for the
+// level hints, the WHIR level) it belongs to.
+type SegmentHint struct {
+	Kind SegmentHintKind
+	Of   int
+}
+
+// SegmentsTape is a segmented proof's verification on a tape.
+type SegmentsTape struct {
+	*ChildTape
+	Hints []SegmentHint
+	// Flock are the segments' zerocheck and lincheck values (points, slices), Gamma and
+	// Rho the linear sumcheck's batching challenge and point (per batch, its segment's
+	// last variables).
+	Flock    []flockTape
+	Gamma    Lin
+	Rho      []Lin
+	Batches  []int // the segments with linear claims, in order
+	Relation []Lin // the relations' per-segment values (sent, then implied), in batch order
+	// Cols are the batches' columns at their points: point claims of the opening.
+	Cols []Lin
+}
+
+// NewSegmentsTape records the verification of a segmented proof of shapes (statement
+// bytes statement, evaluations ev, rate logInvRate) on a tape, its committed values
+// given by in (Hint is called with the index of each SegmentHint, in order).
+func NewSegmentsTape(statement []byte, shapes []flows.SegmentShape, ev *flows.Evaluations, logInvRate int, in TapeInputs) (*SegmentsTape, error) {
+	nLogs, places, stackLog, start, err := flows.SegmentsLayout(shapes, logInvRate, statement)
+	if err != nil {
+		return nil, err
+	}
+	if ev != nil && (ev.Points != nil || ev.Check != nil) {
+		return nil, fmt.Errorf("recursion: a segments tape of a proof with point evaluations")
+	}
+	t := &Tape{}
+	s := &tapeTr{t: t, in: in}
+	st := &SegmentsTape{ChildTape: &ChildTape{Tape: t}}
+	hint := func(k SegmentHintKind, of int) Lin {
+		st.Hints = append(st.Hints, SegmentHint{k, of})
+		return in.Hint(len(st.Hints) - 1)
+	}
+	s.absorbBytes(start)
+	root := s.receiveMany(2)
+	rings := make([]tapeRingClaim, len(shapes))
+	for i, sh := range shapes {
+		var win *lincheck.Window
+		var pub Lin
+		hA, hB := hint(HintSegmentA, i), hint(HintSegmentB, i)
+		if sh.Public != nil {
+			w := sh.Public.Window()
+			win = &w
+			pub = hint(HintSegmentPublic, i)
+		}
+		logSize := sh.Circuit.LogSize()
+		ft := tapeFlock(t, s, logSize+nLogs[i], logSize, sh.Circuit.ConstCol(), win, hA, hB, pub)
+		st.Flock = append(st.Flock, ft)
+		point := append(append([]Lin(nil), ft.chiInPrime...), ft.chiOut...)
+		rings[i] = tapeRing(t, s, point, ft.s)
+	}
+
+	// The relations, then the linear claims' sumcheck (flows' verifyRelations and
+	// verifyLinear).
+	var linear []flows.LinearClaim
+	var values []Lin // each linear claim's value
+	if ev != nil {
+		linear = ev.Linear
+		for _, c := range ev.Linear {
+			values = append(values, ConstLin(c.Value))
+		}
+		if len(ev.Relations) > 0 || len(ev.Copies) > 0 {
+			segs, relValues, err := st.relations(s, ev, len(shapes))
+			if err != nil {
+				return nil, err
+			}
+			for k, seg := range segs {
+				linear = append(linear, flows.LinearClaim{Segment: seg})
+				values = append(values, relValues[k])
+			}
+		}
+	}
+	if len(linear) > 0 {
+		st.linear(s, linear, values, places)
+	}
+
+	// The stacked opening of every ring claim.
+	sh, err := flows.CommittedShape(places, stackLog, logInvRate)
+	if err != nil {
+		return nil, err
+	}
+	// The linear batches' column values are point claims at their stack points (the
+	// batch's last round variables, its placement's selector bits above).
+	points := make([][]Lin, len(st.Batches))
+	for k, b := range st.Batches {
+		p := places[b]
+		pt := append([]Lin(nil), st.Rho[len(st.Rho)-p.Variables:]...)
+		for v := p.Variables; v < stackLog; v++ {
+			pt = append(pt, ConstLin(field.FromK(field.K(p.Selector()>>(v-p.Variables)&1))))
+		}
+		points[k] = pt
+	}
+	if len(rings) > 1 {
+		for _, r := range rings {
+			s.observe(r.target)
+		}
+	}
+	for _, c := range st.Cols {
+		s.observe(c)
+	}
+	g := s.Sample()
+	scales := make([]Lin, len(rings)+len(points))
+	scales[0] = oneLin
+	for i := 1; i < len(scales); i++ {
+		scales[i] = t.Mul(scales[i-1], g)
+	}
+	var target Lin
+	for i, r := range rings {
+		target = target.Add(t.Mul(scales[i], r.target))
+	}
+	for k, c := range st.Cols {
+		target = target.Add(t.Mul(scales[len(rings)+k], c))
+	}
+	basis := func(x []Lin) Lin {
+		var v Lin
+		for i, r := range rings {
+			p := places[i]
+			low, high := x[:p.Variables], x[p.Variables:]
+			v = v.Add(t.Mul(selectorEq(t, p.Selector(), high), t.Mul(scales[i], r.weightAt(low))))
+		}
+		for k, pt := range points {
+			v = v.Add(t.Mul(scales[len(rings)+k], t.EqEval(pt, x)))
+		}
+		return v
+	}
+	cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+	if err != nil {
+		return nil, err
+	}
+	levelHints := func(l int) (Lin, Lin) { return hint(HintLevelEnforced, l), hint(HintLevelInduced, l) }
+	if err := st.whir(s, sh, cfg, target, root, basis, levelHints); err != nil {
+		return nil, err
+	}
+	st.Vars, st.Challenges, st.Steps = s.vars, s.chals, s.steps
+	return st, nil
+}
+
+// relations replays flows' verifyRelations: τ over the relations and copy pairs, then
+// one value per touched segment but the last (sent), the last implied by the batched
+// target. It returns the touched segments and their values.
+func (st *SegmentsTape) relations(s *tapeTr, ev *flows.Evaluations, segments int) ([]int, []Lin, error) {
+	t := st.Tape
+	count := len(ev.Relations)
+	for _, c := range ev.Copies {
+		count += len(c.FromWords)
+	}
+	n := 0
+	for 1<<n < count {
+		n++
+	}
+	tau := make([]Lin, n)
+	for i := range tau {
+		tau[i] = s.Sample()
+	}
+	eq := t.EqTable(tau)
+	touched := make([]bool, segments)
+	var target Lin
+	for r, rel := range ev.Relations {
+		for _, tm := range rel.Terms {
+			if tm.Segment < 0 || tm.Segment >= segments {
+				return nil, nil, fmt.Errorf("recursion: relation %d on segment %d of %d", r, tm.Segment, segments)
+			}
+			touched[tm.Segment] = true
+		}
+		target = target.Add(eq[r].Scale(rel.Value))
+	}
+	for _, c := range ev.Copies {
+		if c.From < 0 || c.From >= segments || c.To < 0 || c.To >= segments {
+			return nil, nil, fmt.Errorf("recursion: a copy claim between segments %d and %d of %d", c.From, c.To, segments)
+		}
+		touched[c.From], touched[c.To] = true, true
+	}
+	var segs []int
+	for i, ok := range touched {
+		if ok {
+			segs = append(segs, i)
+		}
+	}
+	vs := make([]Lin, len(segs))
+	last := target
+	for k := range segs[:len(segs)-1] {
+		vs[k] = s.Receive()
+		last = last.Add(vs[k])
+	}
+	vs[len(vs)-1] = last
+	st.Relation = vs
+	return segs, vs, nil
+}
+
+// linear replays flows' verifyLinear: γ, one degree-2 round per variable of the
+// largest batch (a batch joins when its variables begin), each batch's column value,
+// and the final identity Σ_b W_b(ρ_b)·col_b(ρ_b) = running with the weights as hints.
+func (st *SegmentsTape) linear(s *tapeTr, claims []flows.LinearClaim, values []Lin, places []open.Placement) {
+	t := st.Tape
+	gamma := s.Sample()
+	st.Gamma = gamma
+	pow := make([]Lin, len(claims))
+	pow[0] = oneLin
+	for i := 1; i < len(pow); i++ {
+		pow[i] = t.Mul(pow[i-1], gamma)
+	}
+	rounds := 0
+	sums := map[int]Lin{}
+	for i, c := range claims {
+		if _, ok := sums[c.Segment]; !ok {
+			st.Batches = append(st.Batches, c.Segment)
+		}
+		sums[c.Segment] = sums[c.Segment].Add(t.Mul(pow[i], values[i]))
+	}
+	sortInts(st.Batches)
+	for _, b := range st.Batches {
+		rounds = max(rounds, places[b].Variables)
+	}
+	var running Lin
+	st.Rho = make([]Lin, rounds)
+	for r := range st.Rho {
+		for _, b := range st.Batches {
+			if r == rounds-places[b].Variables {
+				running = running.Add(sums[b])
+			}
+		}
+		q := s.roundPoly(3, running, nil)
+		st.Rho[r] = s.Sample()
+		running = t.Poly(q, st.Rho[r])
+	}
+	var want Lin
+	for _, b := range st.Batches {
+		col := s.Receive()
+		st.Cols = append(st.Cols, col)
+		w := s.in.Hint(len(st.Hints))
+		st.Hints = append(st.Hints, SegmentHint{HintLinearWeight, b})
+		want = want.Add(t.Mul(w, col))
+	}
+	t.Equal("the linear claims", running, want)
+}
+
+func sortInts(a []int) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// linearWeight is a batch's weight at ρ (its segment's last variables of the rounds):
+// Σ_c γ^c Σ_t coeff_t·eq(word_t, ρ), over the claims on segment seg (a test's and a
+// native verifier's evaluation of HintLinearWeight).
+func linearWeight(claims []flows.LinearClaim, seg int, gamma field.E, rho []field.E) field.E {
+	var total field.E
+	pow := field.One
+	for _, c := range claims {
+		if c.Segment == seg {
+			var sum field.E
+			for _, tm := range c.Terms {
+				sum = sum.Add(tm.Coeff.Mul(eqIndex(rho, tm.Word)))
+			}
+			total = total.Add(pow.Mul(sum))
+		}
+		pow = pow.Mul(gamma)
+	}
+	return total
+}

@@ -1,0 +1,152 @@
+package recursion
+
+import (
+	"testing"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// TestSegmentsTapeHolds replays a real merged proof's segmented verification on a
+// tape: its schedule is the proof's transcript step for step (through the opening's
+// last level), and with the hints evaluated natively every assertion but the WHIR
+// terminal (whose level sums the replay takes as hints it cannot evaluate here) holds
+// on the true values: each segment's lincheck terminal and the linear claims. A changed
+// scalar of a segment's lincheck breaks its terminal.
+func TestSegmentsTapeHolds(t *testing.T) {
+	skipProofs(t, "proves a 2→1 merge")
+	m, err := Merge(mergeChildren(siblingLeaves(t, 2, 4, 2, 51)), 2, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := m.checks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chain []transcript.Step
+	if _, err := flows.VerifySegmentsTraced(m.Proof, MergeLabel, m.statementBytes(), mc.shapes, mc.ev, m.LogInvRate, func(s transcript.Step) {
+		if s.OnChain {
+			chain = append(chain, s)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := nativeInputs(nil, nil, nil)
+	st, err := NewSegmentsTape(m.statementBytes(), mc.shapes, mc.ev, m.LogInvRate, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range min(len(st.Steps), len(chain)) {
+		if st.Steps[i].Tag != chain[i].Block[3] {
+			t.Fatalf("step %d of %d/%d: tag %d (kind %d), the proof's %d", i, len(st.Steps), len(chain), st.Steps[i].Tag, st.Steps[i].Kind, chain[i].Block[3])
+		}
+	}
+	if len(st.Steps) != len(chain) {
+		t.Fatalf("%d steps replayed, the proof has %d", len(st.Steps), len(chain))
+	}
+	e := func(w [4]uint64) field.E { return field.E{C0: field.K(w[0]), C1: field.K(w[1]), C2: field.K(w[2])} }
+	stream, chals := make([]field.E, st.Vars), make([]field.E, st.Challenges)
+	for i, s := range st.Steps {
+		switch s.Kind {
+		case StepScalar:
+			stream[s.Var] = e(chain[i].Block)
+		case StepSqueeze:
+			chals[s.Challenge] = e(chain[i].Out)
+		}
+	}
+	hints := make([]field.E, len(st.Hints))
+	_, value := nativeInputs(stream, chals, hints)
+	_, _, units := st.Tape.Operands(value)
+	for i, s := range st.Steps {
+		want := [3]uint64(chain[i].Block[:3])
+		var got [3]uint64
+		switch {
+		case s.Kind == StepScalar || s.Kind == StepSqueeze:
+			got = want // the values were read from these steps
+		case s.Observed != nil:
+			x := s.Observed.Eval(value, units)
+			got = [3]uint64{uint64(x.C0), uint64(x.C1), uint64(x.C2)}
+		default:
+			got = s.Data
+		}
+		if s.Tag != chain[i].Block[3] || got != want {
+			t.Fatalf("step %d (kind %d): tag %d data %x, the proof's tag %d data %x", i, s.Kind, s.Tag, got, chain[i].Block[3], want)
+		}
+	}
+	// The hints, natively.
+	evs := func(ls []Lin) []field.E {
+		out := make([]field.E, len(ls))
+		for i, l := range ls {
+			out[i] = l.Eval(value, units)
+		}
+		return out
+	}
+	_, places, _, _, err := flows.SegmentsLayout(mc.shapes, m.LogInvRate, m.statementBytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rho := evs(st.Rho)
+	for h, sh := range st.Hints {
+		switch sh.Kind {
+		case HintSegmentA, HintSegmentB:
+			ft := st.Flock[sh.Of]
+			skip := make([]field.E, 1<<lincheck.KSkip)
+			lincheck.SkipWeights(skip, ft.z.Eval(value, units))
+			va, vb := mc.shapes[sh.Of].Circuit.BilinearTensor(circuit.Tensor{Low: skip, High: evs(ft.chiIn)}, circuit.Tensor{Low: evs(ft.s), High: evs(ft.chiInPrime)})
+			hints[h] = va
+			if sh.Kind == HintSegmentB {
+				hints[h] = vb
+			}
+		case HintSegmentPublic:
+			ft := st.Flock[sh.Of]
+			hints[h] = mc.shapes[sh.Of].Public.Eval(evs(ft.tau), evs(ft.chiOut))
+		case HintLinearWeight:
+			hints[h] = linearWeight(mc.ev.Linear, sh.Of, st.Gamma.Eval(value, units), rho[len(rho)-places[sh.Of].Variables:])
+		}
+	}
+	holds := func(value func(seg, word int) field.E) error {
+		_, _, units := st.Tape.Operands(value)
+		for _, a := range st.Tape.Asserts {
+			if a.What != "WHIR terminal" && !a.Form.Eval(value, units).IsZero() {
+				return errorString(a.What + " fails")
+			}
+		}
+		return nil
+	}
+	if err := holds(value); err != nil {
+		t.Fatalf("%v on the true values", err)
+	}
+	t.Logf("%d segments: %d products, %d squares, %d assertions, %d hints, %d scalars, %d challenges",
+		len(mc.shapes), st.Tape.Products(), st.Tape.Squares(), len(st.Tape.Asserts), len(st.Hints), st.Vars, st.Challenges)
+	// A scalar of segment 1's lincheck rounds (past its 2 + 64 + zerocheck scalars).
+	for i, s := range st.Steps {
+		if s.Kind == StepScalar && st.Flock[1].alpha.Terms[0].Atom.Word/3 < chalBefore(st.Steps, i) {
+			bad := append([]field.E(nil), stream...)
+			bad[s.Var] = bad[s.Var].Add(field.One)
+			_, v := nativeInputs(bad, chals, hints)
+			if holds(v) == nil {
+				t.Fatal("a changed lincheck scalar keeps every assertion")
+			}
+			break
+		}
+	}
+}
+
+// chalBefore counts the squeezes before step i.
+func chalBefore(steps []TapeStep, i int) int {
+	n := 0
+	for _, s := range steps[:i] {
+		if s.Kind == StepSqueeze {
+			n++
+		}
+	}
+	return n
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
