@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -8,15 +9,16 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
+	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // TestSegmentsTapeHolds replays a real merged proof's segmented verification on a
-// tape: its schedule is the proof's transcript step for step (through the opening's
-// last level), and with the hints evaluated natively every assertion but the WHIR
-// terminal (whose level sums the replay takes as hints it cannot evaluate here) holds
-// on the true values: each segment's lincheck terminal and the linear claims. A changed
-// scalar of a segment's lincheck breaks its terminal.
+// tape: its schedule is the proof's transcript step for step, and with the hints
+// evaluated natively (each segment's matrices and public term, the linear batches'
+// weights, each WHIR level's sums from the raw openings) every assertion holds on the
+// true values: each segment's lincheck terminal, the linear claims and the WHIR
+// terminal. A changed scalar of a segment's lincheck, or any hint, breaks one.
 func TestSegmentsTapeHolds(t *testing.T) {
 	skipProofs(t, "proves a 2→1 merge")
 	m, err := Merge(mergeChildren(siblingLeaves(t, 2, 4, 2, 51)), 2, par.New(nil, 2))
@@ -33,6 +35,10 @@ func TestSegmentsTapeHolds(t *testing.T) {
 			chain = append(chain, s)
 		}
 	}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := flows.VerifySegments(m.Proof, MergeLabel, m.statementBytes(), mc.shapes, mc.ev, m.LogInvRate)
+	if err != nil {
 		t.Fatal(err)
 	}
 	in, _ := nativeInputs(nil, nil, nil)
@@ -85,33 +91,70 @@ func TestSegmentsTapeHolds(t *testing.T) {
 		}
 		return out
 	}
-	_, places, _, _, err := flows.SegmentsLayout(mc.shapes, m.LogInvRate, m.statementBytes())
+	_, places, stackLog, _, err := flows.SegmentsLayout(mc.shapes, m.LogInvRate, m.statementBytes())
 	if err != nil {
 		t.Fatal(err)
 	}
 	rho := evs(st.Rho)
-	for h, sh := range st.Hints {
-		switch sh.Kind {
+	// Each WHIR level's enforced sum and induced weight, from the raw openings: the
+	// queries' indices drawn from the level's samples, their rows and paths, the eq
+	// table of the level's folds (level 0's lanes descending) and its point.
+	sh, err := flows.CommittedShape(places, stackLog, m.LogInvRate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	openings := raw.Openings
+	levelSums := make([][2]field.E, len(st.Levels))
+	for l, lv := range st.Levels {
+		samples := evs(lv.Samples)
+		messageLog := cfg.MessageLog(l)
+		idx := transcript.QueriesFrom(1<<(messageLog+cfg.LogInvRates[l]), cfg.Queries[l], func() field.E { x := samples[0]; samples = samples[1:]; return x })
+		eq := make([]field.E, 1<<len(lv.Folds))
+		field.EqTable(eq, evs(lv.Folds))
+		if l == 0 {
+			slices.Reverse(eq)
+		}
+		lambda, point := lv.Lambda.Eval(value, units), evs(lv.Point)
+		pow := field.One
+		for _, q := range idx {
+			o := openings[0]
+			openings = openings[1:]
+			_, fold, induced := QueryTerms(&QueryInput{Index: q, Row: o.Leaf, Path: o.Path, Eq: eq, Weight: field.One, Point: point}, messageLog)
+			levelSums[l][0] = levelSums[l][0].Add(pow.Mul(fold))
+			levelSums[l][1] = levelSums[l][1].Add(pow.Mul(induced))
+			pow = pow.Mul(lambda)
+		}
+	}
+	for h, hk := range st.Hints {
+		switch hk.Kind {
 		case HintSegmentA, HintSegmentB:
-			ft := st.Flock[sh.Of]
+			ft := st.Flock[hk.Of]
 			skip := make([]field.E, 1<<lincheck.KSkip)
 			lincheck.SkipWeights(skip, ft.z.Eval(value, units))
-			va, vb := mc.shapes[sh.Of].Circuit.BilinearTensor(circuit.Tensor{Low: skip, High: evs(ft.chiIn)}, circuit.Tensor{Low: evs(ft.s), High: evs(ft.chiInPrime)})
+			va, vb := mc.shapes[hk.Of].Circuit.BilinearTensor(circuit.Tensor{Low: skip, High: evs(ft.chiIn)}, circuit.Tensor{Low: evs(ft.s), High: evs(ft.chiInPrime)})
 			hints[h] = va
-			if sh.Kind == HintSegmentB {
+			if hk.Kind == HintSegmentB {
 				hints[h] = vb
 			}
 		case HintSegmentPublic:
-			ft := st.Flock[sh.Of]
-			hints[h] = mc.shapes[sh.Of].Public.Eval(evs(ft.tau), evs(ft.chiOut))
+			ft := st.Flock[hk.Of]
+			hints[h] = mc.shapes[hk.Of].Public.Eval(evs(ft.tau), evs(ft.chiOut))
 		case HintLinearWeight:
-			hints[h] = linearWeight(mc.ev.Linear, sh.Of, st.Gamma.Eval(value, units), rho[len(rho)-places[sh.Of].Variables:])
+			hints[h] = linearWeight(mc.ev.Linear, hk.Of, st.Gamma.Eval(value, units), rho[len(rho)-places[hk.Of].Variables:])
+		case HintLevelEnforced:
+			hints[h] = levelSums[hk.Of][0]
+		case HintLevelInduced:
+			hints[h] = levelSums[hk.Of][1]
 		}
 	}
 	holds := func(value func(seg, word int) field.E) error {
 		_, _, units := st.Tape.Operands(value)
 		for _, a := range st.Tape.Asserts {
-			if a.What != "WHIR terminal" && !a.Form.Eval(value, units).IsZero() {
+			if !a.Form.Eval(value, units).IsZero() {
 				return errorString(a.What + " fails")
 			}
 		}
@@ -122,6 +165,15 @@ func TestSegmentsTapeHolds(t *testing.T) {
 	}
 	t.Logf("%d segments: %d products, %d squares, %d assertions, %d hints, %d scalars, %d challenges",
 		len(mc.shapes), st.Tape.Products(), st.Tape.Squares(), len(st.Tape.Asserts), len(st.Hints), st.Vars, st.Challenges)
+	// Every hint changed breaks an assertion.
+	for h := range hints {
+		bad := append([]field.E(nil), hints...)
+		bad[h] = bad[h].Add(field.One)
+		_, v := nativeInputs(stream, chals, bad)
+		if holds(v) == nil {
+			t.Fatalf("hint %d (%+v) changed: every assertion holds", h, st.Hints[h])
+		}
+	}
 	// A scalar of segment 1's lincheck rounds (past its 2 + 64 + zerocheck scalars).
 	for i, s := range st.Steps {
 		if s.Kind == StepScalar && st.Flock[1].alpha.Terms[0].Atom.Word/3 < chalBefore(st.Steps, i) {
