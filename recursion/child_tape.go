@@ -455,8 +455,63 @@ func (ct *ChildTape) whir(s *tapeTr, sh commit.Shape, cfg *open.Config, target L
 }
 
 // windowTerm is Σ_j mask(j)·eq(τ, j)·s[(Offset+j) mod 64]·eq(chi_in′, ⌊(Offset+j)/64⌋),
-// lincheck.Terminal's public-window term.
+// lincheck.Terminal's public-window term. With the window on whole 64-column blocks
+// and aligned to its size it is computed in tensor form: j = 64·h + l, eq(τ, j) =
+// eq(τ_low, l)·eq(τ_high, h), the blocks' eq(chi_in′, ·) from one table over the low
+// coordinates times the high ones' eq (when the window is aligned to its size; else
+// per block), and Σ_l over a block's mask shared by every block with the same word.
 func windowTerm(t *Tape, win lincheck.Window, tau, s, chiInPrime []Lin) Lin {
+	if win.Log < lincheck.KSkip || win.Offset%64 != 0 || len(chiInPrime) < win.Log-lincheck.KSkip {
+		return windowTermFlat(t, win, tau, s, chiInPrime)
+	}
+	aligned := (win.Offset>>lincheck.KSkip)%(1<<(win.Log-lincheck.KSkip)) == 0
+	h := win.Log - lincheck.KSkip
+	eqLo := t.EqTable(tau[:lincheck.KSkip])
+	es := make([]Lin, len(eqLo)) // eq(τ_low, l)·s[l]
+	for l := range es {
+		es[l] = t.Mul(eqLo[l], s[l])
+	}
+	eqHi := t.EqTable(tau[lincheck.KSkip:])
+	// eq(chi_in′, b0 + k) = eq(chi_in′[:h], k)·eq(chi_in′[h:], b0 >> h) when b0 is
+	// aligned to 2^h; else each block's eq on its own.
+	b0 := win.Offset >> lincheck.KSkip
+	var blk []Lin
+	high := oneLin
+	if aligned {
+		blk = t.EqTable(chiInPrime[:h])
+		high = t.EqAt(chiInPrime[h:], b0>>h)
+	} else {
+		blk = make([]Lin, 1<<h)
+		for k := range blk {
+			blk[k] = t.EqAt(chiInPrime, b0+k)
+		}
+	}
+	inner := map[uint64]Lin{} // Σ_l over a mask word
+	var acc Lin
+	for k := range 1 << h {
+		word := ^uint64(0)
+		if win.Mask != nil {
+			word = win.Mask[k]
+		}
+		if word == 0 {
+			continue
+		}
+		in, ok := inner[word]
+		if !ok {
+			for l := range 64 {
+				if word>>l&1 == 1 {
+					in = in.Add(es[l])
+				}
+			}
+			inner[word] = in
+		}
+		acc = acc.Add(t.Mul(t.Mul(eqHi[k], blk[k]), in))
+	}
+	return t.Mul(acc, high)
+}
+
+// windowTermFlat is windowTerm one pinned column at a time.
+func windowTermFlat(t *Tape, win lincheck.Window, tau, s, chiInPrime []Lin) Lin {
 	eqTau := t.EqTable(tau)
 	var acc Lin
 	blockEq := map[int]Lin{}
