@@ -52,6 +52,9 @@ type TapeInputs struct {
 	// blocks' outputs (not hints), and the blocks' samples, eq tables, points and roots
 	// are tied to the tape (assertions) and the stream (ChildTape.Words).
 	Levels []TapeQueryLevel
+	// Tape, when set, is recorded into (several children's tapes share one, so that
+	// their units share the arithmetic and squaring segments).
+	Tape *Tape
 	// Grind, when set (with T), places the WHIR levels' grinding checks on no-reveal
 	// grinding blocks, level l in slot SlotOffset + l of segment Seg: each block's nonce
 	// is asserted to be the stream's and its chaining value tied (ChildTape.Words) to
@@ -228,7 +231,10 @@ func NewChildTape(st flows.Statement, in TapeInputs) (*ChildTape, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Tape{}
+	t := in.Tape
+	if t == nil {
+		t = &Tape{}
+	}
 	s := &tapeTr{t: t, in: in}
 	ct := &ChildTape{Tape: t}
 	s.absorbBytes(bind.Absorb)

@@ -1,0 +1,429 @@
+package recursion
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
+	"github.com/leanpipe/leanpipe/stages/open"
+	"github.com/leanpipe/leanpipe/transcript"
+	"github.com/leanpipe/leanpipe/xmss"
+)
+
+// Merges with nothing revealed but the children's deferred claims (docs/recursion.md
+// §6.4–6.6): the design that reaches a fixed point. Each child's whole verification is
+// in the proof: its transcript in transcript blocks pinned to its schedule only and
+// chained from the flow label's chaining value, its arithmetic on one shared tape
+// (arithmetic and squaring segments), its WHIR queries in no-reveal query blocks
+// (grouped by block shape across children), its grinding checks, all tied by
+// relations. The statement carries, per child, its size, rate and deferred claims
+// (DeferredReveal), which the verifier checks natively. Merges of leaves only, so far.
+
+// MergeLabelNR is the transcript label of a no-reveal merged proof.
+const MergeLabelNR = "leanpipe-xmss-merge-nr-v0"
+
+const mergeTagNR = "leanpipe/xmss-merge-nr/v0"
+
+// MergedNR is a no-reveal merged proof with its statement.
+type MergedNR struct {
+	Message    xmss.Message
+	Epoch      uint32
+	Keys       []xmss.PublicKey
+	Children   []ChildInfo
+	Deferred   []DeferredReveal
+	LogInvRate int
+	Proof      *transcript.Proof
+	// Took is the prover's wall time (not part of the proof).
+	Took time.Duration
+}
+
+// childStatement is child i's statement: its keys from the merged list.
+func (m *MergedNR) childStatement(i int) (flows.Statement, error) {
+	off := 0
+	for _, c := range m.Children[:i] {
+		off += c.N
+	}
+	c := m.Children[i]
+	if c.N < 1 || off+c.N > len(m.Keys) {
+		return flows.Statement{}, fmt.Errorf("%w: child %d of %d keys at %d, %d keys in all", ErrMerged, i, c.N, off, len(m.Keys))
+	}
+	ag := aggregate.Aggregate{Message: m.Message, Epoch: m.Epoch, PublicKeys: m.Keys[off : off+c.N]}
+	data, err := ag.MarshalJSON()
+	if err != nil {
+		return flows.Statement{}, err
+	}
+	return flows.Statement{Flow: aggregate.FlowName, N: c.N, LogInvRate: c.LogInvRate, Data: data}, nil
+}
+
+// statementBytes is what the proof's transcript absorbs after the segments' layout:
+// the tag, message, epoch, keys, the proof's rate, the children's sizes and rates, and
+// each child's deferred claims.
+func (m *MergedNR) statementBytes() []byte {
+	var b bytes.Buffer
+	b.WriteString(mergeTagNR)
+	b.Write(m.Message[:])
+	b.Write(binary.LittleEndian.AppendUint32(nil, m.Epoch))
+	u64 := func(v int) { b.Write(binary.LittleEndian.AppendUint64(nil, uint64(v))) }
+	u64(len(m.Keys))
+	for _, pk := range m.Keys {
+		k := pk.Bytes()
+		b.Write(k[:])
+	}
+	u64(m.LogInvRate)
+	u64(len(m.Children))
+	for _, c := range m.Children {
+		u64(c.N)
+		u64(c.LogInvRate)
+	}
+	es := func(xs ...field.E) {
+		for _, x := range xs {
+			b.Write(appendE(nil, x))
+		}
+	}
+	for _, d := range m.Deferred {
+		for _, v := range [][]field.E{{d.Z}, d.ChiIn, d.S, d.ChiInPrime, d.Tau, d.ChiOut, {d.VA, d.VB, d.Key}} {
+			u64(len(v))
+			es(v...)
+		}
+	}
+	return b.Bytes()
+}
+
+// nrLayout is a no-reveal merge's segments and relations as both sides derive them
+// from the statement: segment 0 the transcript blocks, 1 the products, 2 the squares,
+// then one query segment per block shape, then the grinding blocks.
+type nrLayout struct {
+	tb      *TranscriptBlock
+	gb      *GrindBlock
+	tape    *Tape
+	tapes   []*ChildTape
+	steps   [][]TapeStep
+	runs    []int // per child, its transcript blocks
+	groups  []*nrGroup
+	grinds  int
+	rels    []flows.Relation
+	arith   TapeLayout
+	label   [4]uint64
+	queries [][]TapeQueryLevel
+}
+
+// nrGroup is one query segment: the levels of one block shape, in child order.
+type nrGroup struct {
+	qb      *QueryBlock
+	seg     int
+	members []nrMember
+	n       int
+}
+
+type nrMember struct{ child, level, offset, n int }
+
+// The block circuits' layouts, shared by every no-reveal merge of a process (a
+// prover's segments compile them on first need; a verifier evaluates them described).
+var (
+	nrArith   = sync.OnceValue(func() *ArithBlock { return arithLayout(20) })
+	nrSquare  = sync.OnceValue(func() *SquareBlock { return squareLayout(20) })
+	nrGrind   = sync.OnceValue(grindLayoutNR)
+	nrQueries sync.Map // [3]int{level0, depth, pointLen} → *QueryBlock
+)
+
+func nrQuery(k [3]int) *QueryBlock {
+	if qb, ok := nrQueries.Load(k); ok {
+		return qb.(*QueryBlock)
+	}
+	qb, _ := nrQueries.LoadOrStore(k, queryLayoutNR(k[0] == 1, k[1], k[2]))
+	return qb.(*QueryBlock)
+}
+
+// buildNR lays out the merge of children of statements sts with deferred claims ds.
+func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
+	l := &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{}}
+	l.arith = TapeLayout{F: nrArith(), FSeg: 1, S: nrSquare(), SSeg: 2}
+	l.label = [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State())
+	// The children's schedules (a dry replay each) fix the transcript blocks'
+	// offsets; their WHIR profiles the query groups.
+	byKey := map[[3]int]*nrGroup{}
+	l.queries = make([][]TapeQueryLevel, len(sts))
+	harness := TapeInputs{
+		Stream:    func(j, _ int) Lin { return (&Tape{}).Input(0, 3*j) },
+		Challenge: func(i, _ int) Lin { return (&Tape{}).Input(1, 3*i) },
+		Hint:      func(int) Lin { return oneLin },
+	}
+	for c, st := range sts {
+		dry, err := NewChildTape(st, harness)
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
+		}
+		l.steps = append(l.steps, dry.Steps)
+		l.runs = append(l.runs, (len(dry.Steps)+TranscriptSteps-1)/TranscriptSteps)
+		sh, err := aggregate.Flow.Shape(st.N, st.LogInvRate)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+		if err != nil {
+			return nil, err
+		}
+		for lv := range cfg.Levels() {
+			ml := cfg.MessageLog(lv)
+			key := [3]int{0, ml + cfg.LogInvRates[lv], ml}
+			if lv == 0 {
+				key[0] = 1
+			}
+			g := byKey[key]
+			if g == nil {
+				g = &nrGroup{qb: nrQuery(key)}
+				byKey[key] = g
+				l.groups = append(l.groups, g)
+			}
+			g.members = append(g.members, nrMember{child: c, level: lv, offset: g.n, n: cfg.Queries[lv]})
+			g.n += cfg.Queries[lv]
+		}
+	}
+	for k, g := range l.groups {
+		g.seg = 3 + k
+	}
+	gSeg := 3 + len(l.groups)
+	for _, g := range l.groups {
+		for _, mb := range g.members {
+			for len(l.queries[mb.child]) <= mb.level {
+				l.queries[mb.child] = append(l.queries[mb.child], TapeQueryLevel{})
+			}
+			l.queries[mb.child][mb.level] = TapeQueryLevel{QB: g.qb, Seg: g.seg, SlotOffset: mb.offset}
+		}
+	}
+	runOffset := 0
+	for c, st := range sts {
+		in := TranscriptInputs(l.tb, 0, runOffset, RevealedHints(&ds[c]))
+		in.Tape, in.Levels = l.tape, l.queries[c]
+		in.Grind = &TapeGrind{GB: l.gb, Seg: gSeg, SlotOffset: l.grinds}
+		ct, err := NewChildTape(st, in)
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
+		}
+		if err := ct.AssertDeferred(&ds[c]); err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
+		}
+		l.tapes = append(l.tapes, ct)
+		l.grinds += len(ct.Levels)
+		l.rels = append(l.rels, l.tb.ChainRelations(0, runOffset, l.runs[c], l.label)...)
+		l.rels = append(l.rels, ct.Words...)
+		runOffset += l.runs[c]
+	}
+	rels, err := l.tape.Relations(l.arith)
+	if err != nil {
+		return nil, err
+	}
+	l.rels = append(rels, l.rels...)
+	return l, nil
+}
+
+// shapes are the verifier's segments.
+func (l *nrLayout) shapes() []flows.SegmentShape {
+	t := &lincheck.Table{W: l.tb.ScheduleWindow()}
+	for _, steps := range l.steps {
+		t.Rows = append(t.Rows, l.tb.ScheduleTable(steps).Rows...)
+	}
+	out := []flows.SegmentShape{{Circuit: l.tb.Matrices(), N: len(t.Rows), Public: t},
+		l.arith.F.Shape(l.tape.Products()), l.arith.S.Shape(l.tape.Squares())}
+	for _, g := range l.groups {
+		qt := &lincheck.Table{W: g.qb.NRWindow()}
+		for _, mb := range g.members {
+			qt.Rows = append(qt.Rows, g.qb.NRTable(mb.n).Rows...)
+		}
+		out = append(out, flows.SegmentShape{Circuit: g.qb.Matrices(), N: g.n, Public: qt})
+	}
+	return append(out, l.gb.NRShape(l.grinds))
+}
+
+// MergeNR proves leaves (2 to MaxChildren, one message and epoch, distinct keys)
+// into one no-reveal merged proof at logInvRate.
+func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*MergedNR, error) {
+	start := time.Now()
+	if len(children) < 2 || len(children) > MaxChildren {
+		return nil, fmt.Errorf("%w: %d children (2 to %d)", ErrMergeInput, len(children), MaxChildren)
+	}
+	m := &MergedNR{LogInvRate: logInvRate}
+	seen := map[xmss.PublicKey]int{}
+	for i, c := range children {
+		if c.Statement.Flow != aggregate.FlowName {
+			return nil, fmt.Errorf("%w: child %d is a %q proof", ErrMergeInput, i, c.Statement.Flow)
+		}
+		ag, err := aggregate.StatementOf(c.Statement)
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
+		}
+		if i == 0 {
+			m.Message, m.Epoch = ag.Message, ag.Epoch
+		} else if ag.Message != m.Message || ag.Epoch != m.Epoch {
+			return nil, fmt.Errorf("%w: child %d signs another message or epoch than child 0", ErrMergeInput, i)
+		}
+		for _, pk := range ag.PublicKeys {
+			if j, ok := seen[pk]; ok {
+				return nil, fmt.Errorf("%w: a key of child %d is also in child %d", ErrMergeInput, i, j)
+			}
+			seen[pk] = i
+		}
+		m.Keys = append(m.Keys, ag.PublicKeys...)
+		m.Children = append(m.Children, ChildInfo{N: c.Statement.N, LogInvRate: c.Statement.LogInvRate})
+	}
+	// Each child verified natively and read, one per worker.
+	xs := make([]*childExtract, len(children))
+	streams := make([][]field.E, len(children))
+	errs := make([]error, len(children))
+	workers.Range(len(children), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xs[i], streams[i], errs[i] = extractChild(children[i].Proof, children[i].Statement)
+		}
+	}, par.PerWorker(len(children)))
+	if err := workers.Err(); err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, &ChildError{Index: i, Cause: err}
+		}
+	}
+	// The deferred claims each child carries, from a replay on its true values.
+	sts := make([]flows.Statement, len(children))
+	m.Deferred = make([]DeferredReveal, len(children))
+	for i, c := range children {
+		sts[i] = c.Statement
+		in, value := nativeTapeInputs(streams[i], xs[i].rev.Challenges)
+		ct, err := NewChildTape(c.Statement, in)
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
+		}
+		v := xs[i].rev.Values
+		m.Deferred[i] = ct.Deferred(value, []field.E{v.VA, v.VB, v.Key})
+	}
+	l, err := buildNR(sts, m.Deferred)
+	if err != nil {
+		return nil, err
+	}
+	// The segments: the transcript blocks, the query groups and the grinding blocks
+	// from the children's traces and openings; the tape's units from their words.
+	var runs []TranscriptRun
+	var grinds []transcript.Step
+	for i := range children {
+		runs = append(runs, TranscriptRuns(xs[i].chain)...)
+		grinds = append(grinds, xs[i].grind...)
+	}
+	tseg := l.tb.ScheduleSegment(runs)
+	words := map[int][]field.K{0: filledSegment(tseg, workers)}
+	value := func(seg, word int) field.E {
+		w := words[seg]
+		return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
+	}
+	segs := []flows.Segment{tseg, {}, {}}
+	for _, g := range l.groups {
+		qs := g.segment(xs, l.tapes, value)
+		words[g.seg] = filledSegment(qs, workers)
+		segs = append(segs, qs)
+	}
+	gs := l.gb.NRSegment(grinds)
+	words[3+len(l.groups)] = filledSegment(gs, workers)
+	segs = append(segs, gs)
+	ops, sq, _ := l.tape.Operands(value)
+	segs[1], segs[2] = l.arith.F.Segment(ops), l.arith.S.Segment(sq)
+	if m.Proof, err = flows.ProveSegments(MergeLabelNR, m.statementBytes(), segs, &flows.Evaluations{Relations: l.rels}, logInvRate, workers); err != nil {
+		return nil, err
+	}
+	m.Took = time.Since(start)
+	return m, nil
+}
+
+// segment is the prover's query segment of a group: its members' queries in order,
+// each with the transcript sample its index is drawn from.
+func (g *nrGroup) segment(xs []*childExtract, tapes []*ChildTape, value func(seg, word int) field.E) flows.Segment {
+	type slot struct {
+		in     *QueryInput
+		sample field.E
+		pos    int
+	}
+	var slots []slot
+	for _, mb := range g.members {
+		lq := &xs[mb.child].levels[mb.level]
+		lv := tapes[mb.child].Levels[mb.level]
+		for t := range mb.n {
+			slots = append(slots, slot{&lq.Queries[t], lv.Samples[t/g.qb.PerWord].Eval(value, nil), t % g.qb.PerWord})
+		}
+	}
+	c := g.qb.compile()
+	w := g.qb.NRWindow()
+	return flows.Segment{Circuit: c, N: len(slots), Public: &w,
+		Fill: fillSlots(c, len(slots), func(v []uint64, lane uint, s int) error {
+			return g.qb.SetNR(v, lane, slots[s].in, slots[s].sample, slots[s].pos)
+		})}
+}
+
+// filledSegment is a segment's packed witness.
+func filledSegment(seg flows.Segment, workers par.Workers) []field.K {
+	nLog := 3
+	for 1<<nLog < seg.N {
+		nLog++
+	}
+	n := 1 << (nLog + seg.Circuit.LogSize() - 6)
+	wit, a, b := make([]field.K, n), make([]field.K, n), make([]field.K, n)
+	if err := seg.Fill(workers, nLog, wit, a, b); err != nil {
+		panic(err) // the fills above fail only on inputs the layout guarantees
+	}
+	return wit
+}
+
+// nativeTapeInputs are tape inputs reading a child's stream and challenges by index
+// (segments 0 and 1 stand for them), and the values.
+func nativeTapeInputs(stream, challenges []field.E) (TapeInputs, func(seg, word int) field.E) {
+	t := &Tape{}
+	in := TapeInputs{
+		Stream:    func(j, _ int) Lin { return t.Input(0, 3*j) },
+		Challenge: func(i, _ int) Lin { return t.Input(1, 3*i) },
+		Hint:      func(int) Lin { return oneLin },
+	}
+	return in, func(seg, word int) field.E { return [][]field.E{stream, challenges}[seg][word/3] }
+}
+
+// Verify checks the merged proof against its statement: the segments with every
+// child's verification on them, and each child's carried deferred claims natively.
+func (m *MergedNR) Verify() error {
+	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) {
+		return fmt.Errorf("%w: %d children, %d deferred claim sets", ErrMerged, len(m.Children), len(m.Deferred))
+	}
+	sts := make([]flows.Statement, len(m.Children))
+	for i := range sts {
+		var err error
+		if sts[i], err = m.childStatement(i); err != nil {
+			return err
+		}
+	}
+	total := 0
+	for _, c := range m.Children {
+		total += c.N
+	}
+	if total != len(m.Keys) {
+		return fmt.Errorf("%w: the children's sizes add up to %d keys, the statement lists %d", ErrMerged, total, len(m.Keys))
+	}
+	l, err := buildNR(sts, m.Deferred)
+	if err != nil {
+		return err
+	}
+	ev := &flows.Evaluations{Relations: l.rels}
+	mats := aggregate.VerifierMatrices()
+	for i := range m.Deferred {
+		mc, kc := m.Deferred[i].Claims()
+		st := sts[i]
+		ev.Native = append(ev.Native,
+			flows.NativeCheck{What: fmt.Sprintf("child %d's matrix claim", i), Check: func() error { return CheckMatrixClaim(mats, mc) }},
+			flows.NativeCheck{What: fmt.Sprintf("child %d's key claim", i), Check: func() error { return CheckKeyClaim(st, kc) }})
+	}
+	if _, err := flows.VerifySegments(m.Proof, MergeLabelNR, m.statementBytes(), l.shapes(), ev, m.LogInvRate); err != nil {
+		return fmt.Errorf("%w: %w", ErrMerged, err)
+	}
+	return nil
+}
