@@ -1,8 +1,11 @@
 package recursion
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
@@ -53,5 +56,43 @@ func TestMergeNR(t *testing.T) {
 		if err := c.Verify(); err == nil {
 			t.Fatalf("%s changed: verified", tc.name)
 		}
+	}
+}
+
+// TestMergeNRCost compares a no-reveal merge with the revealing one on the same
+// leaves (LEANPIPE_MERGE_NR=K,S: K leaves of S signers at rate 2), at 1 and 2 workers,
+// second runs (the block circuits compiled by the first).
+func TestMergeNRCost(t *testing.T) {
+	spec := os.Getenv("LEANPIPE_MERGE_NR")
+	if spec == "" {
+		t.Skip("set LEANPIPE_MERGE_NR=K,S")
+	}
+	var k, s int
+	if n, _ := fmt.Sscanf(spec, "%d,%d", &k, &s); n != 2 {
+		t.Fatalf("LEANPIPE_MERGE_NR=%q: want K,S", spec)
+	}
+	leaves := siblingLeaves(t, k, s, 2, 63)
+	for _, w := range []int{2, 1, 2, 1} {
+		start := time.Now()
+		m0, err := Merge(mergeChildren(leaves), 2, par.New(nil, w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p0 := time.Since(start)
+		start = time.Now()
+		if err := m0.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		v0 := time.Since(start)
+		m, err := MergeNR(mergeChildren(leaves), 2, par.New(nil, w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		if err := m.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d→1 of %d signers, %d workers: revealing: prove %v, verify %v, file %d B; nothing revealed: prove %v, verify %v, proof %d B + statement %d B",
+			k, s, w, p0, v0, len(m0.ProofBytes()), m.Took, time.Since(start), len(m.Proof.MarshalWire()), len(m.statementBytes()))
 	}
 }
