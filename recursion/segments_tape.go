@@ -3,6 +3,7 @@ package recursion
 import (
 	"fmt"
 
+	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
@@ -52,6 +53,8 @@ type SegmentsTape struct {
 	Relation []Lin // the relations' per-segment values (sent, then implied), in batch order
 	// Cols are the batches' columns at their points: point claims of the opening.
 	Cols []Lin
+	// RelTau is the relations' batching point.
+	RelTau []Lin
 }
 
 // NewSegmentsTape records the verification of a segmented proof of shapes (statement
@@ -193,6 +196,7 @@ func (st *SegmentsTape) relations(s *tapeTr, ev *flows.Evaluations, segments int
 	for i := range tau {
 		tau[i] = s.Sample()
 	}
+	st.RelTau = tau
 	eq := t.EqTable(tau)
 	touched := make([]bool, segments)
 	var target Lin
@@ -300,4 +304,169 @@ func linearWeight(claims []flows.LinearClaim, seg int, gamma field.E, rho []fiel
 		pow = pow.Mul(gamma)
 	}
 	return total
+}
+
+// HintPoint is the committed point a hint is the value of a fixed polynomial at (what a
+// parent carries with the value): a segment's matrices at (z, chi_in, s, chi_in′), its
+// public table at (τ, chi_out), a linear batch's weight at (the relations' τ, γ, ρ).
+// The WHIR levels' sums are not evaluations of a fixed polynomial: nil.
+func (st *SegmentsTape) HintPoint(h int) []Lin {
+	hk := st.Hints[h]
+	switch hk.Kind {
+	case HintSegmentA, HintSegmentB:
+		ft := st.Flock[hk.Of]
+		return append(append(append([]Lin{ft.z}, ft.chiIn...), ft.s...), ft.chiInPrime...)
+	case HintSegmentPublic:
+		ft := st.Flock[hk.Of]
+		return append(append([]Lin(nil), ft.tau...), ft.chiOut...)
+	case HintLinearWeight:
+		return append(append(append([]Lin(nil), st.RelTau...), st.Gamma), st.Rho...)
+	}
+	return nil
+}
+
+// SegmentsCarried is what a parent carries of a segmented child: each hint's value and
+// point (docs/recursion.md §6.7), in the tape's hint order.
+type SegmentsCarried struct {
+	Values []field.E
+	Points [][]field.E
+}
+
+// CarriedHints are the hints of a child whose carried values are c's: constants.
+func CarriedHints(c *SegmentsCarried) func(h int) Lin {
+	return func(h int) Lin {
+		if h < 0 || h >= len(c.Values) {
+			return Lin{} // the count is checked by AssertCarried
+		}
+		return ConstLin(c.Values[h])
+	}
+}
+
+// AssertCarried records that each hint's committed point is the carried one.
+func (st *SegmentsTape) AssertCarried(c *SegmentsCarried) error {
+	if len(c.Values) != len(st.Hints) || len(c.Points) != len(st.Hints) {
+		return fmt.Errorf("%w: %d carried values and %d points for %d hints", ErrReveal, len(c.Values), len(c.Points), len(st.Hints))
+	}
+	for h := range st.Hints {
+		pt := st.HintPoint(h)
+		if len(pt) != len(c.Points[h]) {
+			return fmt.Errorf("%w: hint %d's point of %d coordinates, %d carried", ErrReveal, h, len(pt), len(c.Points[h]))
+		}
+		for i, l := range pt {
+			st.Tape.Equal("a carried point", l, ConstLin(c.Points[h][i]))
+		}
+	}
+	return nil
+}
+
+// CheckCarried evaluates a segmented child's carried claims natively (what the root
+// verifier does): each segment's matrices and public table from its shape, each linear
+// batch's weight from the child's relations (shapes, ev and logInvRate the child's).
+func CheckCarried(hints []SegmentHint, c *SegmentsCarried, shapes []flows.SegmentShape, ev *flows.Evaluations, logInvRate int, statement []byte) error {
+	if len(c.Values) != len(hints) || len(c.Points) != len(hints) {
+		return fmt.Errorf("%w: %d carried values for %d hints", ErrClaim, len(c.Values), len(hints))
+	}
+	_, places, _, _, err := flows.SegmentsLayout(shapes, logInvRate, statement)
+	if err != nil {
+		return err
+	}
+	for h, hk := range hints {
+		pt, want := c.Points[h], c.Values[h]
+		var got field.E
+		switch hk.Kind {
+		case HintSegmentA, HintSegmentB:
+			m := shapes[hk.Of].Circuit
+			rounds := m.LogSize() - lincheck.KSkip
+			if len(pt) != 1+rounds+lincheck.KBits+rounds {
+				return fmt.Errorf("%w: hint %d's point", ErrClaim, h)
+			}
+			skip := make([]field.E, 1<<lincheck.KSkip)
+			lincheck.SkipWeights(skip, pt[0])
+			row := circuit.Tensor{Low: skip, High: pt[1 : 1+rounds]}
+			col := circuit.Tensor{Low: pt[1+rounds : 1+rounds+lincheck.KBits], High: pt[1+rounds+lincheck.KBits:]}
+			va, vb := m.BilinearTensor(row, col)
+			got = va
+			if hk.Kind == HintSegmentB {
+				got = vb
+			}
+		case HintSegmentPublic:
+			pub := shapes[hk.Of].Public
+			if pub == nil {
+				return fmt.Errorf("%w: hint %d on a segment without a public term", ErrClaim, h)
+			}
+			wl := pub.Window().Log
+			if len(pt) < wl {
+				return fmt.Errorf("%w: hint %d's point", ErrClaim, h)
+			}
+			got = pub.Eval(pt[:wl], pt[wl:])
+		case HintLinearWeight:
+			if got, err = relationWeight(ev, hk.Of, pt, places[hk.Of].Variables); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%w: hint %d is not carried", ErrClaim, h)
+		}
+		if got != want {
+			return fmt.Errorf("%w: carried hint %d (kind %d of %d)", ErrClaim, h, hk.Kind, hk.Of)
+		}
+	}
+	return nil
+}
+
+// relationWeight is a no-reveal child's linear batch weight on segment seg at the
+// carried point (τ over the relations, γ, then ρ): the child's linear claims are its
+// relations' per-segment claims only, in segment order, claim k weighed γ^k.
+func relationWeight(ev *flows.Evaluations, seg int, pt []field.E, vars int) (field.E, error) {
+	if ev == nil || len(ev.Linear) > 0 {
+		return field.E{}, fmt.Errorf("%w: a carried linear weight of a proof with other linear claims", ErrClaim)
+	}
+	count := len(ev.Relations)
+	for _, c := range ev.Copies {
+		count += len(c.FromWords)
+	}
+	n := 0
+	for 1<<n < count {
+		n++
+	}
+	if len(pt) < n+1+vars {
+		return field.E{}, fmt.Errorf("%w: a carried linear weight's point", ErrClaim)
+	}
+	tau, gamma, rho := pt[:n], pt[n], pt[len(pt)-vars:]
+	eq := make([]field.E, 1<<n)
+	field.EqTable(eq, tau)
+	touched := map[int]bool{}
+	var w field.E
+	for r, rel := range ev.Relations {
+		for _, tm := range rel.Terms {
+			touched[tm.Segment] = true
+			if tm.Segment == seg {
+				w = w.Add(eq[r].Mul(tm.Coeff).Mul(eqIndex(rho, tm.Word)))
+			}
+		}
+	}
+	r := len(ev.Relations)
+	for _, c := range ev.Copies {
+		touched[c.From], touched[c.To] = true, true
+		for i := range c.FromWords {
+			if c.From == seg {
+				w = w.Add(eq[r].Mul(eqIndex(rho, c.FromWords[i])))
+			}
+			if c.To == seg {
+				w = w.Add(eq[r].Mul(eqIndex(rho, c.ToWords[i])))
+			}
+			r++
+		}
+	}
+	// The batch's claim index among the touched segments (in order) sets its γ power.
+	k := 0
+	for s := range seg {
+		if touched[s] {
+			k++
+		}
+	}
+	pow := field.One
+	for range k {
+		pow = pow.Mul(gamma)
+	}
+	return pow.Mul(w), nil
 }
