@@ -233,6 +233,8 @@ func carriedValue(t *testing.T, hk SegmentHint, pt []field.E, shapes []flows.Seg
 			t.Fatal(err)
 		}
 		return w
+	case HintRelationTarget:
+		return relationTarget(ev, pt)
 	}
 	t.Fatalf("hint kind %d is not carried", hk.Kind)
 	return field.E{}

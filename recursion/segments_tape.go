@@ -30,6 +30,7 @@ const (
 	HintLinearWeight                         // a linear batch's weight W(ρ) on its segment
 	HintLevelEnforced                        // a WHIR level's enforced sum
 	HintLevelInduced                         // … and its induced weight
+	HintRelationTarget                       // the relations' batched value Σ_r eq(τ, r)·Value_r
 )
 
 // SegmentHint is one hint of a segments tape: its kind and the segment (or, for the
@@ -104,7 +105,7 @@ func NewSegmentsTape(statement []byte, shapes []flows.SegmentShape, ev *flows.Ev
 			values = append(values, ConstLin(c.Value))
 		}
 		if len(ev.Relations) > 0 || len(ev.Copies) > 0 {
-			segs, relValues, err := st.relations(s, ev, len(shapes))
+			segs, relValues, err := st.relations(s, ev, len(shapes), func() Lin { return hint(HintRelationTarget, 0) })
 			if err != nil {
 				return nil, err
 			}
@@ -182,8 +183,7 @@ func NewSegmentsTape(statement []byte, shapes []flows.SegmentShape, ev *flows.Ev
 // relations replays flows' verifyRelations: τ over the relations and copy pairs, then
 // one value per touched segment but the last (sent), the last implied by the batched
 // target. It returns the touched segments and their values.
-func (st *SegmentsTape) relations(s *tapeTr, ev *flows.Evaluations, segments int) ([]int, []Lin, error) {
-	t := st.Tape
+func (st *SegmentsTape) relations(s *tapeTr, ev *flows.Evaluations, segments int, targetHint func() Lin) ([]int, []Lin, error) {
 	count := len(ev.Relations)
 	for _, c := range ev.Copies {
 		count += len(c.FromWords)
@@ -197,9 +197,10 @@ func (st *SegmentsTape) relations(s *tapeTr, ev *flows.Evaluations, segments int
 		tau[i] = s.Sample()
 	}
 	st.RelTau = tau
-	eq := t.EqTable(tau)
+	// The batched target Σ_r eq(τ, r)·Value_r is the values' extension at τ, a fixed
+	// polynomial of the statement: a hint (carried), not an eq table over every relation.
+	target := targetHint()
 	touched := make([]bool, segments)
-	var target Lin
 	for r, rel := range ev.Relations {
 		for _, tm := range rel.Terms {
 			if tm.Segment < 0 || tm.Segment >= segments {
@@ -207,7 +208,6 @@ func (st *SegmentsTape) relations(s *tapeTr, ev *flows.Evaluations, segments int
 			}
 			touched[tm.Segment] = true
 		}
-		target = target.Add(eq[r].Scale(rel.Value))
 	}
 	for _, c := range ev.Copies {
 		if c.From < 0 || c.From >= segments || c.To < 0 || c.To >= segments {
@@ -321,6 +321,8 @@ func (st *SegmentsTape) HintPoint(h int) []Lin {
 		return append(append([]Lin(nil), ft.tau...), ft.chiOut...)
 	case HintLinearWeight:
 		return append(append(append([]Lin(nil), st.RelTau...), st.Gamma), st.Rho...)
+	case HintRelationTarget:
+		return append([]Lin(nil), st.RelTau...)
 	}
 	return nil
 }
@@ -403,6 +405,8 @@ func CheckCarried(hints []SegmentHint, c *SegmentsCarried, shapes []flows.Segmen
 			if got, err = relationWeight(ev, hk.Of, pt, places[hk.Of].Variables); err != nil {
 				return err
 			}
+		case HintRelationTarget:
+			got = relationTarget(ev, pt)
 		default:
 			return fmt.Errorf("%w: hint %d is not carried", ErrClaim, h)
 		}
@@ -469,4 +473,15 @@ func relationWeight(ev *flows.Evaluations, seg int, pt []field.E, vars int) (fie
 		pow = pow.Mul(gamma)
 	}
 	return pow.Mul(w), nil
+}
+
+// relationTarget is Σ_r eq(τ, r)·Value_r over a child's relations (copies are zero).
+func relationTarget(ev *flows.Evaluations, tau []field.E) field.E {
+	var v field.E
+	for r, rel := range ev.Relations {
+		if !rel.Value.IsZero() {
+			v = v.Add(eqIndex(tau, r).Mul(rel.Value))
+		}
+	}
+	return v
 }
