@@ -161,7 +161,10 @@ func TestMergedChildProof(t *testing.T) {
 	st, in, rels, shapes := build(&carried)
 	tseg := tb.ScheduleSegment(TranscriptRuns(chain))
 	words := map[int][]field.K{0: filledWords(t, tseg)}
-	tval := func(seg, word int) field.E { w := words[seg]; return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]} }
+	tval := func(seg, word int) field.E {
+		w := words[seg]
+		return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
+	}
 	segs := []flows.Segment{tseg, {}, {}}
 	for lv := range lqs {
 		samples := make([]field.E, len(st.Levels[lv].Samples))

@@ -24,13 +24,13 @@ import (
 type SegmentHintKind uint8
 
 const (
-	HintSegmentA      SegmentHintKind = iota // a segment's e_rowᵀ·A0·w_col
-	HintSegmentB                             // … and e_rowᵀ·B0·w_col
-	HintSegmentPublic                        // a segment's public term P(τ, chi_out)
-	HintLinearWeight                         // a linear batch's weight W(ρ) on its segment
-	HintLevelEnforced                        // a WHIR level's enforced sum
-	HintLevelInduced                         // … and its induced weight
-	HintRelationTarget                       // the relations' batched value Σ_r eq(τ, r)·Value_r
+	HintSegmentA       SegmentHintKind = iota // a segment's e_rowᵀ·A0·w_col
+	HintSegmentB                              // … and e_rowᵀ·B0·w_col
+	HintSegmentPublic                         // a segment's public term P(τ, chi_out)
+	HintLinearWeight                          // a linear batch's weight W(ρ) on its segment
+	HintLevelEnforced                         // a WHIR level's enforced sum
+	HintLevelInduced                          // … and its induced weight
+	HintRelationTarget                        // the relations' batched value Σ_r eq(τ, r)·Value_r
 )
 
 // SegmentHint is one hint of a segments tape: its kind and the segment (or, for the
