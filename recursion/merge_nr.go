@@ -24,10 +24,17 @@ import (
 // (arithmetic and squaring segments), its WHIR queries in no-reveal query blocks
 // (grouped by block shape across children), its grinding checks, all tied by
 // relations. The statement carries, per child, its size, rate and deferred claims
-// (DeferredReveal), which the verifier checks natively. Merges of leaves only, so far.
+// (DeferredReveal); a batch (its own transcript, after the statement) reduces them to
+// one claim on the xmss-aggregate circuit's matrices and one evaluation of the merged
+// key table, which the verifier checks natively. Merges of leaves only, so far.
 
 // MergeLabelNR is the transcript label of a no-reveal merged proof.
 const MergeLabelNR = "leanpipe-xmss-merge-nr-v0"
+
+// MergeBatchLabelNR is the transcript label of the batch of a no-reveal merge's
+// carried claims (the children's matrix claims into one, their key claims into one
+// evaluation of the merged key table), which absorbs the statement first.
+const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v0"
 
 const mergeTagNR = "leanpipe/xmss-merge-nr/v0"
 
@@ -40,8 +47,12 @@ type MergedNR struct {
 	Deferred   []DeferredReveal
 	LogInvRate int
 	Proof      *transcript.Proof
-	// Took is the prover's wall time (not part of the proof).
-	Took time.Duration
+	// Batch reduces the children's carried claims to one claim on the xmss-aggregate
+	// circuit's matrices and one evaluation of the merged key table (docs/recursion.md
+	// §5, §6.7): the root evaluates those two natively, whatever the child count.
+	Batch *transcript.Proof
+	// Took is the prover's wall time, BatchTook the batch's part (not part of the proof).
+	Took, BatchTook time.Duration
 }
 
 // childStatement is child i's statement: its keys from the merged list.
@@ -335,8 +346,82 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 	if m.Proof, err = flows.ProveSegments(MergeLabelNR, m.statementBytes(), segs, &flows.Evaluations{Relations: l.rels}, logInvRate, workers); err != nil {
 		return nil, err
 	}
+	began := time.Now()
+	if m.Batch, err = m.proveBatch(); err != nil {
+		return nil, err
+	}
+	m.BatchTook = time.Since(began)
 	m.Took = time.Since(start)
 	return m, nil
+}
+
+// carriedClaims are the children's matrix claims and their key claims lifted to the
+// merged key table (child i's keys at its offset).
+func (m *MergedNR) carriedClaims() ([]MatrixClaim, []TableClaim) {
+	mats := make([]MatrixClaim, len(m.Deferred))
+	keys := make([]TableClaim, len(m.Deferred))
+	off := 0
+	for i := range m.Deferred {
+		mc, kc := m.Deferred[i].Claims()
+		mats[i], keys[i] = mc, LiftKeyClaim(kc, off, m.Children[i].N)
+		off += m.Children[i].N
+	}
+	return mats, keys
+}
+
+// keyTable is the merged statement's key table.
+func (m *MergedNR) keyTable() (KeyTable, error) {
+	ag := aggregate.Aggregate{Message: m.Message, Epoch: m.Epoch, PublicKeys: m.Keys}
+	data, err := ag.MarshalJSON()
+	if err != nil {
+		return KeyTable{}, err
+	}
+	return KeyTableOf(flows.Statement{Flow: aggregate.FlowName, N: len(m.Keys), LogInvRate: m.LogInvRate, Data: data})
+}
+
+// proveBatch batches the carried claims under MergeBatchLabelNR.
+func (m *MergedNR) proveBatch() (*transcript.Proof, error) {
+	kt, err := m.keyTable()
+	if err != nil {
+		return nil, err
+	}
+	mats, keys := m.carriedClaims()
+	tr := transcript.NewProver([]byte(MergeBatchLabelNR), nil)
+	tr.AbsorbBytes(m.statementBytes())
+	if _, err := BatchMatrixClaims(tr, aggregate.New().Circuit, mats); err != nil {
+		return nil, err
+	}
+	if _, _, err := BatchKeyClaims(tr, kt, keys); err != nil {
+		return nil, err
+	}
+	return tr.Proof(), nil
+}
+
+// verifyBatch replays the batch and returns the two claims it leaves: on the
+// xmss-aggregate circuit's matrices, and the merged key table's value at a point.
+func (m *MergedNR) verifyBatch() (MatrixClaim, KeyTable, []field.E, field.E, error) {
+	if m.Batch == nil {
+		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: no batch of the carried claims", ErrMerged)
+	}
+	kt, err := m.keyTable()
+	if err != nil {
+		return MatrixClaim{}, KeyTable{}, nil, field.E{}, err
+	}
+	mats, keys := m.carriedClaims()
+	tr := transcript.NewVerifier(m.Batch, []byte(MergeBatchLabelNR), nil)
+	tr.AbsorbBytes(m.statementBytes())
+	batched, err := VerifyMatrixClaims(tr, aggregate.LogSize, mats)
+	if err != nil {
+		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: the carried matrix claims: %w", ErrMerged, err)
+	}
+	pt, v, err := VerifyKeyClaims(tr, kt.T.W.Log, kt.SlotBits, keys)
+	if err != nil {
+		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: the carried key claims: %w", ErrMerged, err)
+	}
+	if err := tr.Finish(); err != nil {
+		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: the carried claims' batch: %w", ErrMerged, err)
+	}
+	return batched, kt, pt, v, nil
 }
 
 // segment is the prover's query segment of a group: its members' queries in order,
@@ -413,15 +498,17 @@ func (m *MergedNR) Verify() error {
 	if err != nil {
 		return err
 	}
-	ev := &flows.Evaluations{Relations: l.rels}
-	mats := aggregate.VerifierMatrices()
-	for i := range m.Deferred {
-		mc, kc := m.Deferred[i].Claims()
-		st := sts[i]
-		ev.Native = append(ev.Native,
-			flows.NativeCheck{What: fmt.Sprintf("child %d's matrix claim", i), Check: func() error { return CheckMatrixClaim(mats, mc) }},
-			flows.NativeCheck{What: fmt.Sprintf("child %d's key claim", i), Check: func() error { return CheckKeyClaim(st, kc) }})
+	// The carried claims, batched: one evaluation of the xmss-aggregate circuit's
+	// matrices and one of the merged key table, beside the segments' checks.
+	batched, kt, pt, v, err := m.verifyBatch()
+	if err != nil {
+		return err
 	}
+	mats := aggregate.VerifierMatrices()
+	ev := &flows.Evaluations{Relations: l.rels, Native: []flows.NativeCheck{
+		{What: "the batched matrix claim", Check: func() error { return CheckMatrixClaim(mats, batched) }},
+		{What: "the batched key claim", Check: func() error { return CheckTableEval(kt, pt, v) }},
+	}}
 	if _, err := flows.VerifySegments(m.Proof, MergeLabelNR, m.statementBytes(), l.shapes(), ev, m.LogInvRate); err != nil {
 		return fmt.Errorf("%w: %w", ErrMerged, err)
 	}

@@ -14,7 +14,8 @@ import (
 // TestMergeNR merges two leaves with nothing revealed but their deferred claims: the
 // merged proof verifies, its size and time are logged, and it is rejected against a
 // changed carried claim (a point coordinate, a value) of either child, against keys
-// in another order, and with a stream scalar changed.
+// in another order, with a stream scalar changed, and with its batch of the carried
+// claims missing or changed.
 func TestMergeNR(t *testing.T) {
 	skipProofs(t, "proves a no-reveal 2→1 merge")
 	leaves := siblingLeaves(t, 2, 4, 2, 61)
@@ -25,8 +26,8 @@ func TestMergeNR(t *testing.T) {
 	if err := m.Verify(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("2→1 of 4-signer leaves, nothing revealed but the deferred claims: proved in %v, proof %d B, statement %d B",
-		m.Took, len(m.Proof.MarshalWire()), len(m.statementBytes()))
+	t.Logf("2→1 of 4-signer leaves, nothing revealed but the deferred claims: proved in %v (batch %v), proof %d B + batch %d B, statement %d B",
+		m.Took, m.BatchTook, len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()))
 	clone := func() *MergedNR {
 		c := *m
 		c.Deferred = slices.Clone(m.Deferred)
@@ -44,6 +45,19 @@ func TestMergeNR(t *testing.T) {
 		{"child 1's matrix value", func(c *MergedNR) { c.Deferred[1].VA = c.Deferred[1].VA.Add(field.One) }},
 		{"child 1's key term", func(c *MergedNR) { c.Deferred[1].Key = c.Deferred[1].Key.Add(field.One) }},
 		{"keys in another order", func(c *MergedNR) { c.Keys[0], c.Keys[5] = c.Keys[5], c.Keys[0] }},
+		{"no batch", func(c *MergedNR) { c.Batch = nil }},
+		{"a batch scalar", func(c *MergedNR) {
+			p := *c.Batch
+			p.Stream = slices.Clone(p.Stream)
+			p.Stream[3] = p.Stream[3].Add(field.One)
+			c.Batch = &p
+		}},
+		{"the batch's last scalar", func(c *MergedNR) {
+			p := *c.Batch
+			p.Stream = slices.Clone(p.Stream)
+			p.Stream[len(p.Stream)-1] = p.Stream[len(p.Stream)-1].Add(field.One)
+			c.Batch = &p
+		}},
 		{"a stream scalar", func(c *MergedNR) {
 			p := *c.Proof
 			p.Stream = slices.Clone(p.Stream)
@@ -92,7 +106,7 @@ func TestMergeNRCost(t *testing.T) {
 		if err := m.Verify(); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%d→1 of %d signers, %d workers: revealing: prove %v, verify %v, file %d B; nothing revealed: prove %v, verify %v, proof %d B + statement %d B",
-			k, s, w, p0, v0, len(m0.ProofBytes()), m.Took, time.Since(start), len(m.Proof.MarshalWire()), len(m.statementBytes()))
+		t.Logf("%d→1 of %d signers, %d workers: revealing: prove %v, verify %v, file %d B; nothing revealed: prove %v (batch %v), verify %v, proof %d B + batch %d B + statement %d B",
+			k, s, w, p0, v0, len(m0.ProofBytes()), m.Took, m.BatchTook, time.Since(start), len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()))
 	}
 }
