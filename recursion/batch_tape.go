@@ -1,0 +1,121 @@
+package recursion
+
+import (
+	"github.com/leanpipe/leanpipe/field"
+)
+
+// The batches of carried claims on a tape (docs/recursion.md §6.7): what a parent
+// replays of a merged child's MergeBatchLabelNR transcript. VerifyMatrixClaims and
+// VerifyKeyClaims step for step, the claims' coordinates and values committed (the
+// child's statement data, which the parent's transcript blocks hold), so the final
+// weights, products of those coordinates with the batch's challenges, are products of
+// the tape, and the two identities are assertions.
+
+// TapeMatrixClaim is a matrix claim with committed factors and values.
+type TapeMatrixClaim struct {
+	RowLow, RowHigh, ColLow, ColHigh []Lin
+	VA, VB                           Lin
+}
+
+// TapeTableClaim is a key-table claim with a committed point and value (the offset and
+// size are the statement's).
+type TapeTableClaim struct {
+	Tau, Chi  []Lin
+	Offset, N int
+	Value     Lin
+}
+
+// tapeWeightEval is weightEval on the tape: ⟨Low, eq(r_low)⟩·eq(High, r_high).
+func tapeWeightEval(t *Tape, low, high, r []Lin) Lin {
+	return t.Mul(t.InnerProduct(low, t.EqTable(r[:LowBits])), t.EqEval(high, r[LowBits:]))
+}
+
+// tapeBatchMatrix replays VerifyMatrixClaims for a circuit of 2^logSize columns and
+// returns the batched claim: its row and column points and values.
+func tapeBatchMatrix(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim) (rRow, rCol []Lin, va, vb Lin) {
+	for _, c := range claims {
+		for _, ls := range [][]Lin{c.RowLow, c.RowHigh, c.ColLow, c.ColHigh} {
+			for _, x := range ls {
+				s.observe(x)
+			}
+		}
+		s.observe(c.VA)
+		s.observe(c.VB)
+	}
+	mu := s.Sample()
+	lambda := make([]Lin, len(claims))
+	for i := range lambda {
+		lambda[i] = s.Sample()
+	}
+	var running Lin
+	for i, c := range claims {
+		running = running.Add(t.Mul(lambda[i], c.VA.Add(t.Mul(mu, c.VB))))
+	}
+	point := make([]Lin, 2*logSize)
+	for i := range point {
+		q := s.roundPoly(3, running, nil)
+		point[i] = s.Sample()
+		running = t.Poly(q, point[i])
+	}
+	rRow, rCol = point[:logSize], point[logSize:]
+	va, vb = s.Receive(), s.Receive()
+	var weight Lin
+	for i, c := range claims {
+		weight = weight.Add(t.Mul(lambda[i], t.Mul(tapeWeightEval(t, c.RowLow, c.RowHigh, rRow), tapeWeightEval(t, c.ColLow, c.ColHigh, rCol))))
+	}
+	t.Equal("the matrix claims' batch", t.Mul(va.Add(t.Mul(mu, vb)), weight), running)
+	return rRow, rCol, va, vb
+}
+
+// tapeTableWeight is TableClaim.weightAt on the tape: Σ_{s<N} eq(χ, s)·eq(r, o+s) plus
+// the padding slots' mass times eq(r, o).
+func tapeTableWeight(t *Tape, c TapeTableClaim, r []Lin) Lin {
+	eq := t.EqTable(c.Chi)
+	var total, pad Lin
+	for s, e := range eq {
+		if s >= c.N {
+			pad = pad.Add(e)
+			continue
+		}
+		total = total.Add(t.Mul(e, t.EqAt(r, c.Offset+s)))
+	}
+	return total.Add(t.Mul(pad, t.EqAt(r, c.Offset)))
+}
+
+// tapeBatchKeys replays VerifyKeyClaims for a table of window log windowLog and
+// 2^slotBits slots and returns the point and value the table must have there.
+func tapeBatchKeys(t *Tape, s *tapeTr, windowLog, slotBits int, claims []TapeTableClaim) ([]Lin, Lin) {
+	for _, c := range claims {
+		for _, x := range c.Tau {
+			s.observe(x)
+		}
+		for _, x := range c.Chi {
+			s.observe(x)
+		}
+		s.observe(ConstLin(field.FromK(field.K(c.Offset))))
+		s.observe(ConstLin(field.FromK(field.K(c.N))))
+		s.observe(c.Value)
+	}
+	lambda := make([]Lin, len(claims))
+	for i := range lambda {
+		lambda[i] = s.Sample()
+	}
+	var running Lin
+	for i, c := range claims {
+		running = running.Add(t.Mul(lambda[i], c.Value))
+	}
+	point := make([]Lin, windowLog+slotBits)
+	for i := range point {
+		q := s.roundPoly(3, running, nil)
+		point[i] = s.Sample()
+		running = t.Poly(q, point[i])
+	}
+	v := s.Receive()
+	rj, rt := point[:windowLog], point[windowLog:]
+	var weight Lin
+	for i, c := range claims {
+		weight = weight.Add(t.Mul(lambda[i], t.Mul(t.EqEval(c.Tau, rj), tapeTableWeight(t, c, rt))))
+	}
+	t.Equal("the key claims' batch", t.Mul(v, weight), running)
+	return point, v
+}
