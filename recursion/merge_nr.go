@@ -109,7 +109,9 @@ func (m *MergedNR) statementBytes() []byte {
 
 // nrLayout is a no-reveal merge's segments and relations as both sides derive them
 // from the statement: segment 0 the transcript blocks, 1 the products, 2 the squares,
-// then one query segment per block shape, then the grinding blocks.
+// 3 the hints (each child's carried matrix values and key term as committed values,
+// tied to the statement's by relations whose values alone carry them), then one query
+// segment per block shape, then the grinding blocks.
 type nrLayout struct {
 	tb      *TranscriptBlock
 	gb      *GrindBlock
@@ -123,6 +125,18 @@ type nrLayout struct {
 	arith   TapeLayout
 	label   [4]uint64
 	queries [][]TapeQueryLevel
+	// carriedRels lists, per relation that takes a carried value as its value, the
+	// relation's index and the value's index in the statement's carried list (child
+	// by child: z, chi_in, s, chi_in′, τ, chi_out, VA, VB, key).
+	carriedRels [][2]int
+}
+
+// nrHints is the hint block: carried values as committed inputs (segment 3).
+var nrHints = sync.OnceValue(func() *SquareBlock { return squareLayout(15) })
+
+// carriedCount is the number of carried values of one child's deferred claims.
+func (d *DeferredReveal) carriedCount() int {
+	return 1 + len(d.ChiIn) + len(d.S) + len(d.ChiInPrime) + len(d.Tau) + len(d.ChiOut) + 3
 }
 
 // nrGroup is one query segment: the levels of one block shape, in child order.
@@ -198,9 +212,9 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 		}
 	}
 	for k, g := range l.groups {
-		g.seg = 3 + k
+		g.seg = 4 + k
 	}
-	gSeg := 3 + len(l.groups)
+	gSeg := 4 + len(l.groups)
 	for _, g := range l.groups {
 		for _, mb := range g.members {
 			for len(l.queries[mb.child]) <= mb.level {
@@ -210,17 +224,36 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 		}
 	}
 	runOffset := 0
+	hb := nrHints()
+	hintAt := func(i int) Lin { s, u := hb.At(i); return l.tape.Input(3, hb.SegmentWord(s, hb.InWord(u))) }
+	// carriedAt[a] is the carried value index an assertion takes as its value (−1: none).
+	var carriedAt []int
+	carriedBase := 0
 	for c, st := range sts {
-		in := TranscriptInputs(l.tb, 0, runOffset, RevealedHints(&ds[c]))
+		c := c
+		hint := func(h int) Lin { return hintAt(3*c + h) }
+		in := TranscriptInputs(l.tb, 0, runOffset, hint)
 		in.Tape, in.Levels = l.tape, l.queries[c]
 		in.Grind = &TapeGrind{GB: l.gb, Seg: gSeg, SlotOffset: l.grinds}
 		ct, err := NewChildTape(st, in)
 		if err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
 		}
+		for len(carriedAt) < len(l.tape.Asserts) {
+			carriedAt = append(carriedAt, -1)
+		}
 		if err := ct.AssertDeferred(&ds[c]); err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
 		}
+		for k := len(carriedAt); k < len(l.tape.Asserts); k++ {
+			carriedAt = append(carriedAt, carriedBase+k-(len(l.tape.Asserts)-(ds[c].carriedCount()-3)))
+		}
+		// The hints equal the carried values (VA, VB, key: the last three).
+		for h, v := range []field.E{ds[c].VA, ds[c].VB, ds[c].Key} {
+			l.tape.Equal("a carried value", hint(h), ConstLin(v))
+			carriedAt = append(carriedAt, carriedBase+ds[c].carriedCount()-3+h)
+		}
+		carriedBase += ds[c].carriedCount()
 		l.tapes = append(l.tapes, ct)
 		l.grinds += len(ct.Levels)
 		l.rels = append(l.rels, l.tb.ChainRelations(0, runOffset, l.runs[c], l.label)...)
@@ -230,6 +263,18 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 	rels, err := l.tape.Relations(l.arith)
 	if err != nil {
 		return nil, err
+	}
+	// Relations list the units' operands (two per product, one per square), then the
+	// assertions that are not constant, in order.
+	r := 2*l.tape.Products() + l.tape.Squares()
+	for a, as := range l.tape.Asserts {
+		if as.Form.IsConst() {
+			continue
+		}
+		if a < len(carriedAt) && carriedAt[a] >= 0 {
+			l.carriedRels = append(l.carriedRels, [2]int{r, carriedAt[a]})
+		}
+		r++
 	}
 	l.rels = append(rels, l.rels...)
 	return l, nil
@@ -242,7 +287,7 @@ func (l *nrLayout) shapes() []flows.SegmentShape {
 		t.Rows = append(t.Rows, l.tb.ScheduleTable(steps).Rows...)
 	}
 	out := []flows.SegmentShape{{Circuit: l.tb.Matrices(), N: len(t.Rows), Public: t},
-		l.arith.F.Shape(l.tape.Products()), l.arith.S.Shape(l.tape.Squares())}
+		l.arith.F.Shape(l.tape.Products()), l.arith.S.Shape(l.tape.Squares()), nrHints().Shape(3 * len(l.tapes))}
 	for _, g := range l.groups {
 		qt := &lincheck.Table{W: g.qb.NRWindow()}
 		for _, mb := range g.members {
@@ -332,14 +377,20 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 		w := words[seg]
 		return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
 	}
-	segs := []flows.Segment{tseg, {}, {}}
+	var hintValues []field.E
+	for _, d := range m.Deferred {
+		hintValues = append(hintValues, d.VA, d.VB, d.Key)
+	}
+	hseg := nrHints().Segment(hintValues)
+	words[3] = filledSegment(hseg, workers)
+	segs := []flows.Segment{tseg, {}, {}, hseg}
 	for _, g := range l.groups {
 		qs := g.segment(xs, l.tapes, value)
 		words[g.seg] = filledSegment(qs, workers)
 		segs = append(segs, qs)
 	}
 	gs := l.gb.NRSegment(grinds)
-	words[3+len(l.groups)] = filledSegment(gs, workers)
+	words[4+len(l.groups)] = filledSegment(gs, workers)
 	segs = append(segs, gs)
 	ops, sq, _ := l.tape.Operands(value)
 	segs[1], segs[2] = l.arith.F.Segment(ops), l.arith.S.Segment(sq)

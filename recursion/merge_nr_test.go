@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 )
 
@@ -108,5 +109,82 @@ func TestMergeNRCost(t *testing.T) {
 		}
 		t.Logf("%d→1 of %d signers, %d workers: revealing: prove %v, verify %v, file %d B; nothing revealed: prove %v (batch %v), verify %v, proof %d B + batch %d B + statement %d B",
 			k, s, w, p0, v0, len(m0.ProofBytes()), m.Took, m.BatchTook, time.Since(start), len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()))
+	}
+}
+
+// carriedFlat lists a merge's carried values in the statement's order.
+func carriedFlat(ds []DeferredReveal) []field.E {
+	var out []field.E
+	for _, d := range ds {
+		out = append(out, d.Z)
+		out = append(out, d.ChiIn...)
+		out = append(out, d.S...)
+		out = append(out, d.ChiInPrime...)
+		out = append(out, d.Tau...)
+		out = append(out, d.ChiOut...)
+		out = append(out, d.VA, d.VB, d.Key)
+	}
+	return out
+}
+
+// TestNRCarriedRelations: in a no-reveal merge's layout the carried values enter only
+// as the values of the relations carriedRels names, each the value it says: with every
+// carried value changed, exactly those relations' values change and every other
+// relation (terms and value) is the same. A parent that holds the carried values only as
+// committed data relies on this.
+func TestNRCarriedRelations(t *testing.T) {
+	skipProofs(t, "proves a no-reveal 2→1 merge")
+	m, err := MergeNR(mergeChildren(siblingLeaves(t, 2, 4, 2, 91)), 2, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts := make([]flows.Statement, len(m.Children))
+	for i := range sts {
+		if sts[i], err = m.childStatement(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := buildNR(sts, m.Deferred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := carriedFlat(m.Deferred)
+	if len(l.carriedRels) != len(flat) {
+		t.Fatalf("%d carried relations for %d carried values", len(l.carriedRels), len(flat))
+	}
+	named := map[int]bool{}
+	for _, rc := range l.carriedRels {
+		if l.rels[rc[0]].Value != flat[rc[1]] {
+			t.Fatalf("relation %d's value is not carried value %d", rc[0], rc[1])
+		}
+		named[rc[0]] = true
+	}
+	other := make([]DeferredReveal, len(m.Deferred))
+	for i, d := range m.Deferred {
+		bump := func(vs []field.E) []field.E {
+			out := slices.Clone(vs)
+			for j := range out {
+				out[j] = out[j].Add(field.One)
+			}
+			return out
+		}
+		other[i] = DeferredReveal{Z: d.Z.Add(field.One), ChiIn: bump(d.ChiIn), S: bump(d.S), ChiInPrime: bump(d.ChiInPrime),
+			Tau: bump(d.Tau), ChiOut: bump(d.ChiOut), VA: d.VA.Add(field.One), VB: d.VB.Add(field.One), Key: d.Key.Add(field.One)}
+	}
+	l2, err := buildNR(sts, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l2.rels) != len(l.rels) {
+		t.Fatalf("%d relations, %d with other carried values", len(l.rels), len(l2.rels))
+	}
+	for r := range l.rels {
+		same := l.rels[r].Value == l2.rels[r].Value && slices.Equal(l.rels[r].Terms, l2.rels[r].Terms)
+		if named[r] == same {
+			t.Fatalf("relation %d: named %v, unchanged %v", r, named[r], same)
+		}
+		if !slices.Equal(l.rels[r].Terms, l2.rels[r].Terms) {
+			t.Fatalf("relation %d's terms depend on the carried values", r)
+		}
 	}
 }
