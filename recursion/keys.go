@@ -179,7 +179,8 @@ func BatchKeyClaims(tr ClaimsProver, kt KeyTable, claims []TableClaim) ([]field.
 		}
 	}
 	fs, gs := [][]field.E{p}, [][]field.E{g}
-	point := proveProductRounds(tr, log+kt.SlotBits, fs, gs, nil)
+	point := make([]field.E, log+kt.SlotBits)
+	proveProductRounds(tr, point, fs, gs, nil)
 	p = fs[0]
 	tr.Send(p[0])
 	return point, p[0], nil

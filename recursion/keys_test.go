@@ -13,7 +13,7 @@ import (
 	"github.com/leanpipe/leanpipe/xmss"
 )
 
-func statementOf(t *testing.T, ag aggregate.Aggregate) flows.Statement {
+func statementOf(t testing.TB, ag aggregate.Aggregate) flows.Statement {
 	t.Helper()
 	data, err := ag.MarshalJSON()
 	if err != nil {
@@ -36,7 +36,7 @@ func randomKeys(r *rand.Rand, n int) []xmss.PublicKey {
 
 // childKeyClaim evaluates a child statement's key table at a random point, as the
 // child's lincheck asks for it.
-func childKeyClaim(t *testing.T, r *rand.Rand, st flows.Statement) KeyClaim {
+func childKeyClaim(t testing.TB, r *rand.Rand, st flows.Statement) KeyClaim {
 	kt, err := KeyTableOf(st)
 	if err != nil {
 		t.Fatal(err)

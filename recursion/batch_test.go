@@ -1,0 +1,221 @@
+package recursion
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/transcript"
+	"github.com/leanpipe/leanpipe/xmss"
+)
+
+// Pins and benchmarks of the claim batches' provers: the transcript bytes of a
+// fixed-seed batch are fixed (a faster prover writes the same proof), at every worker
+// count.
+
+// pinnedClaims draws n true claims on c from a fixed seed (not LEANPIPE_SEED: the
+// pinned hashes depend on it), values by the circuit's tensor evaluation.
+func pinnedClaims(c *circuit.Circuit, n int, seed uint64) []MatrixClaim {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	claims := make([]MatrixClaim, n)
+	for i := range claims {
+		cl := MatrixClaim{Row: randomWeight(r, c.LogSize()), Col: randomWeight(r, c.LogSize())}
+		cl.VA, cl.VB = c.BilinearTensor(cl.Row, cl.Col)
+		claims[i] = cl
+	}
+	return claims
+}
+
+// tinyCircuit is a 2^logSize-column circuit (logSize ≥ 6): 8 inputs, then a chain of
+// products and XORs over the rest of the block.
+func tinyCircuit(logSize int) *circuit.Circuit {
+	b := circuit.NewBuilder("tiny", logSize, 0)
+	b.Input("x", 8, 8)
+	prev := []circuit.Wire{b.Col(8), b.Col(9), b.Col(10)}
+	for row := 16; row < 1<<logSize-3; row++ {
+		x, y := prev[row%3], prev[(row+1)%3]
+		prev[row%3] = b.Product(row, b.Xor(x, b.One()), b.Xor(y, b.Col(8+row%8)))
+	}
+	return b.Compile()
+}
+
+// batchDigest is the SHA-256 of a batch's proof (wire form) and of the claim it
+// returns, the batch run at the given GOMAXPROCS.
+func batchDigest(t testing.TB, c *circuit.Circuit, claims []MatrixClaim, procs int) string {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	p := transcript.NewProver(claimsLabel, nil)
+	out, err := BatchMatrixClaims(p, c, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	h.Write(p.Proof().MarshalWire())
+	for _, w := range [...]Weight{out.Row, out.Col} {
+		for _, x := range append(append([]field.E(nil), w.Low...), w.High...) {
+			b := x.Bytes()
+			h.Write(b[:])
+		}
+	}
+	for _, x := range [...]field.E{out.VA, out.VB} {
+		b := x.Bytes()
+		h.Write(b[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestBatchMatrixClaimsPinned: the batch's proof and result on fixed claims are the
+// ones pinned (taken before the prover was rewritten), at 1 and 2 workers; the
+// result verifies and is true.
+func TestBatchMatrixClaimsPinned(t *testing.T) {
+	cases := []struct {
+		name   string
+		c      func() *circuit.Circuit
+		n      int
+		want   string
+		xmssSz bool
+	}{
+		{"tiny6/2", func() *circuit.Circuit { return tinyCircuit(6) }, 2, "8bfc03492ddf0e9963e9d77212f935829a8a22e77f169c61b8deef532d7aeda1", false},
+		{"tiny7/3", func() *circuit.Circuit { return tinyCircuit(7) }, 3, "67ef8015ccf65bf312c62ee46dd6d4fd27cdadddc2ce48291911023cad0416ba", false},
+		{"forge10/2", func() *circuit.Circuit { return smallCircuit(3) }, 2, "4ccf5aef23b6b953e68ed4006b4d75352d42f059dafeb35f7f1902d55bbedbb7", false},
+		{"blake2s/1", circuit.BLAKE2s, 1, "0a9fe17018072f43e0d5b52801f3c6f946c4271fab523eeaf6589f2d58996c95", false},
+		{"blake2s/3", circuit.BLAKE2s, 3, "9a86475af3c995949ba460463d7d5a46e89fcbc193764e1a9e1e5caf0f13aca0", false},
+		{"xmss/2", func() *circuit.Circuit { return aggregate.New().Circuit }, 2, "45e276b59370e1b659856d12b8933fe8cacf4bc997ea84eaaf68ac4148f00039", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.xmssSz && testing.Short() {
+				t.Skip("builds the xmss-aggregate circuit")
+			}
+			c := tc.c()
+			claims := pinnedClaims(c, tc.n, 0x5eed+uint64(tc.n))
+			for _, procs := range []int{1, 2} {
+				got := batchDigest(t, c, claims, procs)
+				t.Logf("%s at %d workers: %s", tc.name, procs, got)
+				if tc.want != "" && got != tc.want {
+					t.Fatalf("%s at %d workers: proof digest %s, pinned %s", tc.name, procs, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// peakHeap samples the live heap every millisecond while it runs and reports the
+// largest value seen above the heap at its start.
+type peakHeap struct {
+	stop chan struct{}
+	wg   sync.WaitGroup
+	base uint64
+	peak uint64
+}
+
+func heapLive() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+func startPeak() *peakHeap {
+	runtime.GC()
+	p := &peakHeap{stop: make(chan struct{}), base: heapLive()}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			if v := heapLive(); v > p.peak {
+				p.peak = v
+			}
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return p
+}
+
+// mb returns the peak above the start, in MB (10^6 bytes).
+func (p *peakHeap) mb() float64 {
+	close(p.stop)
+	p.wg.Wait()
+	if p.peak < p.base {
+		return 0
+	}
+	return float64(p.peak-p.base) / 1e6
+}
+
+// BenchmarkBatchMatrixClaims times BatchMatrixClaims of two true claims with
+// lincheck-shaped weights (64 low values ⊗ eq over 15 coordinates) on the
+// xmss-aggregate circuit (L = 21), at 1 and 2 workers (GOMAXPROCS). peak-MB is the
+// live heap's peak above its level before the batch (sampled each millisecond).
+func BenchmarkBatchMatrixClaims(b *testing.B) {
+	skipProofs(b, "builds the xmss-aggregate circuit")
+	c := aggregate.New().Circuit
+	claims := pinnedClaims(c, 2, 0x5eed+2)
+	for _, procs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", procs), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			b.ReportAllocs()
+			var peak float64
+			for b.Loop() {
+				b.StopTimer()
+				p := startPeak()
+				b.StartTimer()
+				if _, err := BatchMatrixClaims(transcript.NewProver(claimsLabel, nil), c, claims); err != nil {
+					b.Fatal(err)
+				}
+				peak = max(peak, p.mb())
+			}
+			b.ReportMetric(peak, "peak-MB")
+		})
+	}
+}
+
+// BenchmarkBatchKeyClaims times BatchKeyClaims of two children's key claims lifted to
+// a parent of 200 and 1,600 keys (two children of half each), at 1 and 2 workers.
+func BenchmarkBatchKeyClaims(b *testing.B) {
+	for _, n := range []int{200, 1600} {
+		r := rand.New(rand.NewPCG(uint64(n), 7))
+		var msg xmss.Message
+		keys := randomKeys(r, n)
+		parent := statementOf(b, aggregate.Aggregate{Message: msg, Epoch: 3, PublicKeys: keys})
+		kt, err := KeyTableOf(parent)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var claims []TableClaim
+		for off := 0; off < n; off += n / 2 {
+			child := statementOf(b, aggregate.Aggregate{Message: msg, Epoch: 3, PublicKeys: keys[off : off+n/2]})
+			claims = append(claims, LiftKeyClaim(childKeyClaim(b, r, child), off, n/2))
+		}
+		for _, procs := range []int{1, 2} {
+			b.Run(fmt.Sprintf("keys=%d/workers=%d", n, procs), func(b *testing.B) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				b.ReportAllocs()
+				var peak float64
+				for b.Loop() {
+					b.StopTimer()
+					p := startPeak()
+					b.StartTimer()
+					if _, _, err := BatchKeyClaims(transcript.NewProver(claimsLabel, nil), kt, claims); err != nil {
+						b.Fatal(err)
+					}
+					peak = max(peak, p.mb())
+				}
+				b.ReportMetric(peak, "peak-MB")
+			})
+		}
+	}
+}
