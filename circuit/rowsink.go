@@ -310,7 +310,7 @@ func (c *Circuit) TransposeTensorOn(dst []field.E, e Tensor, mu field.E, workers
 		}
 		s := segs[order[lo]]
 		rw := walks[w]
-		clear(rw.adj)
+		rw.reset()
 		rw.run(acc[w], c.code[s.lo:s.hi])
 		rw.run(acc[w], s.slice)
 	}, par.PerWorker(len(segs)))
@@ -326,32 +326,40 @@ func (c *Circuit) TransposeTensorOn(dst []field.E, e Tensor, mu field.E, workers
 	}, par.MinChunk(1<<12))
 }
 
-// revWalk is a backward walk's state: the adjoints and a window of row weights
-// (ea for the A operand, eb = μ·ea for the B operand) over rows [wbase, wbase+len(ea)).
+// revWalk is a backward walk's state: the adjoints (register i at words [4i, 4i+3)
+// of adj, the fourth word padding) and a window of row weights (ea for the A
+// operand, eb = μ·ea for the B operand) over rows [wbase, wbase+len(ea)).
 type revWalk struct {
 	low    []field.E
 	k      uint
 	hi     []field.E
 	mu     field.E
 	size   int
-	adj    []field.E
+	adj    []uint64
 	ea, eb []field.E
-	buf    [2][]field.E
+	buf    [2][]field.E // the windows' storage, one entry longer (the kernel reads 8 bytes past)
 	wbase  int
+	last   int // the last row met (−1: none)
 }
 
 func newRevWalk(c *Circuit, e Tensor, hi []field.E, mu field.E) *revWalk {
 	w := min(walkWindow, c.Size())
 	rw := &revWalk{low: e.Low, k: uint(lowLog(e.Low)), hi: hi, mu: mu, size: c.Size(),
-		adj: make([]field.E, c.nregs), wbase: c.Size()}
-	rw.buf[0], rw.buf[1] = make([]field.E, w), make([]field.E, w)
+		adj: make([]uint64, 4*c.nregs), wbase: c.Size(), last: -1}
+	rw.buf[0], rw.buf[1] = make([]field.E, w+1), make([]field.E, w+1)
 	return rw
+}
+
+// reset readies the walker for a segment: zero adjoints, rows starting anywhere.
+func (rw *revWalk) reset() {
+	clear(rw.adj)
+	rw.last = -1
 }
 
 // move places the window so that it ends at the block of row.
 func (rw *revWalk) move(row int) {
 	l := len(rw.low)
-	w := len(rw.buf[0])
+	w := len(rw.buf[0]) - 1
 	rw.wbase = max(0, (row|(l-1))+1-w)
 	n := min(w, rw.size-rw.wbase)
 	rw.ea, rw.eb = rw.buf[0][:n], rw.buf[1][:n]
@@ -361,42 +369,70 @@ func (rw *revWalk) move(row int) {
 	field.ScaleE(rw.eb, rw.ea, rw.mu)
 }
 
+// xorAdj adds v to adjoint register r.
+func (rw *revWalk) xorAdj(r uint32, v field.E) {
+	a := rw.adj[4*r:][:3]
+	a[0] ^= uint64(v.C0)
+	a[1] ^= uint64(v.C1)
+	a[2] ^= uint64(v.C2)
+}
+
+// row runs the row step in, outside the window or not. Rows run nearly downward,
+// with jumps (rows a forward walk meets behind its window): a row outside the
+// window and near the last row moves the window to end at its block; a jump is
+// weighed alone.
+func (rw *revWalk) row(in instr) {
+	row := int(in.dst())
+	j := row - rw.wbase
+	if uint(j) >= uint(len(rw.ea)) {
+		win := len(rw.buf[0]) - 1
+		if rw.last >= 0 && (row <= rw.last-win || row >= rw.last+win) {
+			rw.last = row
+			wa := rw.low[row&(1<<rw.k-1)].Mul(rw.hi[row>>rw.k])
+			rw.xorAdj(in.x(), wa)
+			rw.xorAdj(in.y(), rw.mu.Mul(wa))
+			return
+		}
+		rw.move(row)
+		j = row - rw.wbase
+	}
+	rw.last = row
+	rw.xorAdj(in.x(), rw.ea[j])
+	rw.xorAdj(in.y(), rw.eb[j])
+}
+
 // run walks code backward from the adjoints held, adding each column load's adjoint
 // to dst.
 func (rw *revWalk) run(dst []field.E, code []instr) {
+	if len(code) == 0 || rw.runArch(dst, code) {
+		return
+	}
+	rw.runGo(dst, code)
+}
+
+// runGo is the portable backward walk.
+func (rw *revWalk) runGo(dst []field.E, code []instr) {
 	adj := rw.adj
-	ea, eb, wbase := rw.ea, rw.eb, rw.wbase
 	for i := len(code) - 1; i >= 0; i-- {
 		in := code[i]
 		switch in.op() {
 		case opCol:
-			d, col := in.dst(), in.col()
-			dst[col] = addE(dst[col], adj[d])
-			adj[d] = field.Zero
+			a := adj[4*in.dst():][:3]
+			d := &dst[in.col()]
+			d.C0 ^= field.K(a[0])
+			d.C1 ^= field.K(a[1])
+			d.C2 ^= field.K(a[2])
+			a[0], a[1], a[2] = 0, 0, 0
 		case opXor:
-			d := in.dst()
-			t := adj[d]
-			adj[d] = field.Zero
-			x, y := in.x(), in.y()
-			adj[x] = addE(adj[x], t)
-			adj[y] = addE(adj[y], t)
+			a := adj[4*in.dst():][:3]
+			t0, t1, t2 := a[0], a[1], a[2]
+			a[0], a[1], a[2] = 0, 0, 0
+			x := adj[4*in.x():][:3]
+			x[0], x[1], x[2] = x[0]^t0, x[1]^t1, x[2]^t2
+			y := adj[4*in.y():][:3]
+			y[0], y[1], y[2] = y[0]^t0, y[1]^t1, y[2]^t2
 		default:
-			row := int(in.dst())
-			j := row - wbase
-			if uint(j) >= uint(len(ea)) {
-				if row >= wbase {
-					// Behind the window (rows run nearly downward): weighed alone.
-					wa := rw.low[row&(1<<rw.k-1)].Mul(rw.hi[row>>rw.k])
-					adj[in.x()] = addE(adj[in.x()], wa)
-					adj[in.y()] = addE(adj[in.y()], rw.mu.Mul(wa))
-					continue
-				}
-				rw.move(row)
-				ea, eb, wbase = rw.ea, rw.eb, rw.wbase
-				j = row - wbase
-			}
-			adj[in.x()] = addE(adj[in.x()], ea[j])
-			adj[in.y()] = addE(adj[in.y()], eb[j])
+			rw.row(in)
 		}
 	}
 }
