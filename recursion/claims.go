@@ -286,14 +286,26 @@ func eachClaim(T int, workers par.Workers, fn func(t int, w par.Workers)) {
 	}
 }
 
+// stageLen is the length of the chunks foldBlocks and blockSums copy out of a
+// table before multiplying them: the vector kernels run on an L1-resident copy
+// (a copy streams the table at memory speed, which the kernels' own loads do not).
+const stageLen = 1 << 10
+
 // foldBlocks sets dst[j] = Σ_i low[i]·src[i + len(low)·j].
 func foldBlocks(dst, src, low []field.E, workers par.Workers) {
 	l := len(low)
+	per := max(1, stageLen/l)
 	workers.Range(len(dst), func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			dst[j] = field.InnerProduct(low, src[j*l:(j+1)*l])
+		var buf [stageLen]field.E
+		for j0 := lo; j0 < hi; j0 += per {
+			j1 := min(hi, j0+per)
+			b := buf[:(j1-j0)*l]
+			copy(b, src[j0*l:j1*l])
+			for j := j0; j < j1; j++ {
+				dst[j] = field.InnerProduct(low, b[(j-j0)*l:(j-j0+1)*l])
+			}
 		}
-	}, par.MinChunk(1<<10))
+	}, par.MinChunk(1<<10), par.Grain(per))
 }
 
 // blockSums returns, for each table hi[t] of len(src)/2^LowBits entries, the 2^LowBits
@@ -301,6 +313,7 @@ func foldBlocks(dst, src, low []field.E, workers par.Workers) {
 // into its own sums, added at the end).
 func blockSums(src []field.E, hi [][]field.E, workers par.Workers) [][]field.E {
 	const l = 1 << LowBits
+	const per = stageLen / l
 	parts := make([][][]field.E, workers.N())
 	workers.For(len(src)/l, func(w, lo, hi2 int) {
 		if parts[w] == nil {
@@ -309,13 +322,19 @@ func blockSums(src []field.E, hi [][]field.E, workers par.Workers) [][]field.E {
 				parts[w][t] = make([]field.E, l)
 			}
 		}
-		for j := lo; j < hi2; j++ {
-			blk := src[j*l : (j+1)*l]
-			for t, h := range hi {
-				field.AddScaledE(parts[w][t], blk, h[j])
+		var buf [stageLen]field.E
+		for j0 := lo; j0 < hi2; j0 += per {
+			j1 := min(hi2, j0+per)
+			b := buf[:(j1-j0)*l]
+			copy(b, src[j0*l:j1*l])
+			for j := j0; j < j1; j++ {
+				blk := b[(j-j0)*l : (j-j0+1)*l]
+				for t, h := range hi {
+					field.AddScaledE(parts[w][t], blk, h[j])
+				}
 			}
 		}
-	}, par.MinChunk(1<<10))
+	}, par.MinChunk(1<<10), par.Grain(per))
 	out := make([][]field.E, len(hi))
 	for t := range out {
 		out[t] = make([]field.E, l)
