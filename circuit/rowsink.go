@@ -54,6 +54,12 @@ type rowWalk struct {
 	bw   *bilinearWalk
 	mu   field.E
 	sink RowSink // this walker's outputs (U and Fold are its own partial sums)
+	// own: the walker alone writes Dst, from zero-free memory: each window is
+	// stored whole (0 in its empty slots) and the rows between windows are
+	// cleared, up to covered (windows of one walk only move forward, so they never
+	// overlap); otherwise Dst was cleared first and only stored rows are written.
+	own     bool
+	covered int
 }
 
 // newRowWalk returns a walker in s at tensor column weights w (widened to a window,
@@ -132,7 +138,11 @@ func (rw *rowWalk) rowMiss(code []instr, pc int) int {
 	}
 	rw.flush()
 	bw.rbase = row &^ (sinkBlock - 1)
+	if rw.own && rw.sink.Dst != nil {
+		clear(rw.sink.Dst[rw.covered:bw.rbase])
+	}
 	n := min(cap(bw.rowsA), bw.size-bw.rbase)
+	rw.covered = bw.rbase + n
 	bw.rowsA, bw.rowsB, bw.rtag = bw.rowsA[:n], bw.rowsB[:n], bw.rtag[:n]
 	return pc
 }
@@ -159,7 +169,7 @@ func (rw *rowWalk) flush() {
 	s := &rw.sink
 	base := bw.rbase
 	if s.Dst != nil {
-		if full {
+		if full || rw.own {
 			copy(s.Dst[base:base+n], a)
 		} else {
 			for i, tag := range bw.rtag {
@@ -199,9 +209,6 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 	w = w.widen(walkWindowLog)
 	hiW := make([]field.E, 1<<len(w.High))
 	field.EqTable(hiW, w.High)
-	if sink.Dst != nil {
-		workers.Range(len(sink.Dst), func(lo, hi int) { clear(sink.Dst[lo:hi]) }, par.MinChunk(1<<16))
-	}
 	clear(sink.U)
 	clear(sink.Fold)
 	n := min(workers.N(), walkSegments)
@@ -213,9 +220,16 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 		s := c.walkers.Get()
 		defer c.walkers.Put(s)
 		rw := newRowWalk(s, c.nregs, c.Size(), w, hiW, mu, sink)
+		rw.own = true
 		rw.run(c.code)
 		rw.flush()
+		if sink.Dst != nil {
+			clear(sink.Dst[rw.covered:])
+		}
 		return
+	}
+	if sink.Dst != nil {
+		workers.Range(len(sink.Dst), func(lo, hi int) { clear(sink.Dst[lo:hi]) }, par.MinChunk(1<<16))
 	}
 	n = min(n, len(segs))
 	// Worker 0 folds into the caller's sums, the others into their own.

@@ -10,6 +10,20 @@ import (
 	"github.com/leanpipe/leanpipe/par"
 )
 
+// gappedCircuit is a 2^logSize-column circuit (logSize ≥ 13) whose rows leave gaps
+// longer than a window between them and after the last.
+func gappedCircuit(logSize int) *Circuit {
+	b := NewBuilder("gapped", logSize, 0)
+	b.Input("x", 8, 8)
+	prev := []Wire{b.Col(8), b.Col(9)}
+	for _, run := range [][2]int{{16, 300}, {2500, 2600}, {5000, 5100}} {
+		for row := run[0]; row < run[1]; row++ {
+			prev[row%2] = b.Product(row, b.Xor(prev[0], b.One()), b.Xor(prev[1], b.Col(8+row%8)))
+		}
+	}
+	return b.Compile()
+}
+
 // RowsTensorOn's sink and TransposeTensorOn agree with the walks at full weights
 // (RowValues, Transpose), at every kernel level, serially and on segments, on
 // circuits whose rows come in order (BLAKE2s, a random one) and out of order
@@ -19,7 +33,7 @@ func TestRowsAndTransposeTensor(t *testing.T) {
 	minSegmentSteps, maxSliceShare = 1<<10, 16
 	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
 	r := testrand.New(t)
-	for _, c := range []*Circuit{buildBlake2s(), randomCircuit(r, 12), scrambledCircuit(r, 13)} {
+	for _, c := range []*Circuit{buildBlake2s(), randomCircuit(r, 12), scrambledCircuit(r, 13), gappedCircuit(13)} {
 		n := c.Size()
 		mu := randE(r)
 		for _, lowLog := range []int{0, 6, 10} {
