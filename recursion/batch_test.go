@@ -3,6 +3,7 @@ package recursion
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -50,13 +51,12 @@ func tinyCircuit(logSize int) *circuit.Circuit {
 	return b.Compile()
 }
 
-// batchDigest is the SHA-256 of a batch's proof (wire form) and of the claim it
-// returns, the batch run at the given GOMAXPROCS.
-func batchDigest(t testing.TB, c *circuit.Circuit, claims []MatrixClaim, procs int) string {
+// batchDigest runs the batch on the given workers and returns the SHA-256 of its
+// proof (wire form) and of the claim it returns, the proof and the claim.
+func batchDigest(t testing.TB, c *circuit.Circuit, claims []MatrixClaim, workers int) (string, *transcript.Proof, MatrixClaim) {
 	t.Helper()
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	p := transcript.NewProver(claimsLabel, nil)
-	out, err := BatchMatrixClaims(p, c, claims)
+	out, err := BatchMatrixClaimsOn(p, c, claims, par.New(nil, workers))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,19 +72,21 @@ func batchDigest(t testing.TB, c *circuit.Circuit, claims []MatrixClaim, procs i
 		b := x.Bytes()
 		h.Write(b[:])
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil)), p.Proof(), out
 }
 
 // TestBatchMatrixClaimsPinned: the batch's proof and result on fixed claims are the
-// ones pinned (taken before the prover was rewritten), at 1 and 2 workers; the
-// result verifies and is true.
+// ones pinned (taken before the prover was rewritten), on 1, 2 and 3 workers
+// (claims walked side by side, or one claim on the circuit's segments); the result
+// verifies and is true, and a batch made for a claim with a changed value fails the
+// verifier or the native check.
 func TestBatchMatrixClaimsPinned(t *testing.T) {
 	cases := []struct {
-		name   string
-		c      func() *circuit.Circuit
-		n      int
-		want   string
-		xmssSz bool
+		name string
+		c    func() *circuit.Circuit
+		n    int
+		want string
+		xmss bool
 	}{
 		{"tiny6/2", func() *circuit.Circuit { return tinyCircuit(6) }, 2, "8bfc03492ddf0e9963e9d77212f935829a8a22e77f169c61b8deef532d7aeda1", false},
 		{"tiny7/3", func() *circuit.Circuit { return tinyCircuit(7) }, 3, "67ef8015ccf65bf312c62ee46dd6d4fd27cdadddc2ce48291911023cad0416ba", false},
@@ -92,20 +94,53 @@ func TestBatchMatrixClaimsPinned(t *testing.T) {
 		{"blake2s/1", circuit.BLAKE2s, 1, "0a9fe17018072f43e0d5b52801f3c6f946c4271fab523eeaf6589f2d58996c95", false},
 		{"blake2s/3", circuit.BLAKE2s, 3, "9a86475af3c995949ba460463d7d5a46e89fcbc193764e1a9e1e5caf0f13aca0", false},
 		{"xmss/2", func() *circuit.Circuit { return aggregate.New().Circuit }, 2, "45e276b59370e1b659856d12b8933fe8cacf4bc997ea84eaaf68ac4148f00039", true},
+		{"xmss/1", func() *circuit.Circuit { return aggregate.New().Circuit }, 1, "", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.xmssSz && testing.Short() {
+			if tc.xmss && testing.Short() {
 				t.Skip("builds the xmss-aggregate circuit")
 			}
 			c := tc.c()
 			claims := pinnedClaims(c, tc.n, 0x5eed+uint64(tc.n))
-			for _, procs := range []int{1, 2} {
-				got := batchDigest(t, c, claims, procs)
-				t.Logf("%s at %d workers: %s", tc.name, procs, got)
+			first := ""
+			for _, workers := range []int{1, 2, 3} {
+				got, proof, out := batchDigest(t, c, claims, workers)
 				if tc.want != "" && got != tc.want {
-					t.Fatalf("%s at %d workers: proof digest %s, pinned %s", tc.name, procs, got, tc.want)
+					t.Fatalf("%s on %d workers: proof digest %s, pinned %s", tc.name, workers, got, tc.want)
 				}
+				if first == "" {
+					first = got
+				} else if got != first {
+					t.Fatalf("%s on %d workers: proof digest %s, on 1 worker %s", tc.name, workers, got, first)
+				}
+				v := transcript.NewVerifier(proof, claimsLabel, nil)
+				vout, err := VerifyMatrixClaims(v, c.LogSize(), claims)
+				if err == nil {
+					err = v.Finish()
+				}
+				if err != nil {
+					t.Fatalf("%s on %d workers: %v", tc.name, workers, err)
+				}
+				if vout.VA != out.VA || vout.VB != out.VB {
+					t.Fatalf("%s on %d workers: prover and verifier disagree on the batched claim", tc.name, workers)
+				}
+				if err := CheckMatrixClaim(c, out); err != nil {
+					t.Fatalf("%s on %d workers: the batched claim: %v", tc.name, workers, err)
+				}
+			}
+			// A claim with a changed value, batched as given: the verifier or the
+			// native check refuses the result.
+			lie := append([]MatrixClaim(nil), claims...)
+			lie[len(lie)-1].VB = lie[len(lie)-1].VB.Add(field.One)
+			_, proof, _ := batchDigest(t, c, lie, 2)
+			v := transcript.NewVerifier(proof, claimsLabel, nil)
+			vout, err := VerifyMatrixClaims(v, c.LogSize(), lie)
+			if err == nil {
+				err = CheckMatrixClaim(c, vout)
+			}
+			if !errors.Is(err, ErrBatch) && !errors.Is(err, ErrClaim) {
+				t.Fatalf("%s: a batch of a false claim: %v", tc.name, err)
 			}
 		})
 	}
