@@ -235,19 +235,7 @@ func BenchmarkBatchMatrixClaims(b *testing.B) {
 // a parent of 200 and 1,600 keys (two children of half each), at 1 and 2 workers.
 func BenchmarkBatchKeyClaims(b *testing.B) {
 	for _, n := range []int{200, 1600} {
-		r := rand.New(rand.NewPCG(uint64(n), 7))
-		var msg xmss.Message
-		keys := randomKeys(r, n)
-		parent := statementOf(b, aggregate.Aggregate{Message: msg, Epoch: 3, PublicKeys: keys})
-		kt, err := KeyTableOf(parent)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var claims []TableClaim
-		for off := 0; off < n; off += n / 2 {
-			child := statementOf(b, aggregate.Aggregate{Message: msg, Epoch: 3, PublicKeys: keys[off : off+n/2]})
-			claims = append(claims, LiftKeyClaim(childKeyClaim(b, r, child), off, n/2))
-		}
+		kt, claims := keyBatchFixture(b, n, []int{n / 2, n / 2})
 		for _, procs := range []int{1, 2} {
 			b.Run(fmt.Sprintf("keys=%d/workers=%d", n, procs), func(b *testing.B) {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -266,6 +254,72 @@ func BenchmarkBatchKeyClaims(b *testing.B) {
 				}
 				b.ReportMetric(peak, "peak-MB")
 			})
+		}
+	}
+}
+
+// keyBatchFixture is a parent of n fixed keys and its children's key claims lifted
+// to it (children of the given sizes, in order).
+func keyBatchFixture(t testing.TB, n int, sizes []int) (KeyTable, []TableClaim) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(uint64(n), 7))
+	var msg xmss.Message
+	msg[1] = 5
+	keys := randomKeys(r, n)
+	parent := statementOf(t, aggregate.Aggregate{Message: msg, Epoch: 3, PublicKeys: keys})
+	kt, err := KeyTableOf(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims []TableClaim
+	off := 0
+	for _, k := range sizes {
+		child := statementOf(t, aggregate.Aggregate{Message: msg, Epoch: 3, PublicKeys: keys[off : off+k]})
+		claims = append(claims, LiftKeyClaim(childKeyClaim(t, r, child), off, k))
+		off += k
+	}
+	return kt, claims
+}
+
+// TestBatchKeyClaimsPinned: the key batch's proof and result on fixed claims are the
+// ones pinned (taken before the prover was rewritten); the result verifies and the
+// native evaluation accepts it.
+func TestBatchKeyClaimsPinned(t *testing.T) {
+	for _, tc := range []struct {
+		n     int
+		sizes []int
+		want  string
+	}{
+		{19, []int{5, 11, 3}, "293e325a60680c1c3f508748ef9e65962038391662d91bce567582467a3bd694"},
+		{200, []int{100, 100}, "125f340fd58392aa74fd302a8eb2234d7ca0e4bfc447e938fd94e699ff777368"},
+		{300, []int{7, 200, 90}, "77962a2ca73467f1f3ac430fdb8ccdfc0bfe0a39905d339fc3f627ab8f3773c6"},
+	} {
+		kt, claims := keyBatchFixture(t, tc.n, tc.sizes)
+		p := transcript.NewProver(claimsLabel, nil)
+		pt, v, err := BatchKeyClaims(p, kt, claims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.New()
+		h.Write(p.Proof().MarshalWire())
+		for _, x := range append(pt, v) {
+			b := x.Bytes()
+			h.Write(b[:])
+		}
+		got := hex.EncodeToString(h.Sum(nil))
+		t.Logf("%d keys: %s", tc.n, got)
+		if tc.want != "" && got != tc.want {
+			t.Fatalf("%d keys: proof digest %s, pinned %s", tc.n, got, tc.want)
+		}
+		vpt, vv, err := VerifyKeyClaims(transcript.NewVerifier(p.Proof(), claimsLabel, nil), kt.T.W.Log, kt.SlotBits, claims)
+		if err != nil {
+			t.Fatalf("%d keys: %v", tc.n, err)
+		}
+		if vv != v || len(vpt) != len(pt) {
+			t.Fatalf("%d keys: prover and verifier disagree", tc.n)
+		}
+		if err := CheckTableEval(kt, vpt, vv); err != nil {
+			t.Fatalf("%d keys: %v", tc.n, err)
 		}
 	}
 }
