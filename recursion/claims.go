@@ -141,35 +141,56 @@ func roundCoeffs(q0, q1, qInf field.E) []field.E {
 	return []field.E{q0, q0.Add(q1).Add(qInf), qInf}
 }
 
-// BatchMatrixClaims is BatchMatrixClaimsOn on GOMAXPROCS workers.
+// BatchMatrixClaims is BatchMatrixClaimsWith on GOMAXPROCS workers.
 func BatchMatrixClaims(tr ClaimsProver, c Matrices, claims []MatrixClaim) (MatrixClaim, error) {
-	return BatchMatrixClaimsOn(tr, c, claims, par.New(nil, runtime.GOMAXPROCS(0)))
+	return BatchMatrixClaimsWith(tr, c, claims, BatchOptions{Workers: par.New(nil, runtime.GOMAXPROCS(0))})
 }
 
-// StoredRows is how many claims' row vectors (2^L values of E each) the batch's row
-// phase keeps from its first walk to its fold; each further claim's circuit is
-// walked a second time instead.
-const StoredRows = 2
+// BatchMatrixClaimsOn is BatchMatrixClaimsWith on the workers.
+func BatchMatrixClaimsOn(tr ClaimsProver, c Matrices, claims []MatrixClaim, workers par.Workers) (MatrixClaim, error) {
+	return BatchMatrixClaimsWith(tr, c, claims, BatchOptions{Workers: workers})
+}
 
-// BatchMatrixClaimsOn proves that claims (on c's A0 and B0) reduce to the returned
+// DefaultStoredRows is BatchOptions.StoredRows when unset.
+const DefaultStoredRows = 2
+
+// BatchOptions tunes the batching prover; the proof does not depend on them.
+type BatchOptions struct {
+	// Workers run the walks and passes (the zero value is one worker).
+	Workers par.Workers
+	// StoredRows bounds the row vectors (2^L values of E each) the row phase keeps
+	// from its first walks to its fold; each further claim's circuit is walked a
+	// second time instead. 0 means DefaultStoredRows; at least 1 is kept.
+	StoredRows int
+}
+
+// BatchMatrixClaimsWith proves that claims (on c's A0 and B0) reduce to the returned
 // claim at a common point (r_row, r_col), both weights eq kernels: it binds the
 // claims, draws μ and λ_t, and runs 2L degree-2 rounds: first over the row variables
 // on Σ_t λ_t·Row_t(x)·((A0 + μ·B0)·Col_t)(x), then over the column variables on
 // ((A0 + μ·B0)ᵀ·eq(r_row))(y)·Σ_t λ_t·Row_t(r_row)·Col_t(y), and sends A0 and B0 at
 // the point. The claims must be true for the result to be; the prover does not
-// check them. The proof does not depend on the workers.
+// check them. The proof does not depend on the options.
 //
 // No table of 2^L entries is formed for a weight. Each claim's circuit is walked
-// forward once at its column weights (the walks side by side on the workers), which
+// forward at its column weights (the walks side by side on the workers), which
 // reduces its row vector V_t to U_t(i) = Σ_j eq(High_t, j)·V_t(i + 64j): the first six
 // rounds (Row_t's Low factor) are then a sumcheck of 64 entries, after which V_t is
-// folded once at their challenges to 2^(L−6) entries for the rest. The column phase
-// walks the circuit backward once at eq(r_row) (computed a window of rows at a time)
-// into f = (A0 + μ·B0)ᵀ·eq(r_row), reduced in one pass to each claim's F_t as the row
-// phase's V_t, and folded once after six rounds; A0 and B0 at the point are one
-// forward walk at eq weights. At peak the batch holds min(T, StoredRows) row vectors
-// (2^L values each), then f and one column vector per extra worker.
-func BatchMatrixClaimsOn(tr ClaimsProver, c Matrices, claims []MatrixClaim, workers par.Workers) (MatrixClaim, error) {
+// folded once at their challenges to 2^(L−6) entries for the rest (from the stored
+// V_t, or by a second walk). The column phase walks the circuit backward once at
+// eq(r_row) (computed a window of rows at a time) into f = (A0 + μ·B0)ᵀ·eq(r_row),
+// reduced in one pass to each claim's F_t as the row phase's V_t, and folded once
+// after six rounds; A0 and B0 at the point are one forward walk at eq weights. At
+// peak the batch holds min(T, StoredRows) row vectors (2^L values each), then f (in
+// the first row vector's storage) and, on two or more workers, one column vector off
+// the circuit's shelf.
+func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, opts BatchOptions) (MatrixClaim, error) {
+	workers := opts.Workers
+	stored := opts.StoredRows
+	if stored == 0 {
+		stored = DefaultStoredRows
+	}
+	stored = max(1, stored)
 	L := c.LogSize()
 	if err := checkClaims(L, claims); err != nil {
 		return MatrixClaim{}, err
@@ -186,11 +207,11 @@ func BatchMatrixClaimsOn(tr ClaimsProver, c Matrices, claims []MatrixClaim, work
 		hiR[t] = make([]field.E, blocks)
 		field.EqTable(hiR[t], cl.Row.High)
 		u[t] = make([]field.E, 1<<LowBits)
-		if t < StoredRows {
-			rowsV[t] = buffers.Make[field.E](n)
-		}
 	}
 	eachClaim(T, workers, func(t int, w par.Workers) {
+		if t < stored {
+			rowsV[t] = buffers.Make[field.E](n) // zeroed by the worker that fills it
+		}
 		c.RowsTensorOn(claims[t].Col, mu, circuit.RowSink{Dst: rowsV[t], U: u[t], UHigh: hiR[t]}, w)
 	})
 	if err := workers.Err(); err != nil {
@@ -269,19 +290,24 @@ func BatchMatrixClaimsOn(tr ClaimsProver, c Matrices, claims []MatrixClaim, work
 	return out, nil
 }
 
-// eachClaim runs fn for claims 0..T−1: side by side on one worker each when there are
-// at least as many claims as workers, else one after another on all the workers.
+// eachClaim runs fn for claims 0..T−1: side by side, one worker each, as many at a
+// time as there are workers; the claims of a last, partial round one after another
+// on all the workers.
 func eachClaim(T int, workers par.Workers, fn func(t int, w par.Workers)) {
-	if T >= workers.N() && workers.N() > 1 {
+	n := workers.N()
+	side := 0
+	if n > 1 {
+		side = T - T%n
+	}
+	if side > 0 {
 		one := workers.Limit(1)
-		workers.For(T, func(_, lo, hi int) {
+		workers.For(side, func(_, lo, hi int) {
 			for t := lo; t < hi; t++ {
 				fn(t, one)
 			}
-		}, par.PerWorker(T))
-		return
+		}, par.PerWorker(side))
 	}
-	for t := range T {
+	for t := side; t < T; t++ {
 		fn(t, workers)
 	}
 }
