@@ -282,8 +282,7 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 	out := MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol)}
 	out.VA, out.VB = c.BilinearTensor(out.Row, out.Col)
 	if out.VA.Add(mu.Mul(out.VB)) != fr[0] {
-		// The two walks disagree: a bug, not a bad input.
-		panic("recursion: the batch's backward walk and its point evaluation disagree")
+		return MatrixClaim{}, errors.New("recursion: matrix-claim batch: the backward walk and the point evaluation disagree (a bug)")
 	}
 	tr.Send(out.VA)
 	tr.Send(out.VB)
