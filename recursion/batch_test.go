@@ -54,10 +54,10 @@ func tinyCircuit(logSize int) *circuit.Circuit {
 // batchDigest runs the batch on the given workers, keeping at most stored row
 // vectors, and returns the SHA-256 of its proof (wire form) and of the claim it
 // returns, the proof and the claim.
-func batchDigest(t testing.TB, c *circuit.Circuit, claims []MatrixClaim, workers, stored int) (string, *transcript.Proof, MatrixClaim) {
+func batchDigest(t testing.TB, c *circuit.Circuit, claims []MatrixClaim, workers, stored int, scratch *BatchScratch) (string, *transcript.Proof, MatrixClaim) {
 	t.Helper()
 	p := transcript.NewProver(claimsLabel, nil)
-	out, err := BatchMatrixClaimsWith(p, c, claims, BatchOptions{Workers: par.New(nil, workers), StoredRows: stored})
+	out, err := BatchMatrixClaimsWith(p, c, claims, BatchOptions{Workers: par.New(nil, workers), StoredRows: stored, Scratch: scratch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,8 @@ func batchDigest(t testing.TB, c *circuit.Circuit, claims []MatrixClaim, workers
 // TestBatchMatrixClaimsPinned: the batch's proof and result on fixed claims are the
 // ones pinned (taken before the prover was rewritten), on 1, 2 and 3 workers
 // (claims walked side by side, or one claim on the circuit's segments) and keeping
-// one, two or all row vectors (the others walked twice); the result
+// one, two or all row vectors (the others walked twice), with and without a reused
+// scratch; the result
 // verifies and is true, and a batch made for a claim with a changed value fails the
 // verifier or the native check.
 func TestBatchMatrixClaimsPinned(t *testing.T) {
@@ -106,9 +107,15 @@ func TestBatchMatrixClaimsPinned(t *testing.T) {
 			c := tc.c()
 			claims := pinnedClaims(c, tc.n, 0x5eed+uint64(tc.n))
 			first := ""
-			for _, run := range [][2]int{{1, 0}, {2, 0}, {3, 0}, {1, 1}, {2, 1}, {2, 8}} {
+			// The scratch's tables are reused dirty from run to run.
+			scratch := new(BatchScratch)
+			for i, run := range [][2]int{{1, 0}, {2, 0}, {3, 0}, {1, 1}, {2, 1}, {2, 8}, {1, 8}, {2, 0}} {
 				workers := run[0]
-				got, proof, out := batchDigest(t, c, claims, workers, run[1])
+				sc := scratch
+				if i%2 == 1 {
+					sc = nil
+				}
+				got, proof, out := batchDigest(t, c, claims, workers, run[1], sc)
 				if tc.want != "" && got != tc.want {
 					t.Fatalf("%s on %d workers: proof digest %s, pinned %s", tc.name, workers, got, tc.want)
 				}
@@ -136,7 +143,7 @@ func TestBatchMatrixClaimsPinned(t *testing.T) {
 			// native check refuses the result.
 			lie := append([]MatrixClaim(nil), claims...)
 			lie[len(lie)-1].VB = lie[len(lie)-1].VB.Add(field.One)
-			_, proof, _ := batchDigest(t, c, lie, 2, 0)
+			_, proof, _ := batchDigest(t, c, lie, 2, 0, scratch)
 			v := transcript.NewVerifier(proof, claimsLabel, nil)
 			vout, err := VerifyMatrixClaims(v, c.LogSize(), lie)
 			if err == nil {
@@ -200,8 +207,9 @@ func (p *peakHeap) mb() float64 {
 // with lincheck-shaped weights (64 low values ⊗ eq over 15 coordinates) on the
 // xmss-aggregate circuit (L = 21), on 1 and 2 workers (and GOMAXPROCS). peak-MB is
 // the live heap's peak above its level before the batch (sampled each millisecond;
-// the circuit's shelved column vector, made by the warm-up, is not in it), cpu-ms
-// the process's CPU time.
+// the circuit's shelved column vector, made by the warm-up, is not in it, nor the
+// row vectors a scratch keeps), cpu-ms the process's CPU time; "scratch" runs keep
+// their row vectors in a BatchScratch from one batch to the next.
 func BenchmarkBatchMatrixClaims(b *testing.B) {
 	skipProofs(b, "builds the xmss-aggregate circuit")
 	c := aggregate.New().Circuit
@@ -211,9 +219,15 @@ func BenchmarkBatchMatrixClaims(b *testing.B) {
 	if _, err := BatchMatrixClaimsOn(transcript.NewProver(claimsLabel, nil), c, claims, par.New(nil, 2)); err != nil {
 		b.Fatal(err)
 	}
-	for _, run := range [][2]int{{2, 1}, {2, 2}, {4, 1}, {4, 2}} {
+	for _, run := range [][3]int{{2, 1, 0}, {2, 2, 0}, {2, 1, 1}, {2, 2, 1}, {4, 1, 0}, {4, 2, 0}} {
 		n, procs := run[0], run[1]
-		b.Run(fmt.Sprintf("claims=%d/workers=%d", n, procs), func(b *testing.B) {
+		var scratch *BatchScratch
+		name := fmt.Sprintf("claims=%d/workers=%d", n, procs)
+		if run[2] == 1 {
+			scratch = new(BatchScratch)
+			name += "/scratch"
+		}
+		b.Run(name, func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			b.ReportAllocs()
 			var peak float64
@@ -223,7 +237,8 @@ func BenchmarkBatchMatrixClaims(b *testing.B) {
 				p := startPeak()
 				t0 := rusage.Process()
 				b.StartTimer()
-				if _, err := BatchMatrixClaimsOn(transcript.NewProver(claimsLabel, nil), c, claims[:n], par.New(nil, procs)); err != nil {
+				opts := BatchOptions{Workers: par.New(nil, procs), Scratch: scratch}
+				if _, err := BatchMatrixClaimsWith(transcript.NewProver(claimsLabel, nil), c, claims[:n], opts); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
@@ -162,6 +163,40 @@ type BatchOptions struct {
 	// from its first walks to its fold; each further claim's circuit is walked a
 	// second time instead. 0 means DefaultStoredRows; at least 1 is kept.
 	StoredRows int
+	// Scratch, if not nil, lends the row vectors and takes them back: a process
+	// that batches again and again keeps one (nil: they are made afresh and
+	// dropped).
+	Scratch *BatchScratch
+}
+
+// BatchScratch keeps a batch's row vectors (the storage of its 2^L-entry tables)
+// from one batch to the next, so that a later batch neither allocates nor zeroes
+// them. It holds them until the next batch or Release. Safe for one batch at a
+// time.
+type BatchScratch struct {
+	mu   sync.Mutex
+	vecs [][]field.E
+}
+
+// take returns the scratch's vector k grown to n entries (contents unspecified).
+func (s *BatchScratch) take(k, n int) []field.E {
+	if s == nil {
+		return buffers.Make[field.E](n)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.vecs) <= k {
+		s.vecs = append(s.vecs, nil)
+	}
+	s.vecs[k] = buffers.Grow(s.vecs[k], n)
+	return s.vecs[k]
+}
+
+// Release drops the vectors the scratch holds.
+func (s *BatchScratch) Release() {
+	s.mu.Lock()
+	s.vecs = nil
+	s.mu.Unlock()
 }
 
 // BatchMatrixClaimsWith proves that claims (on c's A0 and B0) reduce to the returned
@@ -210,7 +245,7 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 	}
 	eachClaim(T, workers, func(t int, w par.Workers) {
 		if t < stored {
-			rowsV[t] = buffers.Make[field.E](n) // zeroed by the worker that fills it
+			rowsV[t] = opts.Scratch.take(t, n) // made by the worker that fills it
 		}
 		c.RowsTensorOn(claims[t].Col, mu, circuit.RowSink{Dst: rowsV[t], U: u[t], UHigh: hiR[t]}, w)
 	})
@@ -250,7 +285,7 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 	// Column phase, rounds 0..5: Σ_t c_t·Σ_i Col_t.Low[i]·F_t[i], c_t = λ_t·Row_t(r_row),
 	// F_t[i] = Σ_j eq(Col_t.High, j)·f(i + 64j).
 	if f == nil {
-		f = buffers.Make[field.E](n)
+		f = opts.Scratch.take(0, n)
 	}
 	c.TransposeTensorOn(f, EqWeight(rRow), mu, workers)
 	if err := workers.Err(); err != nil {
