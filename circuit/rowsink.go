@@ -291,6 +291,13 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 // segments are walked at once, as in TransposeOn (one column vector per extra
 // worker, off the circuit's shelf).
 func (c *Circuit) TransposeTensorOn(dst []field.E, e Tensor, mu field.E, workers par.Workers) {
+	c.TransposeTensorWith(dst, nil, e, mu, workers)
+}
+
+// TransposeTensorWith is TransposeTensorOn with extra worker k's column vector (k ≥
+// 1; Size entries, contents unspecified) from spare(k), called before the walk for
+// each extra worker the walk uses; a nil spare takes them off the circuit's shelf.
+func (c *Circuit) TransposeTensorWith(dst []field.E, spare func(k int) []field.E, e Tensor, mu field.E, workers par.Workers) {
 	c.checkLen("dst", len(dst))
 	c.checkLen("e", 1<<e.LogLen())
 	if len(e.Low) > walkWindow {
@@ -312,6 +319,11 @@ func (c *Circuit) TransposeTensorOn(dst []field.E, e Tensor, mu field.E, workers
 	acc := make([][]field.E, n)
 	acc[0] = dst
 	for j := 1; j < n; j++ {
+		if spare != nil {
+			acc[j] = spare(j)
+			c.checkLen("spare", len(acc[j]))
+			continue
+		}
 		acc[j] = c.getVec()
 		defer c.putVec(acc[j])
 	}

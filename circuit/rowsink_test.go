@@ -94,6 +94,14 @@ func TestRowsAndTransposeTensor(t *testing.T) {
 								t.Fatalf("%s: transpose column %d", what, i)
 							}
 						}
+						// Dirty spare vectors for the extra workers.
+						spare := func(int) []field.E { return randVec(r, n) }
+						c.TransposeTensorWith(got, spare, e, mu, par.New(nil, k))
+						for i := range got {
+							if got[i] != wantT[i] {
+								t.Fatalf("%s: transpose with spares, column %d", what, i)
+							}
+						}
 					}()
 				}
 			}

@@ -60,8 +60,9 @@ type Matrices interface {
 	LogSize() int
 	// RowsTensorOn hands (A0 + μ·B0)·w to sink.
 	RowsTensorOn(w circuit.Tensor, mu field.E, sink circuit.RowSink, workers par.Workers)
-	// TransposeTensorOn writes (A0 + μ·B0)ᵀ·e.
-	TransposeTensorOn(dst []field.E, e circuit.Tensor, mu field.E, workers par.Workers)
+	// TransposeTensorWith writes (A0 + μ·B0)ᵀ·e, the extra workers' sums in the
+	// spare vectors.
+	TransposeTensorWith(dst []field.E, spare func(k int) []field.E, e circuit.Tensor, mu field.E, workers par.Workers)
 	// BilinearTensor returns (eᵀA0·w, eᵀB0·w).
 	BilinearTensor(e, w circuit.Tensor) (va, vb field.E)
 }
@@ -216,9 +217,9 @@ func (s *BatchScratch) Release() {
 // eq(r_row) (computed a window of rows at a time) into f = (A0 + μ·B0)ᵀ·eq(r_row),
 // reduced in one pass to each claim's F_t as the row phase's V_t, and folded once
 // after six rounds; A0 and B0 at the point are one forward walk at eq weights. At
-// peak the batch holds min(T, StoredRows) row vectors (2^L values each), then f (in
-// the first row vector's storage) and, on two or more workers, one column vector off
-// the circuit's shelf.
+// peak the batch holds max(min(T, StoredRows), W) vectors of 2^L values, W the
+// backward walk's workers (at most 4): the row vectors, whose storage then holds f
+// and the extra workers' sums (topped up from the scratch, or made afresh).
 func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, opts BatchOptions) (MatrixClaim, error) {
 	workers := opts.Workers
 	stored := opts.StoredRows
@@ -275,7 +276,21 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 	if err := workers.Err(); err != nil {
 		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
 	}
-	f := rowsV[0] // the column phase reuses a row vector's storage
+	// The column phase reuses the row vectors' storage: f and the extra workers'
+	// sums of the backward walk.
+	f := rowsV[0]
+	var free [][]field.E
+	for _, v := range rowsV[1:] {
+		if v != nil {
+			free = append(free, v)
+		}
+	}
+	spare := func(k int) []field.E {
+		if k-1 < len(free) {
+			return free[k-1]
+		}
+		return opts.Scratch.take(stored+k, n)
+	}
 	clear(rowsV)
 	for t := range hiR {
 		field.ScaleE(hiR[t], hiR[t], low[t][0])
@@ -287,7 +302,8 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 	if f == nil {
 		f = opts.Scratch.take(0, n)
 	}
-	c.TransposeTensorOn(f, EqWeight(rRow), mu, workers)
+	c.TransposeTensorWith(f, spare, EqWeight(rRow), mu, workers)
+	free = nil
 	if err := workers.Err(); err != nil {
 		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
 	}
