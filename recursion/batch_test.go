@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -342,5 +343,17 @@ func TestBatchKeyClaimsPinned(t *testing.T) {
 		if err := CheckTableEval(kt, vpt, vv); err != nil {
 			t.Fatalf("%d keys: %v", tc.n, err)
 		}
+	}
+}
+
+// A batch on cancelled workers returns their error, not a claim.
+func TestBatchMatrixClaimsCancelled(t *testing.T) {
+	c := circuit.BLAKE2s()
+	claims := pinnedClaims(c, 2, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := BatchMatrixClaimsOn(transcript.NewProver(claimsLabel, nil), c, claims, par.New(ctx, 2))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled workers: %v", err)
 	}
 }

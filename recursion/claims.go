@@ -330,6 +330,11 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 		field.AddScaledE(g, hiC[t], coef[t].Mul(low[t][0]))
 	}
 	proveProductRounds(tr, rCol[LowBits:], [][]field.E{fr}, [][]field.E{g}, nil)
+	// The passes on the workers skip their chunks once the workers stop: their sums
+	// are then partial.
+	if err := workers.Err(); err != nil {
+		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
+	}
 	out := MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol)}
 	out.VA, out.VB = c.BilinearTensor(out.Row, out.Col)
 	if out.VA.Add(mu.Mul(out.VB)) != fr[0] {
