@@ -3,9 +3,13 @@ package recursion
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // Deferred fixed-matrix claims and their batching (docs/recursion.md §5.1).
@@ -50,14 +54,17 @@ type MatrixClaim struct {
 	VA, VB   field.E
 }
 
-// Matrices is what the batching prover needs of a circuit: its size and its two walks
-// (*circuit.Circuit implements it).
+// Matrices is what the batching prover needs of a circuit: its size and its walks
+// at tensor weights (*circuit.Circuit implements it).
 type Matrices interface {
 	LogSize() int
-	// RowValues writes A0·w and B0·w.
-	RowValues(dstA, dstB, w []field.E)
-	// TransposePair writes A0ᵀ·e and B0ᵀ·e.
-	TransposePair(dstA, dstB, e []field.E)
+	// RowsTensorOn hands (A0 + μ·B0)·w to sink.
+	RowsTensorOn(w circuit.Tensor, mu field.E, sink circuit.RowSink, workers par.Workers)
+	// TransposeTensorWith writes (A0 + μ·B0)ᵀ·e, the extra workers' sums in the
+	// spare vectors.
+	TransposeTensorWith(dst []field.E, spare func(k int) []field.E, e circuit.Tensor, mu field.E, workers par.Workers)
+	// BilinearTensor returns (eᵀA0·w, eᵀB0·w).
+	BilinearTensor(e, w circuit.Tensor) (va, vb field.E)
 }
 
 // Transcripts of the batch, the stages' shapes.
@@ -136,53 +143,289 @@ func roundCoeffs(q0, q1, qInf field.E) []field.E {
 	return []field.E{q0, q0.Add(q1).Add(qInf), qInf}
 }
 
-// BatchMatrixClaims proves that claims (on c's A0 and B0) reduce to the returned claim
-// at a common point (r_row, r_col), both weights eq kernels: it binds the claims,
-// draws μ and λ_t, and runs 2L degree-2 rounds: first over the row variables on
-// Σ_t λ_t·Row_t(x)·((A0 + μ·B0)·Col_t)(x) (one forward walk per claim), then over the
-// column variables on ((A0 + μ·B0)ᵀ·eq(r_row))(y)·Σ_t λ_t·Row_t(r_row)·Col_t(y) (one
-// backward walk of both matrices), and sends A0 and B0 at the point. The claims must be
-// true for the result to be; the prover does not check them.
+// BatchMatrixClaims is BatchMatrixClaimsWith on GOMAXPROCS workers.
 func BatchMatrixClaims(tr ClaimsProver, c Matrices, claims []MatrixClaim) (MatrixClaim, error) {
+	return BatchMatrixClaimsWith(tr, c, claims, BatchOptions{Workers: par.New(nil, runtime.GOMAXPROCS(0))})
+}
+
+// BatchMatrixClaimsOn is BatchMatrixClaimsWith on the workers.
+func BatchMatrixClaimsOn(tr ClaimsProver, c Matrices, claims []MatrixClaim, workers par.Workers) (MatrixClaim, error) {
+	return BatchMatrixClaimsWith(tr, c, claims, BatchOptions{Workers: workers})
+}
+
+// DefaultStoredRows is BatchOptions.StoredRows when unset.
+const DefaultStoredRows = 2
+
+// BatchOptions tunes the batching prover; the proof does not depend on them.
+type BatchOptions struct {
+	// Workers run the walks and passes (the zero value is one worker).
+	Workers par.Workers
+	// StoredRows bounds the row vectors (2^L values of E each) the row phase keeps
+	// from its first walks to its fold; each further claim's circuit is walked a
+	// second time instead. 0 means DefaultStoredRows; at least 1 is kept.
+	StoredRows int
+	// Scratch, if not nil, lends the row vectors and takes them back: a process
+	// that batches again and again keeps one (nil: they are made afresh and
+	// dropped).
+	Scratch *BatchScratch
+}
+
+// BatchScratch keeps a batch's row vectors (the storage of its 2^L-entry tables)
+// from one batch to the next, so that a later batch neither allocates nor zeroes
+// them. It holds them until the next batch or Release. Safe for one batch at a
+// time.
+type BatchScratch struct {
+	mu   sync.Mutex
+	vecs [][]field.E
+}
+
+// take returns the scratch's vector k grown to n entries (contents unspecified).
+func (s *BatchScratch) take(k, n int) []field.E {
+	if s == nil {
+		return buffers.Make[field.E](n)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.vecs) <= k {
+		s.vecs = append(s.vecs, nil)
+	}
+	s.vecs[k] = buffers.Grow(s.vecs[k], n)
+	return s.vecs[k]
+}
+
+// Release drops the vectors the scratch holds.
+func (s *BatchScratch) Release() {
+	s.mu.Lock()
+	s.vecs = nil
+	s.mu.Unlock()
+}
+
+// BatchMatrixClaimsWith proves that claims (on c's A0 and B0) reduce to the returned
+// claim at a common point (r_row, r_col), both weights eq kernels: it binds the
+// claims, draws μ and λ_t, and runs 2L degree-2 rounds: first over the row variables
+// on Σ_t λ_t·Row_t(x)·((A0 + μ·B0)·Col_t)(x), then over the column variables on
+// ((A0 + μ·B0)ᵀ·eq(r_row))(y)·Σ_t λ_t·Row_t(r_row)·Col_t(y), and sends A0 and B0 at
+// the point. The claims must be true for the result to be; the prover does not
+// check them. The proof does not depend on the options.
+//
+// No table of 2^L entries is formed for a weight. Each claim's circuit is walked
+// forward at its column weights (the walks side by side on the workers), which
+// reduces its row vector V_t to U_t(i) = Σ_j eq(High_t, j)·V_t(i + 64j): the first six
+// rounds (Row_t's Low factor) are then a sumcheck of 64 entries, after which V_t is
+// folded once at their challenges to 2^(L−6) entries for the rest (from the stored
+// V_t, or by a second walk). The column phase walks the circuit backward once at
+// eq(r_row) (computed a window of rows at a time) into f = (A0 + μ·B0)ᵀ·eq(r_row),
+// reduced in one pass to each claim's F_t as the row phase's V_t, and folded once
+// after six rounds; A0 and B0 at the point are one forward walk at eq weights. At
+// peak the batch holds max(min(T, StoredRows), W) vectors of 2^L values, W the
+// backward walk's workers (at most 4): the row vectors, whose storage then holds f
+// and the extra workers' sums (topped up from the scratch, or made afresh).
+func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, opts BatchOptions) (MatrixClaim, error) {
+	workers := opts.Workers
+	stored := opts.StoredRows
+	if stored == 0 {
+		stored = DefaultStoredRows
+	}
+	stored = max(1, stored)
 	L := c.LogSize()
 	if err := checkClaims(L, claims); err != nil {
 		return MatrixClaim{}, err
 	}
 	mu, lambda := observeClaims(tr.Observe, tr.Sample, claims)
-	n := 1 << L
-	rows := make([][]field.E, len(claims))
-	vals := make([][]field.E, len(claims))
-	col := make([]field.E, n)
-	bv := make([]field.E, n)
+	n, blocks := 1<<L, 1<<(L-LowBits)
+	T := len(claims)
+
+	// Row phase, rounds 0..5: Σ_t λ_t·Σ_i Row_t.Low[i]·U_t[i].
+	hiR := make([][]field.E, T)
+	u := make([][]field.E, T)
+	rowsV := make([][]field.E, T)
 	for t, cl := range claims {
-		rows[t] = make([]field.E, n)
-		cl.Row.Fill(rows[t])
-		vals[t] = make([]field.E, n)
-		cl.Col.Fill(col)
-		c.RowValues(vals[t], bv, col)
-		field.AddScaledE(vals[t], bv, mu)
+		hiR[t] = make([]field.E, blocks)
+		field.EqTable(hiR[t], cl.Row.High)
+		u[t] = make([]field.E, 1<<LowBits)
 	}
-	rRow := proveProductRounds(tr, L, rows, vals, lambda)
-	// Column phase: f = (A0 + μ·B0)ᵀ·eq(r_row), g = Σ_t λ_t·Row_t(r_row)·Col_t.
-	eq := make([]field.E, n)
-	field.EqTable(eq, rRow)
-	fa, fb := make([]field.E, n), make([]field.E, n)
-	c.TransposePair(fa, fb, eq)
-	f := eq // reuse
-	copy(f, fa)
-	field.AddScaledE(f, fb, mu)
-	g := make([]field.E, n)
+	eachClaim(T, workers, func(t int, w par.Workers) {
+		if t < stored {
+			rowsV[t] = opts.Scratch.take(t, n) // made by the worker that fills it
+		}
+		c.RowsTensorOn(claims[t].Col, mu, circuit.RowSink{Dst: rowsV[t], U: u[t], UHigh: hiR[t]}, w)
+	})
+	if err := workers.Err(); err != nil {
+		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
+	}
+	low := make([][]field.E, T)
 	for t, cl := range claims {
-		cl.Col.Fill(col)
-		field.AddScaledE(g, col, lambda[t].Mul(rows[t][0]))
+		low[t] = append([]field.E(nil), cl.Row.Low...)
 	}
-	ab := [][]field.E{fa, fb}
-	rCol := proveProductRounds(tr, L, [][]field.E{f}, [][]field.E{g}, nil, ab...)
-	fa, fb = ab[0], ab[1]
-	out := MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol), VA: fa[0], VB: fb[0]}
+	rRow := make([]field.E, L)
+	proveProductRounds(tr, rRow[:LowBits], low, u, lambda)
+	// Rounds 6..L−1: Σ_t λ_t·ℓ_t·eq(High_t, j)·VF_t(j), ℓ_t = Row_t.Low at r_low.
+	eqLow := make([]field.E, 1<<LowBits)
+	field.EqTable(eqLow, rRow[:LowBits])
+	vf := make([][]field.E, T)
+	for t := range vf {
+		vf[t] = make([]field.E, blocks)
+	}
+	eachClaim(T, workers, func(t int, w par.Workers) {
+		if rowsV[t] == nil {
+			c.RowsTensorOn(claims[t].Col, mu, circuit.RowSink{Fold: vf[t], FoldLow: eqLow}, w)
+			return
+		}
+		foldBlocks(vf[t], rowsV[t], eqLow, w)
+	})
+	if err := workers.Err(); err != nil {
+		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
+	}
+	// The column phase reuses the row vectors' storage: f and the extra workers'
+	// sums of the backward walk.
+	f := rowsV[0]
+	var free [][]field.E
+	for _, v := range rowsV[1:] {
+		if v != nil {
+			free = append(free, v)
+		}
+	}
+	spare := func(k int) []field.E {
+		if k-1 < len(free) {
+			return free[k-1]
+		}
+		return opts.Scratch.take(stored+k, n)
+	}
+	clear(rowsV)
+	for t := range hiR {
+		field.ScaleE(hiR[t], hiR[t], low[t][0])
+	}
+	proveProductRounds(tr, rRow[LowBits:], hiR, vf, lambda)
+
+	// Column phase, rounds 0..5: Σ_t c_t·Σ_i Col_t.Low[i]·F_t[i], c_t = λ_t·Row_t(r_row),
+	// F_t[i] = Σ_j eq(Col_t.High, j)·f(i + 64j).
+	if f == nil {
+		f = opts.Scratch.take(0, n)
+	}
+	c.TransposeTensorWith(f, spare, EqWeight(rRow), mu, workers)
+	free = nil
+	if err := workers.Err(); err != nil {
+		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
+	}
+	coef := make([]field.E, T)
+	hiC := make([][]field.E, T)
+	for t, cl := range claims {
+		coef[t] = lambda[t].Mul(hiR[t][0])
+		hiC[t] = make([]field.E, blocks)
+		field.EqTable(hiC[t], cl.Col.High)
+	}
+	fu := blockSums(f, hiC, workers)
+	for t, cl := range claims {
+		low[t] = append(low[t][:0], cl.Col.Low...)
+	}
+	rCol := make([]field.E, L)
+	proveProductRounds(tr, rCol[:LowBits], low, fu, coef)
+	// Rounds 6..L−1: fr(j)·Σ_t c_t·Col_t.Low(r_low)·eq(Col_t.High, j).
+	field.EqTable(eqLow, rCol[:LowBits])
+	fr := make([]field.E, blocks)
+	foldBlocks(fr, f, eqLow, workers)
+	f = nil
+	g := make([]field.E, blocks)
+	for t := range claims {
+		field.AddScaledE(g, hiC[t], coef[t].Mul(low[t][0]))
+	}
+	proveProductRounds(tr, rCol[LowBits:], [][]field.E{fr}, [][]field.E{g}, nil)
+	// The passes on the workers skip their chunks once the workers stop: their sums
+	// are then partial.
+	if err := workers.Err(); err != nil {
+		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
+	}
+	out := MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol)}
+	out.VA, out.VB = c.BilinearTensor(out.Row, out.Col)
+	if out.VA.Add(mu.Mul(out.VB)) != fr[0] {
+		return MatrixClaim{}, errors.New("recursion: matrix-claim batch: the backward walk and the point evaluation disagree (a bug)")
+	}
 	tr.Send(out.VA)
 	tr.Send(out.VB)
 	return out, nil
+}
+
+// eachClaim runs fn for claims 0..T−1: side by side, one worker each, as many at a
+// time as there are workers; the claims of a last, partial round one after another
+// on all the workers.
+func eachClaim(T int, workers par.Workers, fn func(t int, w par.Workers)) {
+	n := workers.N()
+	side := 0
+	if n > 1 {
+		side = T - T%n
+	}
+	if side > 0 {
+		one := workers.Limit(1)
+		workers.For(side, func(_, lo, hi int) {
+			for t := lo; t < hi; t++ {
+				fn(t, one)
+			}
+		}, par.PerWorker(side))
+	}
+	for t := side; t < T; t++ {
+		fn(t, workers)
+	}
+}
+
+// stageLen is the length of the chunks foldBlocks and blockSums copy out of a
+// table before multiplying them: the vector kernels run on an L1-resident copy
+// (a copy streams the table at memory speed, which the kernels' own loads do not).
+const stageLen = 1 << 10
+
+// foldBlocks sets dst[j] = Σ_i low[i]·src[i + len(low)·j].
+func foldBlocks(dst, src, low []field.E, workers par.Workers) {
+	l := len(low)
+	per := max(1, stageLen/l)
+	workers.Range(len(dst), func(lo, hi int) {
+		var buf [stageLen]field.E
+		for j0 := lo; j0 < hi; j0 += per {
+			j1 := min(hi, j0+per)
+			b := buf[:(j1-j0)*l]
+			copy(b, src[j0*l:j1*l])
+			for j := j0; j < j1; j++ {
+				dst[j] = field.InnerProduct(low, b[(j-j0)*l:(j-j0+1)*l])
+			}
+		}
+	}, par.MinChunk(1<<10), par.Grain(per))
+}
+
+// blockSums returns, for each table hi[t] of len(src)/2^LowBits entries, the 2^LowBits
+// sums Σ_j hi[t][j]·src[i + 2^LowBits·j], in one pass over src (each worker's chunks
+// into its own sums, added at the end).
+func blockSums(src []field.E, hi [][]field.E, workers par.Workers) [][]field.E {
+	const l = 1 << LowBits
+	const per = stageLen / l
+	parts := make([][][]field.E, workers.N())
+	workers.For(len(src)/l, func(w, lo, hi2 int) {
+		if parts[w] == nil {
+			parts[w] = make([][]field.E, len(hi))
+			for t := range hi {
+				parts[w][t] = make([]field.E, l)
+			}
+		}
+		var buf [stageLen]field.E
+		for j0 := lo; j0 < hi2; j0 += per {
+			j1 := min(hi2, j0+per)
+			b := buf[:(j1-j0)*l]
+			copy(b, src[j0*l:j1*l])
+			for j := j0; j < j1; j++ {
+				blk := b[(j-j0)*l : (j-j0+1)*l]
+				for t, h := range hi {
+					field.AddScaledE(parts[w][t], blk, h[j])
+				}
+			}
+		}
+	}, par.MinChunk(1<<10), par.Grain(per))
+	out := make([][]field.E, len(hi))
+	for t := range out {
+		out[t] = make([]field.E, l)
+		for _, p := range parts {
+			if p != nil {
+				field.AddSlice(out[t], out[t], p[t])
+			}
+		}
+	}
+	return out
 }
 
 // VerifyMatrixClaims replays BatchMatrixClaims for a circuit of 2^logSize columns and

@@ -99,23 +99,73 @@ func KeyTableOf(st flows.Statement) (KeyTable, error) {
 	return KeyTable{T: t, SlotBits: max(3, bits.Len(uint(st.N-1)))}, nil
 }
 
-// dense writes P(j, t) for j < 2^Log, t < 2^SlotBits (index j + 2^Log·t).
-func (kt KeyTable) dense() []field.E {
-	log := kt.T.W.Log
-	out := make([]field.E, 1<<(log+kt.SlotBits))
-	for t := range 1 << kt.SlotBits {
-		row := kt.T.Rows[0]
-		if t < len(kt.T.Rows) {
-			row = kt.T.Rows[t]
-		}
-		for j := range 1 << log {
-			if kt.T.W.Mask != nil && kt.T.W.Mask[j/64]>>(j%64)&1 == 0 {
-				continue
+// rowBits calls fn(j) for each set bit j < 2^Log of slot t's row (slots past the
+// rows repeat slot 0).
+func (kt KeyTable) rowBits(t int, fn func(j int)) {
+	n := 1 << kt.T.W.Log
+	row := kt.T.Rows[0]
+	if t < len(kt.T.Rows) {
+		row = kt.T.Rows[t]
+	}
+	for k, word := range row[:min(len(row), (n+63)/64)] {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &= word - 1
+			if j := 64*k + b; j < n {
+				fn(j)
 			}
-			if row[j/64]>>(j%64)&1 == 1 {
-				out[j+(t<<log)] = field.One
+		}
+	}
+}
+
+// masked zeroes the entries of v (2^Log) outside the window's mask.
+func (kt KeyTable) masked(v []field.E) {
+	if m := kt.T.W.Mask; m != nil {
+		for j := range v {
+			if m[j/64]>>(j%64)&1 == 0 {
+				v[j] = field.Zero
 			}
 		}
+	}
+}
+
+// windowSums returns Q(j) = Σ_t w[t]·P(j, t) for j < 2^Log, for slot weights w over
+// the 2^SlotBits slots.
+func (kt KeyTable) windowSums(w []field.E) []field.E {
+	q := make([]field.E, 1<<kt.T.W.Log)
+	// The slots past the rows repeat slot 0: their weights join its.
+	w0 := w[0]
+	for t := len(kt.T.Rows); t < len(w); t++ {
+		w0 = w0.Add(w[t])
+	}
+	for t := range min(len(w), len(kt.T.Rows)) {
+		wt := w[t]
+		if t == 0 {
+			wt = w0
+		}
+		if wt.IsZero() {
+			continue
+		}
+		kt.rowBits(t, func(j int) { q[j] = q[j].Add(wt) })
+	}
+	kt.masked(q)
+	return q
+}
+
+// slotEvals returns P(r, t) = Σ_j eq(r, j)·P(j, t) for the 2^SlotBits slots t.
+func (kt KeyTable) slotEvals(r []field.E) []field.E {
+	eq := make([]field.E, 1<<kt.T.W.Log)
+	field.EqTable(eq, r)
+	kt.masked(eq)
+	out := make([]field.E, 1<<kt.SlotBits)
+	for t := range out {
+		if t > 0 && t >= len(kt.T.Rows) {
+			out[t] = out[0]
+			continue
+		}
+		var s field.E
+		kt.rowBits(t, func(j int) { s = s.Add(eq[j]) })
+		out[t] = s
 	}
 	return out
 }
@@ -157,32 +207,38 @@ func observeTableClaims(observe func(field.E), sample func() field.E, claims []T
 
 // BatchKeyClaims proves that claims on the table kt reduce to the returned point and
 // value P(point): a sumcheck over the window's then the slots' variables of
-// Σ_c λ_c·eq(τ_c, j)·W_c(t)·P(j, t).
+// Σ_c λ_c·eq(τ_c, j)·W_c(t)·P(j, t). No table over both is formed: the window
+// rounds run on eq(τ_c, ·) and Q_c(j) = Σ_t W_c(t)·P(j, t) (2^Log entries per
+// claim, from the rows' set bits), the slot rounds on P(r_j, ·) and
+// Σ_c λ_c·eq(τ_c, r_j)·W_c (2^SlotBits entries).
 func BatchKeyClaims(tr ClaimsProver, kt KeyTable, claims []TableClaim) ([]field.E, field.E, error) {
 	if err := checkTableClaims(kt, claims); err != nil {
 		return nil, field.Zero, err
 	}
 	lambda := observeTableClaims(tr.Observe, tr.Sample, claims)
 	log := kt.T.W.Log
-	p := kt.dense()
-	g := make([]field.E, len(p))
-	eqT := make([]field.E, 1<<log)
-	w := make([]field.E, 1<<kt.SlotBits)
+	eqT := make([][]field.E, len(claims))
+	q := make([][]field.E, len(claims))
+	w := make([][]field.E, len(claims))
 	for c, cl := range claims {
-		field.EqTable(eqT, cl.Tau)
-		cl.weightTable(w)
-		for t, wt := range w {
-			if wt.IsZero() {
-				continue
-			}
-			field.AddScaledE(g[t<<log:(t+1)<<log], eqT, lambda[c].Mul(wt))
-		}
+		eqT[c] = make([]field.E, 1<<log)
+		field.EqTable(eqT[c], cl.Tau)
+		w[c] = make([]field.E, 1<<kt.SlotBits)
+		cl.weightTable(w[c])
+		q[c] = kt.windowSums(w[c])
+	}
+	point := make([]field.E, log+kt.SlotBits)
+	proveProductRounds(tr, point[:log], eqT, q, lambda)
+	p := kt.slotEvals(point[:log])
+	g := make([]field.E, len(p))
+	for c := range claims {
+		field.AddScaledE(g, w[c], lambda[c].Mul(eqT[c][0]))
 	}
 	fs, gs := [][]field.E{p}, [][]field.E{g}
-	point := proveProductRounds(tr, log+kt.SlotBits, fs, gs, nil)
-	p = fs[0]
-	tr.Send(p[0])
-	return point, p[0], nil
+	proveProductRounds(tr, point[log:], fs, gs, nil)
+	v := fs[0][0]
+	tr.Send(v)
+	return point, v, nil
 }
 
 // VerifyKeyClaims replays BatchKeyClaims against a table of window log windowLog and
@@ -221,7 +277,10 @@ func CheckTableEval(kt KeyTable, point []field.E, value field.E) error {
 	if len(point) != kt.T.W.Log+kt.SlotBits {
 		return fmt.Errorf("%w: a point of %d coordinates", ErrClaimShape, len(point))
 	}
-	if field.EvalMLE(kt.dense(), point) != value {
+	log := kt.T.W.Log
+	eq := make([]field.E, 1<<kt.SlotBits)
+	field.EqTable(eq, point[log:])
+	if field.InnerProduct(eq, kt.slotEvals(point[:log])) != value {
 		return ErrClaim
 	}
 	return nil

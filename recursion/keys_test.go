@@ -9,11 +9,12 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/transcript"
 	"github.com/leanpipe/leanpipe/xmss"
 )
 
-func statementOf(t *testing.T, ag aggregate.Aggregate) flows.Statement {
+func statementOf(t testing.TB, ag aggregate.Aggregate) flows.Statement {
 	t.Helper()
 	data, err := ag.MarshalJSON()
 	if err != nil {
@@ -36,7 +37,7 @@ func randomKeys(r *rand.Rand, n int) []xmss.PublicKey {
 
 // childKeyClaim evaluates a child statement's key table at a random point, as the
 // child's lincheck asks for it.
-func childKeyClaim(t *testing.T, r *rand.Rand, st flows.Statement) KeyClaim {
+func childKeyClaim(t testing.TB, r *rand.Rand, st flows.Statement) KeyClaim {
 	kt, err := KeyTableOf(st)
 	if err != nil {
 		t.Fatal(err)
@@ -128,5 +129,71 @@ func TestKeyClaimsLiftToParent(t *testing.T) {
 	bad[0].Offset = 1 << kt.SlotBits
 	if _, _, err := BatchKeyClaims(transcript.NewProver(label, nil), kt, bad); !errors.Is(err, ErrClaimShape) {
 		t.Fatalf("an offset past the table: %v", err)
+	}
+}
+
+// dense writes P(j, t) for j < 2^Log, t < 2^SlotBits (index j + 2^Log·t): the table
+// the key batch reduces, formed in full.
+func (kt KeyTable) dense() []field.E {
+	log := kt.T.W.Log
+	out := make([]field.E, 1<<(log+kt.SlotBits))
+	for t := range 1 << kt.SlotBits {
+		row := kt.T.Rows[0]
+		if t < len(kt.T.Rows) {
+			row = kt.T.Rows[t]
+		}
+		for j := range 1 << log {
+			if kt.T.W.Mask != nil && kt.T.W.Mask[j/64]>>(j%64)&1 == 0 {
+				continue
+			}
+			if row[j/64]>>(j%64)&1 == 1 {
+				out[j+(t<<log)] = field.One
+			}
+		}
+	}
+	return out
+}
+
+// The key table's window sums and slot evaluations are its dense table's.
+func TestKeyTableSums(t *testing.T) {
+	r := testrand.New(t)
+	// A table whose rows set bits outside its mask, beside statements' tables.
+	synth := KeyTable{T: &lincheck.Table{W: lincheck.Window{Log: 7, Mask: []uint64{r.Uint64(), r.Uint64()}}}, SlotBits: 3}
+	for range 5 {
+		synth.T.Rows = append(synth.T.Rows, []uint64{r.Uint64(), r.Uint64()})
+	}
+	for _, n := range []int{0, 5, 19, 300} {
+		kt := synth
+		if n > 0 {
+			kt, _ = keyBatchFixture(t, n, []int{n})
+		}
+		p := kt.dense()
+		log := kt.T.W.Log
+		w := make([]field.E, 1<<kt.SlotBits)
+		for i := range w {
+			w[i] = randomE(r)
+		}
+		q := kt.windowSums(w)
+		rj := make([]field.E, log)
+		for i := range rj {
+			rj[i] = randomE(r)
+		}
+		eq := make([]field.E, 1<<log)
+		field.EqTable(eq, rj)
+		ev := kt.slotEvals(rj)
+		for j := range 1 << log {
+			var want field.E
+			for s := range w {
+				want = want.Add(w[s].Mul(p[j+s<<log]))
+			}
+			if q[j] != want {
+				t.Fatalf("%d keys: window sum %d", n, j)
+			}
+		}
+		for s := range ev {
+			if ev[s] != field.InnerProduct(eq, p[s<<log:(s+1)<<log]) {
+				t.Fatalf("%d keys: slot %d", n, s)
+			}
+		}
 	}
 }

@@ -10,11 +10,11 @@ import (
 // Σ_x Σ_t w_t·f_t(x)·g_t(x) is reduced one variable at a time, lowest first, with
 // degree-2 round polynomials sent as (c0, c2) (h(0) + h(1) fixes c1).
 
-// proveProductRounds runs n rounds on the pairs (f_t, g_t) weighted by w (nil: all
-// ones), folding them and the tables of also in place, and returns the challenges.
-// The callers' table slices are updated: each is left as its single value at the point.
-func proveProductRounds(tr ClaimsProver, n int, f, g [][]field.E, w []field.E, also ...[]field.E) []field.E {
-	point := make([]field.E, n)
+// proveProductRounds runs len(point) rounds on the pairs (f_t, g_t) weighted by w
+// (nil: all ones), folding them in place, and writes the challenges to point. The
+// callers' table slices are updated: after all the rounds of a table's variables,
+// each is left as its single value at the point.
+func proveProductRounds(tr ClaimsProver, point []field.E, f, g [][]field.E, w []field.E) {
 	for i := range point {
 		var q0, q1, qInf field.E
 		for t := range f {
@@ -35,11 +35,7 @@ func proveProductRounds(tr ClaimsProver, n int, f, g [][]field.E, w []field.E, a
 		for t := range f {
 			f[t], g[t] = fold(f[t]), fold(g[t])
 		}
-		for k := range also {
-			also[k] = fold(also[k])
-		}
 	}
-	return point
 }
 
 // verifyProductRounds replays n rounds from the claimed sum and returns the

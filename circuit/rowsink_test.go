@@ -1,0 +1,110 @@
+package circuit
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/cpu"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
+)
+
+// gappedCircuit is a 2^logSize-column circuit (logSize ≥ 13) whose rows leave gaps
+// longer than a window between them and after the last.
+func gappedCircuit(logSize int) *Circuit {
+	b := NewBuilder("gapped", logSize, 0)
+	b.Input("x", 8, 8)
+	prev := []Wire{b.Col(8), b.Col(9)}
+	for _, run := range [][2]int{{16, 300}, {2500, 2600}, {5000, 5100}} {
+		for row := run[0]; row < run[1]; row++ {
+			prev[row%2] = b.Product(row, b.Xor(prev[0], b.One()), b.Xor(prev[1], b.Col(8+row%8)))
+		}
+	}
+	return b.Compile()
+}
+
+// RowsTensorOn's sink and TransposeTensorOn agree with the walks at full weights
+// (RowValues, Transpose), at every kernel level, serially and on segments, on
+// circuits whose rows come in order (BLAKE2s, a random one) and out of order
+// (scrambled), at tensor weights of low factors of 1, 64 and 1024 entries.
+func TestRowsAndTransposeTensor(t *testing.T) {
+	oldSteps, oldShare := minSegmentSteps, maxSliceShare
+	minSegmentSteps, maxSliceShare = 1<<10, 16
+	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
+	r := testrand.New(t)
+	for _, c := range []*Circuit{buildBlake2s(), randomCircuit(r, 12), scrambledCircuit(r, 13), gappedCircuit(13)} {
+		n := c.Size()
+		mu := randE(r)
+		for _, lowLog := range []int{0, 6, 10} {
+			w := randTensor(r, lowLog, c.LogSize())
+			e := randTensor(r, lowLog, c.LogSize())
+			fw, fe := make([]field.E, n), make([]field.E, n)
+			w.Fill(fw)
+			e.Fill(fe)
+			// Expected: v = (A0 + μ·B0)·w and its sink outputs; (A0 + μ·B0)ᵀ·e.
+			v, vb := make([]field.E, n), make([]field.E, n)
+			c.RowValues(v, vb, fw)
+			field.AddScaledE(v, vb, mu)
+			ul := 1 << min(6, c.LogSize())
+			uHigh := randVec(r, n/ul)
+			foldLow := randVec(r, 64)
+			wantU := make([]field.E, ul)
+			wantFold := make([]field.E, n/64)
+			for i, x := range v {
+				wantU[i%ul] = wantU[i%ul].Add(uHigh[i/ul].Mul(x))
+				wantFold[i/64] = wantFold[i/64].Add(foldLow[i%64].Mul(x))
+			}
+			wantT := make([]field.E, n)
+			c.Transpose(wantT, fe, mu)
+			for _, l := range Kernels.Levels() {
+				for _, k := range []int{1, 2, 4} {
+					what := fmt.Sprintf("%s low 2^%d level %v on %d workers", c.Name(), lowLog, l, k)
+					func() {
+						defer cpu.SetLevel(l)()
+						s := RowSink{Dst: randVec(r, n), U: randVec(r, ul), UHigh: uHigh, Fold: randVec(r, n/64), FoldLow: foldLow}
+						c.RowsTensorOn(w, mu, s, par.New(nil, k))
+						for i := range v {
+							if s.Dst[i] != v[i] {
+								t.Fatalf("%s: row %d: %v, want %v", what, i, s.Dst[i], v[i])
+							}
+						}
+						for i := range wantU {
+							if s.U[i] != wantU[i] {
+								t.Fatalf("%s: U[%d]", what, i)
+							}
+						}
+						for i := range wantFold {
+							if s.Fold[i] != wantFold[i] {
+								t.Fatalf("%s: Fold[%d]", what, i)
+							}
+						}
+						// Only U (no stored rows).
+						u := make([]field.E, ul)
+						c.RowsTensorOn(w, mu, RowSink{U: u, UHigh: uHigh}, par.New(nil, k))
+						for i := range u {
+							if u[i] != wantU[i] {
+								t.Fatalf("%s: U alone [%d]", what, i)
+							}
+						}
+						got := randVec(r, n)
+						c.TransposeTensorOn(got, e, mu, par.New(nil, k))
+						for i := range got {
+							if got[i] != wantT[i] {
+								t.Fatalf("%s: transpose column %d", what, i)
+							}
+						}
+						// Dirty spare vectors for the extra workers.
+						spare := func(int) []field.E { return randVec(r, n) }
+						c.TransposeTensorWith(got, spare, e, mu, par.New(nil, k))
+						for i := range got {
+							if got[i] != wantT[i] {
+								t.Fatalf("%s: transpose with spares, column %d", what, i)
+							}
+						}
+					}()
+				}
+			}
+		}
+	}
+}
