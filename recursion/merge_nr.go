@@ -398,7 +398,7 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 		return nil, err
 	}
 	began := time.Now()
-	if m.Batch, err = m.proveBatch(); err != nil {
+	if m.Batch, err = m.proveBatch(workers); err != nil {
 		return nil, err
 	}
 	m.BatchTook = time.Since(began)
@@ -430,8 +430,8 @@ func (m *MergedNR) keyTable() (KeyTable, error) {
 	return KeyTableOf(flows.Statement{Flow: aggregate.FlowName, N: len(m.Keys), LogInvRate: m.LogInvRate, Data: data})
 }
 
-// proveBatch batches the carried claims under MergeBatchLabelNR.
-func (m *MergedNR) proveBatch() (*transcript.Proof, error) {
+// proveBatch batches the carried claims under MergeBatchLabelNR on the workers.
+func (m *MergedNR) proveBatch(workers par.Workers) (*transcript.Proof, error) {
 	kt, err := m.keyTable()
 	if err != nil {
 		return nil, err
@@ -439,7 +439,7 @@ func (m *MergedNR) proveBatch() (*transcript.Proof, error) {
 	mats, keys := m.carriedClaims()
 	tr := transcript.NewProver([]byte(MergeBatchLabelNR), nil)
 	tr.AbsorbBytes(m.statementBytes())
-	if _, err := BatchMatrixClaims(tr, aggregate.New().Circuit, mats); err != nil {
+	if _, err := BatchMatrixClaimsOn(tr, aggregate.New().Circuit, mats, workers); err != nil {
 		return nil, err
 	}
 	if _, _, err := BatchKeyClaims(tr, kt, keys); err != nil {
