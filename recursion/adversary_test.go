@@ -446,9 +446,9 @@ func TestAdversaryInterfaceLengths(t *testing.T) {
 	for at := 0; at+8 <= len(iface); at += 8 {
 		b := append([]byte(nil), file...)
 		for k := range 8 {
-			b[24+at+k] = 0xff
+			b[mergeHeader+at+k] = 0xff
 		}
-		b[24+at+7] = 0x7f
+		b[mergeHeader+at+7] = 0x7f
 		if err := noPanic(func() error { return VerifyMerged(b, st) }); err == nil {
 			t.Fatalf("interface word %d set to 2^63−1: verified", at/8)
 		}

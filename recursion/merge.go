@@ -35,6 +35,10 @@ import (
 // MergeLabel is the transcript label of a merged proof.
 const MergeLabel = "leanpipe-xmss-merge-v0"
 
+// MergeBatchLabel is the transcript label of a merged proof's batch of its children's
+// matrix claims (BatchMatrixClaims), which absorbs the merged statement first.
+const MergeBatchLabel = "leanpipe-xmss-merge-batch-v0"
+
 const mergeTag = "xmss-merge/statement/v0"
 
 // MergeChild is one child as the merge prover takes it: an xmss-aggregate proof and
@@ -70,6 +74,10 @@ type Merged struct {
 	Interfaces []ChildInterface
 	LogInvRate int
 	Proof      *transcript.Proof
+	// Batch reduces the children's claims on the xmss-aggregate circuit's matrices to
+	// one claim (docs/recursion.md §5.1), which the verifier evaluates natively: one
+	// walk of the circuit whatever the child count.
+	Batch *transcript.Proof
 	// Profile is where the prover's time went (Merge sets it; not part of the proof).
 	Profile MergeProfile
 }
@@ -78,8 +86,8 @@ type Merged struct {
 // reading (Children), the block circuits compiled (Compile: a process's first merges
 // only), and the segmented proof's stages.
 type MergeProfile struct {
-	Children, Compile time.Duration
-	Segments          flows.SegmentsProfile
+	Children, Compile, Batch time.Duration
+	Segments                 flows.SegmentsProfile
 }
 
 // Errors of merging.
@@ -473,7 +481,41 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 	}
 	m.Profile.Segments = prof
 	m.Proof = proof
+	start = time.Now()
+	claims := make([]MatrixClaim, len(plans))
+	for i, p := range plans {
+		claims[i] = p.sc.Matrix
+	}
+	btr := transcript.NewProver([]byte(MergeBatchLabel), nil)
+	btr.AbsorbBytes(m.statementBytes())
+	if _, err := BatchMatrixClaimsOn(btr, aggregate.New().Circuit, claims, workers); err != nil {
+		return nil, err
+	}
+	m.Batch = btr.Proof()
+	m.Profile.Batch = time.Since(start)
 	return m, nil
+}
+
+// verifyBatch replays the batch of the children's matrix claims (plans' claims, in
+// order) and returns the one claim it leaves.
+func (m *Merged) verifyBatch(plans []*mergePlan) (MatrixClaim, error) {
+	if m.Batch == nil {
+		return MatrixClaim{}, fmt.Errorf("%w: no batch of the children's matrix claims", ErrMerged)
+	}
+	claims := make([]MatrixClaim, len(plans))
+	for i, p := range plans {
+		claims[i] = p.sc.Matrix
+	}
+	tr := transcript.NewVerifier(m.Batch, []byte(MergeBatchLabel), nil)
+	tr.AbsorbBytes(m.statementBytes())
+	batched, err := VerifyMatrixClaims(tr, aggregate.LogSize, claims)
+	if err != nil {
+		return MatrixClaim{}, fmt.Errorf("%w: the children's matrix claims: %w", ErrMerged, err)
+	}
+	if err := tr.Finish(); err != nil {
+		return MatrixClaim{}, fmt.Errorf("%w: the children's matrix claims: %w", ErrMerged, err)
+	}
+	return batched, nil
 }
 
 // Verify checks the merged proof against its statement: every child's segments and
@@ -486,7 +528,7 @@ func (m *Merged) Verify() (err error) {
 			err = fmt.Errorf("%w: the verifier panicked on this proof (a bug): %v", ErrMerged, r)
 		}
 	}()
-	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Interfaces) != len(m.Children) || m.Proof == nil {
+	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Interfaces) != len(m.Children) || m.Proof == nil || m.Batch == nil {
 		return fmt.Errorf("%w: %d children, %d interfaces", ErrMerged, len(m.Children), len(m.Interfaces))
 	}
 	total := 0
@@ -585,10 +627,16 @@ func (m *Merged) checks() (*mergeChecks, error) {
 	// matrices: its description, or its compiled walk in a process that has built it,
 	// and its key table) are native checks of the segmented proof's verification: they
 	// depend only on the revealed interfaces, and run side by side with the rest.
+	// The children's matrix claims are batched into one (the proof's batch, replayed
+	// here); that claim and each child's key claim are native checks.
+	batched, err := m.verifyBatch(plans)
+	if err != nil {
+		return nil, err
+	}
 	mats := aggregate.VerifierMatrices()
+	ev.Native = append(ev.Native, flows.NativeCheck{What: "the children's batched matrix claim", Check: func() error { return CheckMatrixClaim(mats, batched) }})
 	for i, p := range plans {
 		ev.Native = append(ev.Native,
-			flows.NativeCheck{What: fmt.Sprintf("child %d's matrix claim", i), Check: func() error { return CheckMatrixClaim(mats, p.sc.Matrix) }},
 			flows.NativeCheck{What: fmt.Sprintf("child %d's key claim", i), Check: func() error { return CheckKeyClaim(sts[i], p.sc.Key) }})
 	}
 	return &mergeChecks{plans: plans, sts: sts, shapes: shapes, ev: ev}, nil

@@ -374,17 +374,19 @@ func TestMergeNamesTheChildThatFails(t *testing.T) {
 	}
 }
 
-// TestMergeNativeChecks: a merged proof's verification carries each child's two
-// deferred claims as native checks (flows.Evaluations.Native, enforced with the proof:
-// TestSegmentsNativeChecks); on the honest proof they hold, and each fails when its
-// claim's value is not the circuit's or the key table's.
+// TestMergeNativeChecks: a merged proof's verification batches its children's matrix
+// claims (the proof's batch, replayed) and carries the batched claim and each child's
+// key claim as native checks (flows.Evaluations.Native, enforced with the proof): all
+// pass on an honest merge; a child's key claim changed fails its check; a child's
+// matrix claim changed fails the batch's replay; a changed or missing batch is refused.
 func TestMergeNativeChecks(t *testing.T) {
 	f := fixture(t)
 	mc, err := f.m.checks()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(mc.ev.Native), 2*len(f.m.Children); got != want {
+	// One batched matrix claim, then a key claim per child.
+	if got, want := len(mc.ev.Native), 1+len(f.m.Children); got != want {
 		t.Fatalf("%d native checks for %d children", got, len(f.m.Children))
 	}
 	for _, c := range mc.ev.Native {
@@ -393,11 +395,28 @@ func TestMergeNativeChecks(t *testing.T) {
 		}
 	}
 	p := mc.plans[1]
-	p.sc.Matrix.VB = p.sc.Matrix.VB.Add(field.One)
 	p.sc.Key.Value = p.sc.Key.Value.Add(field.One)
 	for i, c := range mc.ev.Native {
-		if err := c.Check(); (err != nil) != (i >= 2) {
-			t.Fatalf("%s with child 1's claims changed: %v", c.What, err)
+		if err := c.Check(); (err != nil) != (i == 2) {
+			t.Fatalf("%s with child 1's key claim changed: %v", c.What, err)
 		}
+	}
+	// A child's matrix claim other than the one batched: the batch's replay refuses it.
+	p.sc.Matrix.VB = p.sc.Matrix.VB.Add(field.One)
+	if _, err := f.m.verifyBatch(mc.plans); err == nil {
+		t.Fatal("the batch verified against a changed child matrix claim")
+	}
+	// A changed batch scalar, or none: the merged proof is refused.
+	bad := *f.m
+	b := *f.m.Batch
+	b.Stream = append([]field.E(nil), b.Stream...)
+	b.Stream[len(b.Stream)-1] = b.Stream[len(b.Stream)-1].Add(field.One)
+	bad.Batch = &b
+	if err := bad.Verify(); err == nil {
+		t.Fatal("a changed batch scalar verified")
+	}
+	bad.Batch = nil
+	if err := bad.Verify(); err == nil {
+		t.Fatal("a merged proof without its batch verified")
 	}
 }

@@ -106,39 +106,50 @@ func (s *MergeStatement) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-const mergeMagic = "LPMERGE0"
+const mergeMagic = "LPMERGE1"
 
-// ProofBytes is the merged proof's file: the magic, the log inverse rate (u64 LE),
-// the revealed interfaces' length (u64 LE) and bytes, then the proof's wire form.
+// mergeHeader is the file's header length: the magic and three u64s.
+const mergeHeader = 32
+
+// ProofBytes is the merged proof's file: the magic, the log inverse rate, the revealed
+// interfaces' length and the batch's length (u64 LE each), the interfaces' bytes, the
+// batch of the children's matrix claims (wire form), then the proof's wire form.
 func (m *Merged) ProofBytes() []byte {
 	var iface []byte
 	for i := range m.Interfaces {
 		iface = m.Interfaces[i].appendBinary(iface)
 	}
-	b := append([]byte(mergeMagic), make([]byte, 16)...)
+	batch := m.Batch.MarshalWire()
+	b := append([]byte(mergeMagic), make([]byte, mergeHeader-len(mergeMagic))...)
 	binary.LittleEndian.PutUint64(b[8:], uint64(m.LogInvRate))
 	binary.LittleEndian.PutUint64(b[16:], uint64(len(iface)))
-	return append(append(b, iface...), m.Proof.MarshalWire()...)
+	binary.LittleEndian.PutUint64(b[24:], uint64(len(batch)))
+	return append(append(append(b, iface...), batch...), m.Proof.MarshalWire()...)
 }
 
-// IsMergedProof reports whether b starts as a merged proof file.
-func IsMergedProof(b []byte) bool { return bytes.HasPrefix(b, []byte(mergeMagic)) }
+// IsMergedProof reports whether b starts as a merged proof file (of any version:
+// ParseMerged reads this version's and names the difference for others).
+func IsMergedProof(b []byte) bool { return bytes.HasPrefix(b, []byte(mergeMagic[:7])) }
 
 // ParseMerged reads a merged proof file against its statement.
 func ParseMerged(b []byte, st MergeStatement) (*Merged, error) {
 	if st.Depth != 1 {
 		return nil, fmt.Errorf("%w: a merged proof of depth %d (this version verifies merges of leaves, depth 1)", ErrMerged, st.Depth)
 	}
-	if !IsMergedProof(b) || len(b) < 24 {
+	if !IsMergedProof(b) {
 		return nil, fmt.Errorf("%w: not a merged proof file", ErrMerged)
+	}
+	if !bytes.HasPrefix(b, []byte(mergeMagic)) || len(b) < mergeHeader {
+		return nil, fmt.Errorf("%w: a merged proof file of another version (%q; this version reads %q)", ErrMerged, b[:min(len(b), 8)], mergeMagic)
 	}
 	rate := binary.LittleEndian.Uint64(b[8:])
 	n := binary.LittleEndian.Uint64(b[16:])
-	if rate < 1 || rate > 4 || n > uint64(len(b)-24) {
-		return nil, fmt.Errorf("%w: a header of rate %d and %d interface bytes", ErrMerged, rate, n)
+	nb := binary.LittleEndian.Uint64(b[24:])
+	if rate < 1 || rate > 4 || n > uint64(len(b)-mergeHeader) || nb > uint64(len(b)-mergeHeader)-n {
+		return nil, fmt.Errorf("%w: a header of rate %d, %d interface bytes and %d batch bytes", ErrMerged, rate, n, nb)
 	}
 	m := &Merged{Message: st.Message, Epoch: st.Epoch, Keys: st.Keys, Children: st.Children, LogInvRate: int(rate)}
-	r := &byteReader{b: b[24 : 24+n]}
+	r := &byteReader{b: b[mergeHeader : mergeHeader+n]}
 	for range st.Children {
 		ci, err := r.childInterface()
 		if err != nil {
@@ -149,8 +160,12 @@ func ParseMerged(b []byte, st MergeStatement) (*Merged, error) {
 	if len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes past the interfaces", ErrMerged, len(r.b))
 	}
+	m.Batch = new(transcript.Proof)
+	if err := m.Batch.UnmarshalWire(b[mergeHeader+n : mergeHeader+n+nb]); err != nil {
+		return nil, fmt.Errorf("%w: the batch: %w", ErrMerged, err)
+	}
 	m.Proof = new(transcript.Proof)
-	if err := m.Proof.UnmarshalWire(b[24+n:]); err != nil {
+	if err := m.Proof.UnmarshalWire(b[mergeHeader+n+nb:]); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
 	return m, nil

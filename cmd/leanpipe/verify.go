@@ -51,7 +51,7 @@ For an xmss-aggregate proof a third line gives the number of public keys and
 "keys sha256:<hex>", the SHA-256 of the 32-byte keys concatenated in statement order;
 --show-keys lists them.
 
-A merged xmss-aggregate proof (prove --child; its file starts with "LPMERGE0") is
+A merged xmss-aggregate proof (prove --child; its file starts with "LPMERGE1") is
 verified against its PROOF.json, which records the children: the output says "merged
 from K children" with their sizes and rates, then the keys line. Merges of merged
 proofs (depth 2 or more) are not supported by this version. A PROOF.json that gives a field twice, or in two letter cases, is
