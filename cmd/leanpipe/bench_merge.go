@@ -24,7 +24,7 @@ import (
 // mergeStages are a merge's stages in order (recursion.MergeProfile): the children's
 // native verification, the block circuits' compilation (a process's first merges
 // only: zero once warm), then the segmented proof's stages.
-var mergeStages = []string{"children", "compile", "witness", "commit", "zerocheck", "lincheck", "ringswitch", "linear", "open"}
+var mergeStages = []string{"children", "compile", "witness", "commit", "zerocheck", "lincheck", "ringswitch", "linear", "open", "batch"}
 
 // defaultMergeSigs is --sigs with --merge: one leaf's size.
 const defaultMergeSigs = "200"
@@ -88,6 +88,7 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int) (benchRow, error
 		for _, st := range m.Profile.Segments.Stages() {
 			stages[st.Name] = append(stages[st.Name], ms(st.Took))
 		}
+		stages["batch"] = append(stages["batch"], ms(m.Profile.Batch))
 		data := m.ProofBytes()
 		row.ProofBytes = len(data)
 		start = time.Now()
