@@ -366,32 +366,38 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	// and the native checks read no transcript: they run side by side with the rest
 	// of the replay, at most GOMAXPROCS at a time (each walk holds its scratch while it
 	// runs), and the proof is accepted only once every one has passed.
+	// The native checks come first: they are the caller's (a recursion's deferred
+	// claims), usually the longest, and the slots are taken in order.
 	checks := make([]NativeCheck, 0, len(terminals))
-	for i, t := range terminals {
-		checks = append(checks, NativeCheck{fmt.Sprintf("segment %d", i), t.Check})
-	}
 	if ev != nil {
 		checks = append(checks, ev.Native...)
 	}
+	for i, t := range terminals {
+		checks = append(checks, NativeCheck{fmt.Sprintf("segment %d", i), t.Check})
+	}
 	checkErrs := make([]error, len(checks))
 	var wg sync.WaitGroup
+	// One dispatcher starts the checks in order as slots free (so the first start
+	// first), without holding up the replay below.
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, c := range checks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	wg.Add(len(checks))
+	go func() {
+		for i, c := range checks {
 			slots <- struct{}{}
-			defer func() { <-slots }()
-			defer func() {
-				if r := recover(); r != nil {
-					checkErrs[i] = fmt.Errorf("%w: %s: the verifier panicked on this proof (a bug): %v", ErrInput, c.What, r)
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				defer func() {
+					if r := recover(); r != nil {
+						checkErrs[i] = fmt.Errorf("%w: %s: the verifier panicked on this proof (a bug): %v", ErrInput, c.What, r)
+					}
+				}()
+				if err := c.Check(); err != nil {
+					checkErrs[i] = fmt.Errorf("flows: %s: %w", c.What, err)
 				}
 			}()
-			if err := c.Check(); err != nil {
-				checkErrs[i] = fmt.Errorf("flows: %s: %w", c.What, err)
-			}
-		}()
-	}
+		}
+	}()
 	defer func() {
 		wg.Wait()
 		if err == nil {
