@@ -166,6 +166,28 @@ func nrQuery(k [3]int) *QueryBlock {
 	return qb.(*QueryBlock)
 }
 
+// nrSchedules caches a leaf's transcript schedule by its size and rate: its steps'
+// kinds and tags depend on nothing else (the keys change only the known data, which the
+// schedule table does not read).
+var nrSchedules sync.Map // [2]int{N, LogInvRate} → []TapeStep
+
+func nrSchedule(st flows.Statement, harness TapeInputs) ([]TapeStep, error) {
+	key := [2]int{st.N, st.LogInvRate}
+	if v, ok := nrSchedules.Load(key); ok {
+		return v.([]TapeStep), nil
+	}
+	dry, err := NewChildTape(st, harness)
+	if err != nil {
+		return nil, err
+	}
+	steps := make([]TapeStep, len(dry.Steps))
+	for i, s := range dry.Steps {
+		steps[i] = TapeStep{Kind: s.Kind, Tag: s.Tag}
+	}
+	nrSchedules.Store(key, steps)
+	return steps, nil
+}
+
 // buildNR lays out the merge of children of statements sts with deferred claims ds.
 func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 	l := &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{}}
@@ -181,12 +203,12 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 		Hint:      func(int) Lin { return oneLin },
 	}
 	for c, st := range sts {
-		dry, err := NewChildTape(st, harness)
+		steps, err := nrSchedule(st, harness)
 		if err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
 		}
-		l.steps = append(l.steps, dry.Steps)
-		l.runs = append(l.runs, (len(dry.Steps)+TranscriptSteps-1)/TranscriptSteps)
+		l.steps = append(l.steps, steps)
+		l.runs = append(l.runs, (len(steps)+TranscriptSteps-1)/TranscriptSteps)
 		sh, err := aggregate.Flow.Shape(st.N, st.LogInvRate)
 		if err != nil {
 			return nil, err
