@@ -14,6 +14,7 @@
 // instruction, R9 dst, R10 x or col, R11 y, AX and DX scratch.
 
 #define DECODE \
+	PREFETCHNTA 1024(SI) \
 	MOVQ (SI), R8 \
 	ADDQ $8, SI \
 	MOVQ R8, R9 \

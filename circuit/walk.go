@@ -299,6 +299,9 @@ func reverseSteps(dst, adj []field.E, code []instr, ea, eb []field.E) {
 	}
 }
 
+// packBlock is the number of 64×64 bit matrices PackLanes transposes at a time.
+const packBlock = 64
+
 // getVec returns a column vector (Size values, contents unspecified) off the
 // circuit's shelf, putVec puts one back: the transpose's scaled weights and
 // per-worker sums are a block's size each (48 MiB at 2^21 columns), too large to
@@ -474,14 +477,17 @@ func (c *Circuit) PackLanes(dst []field.K, src []uint64, lanes int) {
 	if lanes < 1 || lanes > 64 || len(dst) != lanes*words {
 		panic(fmt.Sprintf("circuit: PackLanes: %d words for %d lanes of %d", len(dst), lanes, words))
 	}
-	// Eight matrices at a time, so that each instance's eight words fill a cache line.
-	var m [8][64]uint64
-	for k0 := 0; k0 < words; k0 += 8 {
-		n := min(8, words-k0)
+	// packBlock matrices at a time: their transposes stay in the L1 cache while
+	// each instance's run of packBlock words is written in one piece.
+	var m [packBlock][64]uint64
+	for k0 := 0; k0 < words; k0 += packBlock {
+		n := min(packBlock, words-k0)
 		for t := range n {
-			m[t] = [64]uint64(src[64*(k0+t) : 64*(k0+t)+64])
+			m[t] = [64]uint64(src[64*(k0+t):])
 		}
-		transposeMany(&m, n)
+		for t := 0; t < n; t += 8 {
+			transposeMany((*[8][64]uint64)(m[t:]), min(8, n-t))
+		}
 		for j := range lanes {
 			row := dst[j*words+k0 : j*words+k0+n]
 			for t := range row {
