@@ -30,3 +30,8 @@ func flushAcc(acc []uint64, a, b []field.E, h field.E) { flushAccGo(acc, a, b, h
 
 // uaccFast reports that the walk's flush has no vector kernel here.
 func uaccFast() bool { return false }
+
+// reverseWalk is reverseGo: there is no assembly here.
+func reverseWalk(dst []field.E, adj []uint64, code []instr, ea, eb []field.E) {
+	reverseGo(dst, adj, code, ea, eb)
+}
