@@ -68,8 +68,10 @@ type bilinearWalk struct {
 	rbase                  int
 	rcount                 int // rows stored in the window (len(rowsA) of them: every slot holds its row)
 	// accA, accB are the tensor row accumulators: accA[j] = Σ_b High_b·a_{b·len(Low)+j}
-	// over the rows folded so far.
+	// over the rows folded so far. uacc, when not nil, holds them instead, unreduced
+	// (flush.go), and accA, accB are the scratch its sums are reduced into.
 	accA, accB []field.E
+	uacc       []uint64
 
 	va, vb field.E
 }
@@ -80,6 +82,7 @@ type walkScratch struct {
 	regs                                     []uint64
 	rowsA, rowsB, colBuf, accA, accB, lowBuf []field.E
 	rtag                                     []int32
+	uacc                                     []uint64
 }
 
 // lowCols bounds the fixed column window (a variable for tests).
@@ -113,6 +116,11 @@ func newTensorWalk(s *walkScratch, nregs, size int, e, w Tensor, hiE, hiW []fiel
 	bw.accA, bw.accB = s.accA[:l], s.accB[:l]
 	clear(bw.accA)
 	clear(bw.accB)
+	if uaccFast() && l%8 == 0 {
+		s.uacc = buffers.Grow(s.uacc, l/8*uaccGroupWords)
+		bw.uacc = s.uacc[:l/8*uaccGroupWords]
+		clear(bw.uacc)
+	}
 	bw.moveCols(0)
 	return bw
 }
@@ -167,6 +175,10 @@ func (bw *bilinearWalk) restart() {
 // sums folds the row window and the accumulators in and returns the sums.
 func (bw *bilinearWalk) sums() (va, vb field.E) {
 	bw.flushRows()
+	if bw.uacc != nil {
+		uaccSums(bw.accA, bw.accB, bw.uacc)
+		clear(bw.uacc)
+	}
 	if bw.accA != nil {
 		bw.va = bw.va.Add(field.InnerProduct(bw.rowLow, bw.accA))
 		bw.vb = bw.vb.Add(field.InnerProduct(bw.rowLow, bw.accB))
@@ -278,6 +290,11 @@ func (bw *bilinearWalk) flushRows() {
 		e := bw.rowFull[bw.rbase : bw.rbase+n]
 		bw.va = bw.va.Add(field.InnerProduct(e, a))
 		bw.vb = bw.vb.Add(field.InnerProduct(e, b))
+	case bw.uacc != nil:
+		l := len(bw.accA)
+		for k := 0; k < n; k += l {
+			flushAcc(bw.uacc, a[k:k+l], b[k:k+l], bw.rowHi[(bw.rbase+k)>>bw.rowK])
+		}
 	default:
 		l := len(bw.accA)
 		for k := 0; k < n; k += l {

@@ -68,3 +68,31 @@ func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {
 	bw.rcount = st.rcnt
 	return st.pc, exit
 }
+
+// flushAccE512 is flushAccGo in assembly (flush_amd64.s): it adds h·a[j] and
+// h·b[j] into the unreduced accumulators at acc for j < n. n is a positive
+// multiple of 8; a and b point to n E values, acc to n/8·uaccGroupWords words. No
+// alignment is needed. It needs AVX-512 F and VPCLMULQDQ on zmm (the avx512-gfni
+// level).
+//
+//go:noescape
+func flushAccE512(acc *uint64, a, b *field.E, h *field.E, n int)
+
+// flushAcc adds h·a[j] and h·b[j] into the unreduced accumulators acc (flush.go).
+func flushAcc(acc []uint64, a, b []field.E, h field.E) {
+	n := len(a)
+	if Kernels.Level() < cpu.AVX512GFNI || n == 0 {
+		flushAccGo(acc, a, b, h)
+		return
+	}
+	if len(b) != n || n%8 != 0 || len(acc) < n/8*uaccGroupWords {
+		panic("circuit: flushAcc lengths")
+	}
+	raceReadWrite(unsafe.Pointer(&acc[0]), 8*n/8*uaccGroupWords)
+	raceRead(unsafe.Pointer(&a[0]), 24*n)
+	raceRead(unsafe.Pointer(&b[0]), 24*n)
+	flushAccE512(&acc[0], &a[0], &b[0], &h, n)
+}
+
+// uaccFast reports whether the walk's flush runs the unreduced vector kernel.
+func uaccFast() bool { return Kernels.Level() >= cpu.AVX512GFNI }

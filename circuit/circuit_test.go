@@ -356,18 +356,29 @@ func TestTranspose64(t *testing.T) {
 
 func TestPackRows(t *testing.T) {
 	r := testrand.New(t)
-	c := randomCircuit(r, 8)
-	src := make([]uint64, c.Size())
-	for i := range src {
-		src[i] = r.Uint64()
-	}
-	dst := make([]field.K, c.Size())
-	c.PackRows(dst, src)
-	for j := range 64 {
-		for col := range c.Size() {
-			bit := int(j*c.Size() + col)
-			if uint64(dst[bit/64])>>(bit%64)&1 != src[col]>>j&1 {
-				t.Fatalf("instance %d column %d misplaced", j, col)
+	// 2^8 columns are 4 words per instance (part of one block of matrices), 2^14
+	// are 256 (four whole blocks).
+	for _, logSize := range []int{8, 14} {
+		c := randomCircuit(r, logSize)
+		src := make([]uint64, c.Size())
+		for i := range src {
+			src[i] = r.Uint64()
+		}
+		for _, l := range append([]cpu.Level{cpu.Portable}, Kernels.Levels()...) {
+			for _, lanes := range []int{64, 5} {
+				func() {
+					defer cpu.SetLevel(l)()
+					dst := make([]field.K, lanes*c.Size()/64)
+					c.PackLanes(dst, src, lanes)
+					for j := range lanes {
+						for col := range c.Size() {
+							bit := j*c.Size() + col
+							if uint64(dst[bit/64])>>(bit%64)&1 != src[col]>>j&1 {
+								t.Fatalf("2^%d columns, level %v, %d lanes: instance %d column %d misplaced", logSize, l, lanes, j, col)
+							}
+						}
+					}
+				}()
 			}
 		}
 	}

@@ -2,7 +2,10 @@
 
 package circuit
 
-import "github.com/leanpipe/leanpipe/cpu"
+import (
+	"github.com/leanpipe/leanpipe/cpu"
+	"github.com/leanpipe/leanpipe/field"
+)
 
 // archLevels is empty: without assembly only the portable transpose and walk exist.
 var archLevels []cpu.Level
@@ -20,4 +23,15 @@ func solveWalkArch(*Circuit, []uint64, [][]uint64, [][]uint64, [][]uint64) bool 
 // bilinearKernel is the portable walk kernel: there is no assembly here.
 func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {
 	return bilinearGo(bw, code, pc)
+}
+
+// flushAcc is flushAccGo: there is no assembly here.
+func flushAcc(acc []uint64, a, b []field.E, h field.E) { flushAccGo(acc, a, b, h) }
+
+// uaccFast reports that the walk's flush has no vector kernel here.
+func uaccFast() bool { return false }
+
+// reverseWalk is reverseGo: there is no assembly here.
+func reverseWalk(dst []field.E, adj []uint64, code []instr, ea, eb []field.E) {
+	reverseGo(dst, adj, code, ea, eb)
 }

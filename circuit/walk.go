@@ -234,7 +234,7 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 	}
 	if segs == nil {
 		clear(dst)
-		reverseSteps(dst, make([]field.E, c.nregs), c.code, ea, eb)
+		reverseWalk(dst, make([]uint64, 4*c.nregs), c.code, ea, eb)
 		return
 	}
 	n = min(n, len(segs))
@@ -256,9 +256,9 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 			started[w] = true
 		}
 		s := segs[order[lo]]
-		adj := make([]field.E, c.nregs)
-		reverseSteps(acc[w], adj, c.code[s.lo:s.hi], ea, eb)
-		reverseSteps(acc[w], adj, s.slice, nil, nil)
+		adj := make([]uint64, 4*c.nregs)
+		reverseWalk(acc[w], adj, c.code[s.lo:s.hi], ea, eb)
+		reverseWalk(acc[w], adj, s.slice, nil, nil)
 	}, par.PerWorker(len(segs)))
 	workers.Range(len(dst), func(lo, hi int) {
 		if !started[0] {
@@ -272,32 +272,43 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 	}, par.MinChunk(1<<12))
 }
 
-// reverseSteps runs code backward from the adjoints in adj, adding each column
-// load's adjoint to dst and each product row's weights ea[row] (to its A operand)
-// and eb[row] (to its B operand; a nil vector is no weight) to its operands'.
-func reverseSteps(dst, adj []field.E, code []instr, ea, eb []field.E) {
+// reverseGo runs code backward from the adjoints in adj (register i in words
+// [4i, 4i+3), the fourth word padding), adding each column load's adjoint to dst
+// and each product row's weights ea[row] (to its A operand) and eb[row] (to its B
+// operand; a nil vector is no weight) to its operands'. It is the portable twin of
+// the backward walk kernel (reverse_amd64.s).
+func reverseGo(dst []field.E, adj []uint64, code []instr, ea, eb []field.E) {
 	oneA, oneB := ea != nil, eb != nil
 	for i := len(code) - 1; i >= 0; i-- {
 		in := code[i]
 		switch in.op() {
 		case opCol:
-			dst[in.col()] = addE(dst[in.col()], adj[in.dst()])
-			adj[in.dst()] = field.Zero
+			a := adj[4*in.dst():][:3]
+			v := &dst[in.col()]
+			v.C0, v.C1, v.C2 = v.C0^field.K(a[0]), v.C1^field.K(a[1]), v.C2^field.K(a[2])
+			a[0], a[1], a[2] = 0, 0, 0
 		case opXor:
-			t := adj[in.dst()]
-			adj[in.dst()] = field.Zero
-			adj[in.x()] = addE(adj[in.x()], t)
-			adj[in.y()] = addE(adj[in.y()], t)
+			d := adj[4*in.dst():][:3]
+			t0, t1, t2 := d[0], d[1], d[2]
+			d[0], d[1], d[2] = 0, 0, 0
+			x, y := adj[4*in.x():][:3], adj[4*in.y():][:3]
+			x[0], x[1], x[2] = x[0]^t0, x[1]^t1, x[2]^t2
+			y[0], y[1], y[2] = y[0]^t0, y[1]^t1, y[2]^t2
 		default:
 			if oneA {
-				adj[in.x()] = addE(adj[in.x()], ea[in.dst()])
+				x, w := adj[4*in.x():][:3], ea[in.dst()]
+				x[0], x[1], x[2] = x[0]^uint64(w.C0), x[1]^uint64(w.C1), x[2]^uint64(w.C2)
 			}
 			if oneB {
-				adj[in.y()] = addE(adj[in.y()], eb[in.dst()])
+				y, w := adj[4*in.y():][:3], eb[in.dst()]
+				y[0], y[1], y[2] = y[0]^uint64(w.C0), y[1]^uint64(w.C1), y[2]^uint64(w.C2)
 			}
 		}
 	}
 }
+
+// packBlock is the number of 64×64 bit matrices PackLanes transposes at a time.
+const packBlock = 64
 
 // getVec returns a column vector (Size values, contents unspecified) off the
 // circuit's shelf, putVec puts one back: the transpose's scaled weights and
@@ -474,14 +485,17 @@ func (c *Circuit) PackLanes(dst []field.K, src []uint64, lanes int) {
 	if lanes < 1 || lanes > 64 || len(dst) != lanes*words {
 		panic(fmt.Sprintf("circuit: PackLanes: %d words for %d lanes of %d", len(dst), lanes, words))
 	}
-	// Eight matrices at a time, so that each instance's eight words fill a cache line.
-	var m [8][64]uint64
-	for k0 := 0; k0 < words; k0 += 8 {
-		n := min(8, words-k0)
+	// packBlock matrices at a time: their transposes stay in the L1 cache while
+	// each instance's run of packBlock words is written in one piece.
+	var m [packBlock][64]uint64
+	for k0 := 0; k0 < words; k0 += packBlock {
+		n := min(packBlock, words-k0)
 		for t := range n {
-			m[t] = [64]uint64(src[64*(k0+t) : 64*(k0+t)+64])
+			m[t] = [64]uint64(src[64*(k0+t):])
 		}
-		transposeMany(&m, n)
+		for t := 0; t < n; t += 8 {
+			transposeMany((*[8][64]uint64)(m[t:]), min(8, n-t))
+		}
 		for j := range lanes {
 			row := dst[j*words+k0 : j*words+k0+n]
 			for t := range row {

@@ -1,0 +1,101 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// flushAccE512: the tensor row flush into unreduced accumulators (flush.go). Eight
+// E elements (24 words) are read as three zmm limb vectors (two masked blends each;
+// limbs 1 and 2 rotated by one and two lanes) whose lane l holds element 3l mod 8;
+// each limb vector is multiplied by the broadcast scalar's limbs with VPCLMULQDQ
+// (even lanes with imm 0x00, odd lanes with 0x11), the six Karatsuba products
+// summed into the three 128-bit limbs, and those XORed into the accumulators
+// unreduced.
+
+// FMASKS sets K1 (lanes ≡ 1 mod 3), K2 (≡ 2) and K3 (≡ 0); clobbers AX.
+#define FMASKS \
+	MOVQ  $0x92, AX \
+	KMOVW AX, K1 \
+	MOVQ  $0x24, AX \
+	KMOVW AX, K2 \
+	MOVQ  $0x49, AX \
+	KMOVW AX, K3
+
+// FLOADE8 loads eight E elements at p into limb vectors Z0, Z1, Z2 and their sums
+// Z0+Z1, Z1+Z2, Z0+Z2 into Z15, Z16, Z17; clobbers Z31.
+#define FLOADE8(p) \
+	VMOVDQU64 0(p), Z31 \
+	VPBLENDMQ 64(p), Z31, K1, Z0 \
+	VPBLENDMQ 128(p), Z0, K2, Z0 \
+	VPBLENDMQ 64(p), Z31, K2, Z1 \
+	VPBLENDMQ 128(p), Z1, K3, Z1 \
+	VALIGNQ   $1, Z1, Z1, Z1 \
+	VPBLENDMQ 64(p), Z31, K3, Z2 \
+	VPBLENDMQ 128(p), Z2, K1, Z2 \
+	VALIGNQ   $2, Z2, Z2, Z2 \
+	VPXORQ    Z1, Z0, Z15 \
+	VPXORQ    Z2, Z1, Z16 \
+	VPXORQ    Z2, Z0, Z17
+
+// FMULACC multiplies Z0–Z2 (sums Z15–Z17) by the scalar in Z3–Z5 (sums Z12–Z14)
+// and XORs the unreduced limbs c0, c1, c2 (even lanes, then odd) into the 384
+// bytes at p. Clobbers Z18–Z29.
+#define FMULACC(p) \
+	VPCLMULQDQ $0x00, Z3, Z0, Z18 \
+	VPCLMULQDQ $0x11, Z3, Z0, Z19 \
+	VPCLMULQDQ $0x00, Z4, Z1, Z20 \
+	VPCLMULQDQ $0x11, Z4, Z1, Z21 \
+	VPCLMULQDQ $0x00, Z5, Z2, Z22 \
+	VPCLMULQDQ $0x11, Z5, Z2, Z23 \
+	VPCLMULQDQ $0x00, Z12, Z15, Z24 \
+	VPCLMULQDQ $0x11, Z12, Z15, Z25 \
+	VPCLMULQDQ $0x00, Z13, Z16, Z26 \
+	VPCLMULQDQ $0x11, Z13, Z16, Z27 \
+	VPCLMULQDQ $0x00, Z14, Z17, Z28 \
+	VPCLMULQDQ $0x11, Z14, Z17, Z29 \
+	VPTERNLOGQ $0x96, Z18, Z20, Z22 \
+	VPTERNLOGQ $0x96, 0(p), Z26, Z22 \
+	VMOVDQU64  Z22, 0(p) \
+	VPTERNLOGQ $0x96, Z19, Z21, Z23 \
+	VPTERNLOGQ $0x96, 64(p), Z27, Z23 \
+	VMOVDQU64  Z23, 64(p) \
+	VPTERNLOGQ $0x96, Z18, Z26, Z24 \
+	VPXORQ     128(p), Z24, Z24 \
+	VMOVDQU64  Z24, 128(p) \
+	VPTERNLOGQ $0x96, Z19, Z27, Z25 \
+	VPXORQ     192(p), Z25, Z25 \
+	VMOVDQU64  Z25, 192(p) \
+	VPTERNLOGQ $0x96, Z18, Z20, Z28 \
+	VPXORQ     256(p), Z28, Z28 \
+	VMOVDQU64  Z28, 256(p) \
+	VPTERNLOGQ $0x96, Z19, Z21, Z29 \
+	VPXORQ     320(p), Z29, Z29 \
+	VMOVDQU64  Z29, 320(p)
+
+// func flushAccE512(acc *uint64, a, b *field.E, h *field.E, n int)
+TEXT ·flushAccE512(SB), NOSPLIT, $0-40
+	MOVQ acc+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ h+24(FP), BX
+	MOVQ n+32(FP), CX
+	SHRQ $3, CX
+	FMASKS
+	VPBROADCASTQ 0(BX), Z3
+	VPBROADCASTQ 8(BX), Z4
+	VPBROADCASTQ 16(BX), Z5
+	VPXORQ       Z4, Z3, Z12
+	VPXORQ       Z5, Z4, Z13
+	VPXORQ       Z5, Z3, Z14
+
+floop:
+	FLOADE8(SI)
+	FMULACC(DI)
+	LEAQ 384(DI), R8
+	FLOADE8(DX)
+	FMULACC(R8)
+	ADDQ $192, SI
+	ADDQ $192, DX
+	ADDQ $768, DI
+	DECQ CX
+	JNZ  floop
+	VZEROUPPER
+	RET
