@@ -394,7 +394,15 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 		grinds = append(grinds, xs[i].grind...)
 	}
 	tseg := l.tb.ScheduleSegment(runs)
-	words := map[int][]field.K{0: filledSegment(tseg, workers)}
+	words := map[int][]field.K{}
+	fill := func(at int, seg flows.Segment) error {
+		w, err := filledSegment(seg, workers)
+		words[at] = w
+		return err
+	}
+	if err := fill(0, tseg); err != nil {
+		return nil, err
+	}
 	value := func(seg, word int) field.E {
 		w := words[seg]
 		return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
@@ -404,15 +412,21 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 		hintValues = append(hintValues, d.VA, d.VB, d.Key)
 	}
 	hseg := nrHints().Segment(hintValues)
-	words[3] = filledSegment(hseg, workers)
+	if err := fill(3, hseg); err != nil {
+		return nil, err
+	}
 	segs := []flows.Segment{tseg, {}, {}, hseg}
 	for _, g := range l.groups {
 		qs := g.segment(xs, l.tapes, value)
-		words[g.seg] = filledSegment(qs, workers)
+		if err := fill(g.seg, qs); err != nil {
+			return nil, err
+		}
 		segs = append(segs, qs)
 	}
 	gs := l.gb.NRSegment(grinds)
-	words[4+len(l.groups)] = filledSegment(gs, workers)
+	if err := fill(4+len(l.groups), gs); err != nil {
+		return nil, err
+	}
 	segs = append(segs, gs)
 	ops, sq, _ := l.tape.Operands(value)
 	segs[1], segs[2] = l.arith.F.Segment(ops), l.arith.S.Segment(sq)
@@ -521,8 +535,9 @@ func (g *nrGroup) segment(xs []*childExtract, tapes []*ChildTape, value func(seg
 		})}
 }
 
-// filledSegment is a segment's packed witness.
-func filledSegment(seg flows.Segment, workers par.Workers) []field.K {
+// filledSegment is a segment's packed witness (the prover reads the tape's inputs
+// from it before filling the units' segments).
+func filledSegment(seg flows.Segment, workers par.Workers) ([]field.K, error) {
 	nLog := 3
 	for 1<<nLog < seg.N {
 		nLog++
@@ -530,9 +545,9 @@ func filledSegment(seg flows.Segment, workers par.Workers) []field.K {
 	n := 1 << (nLog + seg.Circuit.LogSize() - 6)
 	wit, a, b := make([]field.K, n), make([]field.K, n), make([]field.K, n)
 	if err := seg.Fill(workers, nLog, wit, a, b); err != nil {
-		panic(err) // the fills above fail only on inputs the layout guarantees
+		return nil, fmt.Errorf("%w: %w", ErrMergeInput, err)
 	}
-	return wit
+	return wit, nil
 }
 
 // nativeTapeInputs are tape inputs reading a child's stream and challenges by index
