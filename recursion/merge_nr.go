@@ -564,9 +564,23 @@ func nativeTapeInputs(stream, challenges []field.E) (TapeInputs, func(seg, word 
 
 // Verify checks the merged proof against its statement: the segments with every
 // child's verification on them, and each child's carried deferred claims natively.
-func (m *MergedNR) Verify() error {
-	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) {
+func (m *MergedNR) Verify() (err error) {
+	// Verify never panics: a panic below is a bug in its handling of this proof, and
+	// the proof is refused naming it.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: the verifier panicked on this proof (a bug): %v", ErrMerged, r)
+		}
+	}()
+	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) || m.Proof == nil {
 		return fmt.Errorf("%w: %d children, %d deferred claim sets", ErrMerged, len(m.Children), len(m.Deferred))
+	}
+	seen := map[xmss.PublicKey]bool{}
+	for _, pk := range m.Keys {
+		if seen[pk] {
+			return fmt.Errorf("%w: a repeated key", ErrMerged)
+		}
+		seen[pk] = true
 	}
 	sts := make([]flows.Statement, len(m.Children))
 	for i := range sts {

@@ -46,6 +46,9 @@ func TestMergeNR(t *testing.T) {
 		{"child 1's matrix value", func(c *MergedNR) { c.Deferred[1].VA = c.Deferred[1].VA.Add(field.One) }},
 		{"child 1's key term", func(c *MergedNR) { c.Deferred[1].Key = c.Deferred[1].Key.Add(field.One) }},
 		{"keys in another order", func(c *MergedNR) { c.Keys[0], c.Keys[5] = c.Keys[5], c.Keys[0] }},
+		{"a repeated key", func(c *MergedNR) { c.Keys[1] = c.Keys[0] }},
+		{"a child's size", func(c *MergedNR) { c.Children = slices.Clone(c.Children); c.Children[0].N++; c.Children[1].N-- }},
+		{"no proof", func(c *MergedNR) { c.Proof = nil }},
 		{"no batch", func(c *MergedNR) { c.Batch = nil }},
 		{"a batch scalar", func(c *MergedNR) {
 			p := *c.Batch
