@@ -5,10 +5,15 @@
 // It exists apart from aggregate because a merge verifies whole proofs: it sits above
 // the stages and the leaf flow in the import order, as a flow of its own.
 //
-// What is here so far is the ledger (Measure): what verifying one child proof costs a
-// recursion circuit, counted by replaying the child's verification through the real
-// verifier stages with a recording transcript — transcript compressions and Merkle
-// openings as the verifier performs them, field multiplications by kind from the
-// in-circuit form of each stage's checks — so that the circuit's budget is set from
-// measurements before the circuit is written.
+// What is here:
+//   - Merge, Merged, VerifyMerged: merges of leaves (depth 1), each child's interface
+//     revealed, its matrix claims batched into one; the product path (prove --child,
+//     run's tree, serve and NATS jobs).
+//   - MergeNR, MergedNR: merges of leaves with nothing revealed but each child's
+//     carried claims (docs/recursion.md §6.4–6.7), built from tapes (Tape, NewChildTape,
+//     NewSegmentsTape), arithmetic and squaring blocks, no-reveal query and grinding
+//     blocks and relations across segments; the design that reaches depth ≥ 2, not yet
+//     taking merged children nor on the product path.
+//   - The ledgers (Measure, MeasureMerged): what verifying one child proof costs a
+//     recursion circuit, measured on real proofs before the circuit was written.
 package recursion
