@@ -372,3 +372,87 @@ func TestForgeTapeRelationsLiveWords(t *testing.T) {
 		t.Fatalf("terms per segment %v: the check saw nothing", seen)
 	}
 }
+
+// TestForgeMergeNRStatement: a no-reveal 2→1 merge of 4-signer leaves, its proof
+// kept and its statement changed: the children's deferred claims swapped, the
+// children reordered (their key blocks and claims together), sizes moved between
+// children, a child's rate or the merge's rate changed, the message or epoch changed,
+// a key replaced, one child's claims given to both, and carried values TestMergeNR
+// does not change (Z, S, χ′_in, τ, χ_out, VB). Every one is rejected (never a panic).
+func TestForgeMergeNRStatement(t *testing.T) {
+	skipProofs(t, "proves a no-reveal 2→1 merge")
+	leaves := siblingLeaves(t, 2, 4, 2, 67)
+	m, err := MergeNR(mergeChildren(leaves), 2, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	cloneD := func(d DeferredReveal) DeferredReveal {
+		d.ChiIn, d.S, d.ChiInPrime = slices.Clone(d.ChiIn), slices.Clone(d.S), slices.Clone(d.ChiInPrime)
+		d.Tau, d.ChiOut = slices.Clone(d.Tau), slices.Clone(d.ChiOut)
+		return d
+	}
+	clone := func() *MergedNR {
+		c := *m
+		c.Deferred = make([]DeferredReveal, len(m.Deferred))
+		for i, d := range m.Deferred {
+			c.Deferred[i] = cloneD(d)
+		}
+		c.Keys = slices.Clone(m.Keys)
+		c.Children = slices.Clone(m.Children)
+		return &c
+	}
+	bump := func(e *field.E) { *e = e.Add(field.One) }
+	for _, tc := range []struct {
+		name string
+		edit func(c *MergedNR)
+	}{
+		{"deferred claims swapped", func(c *MergedNR) { c.Deferred[0], c.Deferred[1] = c.Deferred[1], c.Deferred[0] }},
+		{"children reordered (keys and claims)", func(c *MergedNR) {
+			c.Keys = append(slices.Clone(m.Keys[4:]), m.Keys[:4]...)
+			c.Deferred[0], c.Deferred[1] = c.Deferred[1], c.Deferred[0]
+		}},
+		{"children's keys swapped, claims kept", func(c *MergedNR) {
+			c.Keys = append(slices.Clone(m.Keys[4:]), m.Keys[:4]...)
+		}},
+		{"sizes 3 and 5", func(c *MergedNR) { c.Children[0].N, c.Children[1].N = 3, 5 }},
+		{"sizes 5 and 3", func(c *MergedNR) { c.Children[0].N, c.Children[1].N = 5, 3 }},
+		{"child 1 at rate 1", func(c *MergedNR) { c.Children[1].LogInvRate = 1 }},
+		{"child 0 at rate 3", func(c *MergedNR) { c.Children[0].LogInvRate = 3 }},
+		{"the merge at rate 1", func(c *MergedNR) { c.LogInvRate = 1 }},
+		{"the merge at rate 3", func(c *MergedNR) { c.LogInvRate = 3 }},
+		{"another epoch", func(c *MergedNR) { c.Epoch++ }},
+		{"another message", func(c *MergedNR) { c.Message[0] ^= 1 }},
+		{"a key replaced by another child's", func(c *MergedNR) { c.Keys[2] = c.Keys[6] }},
+		{"child 0's claims for both", func(c *MergedNR) { c.Deferred[1] = cloneD(c.Deferred[0]) }},
+		{"a third child of no keys", func(c *MergedNR) {
+			c.Children = append(c.Children, ChildInfo{N: 0, LogInvRate: 2})
+			c.Deferred = append(c.Deferred, cloneD(c.Deferred[1]))
+		}},
+		{"child 0's Z", func(c *MergedNR) { bump(&c.Deferred[0].Z) }},
+		{"child 1's S", func(c *MergedNR) { bump(&c.Deferred[1].S[len(c.Deferred[1].S)-1]) }},
+		{"child 0's chi_in'", func(c *MergedNR) { bump(&c.Deferred[0].ChiInPrime[0]) }},
+		{"child 1's tau", func(c *MergedNR) { bump(&c.Deferred[1].Tau[0]) }},
+		{"child 0's chi_out", func(c *MergedNR) { bump(&c.Deferred[0].ChiOut[len(c.Deferred[0].ChiOut)-1]) }},
+		{"child 0's VB", func(c *MergedNR) { bump(&c.Deferred[0].VB) }},
+		{"child 1's chi_in shortened", func(c *MergedNR) { c.Deferred[1].ChiIn = c.Deferred[1].ChiIn[1:] }},
+	} {
+		c := clone()
+		tc.edit(c)
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("%s: Verify panicked: %v", tc.name, r)
+				}
+			}()
+			if err := c.Verify(); err == nil {
+				t.Fatalf("%s: verified with the proof kept", tc.name)
+			}
+		}()
+	}
+	if err := m.Verify(); err != nil {
+		t.Fatalf("the original after the edits: %v", err)
+	}
+}
