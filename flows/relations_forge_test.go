@@ -1,6 +1,7 @@
 package flows
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -136,33 +137,64 @@ func TestForgeRelationsCancel(t *testing.T) {
 	}
 }
 
-// TestForgeRelationStream: the honest prover's stream for a false relation, every
-// value the relations send (one per touched segment but the last) replaced by the
-// value that would make its segment's share true or by the false target's share: all
-// rejected. The malicious prover knows every column, so it can make any one segment's
-// linear claim true; the implied last value then carries the error.
+// TestForgeRelationStream: the honest prover's stream for a false relation (off by
+// 1), every scalar shifted by the relation's error in turn, among them each value the
+// relations send (one per touched segment but the last): all rejected. The malicious
+// prover knows every column, so it can move the error onto any one segment's share;
+// that segment's linear claim is then false. Also for a relation whose first touched
+// segment has only a zero coefficient (its share must be 0, so moving the error there
+// makes the claim 0 = 1).
 func TestForgeRelationStream(t *testing.T) {
 	rng := testrand.New(t)
 	segs, shapes, xs := relSegments(t)
 	r := inputRel(xs, [][2]int{{0, 1}, {1, 2}, {2, 3}}, []field.E{randE(rng), randE(rng), randE(rng)})
-	bad := Relation{Terms: r.Terms, Value: r.Value.Add(field.One)}
-	ev := func() *Evaluations { return &Evaluations{Relations: []Relation{bad}} }
-	proof, err := ProveSegments(forgeRelLabel, nil, segs, ev(), 1, par.Serial())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := VerifySegments(proof, forgeRelLabel, nil, shapes, ev(), 1); err == nil {
-		t.Fatal("a false relation verified")
-	}
-	// Every scalar of the stream nudged by the relation's error (1), one at a time:
-	// never accepted.
-	for i := range proof.Stream {
-		p := *proof
-		p.Stream = append([]field.E(nil), proof.Stream...)
-		p.Stream[i] = p.Stream[i].Add(field.One)
-		if _, err := VerifySegments(&p, forgeRelLabel, nil, shapes, ev(), 1); err == nil {
-			t.Fatalf("stream scalar %d of %d shifted by the relation's error: a false relation verified", i, len(proof.Stream))
+	zeroFirst := inputRel(xs, [][2]int{{0, 1}, {2, 3}}, []field.E{{}, randE(rng)})
+	for _, rel := range []Relation{r, zeroFirst} {
+		bad := Relation{Terms: rel.Terms, Value: rel.Value.Add(field.One)}
+		ev := func() *Evaluations { return &Evaluations{Relations: []Relation{bad}} }
+		proof, err := ProveSegments(forgeRelLabel, nil, segs, ev(), 1, par.Serial())
+		if err != nil {
+			t.Fatal(err)
 		}
+		if _, err := VerifySegments(proof, forgeRelLabel, nil, shapes, ev(), 1); err == nil {
+			t.Fatal("a false relation verified")
+		}
+		for i := range proof.Stream {
+			p := *proof
+			p.Stream = append([]field.E(nil), proof.Stream...)
+			p.Stream[i] = p.Stream[i].Add(field.One)
+			if _, err := VerifySegments(&p, forgeRelLabel, nil, shapes, ev(), 1); err == nil {
+				t.Fatalf("stream scalar %d of %d shifted by the relation's error: a false relation verified", i, len(proof.Stream))
+			}
+		}
+	}
+}
+
+// TestForgeRelationCancellingTerms: a word named twice with one coefficient (the
+// terms cancel in characteristic 2) is a relation on the other words only: with no
+// other word it is 0 = Value, refused for Value ≠ 0; beside another word it holds
+// exactly for that word's value.
+func TestForgeRelationCancellingTerms(t *testing.T) {
+	rng := testrand.New(t)
+	segs, shapes, xs := relSegments(t)
+	a, b := randE(rng), randE(rng)
+	twice := []RelationTerm{{Segment: 1, Word: 1 + 128*3, Coeff: a}, {Segment: 1, Word: 1 + 128*3, Coeff: a}}
+	ev := func(r Relation) func() *Evaluations {
+		return func() *Evaluations { return &Evaluations{Relations: []Relation{r}} }
+	}
+	if err := proveVerify(t, segs, shapes, ev(Relation{Terms: twice, Value: a.MulK(field.K(xs[1][3]))})); err == nil {
+		t.Fatal("a word named twice (cancelling) proved its value")
+	}
+	if err := proveVerify(t, segs, shapes, ev(Relation{Terms: twice})); err != nil {
+		t.Fatalf("a word named twice, value 0: %v", err)
+	}
+	other := append(slices.Clone(twice), RelationTerm{Segment: 2, Word: 1 + 128*4, Coeff: b})
+	v := b.MulK(field.K(xs[2][4]))
+	if err := proveVerify(t, segs, shapes, ev(Relation{Terms: other, Value: v})); err != nil {
+		t.Fatalf("cancelling terms beside a true one: %v", err)
+	}
+	if err := proveVerify(t, segs, shapes, ev(Relation{Terms: other, Value: v.Add(a.MulK(field.K(xs[1][3])))})); err == nil {
+		t.Fatal("cancelling terms counted once verified")
 	}
 }
 
