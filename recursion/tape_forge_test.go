@@ -378,7 +378,8 @@ func TestForgeTapeRelationsLiveWords(t *testing.T) {
 // children reordered (their key blocks and claims together), sizes moved between
 // children, a child's rate or the merge's rate changed, the message or epoch changed,
 // a key replaced, one child's claims given to both, and carried values TestMergeNR
-// does not change (Z, S, χ′_in, τ, χ_out, VB). Every one is rejected (never a panic).
+// does not change (Z, S, χ′_in, τ, χ_out, VB). Every one is rejected (never a panic);
+// so are pieces (batch, proof, carried claims, keys) of another merge of the same shape.
 func TestForgeMergeNRStatement(t *testing.T) {
 	skipProofs(t, "proves a no-reveal 2→1 merge")
 	leaves := siblingLeaves(t, 2, 4, 2, 67)
@@ -454,5 +455,29 @@ func TestForgeMergeNRStatement(t *testing.T) {
 	}
 	if err := m.Verify(); err != nil {
 		t.Fatalf("the original after the edits: %v", err)
+	}
+
+	// Pieces of another merge (other leaves, the same shape): its batch, its proof,
+	// its carried claims, each with the rest of m's.
+	o, err := MergeNR(mergeChildren(siblingLeaves(t, 2, 4, 2, 68)), 2, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(c *MergedNR)
+	}{
+		{"another merge's batch", func(c *MergedNR) { c.Batch = o.Batch }},
+		{"another merge's proof", func(c *MergedNR) { c.Proof = o.Proof }},
+		{"another merge's proof and batch", func(c *MergedNR) { c.Proof, c.Batch = o.Proof, o.Batch }},
+		{"another merge's carried claims", func(c *MergedNR) { c.Deferred = o.Deferred }},
+		{"another merge's keys, message and epoch", func(c *MergedNR) { c.Keys, c.Message, c.Epoch = o.Keys, o.Message, o.Epoch }},
+		{"child 1's claims from the other merge", func(c *MergedNR) { c.Deferred[1] = cloneD(o.Deferred[1]) }},
+	} {
+		c := clone()
+		tc.edit(c)
+		if err := c.Verify(); err == nil {
+			t.Fatalf("%s: verified", tc.name)
+		}
 	}
 }
