@@ -186,6 +186,9 @@ func (t *Tape) Relations(l TapeLayout) ([]flows.Relation, error) {
 			}
 			index[i], ns = ns, ns+1
 		} else {
+			if l.F == nil {
+				return nil, fmt.Errorf("recursion: tape: unit %d is a product and the layout has no arithmetic block", i)
+			}
 			index[i], nm = nm, nm+1
 		}
 	}
