@@ -603,3 +603,8 @@ func SegmentsLayout(shapes []SegmentShape, logInvRate int, statement []byte) (nL
 func CommittedShape(places []open.Placement, stackLog, logInvRate int) (commit.Shape, error) {
 	return commit.ShapeOf(committedWords(places, stackLog), stackLog, logInvRate)
 }
+
+// LayoutLen is the length of a segmented proof's layout bytes for a number of segments:
+// what its transcript absorbs before the statement (see SegmentsLayout). A statement
+// that places values on whole transcript steps (24 bytes each) counts from it.
+func LayoutLen(segments int) int { return len(segmentsTag) + 8 + 16*segments }

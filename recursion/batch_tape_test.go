@@ -5,6 +5,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/transcript"
@@ -24,6 +25,20 @@ func TestBatchTapeHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sts := make([]flows.Statement, len(m.Children))
+	for i := range sts {
+		if sts[i], err = m.childStatement(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := buildNR(sts, m.Deferred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, absorbed, err := flows.SegmentsLayout(l.shapes(), m.LogInvRate, m.statementBytes())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var chain []transcript.Step
 	tr := transcript.NewVerifier(m.Batch, []byte(MergeBatchLabelNR), nil)
 	tr.Trace(func(s transcript.Step) {
@@ -31,7 +46,7 @@ func TestBatchTapeHolds(t *testing.T) {
 			chain = append(chain, s)
 		}
 	})
-	tr.AbsorbBytes(m.statementBytes())
+	tr.AbsorbBytes(absorbed)
 	mats, keys := m.carriedClaims()
 	if _, err := VerifyMatrixClaims(tr, aggregate.LogSize, mats); err != nil {
 		t.Fatal(err)
@@ -63,7 +78,7 @@ func TestBatchTapeHolds(t *testing.T) {
 	}
 	in, _ := nativeInputs(nil, nil, nil)
 	s := &tapeTr{t: tp, in: in}
-	s.absorbBytes(m.statementBytes())
+	s.absorbBytes(absorbed)
 	tapeBatchMatrix(tp, s, aggregate.LogSize, tmats)
 	tapeBatchKeys(tp, s, kt.T.W.Log, kt.SlotBits, tkeys)
 	if len(s.steps) != len(chain) {

@@ -33,7 +33,8 @@ const MergeLabelNR = "leanpipe-xmss-merge-nr-v0"
 
 // MergeBatchLabelNR is the transcript label of the batch of a no-reveal merge's
 // carried claims (the children's matrix claims into one, their key claims into one
-// evaluation of the merged key table), which absorbs the statement first.
+// evaluation of the merged key table), which absorbs the segmented proof's layout and
+// statement first.
 const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v0"
 
 const mergeTagNR = "leanpipe/xmss-merge-nr/v0"
@@ -93,18 +94,62 @@ func (m *MergedNR) statementBytes() []byte {
 		u64(c.N)
 		u64(c.LogInvRate)
 	}
-	es := func(xs ...field.E) {
-		for _, x := range xs {
+	// The carried claims: every list's length first, then zeros up to a whole
+	// transcript step of the absorbed string (the layout, then this statement), then
+	// the values, one E (24 bytes) to a step, so that a parent reads each as one
+	// committed word triple of its transcript blocks (docs/recursion.md §6.7).
+	lists := m.carriedLists()
+	for _, v := range lists {
+		u64(len(v))
+	}
+	segs, err := nrSegmentCount(m.Children)
+	if err != nil {
+		segs = 0 // a statement no layout fits: Verify refuses it before its bytes matter
+	}
+	for (flows.LayoutLen(segs)+b.Len())%24 != 0 {
+		b.WriteByte(0)
+	}
+	for _, v := range lists {
+		for _, x := range v {
 			b.Write(appendE(nil, x))
 		}
 	}
+	return b.Bytes()
+}
+
+// carriedLists are the carried claims' lists in the statement's order.
+func (m *MergedNR) carriedLists() [][]field.E {
+	var out [][]field.E
 	for _, d := range m.Deferred {
-		for _, v := range [][]field.E{{d.Z}, d.ChiIn, d.S, d.ChiInPrime, d.Tau, d.ChiOut, {d.VA, d.VB, d.Key}} {
-			u64(len(v))
-			es(v...)
+		out = append(out, []field.E{d.Z}, d.ChiIn, d.S, d.ChiInPrime, d.Tau, d.ChiOut, []field.E{d.VA, d.VB, d.Key})
+	}
+	return out
+}
+
+// nrSegmentCount is the number of segments of a no-reveal merge of children of these
+// sizes and rates: transcript, products, squares, hints, one query segment per block
+// shape, grinding.
+func nrSegmentCount(children []ChildInfo) (int, error) {
+	shapes := map[[3]int]bool{}
+	for _, c := range children {
+		sh, err := aggregate.Flow.Shape(c.N, c.LogInvRate)
+		if err != nil {
+			return 0, err
+		}
+		cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+		if err != nil {
+			return 0, err
+		}
+		for lv := range cfg.Levels() {
+			ml := cfg.MessageLog(lv)
+			key := [3]int{0, ml + cfg.LogInvRates[lv], ml}
+			if lv == 0 {
+				key[0] = 1
+			}
+			shapes[key] = true
 		}
 	}
-	return b.Bytes()
+	return 5 + len(shapes), nil
 }
 
 // nrLayout is a no-reveal merge's segments and relations as both sides derive them
@@ -434,7 +479,11 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 		return nil, err
 	}
 	began := time.Now()
-	if m.Batch, err = m.proveBatch(workers); err != nil {
+	_, _, _, absorbed, err := flows.SegmentsLayout(l.shapes(), logInvRate, m.statementBytes())
+	if err != nil {
+		return nil, err
+	}
+	if m.Batch, err = m.proveBatch(absorbed, workers); err != nil {
 		return nil, err
 	}
 	m.BatchTook = time.Since(began)
@@ -466,15 +515,17 @@ func (m *MergedNR) keyTable() (KeyTable, error) {
 	return KeyTableOf(flows.Statement{Flow: aggregate.FlowName, N: len(m.Keys), LogInvRate: m.LogInvRate, Data: data})
 }
 
-// proveBatch batches the carried claims under MergeBatchLabelNR on the workers.
-func (m *MergedNR) proveBatch(workers par.Workers) (*transcript.Proof, error) {
+// proveBatch batches the carried claims under MergeBatchLabelNR on the workers, after
+// absorbing start (the segmented proof's layout and statement, so that the carried
+// values sit on whole steps in both transcripts).
+func (m *MergedNR) proveBatch(start []byte, workers par.Workers) (*transcript.Proof, error) {
 	kt, err := m.keyTable()
 	if err != nil {
 		return nil, err
 	}
 	mats, keys := m.carriedClaims()
 	tr := transcript.NewProver([]byte(MergeBatchLabelNR), nil)
-	tr.AbsorbBytes(m.statementBytes())
+	tr.AbsorbBytes(start)
 	if _, err := BatchMatrixClaimsOn(tr, aggregate.New().Circuit, mats, workers); err != nil {
 		return nil, err
 	}
@@ -486,7 +537,7 @@ func (m *MergedNR) proveBatch(workers par.Workers) (*transcript.Proof, error) {
 
 // verifyBatch replays the batch and returns the two claims it leaves: on the
 // xmss-aggregate circuit's matrices, and the merged key table's value at a point.
-func (m *MergedNR) verifyBatch() (MatrixClaim, KeyTable, []field.E, field.E, error) {
+func (m *MergedNR) verifyBatch(start []byte) (MatrixClaim, KeyTable, []field.E, field.E, error) {
 	if m.Batch == nil {
 		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: no batch of the carried claims", ErrMerged)
 	}
@@ -496,7 +547,7 @@ func (m *MergedNR) verifyBatch() (MatrixClaim, KeyTable, []field.E, field.E, err
 	}
 	mats, keys := m.carriedClaims()
 	tr := transcript.NewVerifier(m.Batch, []byte(MergeBatchLabelNR), nil)
-	tr.AbsorbBytes(m.statementBytes())
+	tr.AbsorbBytes(start)
 	batched, err := VerifyMatrixClaims(tr, aggregate.LogSize, mats)
 	if err != nil {
 		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: the carried matrix claims: %w", ErrMerged, err)
@@ -602,7 +653,12 @@ func (m *MergedNR) Verify() (err error) {
 	}
 	// The carried claims, batched: one evaluation of the xmss-aggregate circuit's
 	// matrices and one of the merged key table, beside the segments' checks.
-	batched, kt, pt, v, err := m.verifyBatch()
+	shapes := l.shapes()
+	_, _, _, start, err := flows.SegmentsLayout(shapes, m.LogInvRate, m.statementBytes())
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrMerged, err)
+	}
+	batched, kt, pt, v, err := m.verifyBatch(start)
 	if err != nil {
 		return err
 	}
@@ -611,7 +667,7 @@ func (m *MergedNR) Verify() (err error) {
 		{What: "the batched matrix claim", Check: func() error { return CheckMatrixClaim(mats, batched) }},
 		{What: "the batched key claim", Check: func() error { return CheckTableEval(kt, pt, v) }},
 	}}
-	if _, err := flows.VerifySegments(m.Proof, MergeLabelNR, m.statementBytes(), l.shapes(), ev, m.LogInvRate); err != nil {
+	if _, err := flows.VerifySegments(m.Proof, MergeLabelNR, m.statementBytes(), shapes, ev, m.LogInvRate); err != nil {
 		return fmt.Errorf("%w: %w", ErrMerged, err)
 	}
 	return nil

@@ -130,8 +130,9 @@ func carriedFlat(ds []DeferredReveal) []field.E {
 	return out
 }
 
-// TestNRCarriedRelations: in a no-reveal merge's layout the carried values enter only
-// as the values of the relations carriedRels names, each the value it says: with every
+// TestNRCarriedRelations: the carried values sit last in the absorbed string, one to a
+// transcript step; in a no-reveal merge's layout they enter only as the values of the
+// relations carriedRels names, each the value it says: with every
 // carried value changed, exactly those relations' values change and every other
 // relation (terms and value) is the same. A parent that holds the carried values only as
 // committed data relies on this.
@@ -152,6 +153,24 @@ func TestNRCarriedRelations(t *testing.T) {
 		t.Fatal(err)
 	}
 	flat := carriedFlat(m.Deferred)
+	// The carried values sit on whole transcript steps of the absorbed string (the
+	// layout, then the statement), one E to a step, last.
+	if n, err := nrSegmentCount(m.Children); err != nil || n != len(l.shapes()) {
+		t.Fatalf("nrSegmentCount %d (%v), the layout has %d segments", n, err, len(l.shapes()))
+	}
+	_, _, _, absorbed, err := flows.SegmentsLayout(l.shapes(), m.LogInvRate, m.statementBytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := len(absorbed) - 24*len(flat)
+	if off%24 != 0 {
+		t.Fatalf("the carried values start at byte %d of the absorbed string, not on a step", off)
+	}
+	for k, v := range flat {
+		if got := appendE(nil, v); string(absorbed[off+24*k:off+24*k+24]) != string(got) {
+			t.Fatalf("carried value %d is not at step %d of the carried part", k, k)
+		}
+	}
 	if len(l.carriedRels) != len(flat) {
 		t.Fatalf("%d carried relations for %d carried values", len(l.carriedRels), len(flat))
 	}
