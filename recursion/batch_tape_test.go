@@ -76,7 +76,7 @@ func TestBatchTapeHolds(t *testing.T) {
 		tkeys = append(tkeys, TapeTableClaim{Tau: atoms(d.Tau), Chi: atoms(d.ChiOut), Offset: off, N: m.Children[i].N, Value: atom(d.Key)})
 		off += m.Children[i].N
 	}
-	in, _ := nativeInputs(nil, nil, nil)
+	in, _ := nativeTapeInputs(nil, nil, nil)
 	s := &tapeTr{t: tp, in: in}
 	s.absorbBytes(absorbed)
 	tapeBatchMatrix(tp, s, aggregate.LogSize, tmats)
@@ -97,7 +97,7 @@ func TestBatchTapeHolds(t *testing.T) {
 			chals[st.Challenge] = e(chain[i].Out)
 		}
 	}
-	_, value := nativeInputs(stream, chals, carried)
+	_, value := nativeTapeInputs(stream, chals, carried)
 	_, _, units := tp.Operands(value)
 	for i, st := range s.steps {
 		if st.Observed != nil && st.Observed.Eval(value, units) != e(chain[i].Block) {
@@ -111,7 +111,7 @@ func TestBatchTapeHolds(t *testing.T) {
 	for _, k := range []int{0, 5, len(carried) - 1} {
 		bad := append([]field.E(nil), carried...)
 		bad[k] = bad[k].Add(field.One)
-		_, v := nativeInputs(stream, chals, bad)
+		_, v := nativeTapeInputs(stream, chals, bad)
 		if tapeHolds(tp, v) == nil {
 			t.Fatalf("carried value %d changed: every assertion holds", k)
 		}

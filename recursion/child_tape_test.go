@@ -15,20 +15,6 @@ import (
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
-// nativeInputs are tape inputs on three pretend segments (0 the stream, 1 the
-// challenges, 2 the hints, each value at word 3·index) and the values they hold.
-func nativeInputs(stream, challenges, hints []field.E) (TapeInputs, func(seg, word int) field.E) {
-	in := TapeInputs{
-		Stream:    func(j, _ int) Lin { return (&Tape{}).Input(0, 3*j) },
-		Challenge: func(i, _ int) Lin { return (&Tape{}).Input(1, 3*i) },
-		Hint:      func(h int) Lin { return (&Tape{}).Input(2, 3*h) },
-	}
-	value := func(seg, word int) field.E {
-		return [][]field.E{stream, challenges, hints}[seg][word/3]
-	}
-	return in, value
-}
-
 // tapeHolds evaluates every assertion of t on the values.
 func tapeHolds(t *Tape, value func(seg, word int) field.E) error {
 	_, _, products := t.Operands(value)
@@ -50,7 +36,7 @@ func TestChildTapeHolds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, _ := nativeInputs(nil, nil, nil)
+		in, _ := nativeTapeInputs(nil, nil, nil)
 		ct, err := NewChildTape(p.Statement, in)
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +48,7 @@ func TestChildTapeHolds(t *testing.T) {
 		for l := range rev.Enforced {
 			hints = append(hints, rev.Enforced[l], rev.Induced[l])
 		}
-		_, value := nativeInputs(stream, rev.Challenges, hints)
+		_, value := nativeTapeInputs(stream, rev.Challenges, hints)
 		if err := tapeHolds(ct.Tape, value); err != nil {
 			t.Fatalf("rate %d: %v on the true values", rate, err)
 		}
@@ -71,7 +57,7 @@ func TestChildTapeHolds(t *testing.T) {
 		for _, j := range []int{0, 2, 2 + 64, 2 + 64 + 5, ct.Vars - 1} {
 			bad := append([]field.E(nil), stream...)
 			bad[j] = bad[j].Add(field.One)
-			_, value := nativeInputs(bad, rev.Challenges, hints)
+			_, value := nativeTapeInputs(bad, rev.Challenges, hints)
 			if j >= 2 && tapeHolds(ct.Tape, value) == nil {
 				t.Fatalf("rate %d: stream scalar %d changed: the tape holds", rate, j)
 			}
@@ -79,7 +65,7 @@ func TestChildTapeHolds(t *testing.T) {
 		for h := range hints {
 			bad := append([]field.E(nil), hints...)
 			bad[h] = bad[h].Add(field.One)
-			_, value := nativeInputs(stream, rev.Challenges, bad)
+			_, value := nativeTapeInputs(stream, rev.Challenges, bad)
 			if tapeHolds(ct.Tape, value) == nil {
 				t.Fatalf("rate %d: hint %d changed: the tape holds", rate, h)
 			}
@@ -175,7 +161,7 @@ func TestChildTapeSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := nativeInputs(nil, nil, nil)
+	in, _ := nativeTapeInputs(nil, nil, nil)
 	ct, err := NewChildTape(p.Statement, in)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +170,7 @@ func TestChildTapeSchedule(t *testing.T) {
 	for l := range rev.Enforced {
 		hints = append(hints, rev.Enforced[l], rev.Induced[l])
 	}
-	_, value := nativeInputs(stream, rev.Challenges, hints)
+	_, value := nativeTapeInputs(stream, rev.Challenges, hints)
 	_, _, units := ct.Tape.Operands(value)
 	if len(ct.Steps) != len(chain) {
 		t.Fatalf("%d steps replayed, the child has %d", len(ct.Steps), len(chain))
@@ -212,19 +198,15 @@ func TestChildTapeSchedule(t *testing.T) {
 	}
 }
 
-// filledWords returns a segment's packed witness.
+// filledWords returns a segment's packed witness (filledSegment, failing the test on
+// an error).
 func filledWords(t *testing.T, seg flows.Segment) []field.K {
 	t.Helper()
-	nLog := 3
-	for 1<<nLog < seg.N {
-		nLog++
-	}
-	words := 1 << (nLog + seg.Circuit.LogSize() - 6)
-	wit, a, b := make([]field.K, words), make([]field.K, words), make([]field.K, words)
-	if err := seg.Fill(par.New(nil, 2), nLog, wit, a, b); err != nil {
+	w, err := filledSegment(seg, par.New(nil, 2))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return wit
+	return w
 }
 
 // TestChildTapeTranscriptProof proves a real child's transcript and arithmetic
@@ -366,12 +348,12 @@ func childTapeQueries(t *testing.T, n int, forgeries bool) {
 	for l := range rev.Enforced {
 		hints = append(hints, rev.Enforced[l], rev.Induced[l])
 	}
-	harness, _ := nativeInputs(nil, nil, nil)
+	harness, _ := nativeTapeInputs(nil, nil, nil)
 	ch, err := NewChildTape(p.Statement, harness)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, value := nativeInputs(stream, rev.Challenges, hints)
+	_, value := nativeTapeInputs(stream, rev.Challenges, hints)
 	revealed := ch.Deferred(value, hints)
 
 	tb := NewTranscriptBlock()

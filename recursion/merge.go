@@ -152,20 +152,56 @@ func queryBlockFor(level0 bool, depth, pointLen int) *QueryBlock {
 
 // childStatement is child i's statement within m: its keys are m's from its offset.
 func (m *Merged) childStatement(i int) (flows.Statement, error) {
+	return childStatementAt(m.Message, m.Epoch, m.Keys, m.Children, i)
+}
+
+// childStatementAt is child i's statement in a merge of children on message and
+// epoch: its keys from the merged list, after the earlier children's.
+func childStatementAt(msg xmss.Message, epoch uint32, keys []xmss.PublicKey, children []ChildInfo, i int) (flows.Statement, error) {
 	off := 0
-	for _, c := range m.Children[:i] {
+	for _, c := range children[:i] {
 		off += c.N
 	}
-	c := m.Children[i]
-	if c.N < 1 || off+c.N > len(m.Keys) {
-		return flows.Statement{}, fmt.Errorf("%w: child %d of %d keys at %d, %d keys in all", ErrMerged, i, c.N, off, len(m.Keys))
+	c := children[i]
+	if c.N < 1 || off+c.N > len(keys) {
+		return flows.Statement{}, fmt.Errorf("%w: child %d of %d keys at %d, %d keys in all", ErrMerged, i, c.N, off, len(keys))
 	}
-	ag := aggregate.Aggregate{Message: m.Message, Epoch: m.Epoch, PublicKeys: m.Keys[off : off+c.N]}
+	ag := aggregate.Aggregate{Message: msg, Epoch: epoch, PublicKeys: keys[off : off+c.N]}
 	data, err := ag.MarshalJSON()
 	if err != nil {
 		return flows.Statement{}, err
 	}
 	return flows.Statement{Flow: aggregate.FlowName, N: c.N, LogInvRate: c.LogInvRate, Data: data}, nil
+}
+
+// readChildren reads a merge's children's statements: their common message and
+// epoch, the merged key list (theirs in order) and their sizes and rates. Children of
+// another flow, message or epoch, or sharing a key, are input errors naming them.
+func readChildren(children []MergeChild) (msg xmss.Message, epoch uint32, keys []xmss.PublicKey, infos []ChildInfo, err error) {
+	seen := map[xmss.PublicKey]int{}
+	for i, c := range children {
+		if c.Statement.Flow != aggregate.FlowName {
+			return msg, 0, nil, nil, fmt.Errorf("%w: child %d is a %q proof", ErrMergeInput, i, c.Statement.Flow)
+		}
+		ag, err := aggregate.StatementOf(c.Statement)
+		if err != nil {
+			return msg, 0, nil, nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
+		}
+		if i == 0 {
+			msg, epoch = ag.Message, ag.Epoch
+		} else if ag.Message != msg || ag.Epoch != epoch {
+			return msg, 0, nil, nil, fmt.Errorf("%w: child %d signs another message or epoch than child 0", ErrMergeInput, i)
+		}
+		for _, pk := range ag.PublicKeys {
+			if j, ok := seen[pk]; ok {
+				return msg, 0, nil, nil, fmt.Errorf("%w: a key of child %d is also in child %d", ErrMergeInput, i, j)
+			}
+			seen[pk] = i
+		}
+		keys = append(keys, ag.PublicKeys...)
+		infos = append(infos, ChildInfo{N: c.Statement.N, LogInvRate: c.Statement.LogInvRate})
+	}
+	return msg, epoch, keys, infos, nil
 }
 
 // statementBytes is what the merged proof's transcript absorbs after the segments'
@@ -373,28 +409,9 @@ func mergeWith(children []MergeChild, logInvRate int, workers par.Workers, hooks
 		return nil, fmt.Errorf("%w: %d children (2 to %d)", ErrMergeInput, len(children), MaxChildren)
 	}
 	m := &Merged{LogInvRate: logInvRate}
-	seen := map[xmss.PublicKey]int{}
-	for i, c := range children {
-		if c.Statement.Flow != aggregate.FlowName {
-			return nil, fmt.Errorf("%w: child %d is a %q proof", ErrMergeInput, i, c.Statement.Flow)
-		}
-		ag, err := aggregate.StatementOf(c.Statement)
-		if err != nil {
-			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
-		}
-		if i == 0 {
-			m.Message, m.Epoch = ag.Message, ag.Epoch
-		} else if ag.Message != m.Message || ag.Epoch != m.Epoch {
-			return nil, fmt.Errorf("%w: child %d signs another message or epoch than child 0", ErrMergeInput, i)
-		}
-		for _, pk := range ag.PublicKeys {
-			if j, ok := seen[pk]; ok {
-				return nil, fmt.Errorf("%w: a key of child %d is also in child %d", ErrMergeInput, i, j)
-			}
-			seen[pk] = i
-		}
-		m.Keys = append(m.Keys, ag.PublicKeys...)
-		m.Children = append(m.Children, ChildInfo{N: c.Statement.N, LogInvRate: c.Statement.LogInvRate})
+	var err error
+	if m.Message, m.Epoch, m.Keys, m.Children, err = readChildren(children); err != nil {
+		return nil, err
 	}
 	tb, gb := sharedTranscriptBlock(), sharedGrindBlock()
 	start := time.Now()

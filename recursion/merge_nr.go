@@ -58,20 +58,7 @@ type MergedNR struct {
 
 // childStatement is child i's statement: its keys from the merged list.
 func (m *MergedNR) childStatement(i int) (flows.Statement, error) {
-	off := 0
-	for _, c := range m.Children[:i] {
-		off += c.N
-	}
-	c := m.Children[i]
-	if c.N < 1 || off+c.N > len(m.Keys) {
-		return flows.Statement{}, fmt.Errorf("%w: child %d of %d keys at %d, %d keys in all", ErrMerged, i, c.N, off, len(m.Keys))
-	}
-	ag := aggregate.Aggregate{Message: m.Message, Epoch: m.Epoch, PublicKeys: m.Keys[off : off+c.N]}
-	data, err := ag.MarshalJSON()
-	if err != nil {
-		return flows.Statement{}, err
-	}
-	return flows.Statement{Flow: aggregate.FlowName, N: c.N, LogInvRate: c.LogInvRate, Data: data}, nil
+	return childStatementAt(m.Message, m.Epoch, m.Keys, m.Children, i)
 }
 
 // statementBytes is what the proof's transcript absorbs after the segments' layout:
@@ -126,6 +113,17 @@ func (m *MergedNR) carriedLists() [][]field.E {
 	return out
 }
 
+// nrLevelKey is a WHIR level's query block shape: level 0 or not, the path depth,
+// the induced point's length (nrQuery's key).
+func nrLevelKey(cfg *open.Config, lv int) [3]int {
+	ml := cfg.MessageLog(lv)
+	key := [3]int{0, ml + cfg.LogInvRates[lv], ml}
+	if lv == 0 {
+		key[0] = 1
+	}
+	return key
+}
+
 // nrSegmentCount is the number of segments of a no-reveal merge of children of these
 // sizes and rates: transcript, products, squares, hints, one query segment per block
 // shape, grinding.
@@ -141,12 +139,7 @@ func nrSegmentCount(children []ChildInfo) (int, error) {
 			return 0, err
 		}
 		for lv := range cfg.Levels() {
-			ml := cfg.MessageLog(lv)
-			key := [3]int{0, ml + cfg.LogInvRates[lv], ml}
-			if lv == 0 {
-				key[0] = 1
-			}
-			shapes[key] = true
+			shapes[nrLevelKey(cfg, lv)] = true
 		}
 	}
 	return 5 + len(shapes), nil
@@ -242,11 +235,7 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 	// offsets; their WHIR profiles the query groups.
 	byKey := map[[3]int]*nrGroup{}
 	l.queries = make([][]TapeQueryLevel, len(sts))
-	harness := TapeInputs{
-		Stream:    func(j, _ int) Lin { return (&Tape{}).Input(0, 3*j) },
-		Challenge: func(i, _ int) Lin { return (&Tape{}).Input(1, 3*i) },
-		Hint:      func(int) Lin { return oneLin },
-	}
+	harness, _ := nativeTapeInputs(nil, nil, nil)
 	for c, st := range sts {
 		steps, err := nrSchedule(st, harness)
 		if err != nil {
@@ -263,11 +252,7 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 			return nil, err
 		}
 		for lv := range cfg.Levels() {
-			ml := cfg.MessageLog(lv)
-			key := [3]int{0, ml + cfg.LogInvRates[lv], ml}
-			if lv == 0 {
-				key[0] = 1
-			}
+			key := nrLevelKey(cfg, lv)
 			g := byKey[key]
 			if g == nil {
 				g = &nrGroup{qb: nrQuery(key)}
@@ -373,28 +358,9 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 		return nil, fmt.Errorf("%w: %d children (2 to %d)", ErrMergeInput, len(children), MaxChildren)
 	}
 	m := &MergedNR{LogInvRate: logInvRate}
-	seen := map[xmss.PublicKey]int{}
-	for i, c := range children {
-		if c.Statement.Flow != aggregate.FlowName {
-			return nil, fmt.Errorf("%w: child %d is a %q proof", ErrMergeInput, i, c.Statement.Flow)
-		}
-		ag, err := aggregate.StatementOf(c.Statement)
-		if err != nil {
-			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
-		}
-		if i == 0 {
-			m.Message, m.Epoch = ag.Message, ag.Epoch
-		} else if ag.Message != m.Message || ag.Epoch != m.Epoch {
-			return nil, fmt.Errorf("%w: child %d signs another message or epoch than child 0", ErrMergeInput, i)
-		}
-		for _, pk := range ag.PublicKeys {
-			if j, ok := seen[pk]; ok {
-				return nil, fmt.Errorf("%w: a key of child %d is also in child %d", ErrMergeInput, i, j)
-			}
-			seen[pk] = i
-		}
-		m.Keys = append(m.Keys, ag.PublicKeys...)
-		m.Children = append(m.Children, ChildInfo{N: c.Statement.N, LogInvRate: c.Statement.LogInvRate})
+	var err error
+	if m.Message, m.Epoch, m.Keys, m.Children, err = readChildren(children); err != nil {
+		return nil, err
 	}
 	// Each child verified natively and read, one per worker.
 	xs := make([]*childExtract, len(children))
@@ -418,13 +384,17 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 	m.Deferred = make([]DeferredReveal, len(children))
 	for i, c := range children {
 		sts[i] = c.Statement
-		in, value := nativeTapeInputs(streams[i], xs[i].rev.Challenges)
+		rev := xs[i].rev
+		hints := []field.E{rev.Values.VA, rev.Values.VB, rev.Values.Key}
+		for l := range rev.Enforced {
+			hints = append(hints, rev.Enforced[l], rev.Induced[l])
+		}
+		in, value := nativeTapeInputs(streams[i], rev.Challenges, hints)
 		ct, err := NewChildTape(c.Statement, in)
 		if err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
 		}
-		v := xs[i].rev.Values
-		m.Deferred[i] = ct.Deferred(value, []field.E{v.VA, v.VB, v.Key})
+		m.Deferred[i] = ct.Deferred(value, hints)
 	}
 	l, err := buildNR(sts, m.Deferred)
 	if err != nil {
@@ -601,16 +571,17 @@ func filledSegment(seg flows.Segment, workers par.Workers) ([]field.K, error) {
 	return wit, nil
 }
 
-// nativeTapeInputs are tape inputs reading a child's stream and challenges by index
-// (segments 0 and 1 stand for them), and the values.
-func nativeTapeInputs(stream, challenges []field.E) (TapeInputs, func(seg, word int) field.E) {
+// nativeTapeInputs are tape inputs reading a child's stream, challenges and hints by
+// index (segments 0, 1 and 2 stand for them, each value at word 3·index), and the
+// values: a replay on known values (the prover's, or a test's).
+func nativeTapeInputs(stream, challenges, hints []field.E) (TapeInputs, func(seg, word int) field.E) {
 	t := &Tape{}
 	in := TapeInputs{
 		Stream:    func(j, _ int) Lin { return t.Input(0, 3*j) },
 		Challenge: func(i, _ int) Lin { return t.Input(1, 3*i) },
-		Hint:      func(int) Lin { return oneLin },
+		Hint:      func(h int) Lin { return t.Input(2, 3*h) },
 	}
-	return in, func(seg, word int) field.E { return [][]field.E{stream, challenges}[seg][word/3] }
+	return in, func(seg, word int) field.E { return [][]field.E{stream, challenges, hints}[seg][word/3] }
 }
 
 // Verify checks the merged proof against its statement: the segments with every

@@ -8,7 +8,6 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
-	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -54,7 +53,7 @@ func TestMergedChildProof(t *testing.T) {
 	}
 
 	// A replay on the true values gives what the parent carries and the queries' inputs.
-	harness, _ := nativeInputs(nil, nil, nil)
+	harness, _ := nativeTapeInputs(nil, nil, nil)
 	dry, err := NewSegmentsTape(statement, mShapes, mEv, m.LogInvRate, harness)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +68,7 @@ func TestMergedChildProof(t *testing.T) {
 			chals[s.Challenge] = e(chain[i].Out)
 		}
 	}
-	_, value := nativeInputs(stream, chals, make([]field.E, len(dry.Hints)))
+	_, value := nativeTapeInputs(stream, chals, make([]field.E, len(dry.Hints)))
 	_, _, units := dry.Tape.Operands(value)
 	evs := func(ls []Lin) []field.E {
 		out := make([]field.E, len(ls))
@@ -88,8 +87,11 @@ func TestMergedChildProof(t *testing.T) {
 	}
 	hints := make([]SegmentHint, len(carried.Values))
 	copy(hints, dry.Hints)
+	mPlaces, _, _ := placesOf(t, mShapes, m.LogInvRate, statement)
 	for h := range carried.Values {
-		carried.Values[h] = carriedValue(t, hints[h], carried.Points[h], mShapes, mEv, m.LogInvRate, statement)
+		if carried.Values[h], err = carriedValue(hints[h], carried.Points[h], mShapes, mEv, mPlaces); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := CheckCarried(hints, &carried, mShapes, mEv, m.LogInvRate, statement); err != nil {
 		t.Fatal(err)
@@ -158,7 +160,7 @@ func TestMergedChildProof(t *testing.T) {
 			return CheckCarried(hints, c, mShapes, mEv, m.LogInvRate, statement)
 		}}}}, shapes
 	}
-	st, in, rels, shapes := build(&carried)
+	st, in, rels, _ := build(&carried)
 	tseg := tb.ScheduleSegment(TranscriptRuns(chain))
 	words := map[int][]field.K{0: filledWords(t, tseg)}
 	tval := func(seg, word int) field.E {
@@ -192,7 +194,6 @@ func TestMergedChildProof(t *testing.T) {
 	if _, err := flows.VerifySegments(proof, label, nil, okShapes, ok, 2); err != nil {
 		t.Fatal(err)
 	}
-	_ = shapes
 	for _, edit := range []func(c *SegmentsCarried){
 		func(c *SegmentsCarried) { c.Values[0] = c.Values[0].Add(field.One) },
 		func(c *SegmentsCarried) { c.Points[len(c.Points)-1][0] = c.Points[len(c.Points)-1][0].Add(field.One) },
@@ -207,40 +208,6 @@ func TestMergedChildProof(t *testing.T) {
 			t.Fatal("verified against carried claims other than the true ones")
 		}
 	}
-}
-
-// carriedValue evaluates one carried hint natively.
-func carriedValue(t *testing.T, hk SegmentHint, pt []field.E, shapes []flows.SegmentShape, ev *flows.Evaluations, rate int, statement []byte) field.E {
-	t.Helper()
-	switch hk.Kind {
-	case HintSegmentA, HintSegmentB:
-		m := shapes[hk.Of].Circuit
-		rounds := m.LogSize() - lincheck.KSkip
-		skip := make([]field.E, 1<<lincheck.KSkip)
-		lincheck.SkipWeights(skip, pt[0])
-		va, vb := m.BilinearTensor(Weight{Low: skip, High: pt[1 : 1+rounds]}, Weight{Low: pt[1+rounds : 1+rounds+lincheck.KBits], High: pt[1+rounds+lincheck.KBits:]})
-		if hk.Kind == HintSegmentA {
-			return va
-		}
-		return vb
-	case HintSegmentPublic:
-		wl := shapes[hk.Of].Public.Window().Log
-		return shapes[hk.Of].Public.Eval(pt[:wl], pt[wl:])
-	case HintLinearWeight:
-		_, places, _, _, err := flows.SegmentsLayout(shapes, rate, statement)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := relationWeight(ev, hk.Of, pt, places[hk.Of].Variables)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w
-	case HintRelationTarget:
-		return relationTarget(ev, pt)
-	}
-	t.Fatalf("hint kind %d is not carried", hk.Kind)
-	return field.E{}
 }
 
 func placesOf(t *testing.T, shapes []flows.SegmentShape, rate int, statement []byte) ([]open.Placement, int, int) {

@@ -20,7 +20,7 @@ func TestQueryBlockNRTerms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := nativeInputs(nil, nil, nil)
+	in, _ := nativeTapeInputs(nil, nil, nil)
 	ct, err := NewChildTape(p.Statement, in)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -252,7 +253,7 @@ func (st *SegmentsTape) linear(s *tapeTr, claims []flows.LinearClaim, values []L
 		}
 		sums[c.Segment] = sums[c.Segment].Add(t.Mul(pow[i], values[i]))
 	}
-	sortInts(st.Batches)
+	slices.Sort(st.Batches)
 	for _, b := range st.Batches {
 		rounds = max(rounds, places[b].Variables)
 	}
@@ -277,33 +278,6 @@ func (st *SegmentsTape) linear(s *tapeTr, claims []flows.LinearClaim, values []L
 		want = want.Add(t.Mul(w, col))
 	}
 	t.Equal("the linear claims", running, want)
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
-}
-
-// linearWeight is a batch's weight at ρ (its segment's last variables of the rounds):
-// Σ_c γ^c Σ_t coeff_t·eq(word_t, ρ), over the claims on segment seg (a test's and a
-// native verifier's evaluation of HintLinearWeight).
-func linearWeight(claims []flows.LinearClaim, seg int, gamma field.E, rho []field.E) field.E {
-	var total field.E
-	pow := field.One
-	for _, c := range claims {
-		if c.Segment == seg {
-			var sum field.E
-			for _, tm := range c.Terms {
-				sum = sum.Add(tm.Coeff.Mul(eqIndex(rho, tm.Word)))
-			}
-			total = total.Add(pow.Mul(sum))
-		}
-		pow = pow.Mul(gamma)
-	}
-	return total
 }
 
 // HintPoint is the committed point a hint is the value of a fixed polynomial at (what a
@@ -373,48 +347,53 @@ func CheckCarried(hints []SegmentHint, c *SegmentsCarried, shapes []flows.Segmen
 		return err
 	}
 	for h, hk := range hints {
-		pt, want := c.Points[h], c.Values[h]
-		var got field.E
-		switch hk.Kind {
-		case HintSegmentA, HintSegmentB:
-			m := shapes[hk.Of].Circuit
-			rounds := m.LogSize() - lincheck.KSkip
-			if len(pt) != 1+rounds+lincheck.KBits+rounds {
-				return fmt.Errorf("%w: hint %d's point", ErrClaim, h)
-			}
-			skip := make([]field.E, 1<<lincheck.KSkip)
-			lincheck.SkipWeights(skip, pt[0])
-			row := circuit.Tensor{Low: skip, High: pt[1 : 1+rounds]}
-			col := circuit.Tensor{Low: pt[1+rounds : 1+rounds+lincheck.KBits], High: pt[1+rounds+lincheck.KBits:]}
-			va, vb := m.BilinearTensor(row, col)
-			got = va
-			if hk.Kind == HintSegmentB {
-				got = vb
-			}
-		case HintSegmentPublic:
-			pub := shapes[hk.Of].Public
-			if pub == nil {
-				return fmt.Errorf("%w: hint %d on a segment without a public term", ErrClaim, h)
-			}
-			wl := pub.Window().Log
-			if len(pt) < wl {
-				return fmt.Errorf("%w: hint %d's point", ErrClaim, h)
-			}
-			got = pub.Eval(pt[:wl], pt[wl:])
-		case HintLinearWeight:
-			if got, err = relationWeight(ev, hk.Of, pt, places[hk.Of].Variables); err != nil {
-				return err
-			}
-		case HintRelationTarget:
-			got = relationTarget(ev, pt)
-		default:
-			return fmt.Errorf("%w: hint %d is not carried", ErrClaim, h)
+		got, err := carriedValue(hk, c.Points[h], shapes, ev, places)
+		if err != nil {
+			return fmt.Errorf("hint %d: %w", h, err)
 		}
-		if got != want {
+		if got != c.Values[h] {
 			return fmt.Errorf("%w: carried hint %d (kind %d of %d)", ErrClaim, h, hk.Kind, hk.Of)
 		}
 	}
 	return nil
+}
+
+// carriedValue evaluates one carried hint natively at its point: a segment's matrices
+// or public table from its shape, a linear batch's weight or the relations' target from
+// the child's relations (places: the child's segments' placements).
+func carriedValue(hk SegmentHint, pt []field.E, shapes []flows.SegmentShape, ev *flows.Evaluations, places []open.Placement) (field.E, error) {
+	switch hk.Kind {
+	case HintSegmentA, HintSegmentB:
+		m := shapes[hk.Of].Circuit
+		rounds := m.LogSize() - lincheck.KSkip
+		if len(pt) != 1+rounds+lincheck.KBits+rounds {
+			return field.E{}, fmt.Errorf("%w: a matrix hint's point of %d coordinates", ErrClaim, len(pt))
+		}
+		skip := make([]field.E, 1<<lincheck.KSkip)
+		lincheck.SkipWeights(skip, pt[0])
+		row := circuit.Tensor{Low: skip, High: pt[1 : 1+rounds]}
+		col := circuit.Tensor{Low: pt[1+rounds : 1+rounds+lincheck.KBits], High: pt[1+rounds+lincheck.KBits:]}
+		va, vb := m.BilinearTensor(row, col)
+		if hk.Kind == HintSegmentB {
+			return vb, nil
+		}
+		return va, nil
+	case HintSegmentPublic:
+		pub := shapes[hk.Of].Public
+		if pub == nil {
+			return field.E{}, fmt.Errorf("%w: a public hint on a segment without a public term", ErrClaim)
+		}
+		wl := pub.Window().Log
+		if len(pt) < wl {
+			return field.E{}, fmt.Errorf("%w: a public hint's point of %d coordinates", ErrClaim, len(pt))
+		}
+		return pub.Eval(pt[:wl], pt[wl:]), nil
+	case HintLinearWeight:
+		return relationWeight(ev, hk.Of, pt, places[hk.Of].Variables)
+	case HintRelationTarget:
+		return relationTarget(ev, pt), nil
+	}
+	return field.E{}, fmt.Errorf("%w: a hint of kind %d is not carried", ErrClaim, hk.Kind)
 }
 
 // relationWeight is a no-reveal child's linear batch weight on segment seg at the

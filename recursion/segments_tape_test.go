@@ -1,14 +1,13 @@
 package recursion
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
-	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
-	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -41,7 +40,7 @@ func TestSegmentsTapeHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := nativeInputs(nil, nil, nil)
+	in, _ := nativeTapeInputs(nil, nil, nil)
 	st, err := NewSegmentsTape(m.statementBytes(), mc.shapes, mc.ev, m.LogInvRate, in)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +64,7 @@ func TestSegmentsTapeHolds(t *testing.T) {
 		}
 	}
 	hints := make([]field.E, len(st.Hints))
-	_, value := nativeInputs(stream, chals, hints)
+	_, value := nativeTapeInputs(stream, chals, hints)
 	_, _, units := st.Tape.Operands(value)
 	for i, s := range st.Steps {
 		want := [3]uint64(chain[i].Block[:3])
@@ -131,18 +130,10 @@ func TestSegmentsTapeHolds(t *testing.T) {
 	}
 	for h, hk := range st.Hints {
 		switch hk.Kind {
-		case HintSegmentA, HintSegmentB:
-			ft := st.Flock[hk.Of]
-			skip := make([]field.E, 1<<lincheck.KSkip)
-			lincheck.SkipWeights(skip, ft.z.Eval(value, units))
-			va, vb := mc.shapes[hk.Of].Circuit.BilinearTensor(circuit.Tensor{Low: skip, High: evs(ft.chiIn)}, circuit.Tensor{Low: evs(ft.s), High: evs(ft.chiInPrime)})
-			hints[h] = va
-			if hk.Kind == HintSegmentB {
-				hints[h] = vb
+		case HintSegmentA, HintSegmentB, HintSegmentPublic:
+			if hints[h], err = carriedValue(hk, evs(st.HintPoint(h)), mc.shapes, mc.ev, places); err != nil {
+				t.Fatal(err)
 			}
-		case HintSegmentPublic:
-			ft := st.Flock[hk.Of]
-			hints[h] = mc.shapes[hk.Of].Public.Eval(evs(ft.tau), evs(ft.chiOut))
 		case HintLinearWeight:
 			hints[h] = linearWeight(mc.ev.Linear, hk.Of, st.Gamma.Eval(value, units), rho[len(rho)-places[hk.Of].Variables:])
 		case HintLevelEnforced:
@@ -155,7 +146,7 @@ func TestSegmentsTapeHolds(t *testing.T) {
 		_, _, units := st.Tape.Operands(value)
 		for _, a := range st.Tape.Asserts {
 			if !a.Form.Eval(value, units).IsZero() {
-				return errorString(a.What + " fails")
+				return fmt.Errorf("%s fails", a.What)
 			}
 		}
 		return nil
@@ -169,22 +160,27 @@ func TestSegmentsTapeHolds(t *testing.T) {
 	for h := range hints {
 		bad := append([]field.E(nil), hints...)
 		bad[h] = bad[h].Add(field.One)
-		_, v := nativeInputs(stream, chals, bad)
+		_, v := nativeTapeInputs(stream, chals, bad)
 		if holds(v) == nil {
 			t.Fatalf("hint %d (%+v) changed: every assertion holds", h, st.Hints[h])
 		}
 	}
 	// A scalar of segment 1's lincheck rounds (past its 2 + 64 + zerocheck scalars).
+	mutated := false
 	for i, s := range st.Steps {
 		if s.Kind == StepScalar && st.Flock[1].alpha.Terms[0].Atom.Word/3 < chalBefore(st.Steps, i) {
+			mutated = true
 			bad := append([]field.E(nil), stream...)
 			bad[s.Var] = bad[s.Var].Add(field.One)
-			_, v := nativeInputs(bad, chals, hints)
+			_, v := nativeTapeInputs(bad, chals, hints)
 			if holds(v) == nil {
 				t.Fatal("a changed lincheck scalar keeps every assertion")
 			}
 			break
 		}
+	}
+	if !mutated {
+		t.Fatal("no scalar after segment 1's α to change")
 	}
 }
 
@@ -199,6 +195,20 @@ func chalBefore(steps []TapeStep, i int) int {
 	return n
 }
 
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
+// linearWeight is a batch's weight at ρ (its segment's last variables of the rounds):
+// Σ_c γ^c Σ_t coeff_t·eq(word_t, ρ), over the claims on segment seg (the native evaluation of a revealing merge's HintLinearWeight).
+func linearWeight(claims []flows.LinearClaim, seg int, gamma field.E, rho []field.E) field.E {
+	var total field.E
+	pow := field.One
+	for _, c := range claims {
+		if c.Segment == seg {
+			var sum field.E
+			for _, tm := range c.Terms {
+				sum = sum.Add(tm.Coeff.Mul(eqIndex(rho, tm.Word)))
+			}
+			total = total.Add(pow.Mul(sum))
+		}
+		pow = pow.Mul(gamma)
+	}
+	return total
+}
