@@ -47,7 +47,10 @@ func TestBatchTapeHolds(t *testing.T) {
 		}
 	})
 	tr.AbsorbBytes(absorbed)
-	mats, keys := m.carriedClaims()
+	mats, keys, err := m.carriedClaims(kt.T.W.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := VerifyMatrixClaims(tr, aggregate.LogSize, mats); err != nil {
 		t.Fatal(err)
 	}

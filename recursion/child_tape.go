@@ -55,6 +55,15 @@ type TapeInputs struct {
 	// Tape, when set, is recorded into (several children's tapes share one, so that
 	// their units share the arithmetic and squaring segments).
 	Tape *Tape
+	// CommittedTail, in a segments tape, is the number of whole transcript steps at the
+	// end of the absorbed statement that are committed data rather than bytes the
+	// verifier knows: a merged child's carried values, one E to a step
+	// (docs/recursion.md §6.7). They are read as stream values (SegmentsTape.Atoms).
+	CommittedTail int
+	// CarriedRels, in a segments tape, lists the relations whose values include a
+	// committed atom: relation r's value is the constant part the relations' target
+	// hint stands for plus atom k, for each pair {r, k}.
+	CarriedRels [][2]int
 	// Grind, when set (with T), places the WHIR levels' grinding checks on no-reveal
 	// grinding blocks, level l in slot SlotOffset + l of segment Seg: each block's nonce
 	// is asserted to be the stream's and its chaining value tied (ChildTape.Words) to
@@ -167,23 +176,57 @@ func (s *tapeTr) public(tag uint64, data [3]uint64) {
 }
 
 // observe absorbs a value the verifier computed.
-func (s *tapeTr) observe(x Lin) {
-	s.steps = append(s.steps, TapeStep{Kind: StepPublic, Tag: tagScalar, Observed: &x})
+func (s *tapeTr) observe(x Lin) { s.observeTag(tagScalar, x) }
+
+func (s *tapeTr) observeTag(tag uint64, x Lin) {
+	s.steps = append(s.steps, TapeStep{Kind: StepPublic, Tag: tag, Observed: &x})
 	if s.in.T != nil {
 		s.t.Equal("an observed value", s.t.Input(s.in.TSeg, s.in.T.dataWord(s.in.RunOffset, len(s.steps)-1)), x)
 	}
 }
 
-func (s *tapeTr) absorbBytes(b []byte) {
+func (s *tapeTr) absorbBytes(b []byte) { s.absorbBytesTail(b, 0) }
+
+// absorbBytesTail absorbs b whose last tail 24-byte steps are committed data: each is
+// read as a stream value (an atom) and returned, in order.
+func (s *tapeTr) absorbBytesTail(b []byte, tail int) []Lin {
 	s.public(tagLen, [3]uint64{uint64(len(b))})
+	known := len(b) - 24*tail
+	var atoms []Lin
 	for off := 0; off < len(b); off += 24 {
-		var w [3]uint64
-		for i := range 24 {
-			if off+i < len(b) {
-				w[i/8] |= uint64(b[off+i]) << (8 * (i % 8))
-			}
+		if off >= known {
+			atoms = append(atoms, s.receive(tagByte))
+			continue
 		}
-		s.public(tagByte, w)
+		s.public(tagByte, chunkWords(b, off))
+	}
+	return atoms
+}
+
+// chunkWords are the three little-endian words of b's 24 bytes from off (zeros past
+// its end), as transcript.AbsorbBytes takes them.
+func chunkWords(b []byte, off int) [3]uint64 {
+	var w [3]uint64
+	for i := range 24 {
+		if off+i < len(b) {
+			w[i/8] |= uint64(b[off+i]) << (8 * (i % 8))
+		}
+	}
+	return w
+}
+
+// observeBytesTail absorbs b as absorbBytesTail does, its committed steps observing
+// atoms (another transcript's reading of the same committed data): each such step's
+// data is asserted equal to its atom, which ties the two readings.
+func (s *tapeTr) observeBytesTail(b []byte, atoms []Lin) {
+	s.public(tagLen, [3]uint64{uint64(len(b))})
+	known := len(b) - 24*len(atoms)
+	for off := 0; off < len(b); off += 24 {
+		if off >= known {
+			s.observeTag(tagByte, atoms[(off-known)/24])
+			continue
+		}
+		s.public(tagByte, chunkWords(b, off))
 	}
 }
 

@@ -41,11 +41,15 @@ const mergeTagNR = "leanpipe/xmss-merge-nr/v0"
 
 // MergedNR is a no-reveal merged proof with its statement.
 type MergedNR struct {
-	Message    xmss.Message
-	Epoch      uint32
-	Keys       []xmss.PublicKey
-	Children   []ChildInfo
-	Deferred   []DeferredReveal
+	Message  xmss.Message
+	Epoch    uint32
+	Keys     []xmss.PublicKey
+	Children []ChildInfo
+	Deferred []DeferredReveal
+	// Subs, beside Children, are what the proof carries of each merged child (nil for
+	// a leaf, whose Deferred entry holds its claims; a merged child's Deferred entry is
+	// empty). Nil when every child is a leaf.
+	Subs       []*MergedChildNR
 	LogInvRate int
 	Proof      *transcript.Proof
 	// Batch reduces the children's carried claims to one claim on the xmss-aggregate
@@ -77,9 +81,20 @@ func (m *MergedNR) statementBytes() []byte {
 	}
 	u64(m.LogInvRate)
 	u64(len(m.Children))
-	for _, c := range m.Children {
+	for i, c := range m.Children {
 		u64(c.N)
 		u64(c.LogInvRate)
+		// A merged child's own children's sizes and rates (none for a leaf).
+		sub := m.sub(i)
+		if sub == nil {
+			u64(0)
+			continue
+		}
+		u64(len(sub.Children))
+		for _, g := range sub.Children {
+			u64(g.N)
+			u64(g.LogInvRate)
+		}
 	}
 	// The carried claims: every list's length first, then zeros up to a whole
 	// transcript step of the absorbed string (the layout, then this statement), then
@@ -89,7 +104,7 @@ func (m *MergedNR) statementBytes() []byte {
 	for _, v := range lists {
 		u64(len(v))
 	}
-	segs, err := nrSegmentCount(m.Children)
+	segs, err := m.segmentCount()
 	if err != nil {
 		segs = 0 // a statement no layout fits: Verify refuses it before its bytes matter
 	}
@@ -104,13 +119,26 @@ func (m *MergedNR) statementBytes() []byte {
 	return b.Bytes()
 }
 
-// carriedLists are the carried claims' lists in the statement's order.
+// carriedLists are the carried claims' lists in the statement's order: per child, a
+// leaf's deferred claims or what is carried of a merged child.
 func (m *MergedNR) carriedLists() [][]field.E {
 	var out [][]field.E
-	for _, d := range m.Deferred {
+	for i, d := range m.Deferred {
+		if sub := m.sub(i); sub != nil {
+			out = append(out, sub.lists()...)
+			continue
+		}
 		out = append(out, []field.E{d.Z}, d.ChiIn, d.S, d.ChiInPrime, d.Tau, d.ChiOut, []field.E{d.VA, d.VB, d.Key})
 	}
 	return out
+}
+
+// sub is what the proof carries of child i if it is a merged proof, else nil.
+func (m *MergedNR) sub(i int) *MergedChildNR {
+	if i < len(m.Subs) {
+		return m.Subs[i]
+	}
+	return nil
 }
 
 // nrLevelKey is a WHIR level's query block shape: level 0 or not, the path depth,
@@ -124,17 +152,12 @@ func nrLevelKey(cfg *open.Config, lv int) [3]int {
 	return key
 }
 
-// nrSegmentCount is the number of segments of a no-reveal merge of children of these
-// sizes and rates: transcript, products, squares, hints, one query segment per block
-// shape, grinding.
-func nrSegmentCount(children []ChildInfo) (int, error) {
+// segmentCount is the number of segments of the merge: transcript, products,
+// squares, hints, one query segment per block shape, grinding.
+func (m *MergedNR) segmentCount() (int, error) {
 	shapes := map[[3]int]bool{}
-	for _, c := range children {
-		sh, err := aggregate.Flow.Shape(c.N, c.LogInvRate)
-		if err != nil {
-			return 0, err
-		}
-		cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
+	for i, c := range m.Children {
+		cfg, err := childConfig(c, m.sub(i))
 		if err != nil {
 			return 0, err
 		}
@@ -143,6 +166,19 @@ func nrSegmentCount(children []ChildInfo) (int, error) {
 		}
 	}
 	return 5 + len(shapes), nil
+}
+
+// childConfig is a child's WHIR configuration: a leaf's from its size and rate, a
+// merged child's from its segments' layout (cached by its shape).
+func childConfig(c ChildInfo, sub *MergedChildNR) (*open.Config, error) {
+	if sub != nil {
+		return subConfig(c, sub.Children)
+	}
+	sh, err := aggregate.Flow.Shape(c.N, c.LogInvRate)
+	if err != nil {
+		return nil, err
+	}
+	return open.DeriveConfig(sh.StackLog, sh.LogInvRate)
 }
 
 // nrLayout is a no-reveal merge's segments and relations as both sides derive them
@@ -165,8 +201,13 @@ type nrLayout struct {
 	queries [][]TapeQueryLevel
 	// carriedRels lists, per relation that takes a carried value as its value, the
 	// relation's index and the value's index in the statement's carried list (child
-	// by child: z, chi_in, s, chi_in′, τ, chi_out, VA, VB, key).
+	// by child: a leaf's z, chi_in, s, chi_in′, τ, chi_out, VA, VB, key; a merged
+	// child's MergedChildNR.lists); carriedAt, per assertion, its carried value's index
+	// (−1: none).
 	carriedRels [][2]int
+	carriedAt   []int
+	// hints is the number of committed hints (segment 3).
+	hints int
 }
 
 // nrHints is the hint block: carried values as committed inputs (segment 3).
@@ -226,30 +267,44 @@ func nrSchedule(st flows.Statement, harness TapeInputs) ([]TapeStep, error) {
 	return steps, nil
 }
 
-// buildNR lays out the merge of children of statements sts with deferred claims ds.
+// buildNR lays out the merge of leaves of statements sts with deferred claims ds.
 func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
+	return buildNRSubs(sts, ds, nil)
+}
+
+// buildNRSubs lays out the merge of children of statements sts: leaves with deferred
+// claims ds, and merged children where subs holds one (docs/recursion.md §6.7).
+func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nrLayout, error) {
 	l := &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{}}
 	l.arith = TapeLayout{F: nrArith(), FSeg: 1, S: nrSquare(), SSeg: 2}
 	l.label = [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State())
+	sub := func(c int) *nrSub {
+		if c < len(subs) {
+			return subs[c]
+		}
+		return nil
+	}
 	// The children's schedules (a dry replay each) fix the transcript blocks'
 	// offsets; their WHIR profiles the query groups.
 	byKey := map[[3]int]*nrGroup{}
 	l.queries = make([][]TapeQueryLevel, len(sts))
 	harness, _ := nativeTapeInputs(nil, nil, nil)
 	for c, st := range sts {
-		steps, err := nrSchedule(st, harness)
-		if err != nil {
-			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
-		}
-		l.steps = append(l.steps, steps)
-		l.runs = append(l.runs, (len(steps)+TranscriptSteps-1)/TranscriptSteps)
-		sh, err := aggregate.Flow.Shape(st.N, st.LogInvRate)
-		if err != nil {
-			return nil, err
-		}
-		cfg, err := open.DeriveConfig(sh.StackLog, sh.LogInvRate)
-		if err != nil {
-			return nil, err
+		var cfg *open.Config
+		if s := sub(c); s != nil {
+			l.steps = append(l.steps, s.main, s.batch)
+			l.runs = append(l.runs, runsOf(s.main)+runsOf(s.batch))
+			cfg = s.cfg
+		} else {
+			steps, err := nrSchedule(st, harness)
+			if err != nil {
+				return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
+			}
+			l.steps = append(l.steps, steps)
+			l.runs = append(l.runs, runsOf(steps))
+			if cfg, err = childConfig(ChildInfo{N: st.N, LogInvRate: st.LogInvRate}, nil); err != nil {
+				return nil, err
+			}
 		}
 		for lv := range cfg.Levels() {
 			key := nrLevelKey(cfg, lv)
@@ -278,12 +333,21 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 	runOffset := 0
 	hb := nrHints()
 	hintAt := func(i int) Lin { s, u := hb.At(i); return l.tape.Input(3, hb.SegmentWord(s, hb.InWord(u))) }
-	// carriedAt[a] is the carried value index an assertion takes as its value (−1: none).
-	var carriedAt []int
 	carriedBase := 0
 	for c, st := range sts {
-		c := c
-		hint := func(h int) Lin { return hintAt(3*c + h) }
+		base := l.hints
+		hint := func(h int) Lin { return hintAt(base + h) }
+		if s := sub(c); s != nil {
+			if _, err := l.addSub(c, s, runOffset, carriedBase, hint); err != nil {
+				return nil, err
+			}
+			for _, v := range s.carried.lists() {
+				carriedBase += len(v)
+			}
+			l.hints += len(s.hints)
+			runOffset += l.runs[c]
+			continue
+		}
 		in := TranscriptInputs(l.tb, 0, runOffset, hint)
 		in.Tape, in.Levels = l.tape, l.queries[c]
 		in.Grind = &TapeGrind{GB: l.gb, Seg: gSeg, SlotOffset: l.grinds}
@@ -291,21 +355,21 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
 		}
-		for len(carriedAt) < len(l.tape.Asserts) {
-			carriedAt = append(carriedAt, -1)
+		for len(l.carriedAt) < len(l.tape.Asserts) {
+			l.carriedAt = append(l.carriedAt, -1)
 		}
 		if err := ct.AssertDeferred(&ds[c]); err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
 		}
-		for k := len(carriedAt); k < len(l.tape.Asserts); k++ {
-			carriedAt = append(carriedAt, carriedBase+k-(len(l.tape.Asserts)-(ds[c].carriedCount()-3)))
+		for k := len(l.carriedAt); k < len(l.tape.Asserts); k++ {
+			l.carriedAt = append(l.carriedAt, carriedBase+k-(len(l.tape.Asserts)-(ds[c].carriedCount()-3)))
 		}
 		// The hints equal the carried values (VA, VB, key: the last three).
 		for h, v := range []field.E{ds[c].VA, ds[c].VB, ds[c].Key} {
-			l.tape.Equal("a carried value", hint(h), ConstLin(v))
-			carriedAt = append(carriedAt, carriedBase+ds[c].carriedCount()-3+h)
+			l.assertCarried("a carried value", hint(h), v, carriedBase+ds[c].carriedCount()-3+h)
 		}
 		carriedBase += ds[c].carriedCount()
+		l.hints += 3
 		l.tapes = append(l.tapes, ct)
 		l.grinds += len(ct.Levels)
 		l.rels = append(l.rels, l.tb.ChainRelations(0, runOffset, l.runs[c], l.label)...)
@@ -323,14 +387,17 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 		if as.Form.IsConst() {
 			continue
 		}
-		if a < len(carriedAt) && carriedAt[a] >= 0 {
-			l.carriedRels = append(l.carriedRels, [2]int{r, carriedAt[a]})
+		if a < len(l.carriedAt) && l.carriedAt[a] >= 0 {
+			l.carriedRels = append(l.carriedRels, [2]int{r, l.carriedAt[a]})
 		}
 		r++
 	}
 	l.rels = append(rels, l.rels...)
 	return l, nil
 }
+
+// runsOf is the number of transcript block runs a schedule takes.
+func runsOf(steps []TapeStep) int { return (len(steps) + TranscriptSteps - 1) / TranscriptSteps }
 
 // shapes are the verifier's segments.
 func (l *nrLayout) shapes() []flows.SegmentShape {
@@ -339,7 +406,7 @@ func (l *nrLayout) shapes() []flows.SegmentShape {
 		t.Rows = append(t.Rows, l.tb.ScheduleTable(steps).Rows...)
 	}
 	out := []flows.SegmentShape{{Circuit: l.tb.Matrices(), N: len(t.Rows), Public: t},
-		l.arith.F.Shape(l.tape.Products()), l.arith.S.Shape(l.tape.Squares()), nrHints().Shape(3 * len(l.tapes))}
+		l.arith.F.Shape(l.tape.Products()), l.arith.S.Shape(l.tape.Squares()), nrHints().Shape(l.hints)}
 	for _, g := range l.groups {
 		qt := &lincheck.Table{W: g.qb.NRWindow()}
 		for _, mb := range g.members {
@@ -353,22 +420,65 @@ func (l *nrLayout) shapes() []flows.SegmentShape {
 // MergeNR proves leaves (2 to MaxChildren, one message and epoch, distinct keys)
 // into one no-reveal merged proof at logInvRate.
 func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*MergedNR, error) {
+	cs := make([]NRChild, len(children))
+	for i := range children {
+		cs[i].Leaf = &children[i]
+	}
+	return MergeNRChildren(cs, logInvRate, workers)
+}
+
+// NRChild is a child of a no-reveal merge: a leaf proof with its statement, or a
+// no-reveal merged proof of leaves.
+type NRChild struct {
+	Leaf   *MergeChild
+	Merged *MergedNR
+}
+
+// MergeNRChildren proves children (2 to MaxChildren leaves or merged proofs of
+// leaves, one message and epoch, distinct keys) into one no-reveal merged proof at
+// logInvRate. Every child is verified natively first; an invalid one is refused
+// naming it.
+func MergeNRChildren(children []NRChild, logInvRate int, workers par.Workers) (*MergedNR, error) {
 	start := time.Now()
 	if len(children) < 2 || len(children) > MaxChildren {
 		return nil, fmt.Errorf("%w: %d children (2 to %d)", ErrMergeInput, len(children), MaxChildren)
 	}
 	m := &MergedNR{LogInvRate: logInvRate}
+	read := make([]MergeChild, len(children))
+	for i, c := range children {
+		switch {
+		case c.Leaf != nil && c.Merged == nil:
+			read[i] = *c.Leaf
+		case c.Merged != nil && c.Leaf == nil:
+			st, err := c.Merged.statement()
+			if err != nil {
+				return nil, &ChildError{Index: i, Cause: err}
+			}
+			read[i] = MergeChild{Statement: st}
+		default:
+			return nil, fmt.Errorf("%w: child %d is not one leaf or one merged proof", ErrMergeInput, i)
+		}
+	}
 	var err error
-	if m.Message, m.Epoch, m.Keys, m.Children, err = readChildren(children); err != nil {
+	if m.Message, m.Epoch, m.Keys, m.Children, err = readChildren(read); err != nil {
 		return nil, err
 	}
 	// Each child verified natively and read, one per worker.
 	xs := make([]*childExtract, len(children))
 	streams := make([][]field.E, len(children))
+	runs := make([][]TranscriptRun, len(children))
+	subs := make([]*nrSub, len(children))
 	errs := make([]error, len(children))
 	workers.Range(len(children), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			xs[i], streams[i], errs[i] = extractChild(children[i].Proof, children[i].Statement)
+			if mm := children[i].Merged; mm != nil {
+				xs[i], runs[i], subs[i], errs[i] = extractSub(mm)
+				continue
+			}
+			xs[i], streams[i], errs[i] = extractChild(children[i].Leaf.Proof, children[i].Leaf.Statement)
+			if errs[i] == nil {
+				runs[i] = TranscriptRuns(xs[i].chain)
+			}
 		}
 	}, par.PerWorker(len(children)))
 	if err := workers.Err(); err != nil {
@@ -379,11 +489,18 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 			return nil, &ChildError{Index: i, Cause: err}
 		}
 	}
-	// The deferred claims each child carries, from a replay on its true values.
+	// The deferred claims each leaf carries, from a replay on its true values.
 	sts := make([]flows.Statement, len(children))
 	m.Deferred = make([]DeferredReveal, len(children))
-	for i, c := range children {
+	for i, c := range read {
 		sts[i] = c.Statement
+		if subs[i] != nil {
+			if m.Subs == nil {
+				m.Subs = make([]*MergedChildNR, len(children))
+			}
+			m.Subs[i] = subs[i].carried
+			continue
+		}
 		rev := xs[i].rev
 		hints := []field.E{rev.Values.VA, rev.Values.VB, rev.Values.Key}
 		for l := range rev.Enforced {
@@ -396,19 +513,26 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 		}
 		m.Deferred[i] = ct.Deferred(value, hints)
 	}
-	l, err := buildNR(sts, m.Deferred)
+	l, err := buildNRSubs(sts, m.Deferred, subs)
 	if err != nil {
 		return nil, err
 	}
 	// The segments: the transcript blocks, the query groups and the grinding blocks
 	// from the children's traces and openings; the tape's units from their words.
-	var runs []TranscriptRun
+	var allRuns []TranscriptRun
 	var grinds []transcript.Step
+	var hintValues []field.E
 	for i := range children {
-		runs = append(runs, TranscriptRuns(xs[i].chain)...)
+		allRuns = append(allRuns, runs[i]...)
 		grinds = append(grinds, xs[i].grind...)
+		if subs[i] != nil {
+			hintValues = append(hintValues, subs[i].carried.Carried.Values...)
+		} else {
+			d := m.Deferred[i]
+			hintValues = append(hintValues, d.VA, d.VB, d.Key)
+		}
 	}
-	tseg := l.tb.ScheduleSegment(runs)
+	tseg := l.tb.ScheduleSegment(allRuns)
 	words := map[int][]field.K{}
 	fill := func(at int, seg flows.Segment) error {
 		w, err := filledSegment(seg, workers)
@@ -421,10 +545,6 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 	value := func(seg, word int) field.E {
 		w := words[seg]
 		return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
-	}
-	var hintValues []field.E
-	for _, d := range m.Deferred {
-		hintValues = append(hintValues, d.VA, d.VB, d.Key)
 	}
 	hseg := nrHints().Segment(hintValues)
 	if err := fill(3, hseg); err != nil {
@@ -461,28 +581,46 @@ func MergeNR(children []MergeChild, logInvRate int, workers par.Workers) (*Merge
 	return m, nil
 }
 
+// statement is the merged proof's statement as a child's: message, epoch and keys.
+func (m *MergedNR) statement() (flows.Statement, error) {
+	ag := aggregate.Aggregate{Message: m.Message, Epoch: m.Epoch, PublicKeys: m.Keys}
+	data, err := ag.MarshalJSON()
+	if err != nil {
+		return flows.Statement{}, err
+	}
+	return flows.Statement{Flow: aggregate.FlowName, N: len(m.Keys), LogInvRate: m.LogInvRate, Data: data}, nil
+}
+
 // carriedClaims are the children's matrix claims and their key claims lifted to the
-// merged key table (child i's keys at its offset).
-func (m *MergedNR) carriedClaims() ([]MatrixClaim, []TableClaim) {
+// merged key table (child i's keys at its offset; windowLog the table's window): a
+// leaf's deferred claims, a merged child's batched ones.
+func (m *MergedNR) carriedClaims(windowLog int) ([]MatrixClaim, []TableClaim, error) {
 	mats := make([]MatrixClaim, len(m.Deferred))
 	keys := make([]TableClaim, len(m.Deferred))
 	off := 0
 	for i := range m.Deferred {
-		mc, kc := m.Deferred[i].Claims()
-		mats[i], keys[i] = mc, LiftKeyClaim(kc, off, m.Children[i].N)
+		if sub := m.sub(i); sub != nil {
+			if len(sub.KeyPoint) < windowLog || len(sub.RRow) != aggregate.LogSize || len(sub.RCol) != aggregate.LogSize {
+				return nil, nil, fmt.Errorf("%w: child %d's batched claims have points of %d, %d and %d coordinates", ErrMerged, i, len(sub.RRow), len(sub.RCol), len(sub.KeyPoint))
+			}
+			mats[i] = MatrixClaim{Row: EqWeight(sub.RRow), Col: EqWeight(sub.RCol), VA: sub.VA, VB: sub.VB}
+			keys[i] = TableClaim{Tau: sub.KeyPoint[:windowLog], Chi: sub.KeyPoint[windowLog:], Offset: off, N: m.Children[i].N, Value: sub.KeyValue}
+		} else {
+			mc, kc := m.Deferred[i].Claims()
+			mats[i], keys[i] = mc, LiftKeyClaim(kc, off, m.Children[i].N)
+		}
 		off += m.Children[i].N
 	}
-	return mats, keys
+	return mats, keys, nil
 }
 
 // keyTable is the merged statement's key table.
 func (m *MergedNR) keyTable() (KeyTable, error) {
-	ag := aggregate.Aggregate{Message: m.Message, Epoch: m.Epoch, PublicKeys: m.Keys}
-	data, err := ag.MarshalJSON()
+	st, err := m.statement()
 	if err != nil {
 		return KeyTable{}, err
 	}
-	return KeyTableOf(flows.Statement{Flow: aggregate.FlowName, N: len(m.Keys), LogInvRate: m.LogInvRate, Data: data})
+	return KeyTableOf(st)
 }
 
 // proveBatch batches the carried claims under MergeBatchLabelNR on the workers, after
@@ -493,7 +631,10 @@ func (m *MergedNR) proveBatch(start []byte, workers par.Workers) (*transcript.Pr
 	if err != nil {
 		return nil, err
 	}
-	mats, keys := m.carriedClaims()
+	mats, keys, err := m.carriedClaims(kt.T.W.Log)
+	if err != nil {
+		return nil, err
+	}
 	tr := transcript.NewProver([]byte(MergeBatchLabelNR), nil)
 	tr.AbsorbBytes(start)
 	if _, err := BatchMatrixClaimsOn(tr, aggregate.New().Circuit, mats, workers); err != nil {
@@ -508,6 +649,12 @@ func (m *MergedNR) proveBatch(start []byte, workers par.Workers) (*transcript.Pr
 // verifyBatch replays the batch and returns the two claims it leaves: on the
 // xmss-aggregate circuit's matrices, and the merged key table's value at a point.
 func (m *MergedNR) verifyBatch(start []byte) (MatrixClaim, KeyTable, []field.E, field.E, error) {
+	return m.verifyBatchTraced(start, nil)
+}
+
+// verifyBatchTraced is verifyBatch calling trace (if not nil) with every compression
+// of the batch's transcript.
+func (m *MergedNR) verifyBatchTraced(start []byte, trace func(transcript.Step)) (MatrixClaim, KeyTable, []field.E, field.E, error) {
 	if m.Batch == nil {
 		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: no batch of the carried claims", ErrMerged)
 	}
@@ -515,8 +662,14 @@ func (m *MergedNR) verifyBatch(start []byte) (MatrixClaim, KeyTable, []field.E, 
 	if err != nil {
 		return MatrixClaim{}, KeyTable{}, nil, field.E{}, err
 	}
-	mats, keys := m.carriedClaims()
+	mats, keys, err := m.carriedClaims(kt.T.W.Log)
+	if err != nil {
+		return MatrixClaim{}, KeyTable{}, nil, field.E{}, err
+	}
 	tr := transcript.NewVerifier(m.Batch, []byte(MergeBatchLabelNR), nil)
+	if trace != nil {
+		tr.Trace(trace)
+	}
 	tr.AbsorbBytes(start)
 	batched, err := VerifyMatrixClaims(tr, aggregate.LogSize, mats)
 	if err != nil {
@@ -594,8 +747,9 @@ func (m *MergedNR) Verify() (err error) {
 			err = fmt.Errorf("%w: the verifier panicked on this proof (a bug): %v", ErrMerged, r)
 		}
 	}()
-	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) || m.Proof == nil {
-		return fmt.Errorf("%w: %d children, %d deferred claim sets", ErrMerged, len(m.Children), len(m.Deferred))
+	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) || m.Proof == nil ||
+		(m.Subs != nil && len(m.Subs) != len(m.Children)) {
+		return fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
 	}
 	seen := map[xmss.PublicKey]bool{}
 	for _, pk := range m.Keys {
@@ -618,7 +772,29 @@ func (m *MergedNR) Verify() (err error) {
 	if total != len(m.Keys) {
 		return fmt.Errorf("%w: the children's sizes add up to %d keys, the statement lists %d", ErrMerged, total, len(m.Keys))
 	}
-	l, err := buildNR(sts, m.Deferred)
+	// A merged child as the verifier sees it: its statement from the merged one, its
+	// carried values blank (committed data of this proof).
+	subs := make([]*nrSub, len(m.Children))
+	var checks []flows.NativeCheck
+	off := 0
+	for i, c := range m.Children {
+		if sc := m.sub(i); sc != nil {
+			d := m.Deferred[i]
+			if d.ChiIn != nil || d.S != nil || d.ChiInPrime != nil || d.Tau != nil || d.ChiOut != nil || d.Z != (field.E{}) || d.VA != (field.E{}) || d.VB != (field.E{}) || d.Key != (field.E{}) {
+				return fmt.Errorf("%w: child %d is merged and has a leaf's deferred claims", ErrMerged, i)
+			}
+			blank, err := blankMerged(m.Message, m.Epoch, m.Keys[off:off+c.N], c.LogInvRate, sc.Children)
+			if err != nil {
+				return fmt.Errorf("child %d: %w", i, err)
+			}
+			if subs[i], err = newNRSub(blank, sc); err != nil {
+				return fmt.Errorf("child %d: %w", i, err)
+			}
+			checks = append(checks, flows.NativeCheck{What: fmt.Sprintf("child %d's carried claims", i), Check: subs[i].check})
+		}
+		off += c.N
+	}
+	l, err := buildNRSubs(sts, m.Deferred, subs)
 	if err != nil {
 		return err
 	}
@@ -638,6 +814,7 @@ func (m *MergedNR) Verify() (err error) {
 		{What: "the batched matrix claim", Check: func() error { return CheckMatrixClaim(mats, batched) }},
 		{What: "the batched key claim", Check: func() error { return CheckTableEval(kt, pt, v) }},
 	}}
+	ev.Native = append(ev.Native, checks...)
 	if _, err := flows.VerifySegments(m.Proof, MergeLabelNR, m.statementBytes(), shapes, ev, m.LogInvRate); err != nil {
 		return fmt.Errorf("%w: %w", ErrMerged, err)
 	}

@@ -155,7 +155,7 @@ func TestNRCarriedRelations(t *testing.T) {
 	flat := carriedFlat(m.Deferred)
 	// The carried values sit on whole transcript steps of the absorbed string (the
 	// layout, then the statement), one E to a step, last.
-	if n, err := nrSegmentCount(m.Children); err != nil || n != len(l.shapes()) {
+	if n, err := m.segmentCount(); err != nil || n != len(l.shapes()) {
 		t.Fatalf("nrSegmentCount %d (%v), the layout has %d segments", n, err, len(l.shapes()))
 	}
 	_, _, _, absorbed, err := flows.SegmentsLayout(l.shapes(), m.LogInvRate, m.statementBytes())

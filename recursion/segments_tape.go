@@ -57,6 +57,9 @@ type SegmentsTape struct {
 	Cols []Lin
 	// RelTau is the relations' batching point.
 	RelTau []Lin
+	// Atoms are the committed steps at the end of the absorbed statement
+	// (TapeInputs.CommittedTail), in order.
+	Atoms []Lin
 }
 
 // NewSegmentsTape records the verification of a segmented proof of shapes (statement
@@ -70,14 +73,20 @@ func NewSegmentsTape(statement []byte, shapes []flows.SegmentShape, ev *flows.Ev
 	if ev != nil && (ev.Points != nil || ev.Check != nil) {
 		return nil, fmt.Errorf("recursion: a segments tape of a proof with point evaluations")
 	}
-	t := &Tape{}
+	t := in.Tape
+	if t == nil {
+		t = &Tape{}
+	}
 	s := &tapeTr{t: t, in: in}
 	st := &SegmentsTape{ChildTape: &ChildTape{Tape: t}}
 	hint := func(k SegmentHintKind, of int) Lin {
 		st.Hints = append(st.Hints, SegmentHint{k, of})
 		return in.Hint(len(st.Hints) - 1)
 	}
-	s.absorbBytes(start)
+	if in.CommittedTail < 0 || 24*in.CommittedTail > len(start) {
+		return nil, fmt.Errorf("recursion: %d committed steps of a %d-byte statement", in.CommittedTail, len(start))
+	}
+	st.Atoms = s.absorbBytesTail(start, in.CommittedTail)
 	root := s.receiveMany(2)
 	rings := make([]tapeRingClaim, len(shapes))
 	for i, sh := range shapes {
@@ -200,7 +209,21 @@ func (st *SegmentsTape) relations(s *tapeTr, ev *flows.Evaluations, segments int
 	st.RelTau = tau
 	// The batched target Σ_r eq(τ, r)·Value_r is the values' extension at τ, a fixed
 	// polynomial of the statement: a hint (carried), not an eq table over every relation.
+	// Where a value includes a committed atom (TapeInputs.CarriedRels), the hint is the
+	// constant part and the atoms' share is added here: eq(τ, r) as the product of two
+	// half tables' entries.
 	target := targetHint()
+	if len(s.in.CarriedRels) > 0 {
+		lo := n / 2
+		eqLo, eqHi := s.t.EqTable(tau[:lo]), s.t.EqTable(tau[lo:])
+		for _, p := range s.in.CarriedRels {
+			r, k := p[0], p[1]
+			if r < 0 || r >= count || k < 0 || k >= len(st.Atoms) {
+				return nil, nil, fmt.Errorf("recursion: carried relation %d on atom %d (%d relations, %d atoms)", r, k, count, len(st.Atoms))
+			}
+			target = target.Add(s.t.Mul(s.t.Mul(eqLo[r&(1<<lo-1)], eqHi[r>>lo]), st.Atoms[k]))
+		}
+	}
 	touched := make([]bool, segments)
 	for r, rel := range ev.Relations {
 		for _, tm := range rel.Terms {

@@ -1,0 +1,87 @@
+package recursion
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
+)
+
+// TestMergeNRDepth2 merges a no-reveal merged proof of two leaves with a leaf: the
+// merged child's whole verification and its batch replayed in the parent, its carried
+// values committed data, nothing revealed. The parent verifies, its key list is the
+// merged child's then the leaf's, and it is rejected when any kind of value it
+// carries of the merged child is changed, when the merged child's shape is changed,
+// and when the keys are reordered.
+func TestMergeNRDepth2(t *testing.T) {
+	skipProofs(t, "proves a depth-2 no-reveal merge")
+	w := par.New(nil, 2)
+	leaves := siblingLeaves(t, 3, 4, 2, 91)
+	mc := mergeChildren(leaves)
+	m1, err := MergeNR(mc[:2], 2, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := MergeNRChildren([]NRChild{{Merged: m1}, {Leaf: &mc[2]}}, 2, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(m1.Keys), g.Keys[len(m1.Keys):]...)
+	if len(g.Keys) != 12 || !slices.Equal(g.Keys, want) {
+		t.Fatalf("the merged key list is not the merged child's then the leaf's")
+	}
+	t.Logf("depth 2 (a 2→1 merge of 4-signer leaves, and a leaf): proved in %v (batch %v), proof %d B + batch %d B, statement %d B",
+		g.Took, g.BatchTook, len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
+	clone := func() *MergedNR {
+		c := *g
+		c.Keys = slices.Clone(g.Keys)
+		c.Subs = slices.Clone(g.Subs)
+		s := *g.Subs[0]
+		s.Carried.Values = slices.Clone(s.Carried.Values)
+		s.Carried.Points = slices.Clone(s.Carried.Points)
+		s.RRow, s.RCol, s.KeyPoint = slices.Clone(s.RRow), slices.Clone(s.RCol), slices.Clone(s.KeyPoint)
+		s.Children = slices.Clone(s.Children)
+		c.Subs[0] = &s
+		return &c
+	}
+	one := field.One
+	for _, tc := range []struct {
+		name string
+		edit func(s *MergedChildNR, c *MergedNR)
+	}{
+		{"a carried matrix value", func(s *MergedChildNR, _ *MergedNR) { s.Carried.Values[0] = s.Carried.Values[0].Add(one) }},
+		{"the carried relations' target", func(s *MergedChildNR, _ *MergedNR) {
+			k := len(s.Carried.Values) - 1
+			s.Carried.Values[k] = s.Carried.Values[k].Add(one)
+		}},
+		{"a carried point", func(s *MergedChildNR, _ *MergedNR) {
+			s.Carried.Points[2] = slices.Clone(s.Carried.Points[2])
+			s.Carried.Points[2][1] = s.Carried.Points[2][1].Add(one)
+		}},
+		{"the batch's row point", func(s *MergedChildNR, _ *MergedNR) { s.RRow[3] = s.RRow[3].Add(one) }},
+		{"the batch's column point", func(s *MergedChildNR, _ *MergedNR) { s.RCol[0] = s.RCol[0].Add(one) }},
+		{"the batch's value", func(s *MergedChildNR, _ *MergedNR) { s.VB = s.VB.Add(one) }},
+		{"the key batch's point", func(s *MergedChildNR, _ *MergedNR) { s.KeyPoint[1] = s.KeyPoint[1].Add(one) }},
+		{"the key batch's value", func(s *MergedChildNR, _ *MergedNR) { s.KeyValue = s.KeyValue.Add(one) }},
+		{"the merged child's children's sizes", func(s *MergedChildNR, _ *MergedNR) { s.Children[0].N++; s.Children[1].N-- }},
+		{"keys in another order", func(_ *MergedChildNR, c *MergedNR) { c.Keys[0], c.Keys[5] = c.Keys[5], c.Keys[0] }},
+		{"keys across the children", func(_ *MergedChildNR, c *MergedNR) { c.Keys[0], c.Keys[10] = c.Keys[10], c.Keys[0] }},
+		{"a leaf's claims on the merged child", func(_ *MergedChildNR, c *MergedNR) {
+			c.Deferred = slices.Clone(c.Deferred)
+			c.Deferred[0].VA = one
+		}},
+		{"the merged child made a leaf", func(_ *MergedChildNR, c *MergedNR) { c.Subs = nil }},
+	} {
+		c := clone()
+		tc.edit(c.Subs[0], c)
+		if err := c.Verify(); err == nil {
+			t.Fatalf("%s changed: verified", tc.name)
+		} else {
+			t.Logf("%s: %v", tc.name, err)
+		}
+	}
+}
