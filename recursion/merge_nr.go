@@ -84,17 +84,22 @@ func (m *MergedNR) statementBytes() []byte {
 	for i, c := range m.Children {
 		u64(c.N)
 		u64(c.LogInvRate)
-		// A merged child's own children's sizes and rates (none for a leaf).
-		sub := m.sub(i)
-		if sub == nil {
-			u64(0)
-			continue
+		// A merged child's shape: its children's sizes and rates and theirs below (a
+		// leaf: no children).
+		var shape func(mc *MergedChildNR)
+		shape = func(mc *MergedChildNR) {
+			if mc == nil {
+				u64(0)
+				return
+			}
+			u64(len(mc.Children))
+			for j, g := range mc.Children {
+				u64(g.N)
+				u64(g.LogInvRate)
+				shape(mc.sub(j))
+			}
 		}
-		u64(len(sub.Children))
-		for _, g := range sub.Children {
-			u64(g.N)
-			u64(g.LogInvRate)
-		}
+		shape(m.sub(i))
 	}
 	// The carried claims: every list's length first, then zeros up to a whole
 	// transcript step of the absorbed string (the layout, then this statement), then
@@ -172,7 +177,7 @@ func (m *MergedNR) segmentCount() (int, error) {
 // merged child's from its segments' layout (cached by its shape).
 func childConfig(c ChildInfo, sub *MergedChildNR) (*open.Config, error) {
 	if sub != nil {
-		return subConfig(c, sub.Children)
+		return subConfig(c, sub)
 	}
 	sh, err := aggregate.Flow.Shape(c.N, c.LogInvRate)
 	if err != nil {
@@ -399,6 +404,36 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nr
 // runsOf is the number of transcript block runs a schedule takes.
 func runsOf(steps []TapeStep) int { return (len(steps) + TranscriptSteps - 1) / TranscriptSteps }
 
+// layout lays the merge out as its verifier does: each merged child from its shape
+// and keys, with what the proof carries of it.
+func (m *MergedNR) layout() (*nrLayout, []*nrSub, error) {
+	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) ||
+		(m.Subs != nil && len(m.Subs) != len(m.Children)) {
+		return nil, nil, fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
+	}
+	sts := make([]flows.Statement, len(m.Children))
+	subs := make([]*nrSub, len(m.Children))
+	off := 0
+	for i, c := range m.Children {
+		var err error
+		if sts[i], err = m.childStatement(i); err != nil {
+			return nil, nil, err
+		}
+		if sc := m.sub(i); sc != nil {
+			blank, err := blankMerged(m.Message, m.Epoch, m.Keys[off:off+c.N], c.LogInvRate, sc.Children, sc.Subs)
+			if err != nil {
+				return nil, nil, fmt.Errorf("child %d: %w", i, err)
+			}
+			if subs[i], err = newNRSub(blank, sc); err != nil {
+				return nil, nil, fmt.Errorf("child %d: %w", i, err)
+			}
+		}
+		off += c.N
+	}
+	l, err := buildNRSubs(sts, m.Deferred, subs)
+	return l, subs, err
+}
+
 // shapes are the verifier's segments.
 func (l *nrLayout) shapes() []flows.SegmentShape {
 	t := &lincheck.Table{W: l.tb.ScheduleWindow()}
@@ -526,7 +561,7 @@ func MergeNRChildren(children []NRChild, logInvRate int, workers par.Workers) (*
 		allRuns = append(allRuns, runs[i]...)
 		grinds = append(grinds, xs[i].grind...)
 		if subs[i] != nil {
-			hintValues = append(hintValues, subs[i].carried.Carried.Values...)
+			hintValues = append(hintValues, subs[i].carried.Values...)
 		} else {
 			d := m.Deferred[i]
 			hintValues = append(hintValues, d.VA, d.VB, d.Key)
@@ -772,31 +807,29 @@ func (m *MergedNR) Verify() (err error) {
 	if total != len(m.Keys) {
 		return fmt.Errorf("%w: the children's sizes add up to %d keys, the statement lists %d", ErrMerged, total, len(m.Keys))
 	}
-	// A merged child as the verifier sees it: its statement from the merged one, its
-	// carried values blank (committed data of this proof).
-	subs := make([]*nrSub, len(m.Children))
-	var checks []flows.NativeCheck
-	off := 0
-	for i, c := range m.Children {
-		if sc := m.sub(i); sc != nil {
+	for i := range m.Children {
+		if m.sub(i) != nil {
 			d := m.Deferred[i]
 			if d.ChiIn != nil || d.S != nil || d.ChiInPrime != nil || d.Tau != nil || d.ChiOut != nil || d.Z != (field.E{}) || d.VA != (field.E{}) || d.VB != (field.E{}) || d.Key != (field.E{}) {
 				return fmt.Errorf("%w: child %d is merged and has a leaf's deferred claims", ErrMerged, i)
 			}
-			blank, err := blankMerged(m.Message, m.Epoch, m.Keys[off:off+c.N], c.LogInvRate, sc.Children)
-			if err != nil {
-				return fmt.Errorf("child %d: %w", i, err)
-			}
-			if subs[i], err = newNRSub(blank, sc); err != nil {
-				return fmt.Errorf("child %d: %w", i, err)
-			}
-			checks = append(checks, flows.NativeCheck{What: fmt.Sprintf("child %d's carried claims", i), Check: subs[i].check})
 		}
-		off += c.N
 	}
-	l, err := buildNRSubs(sts, m.Deferred, subs)
+	l, subs, err := m.layout()
 	if err != nil {
 		return err
+	}
+	// What the proof carries of each merged child, and what that child carries of its
+	// own merged children, below: checked natively.
+	var checks []flows.NativeCheck
+	for i, sub := range subs {
+		if sub != nil {
+			cs, err := sub.checks(fmt.Sprintf("child %d", i))
+			if err != nil {
+				return err
+			}
+			checks = append(checks, cs...)
+		}
 	}
 	// The carried claims, batched: one evaluation of the xmss-aggregate circuit's
 	// matrices and one of the merged key table, beside the segments' checks.

@@ -41,8 +41,8 @@ func TestMergeNRDepth2(t *testing.T) {
 		c.Keys = slices.Clone(g.Keys)
 		c.Subs = slices.Clone(g.Subs)
 		s := *g.Subs[0]
-		s.Carried.Values = slices.Clone(s.Carried.Values)
-		s.Carried.Points = slices.Clone(s.Carried.Points)
+		s.Values = slices.Clone(s.Values)
+		s.Points = slices.Clone(s.Points)
 		s.RRow, s.RCol, s.KeyPoint = slices.Clone(s.RRow), slices.Clone(s.RCol), slices.Clone(s.KeyPoint)
 		s.Children = slices.Clone(s.Children)
 		c.Subs[0] = &s
@@ -53,14 +53,14 @@ func TestMergeNRDepth2(t *testing.T) {
 		name string
 		edit func(s *MergedChildNR, c *MergedNR)
 	}{
-		{"a carried matrix value", func(s *MergedChildNR, _ *MergedNR) { s.Carried.Values[0] = s.Carried.Values[0].Add(one) }},
+		{"a carried matrix value", func(s *MergedChildNR, _ *MergedNR) { s.Values[0] = s.Values[0].Add(one) }},
 		{"the carried relations' target", func(s *MergedChildNR, _ *MergedNR) {
-			k := len(s.Carried.Values) - 1
-			s.Carried.Values[k] = s.Carried.Values[k].Add(one)
+			k := len(s.Values) - 1
+			s.Values[k] = s.Values[k].Add(one)
 		}},
 		{"a carried point", func(s *MergedChildNR, _ *MergedNR) {
-			s.Carried.Points[2] = slices.Clone(s.Carried.Points[2])
-			s.Carried.Points[2][1] = s.Carried.Points[2][1].Add(one)
+			s.Points[2] = slices.Clone(s.Points[2])
+			s.Points[2][1] = s.Points[2][1].Add(one)
 		}},
 		{"the batch's row point", func(s *MergedChildNR, _ *MergedNR) { s.RRow[3] = s.RRow[3].Add(one) }},
 		{"the batch's column point", func(s *MergedChildNR, _ *MergedNR) { s.RCol[0] = s.RCol[0].Add(one) }},
@@ -78,6 +78,62 @@ func TestMergeNRDepth2(t *testing.T) {
 	} {
 		c := clone()
 		tc.edit(c.Subs[0], c)
+		if err := c.Verify(); err == nil {
+			t.Fatalf("%s changed: verified", tc.name)
+		} else {
+			t.Logf("%s: %v", tc.name, err)
+		}
+	}
+}
+
+// TestMergeNRDepth3 merges a depth-2 proof (a merge of a 2→1 merge and a leaf) with a
+// leaf: every level's verification replayed in its parent, the grandchild's carried
+// claims carried up. The root verifies, its keys are its leaves' in order, and it is
+// rejected when a value it carries of the grandchild is changed.
+func TestMergeNRDepth3(t *testing.T) {
+	skipProofs(t, "proves a depth-3 no-reveal merge")
+	w := par.New(nil, 2)
+	mc := mergeChildren(siblingLeaves(t, 4, 4, 2, 93))
+	m1, err := MergeNR(mc[:2], 2, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := MergeNRChildren([]NRChild{{Merged: m1}, {Leaf: &mc[2]}}, 2, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := MergeNRChildren([]NRChild{{Merged: g}, {Leaf: &mc[3]}}, 2, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Keys) != 16 || !slices.Equal(h.Keys[:12], g.Keys) {
+		t.Fatal("the root's keys are not its leaves' in order")
+	}
+	t.Logf("depth 3: proved in %v (batch %v), proof %d B + batch %d B, statement %d B (depth 2: %d B + %d B + %d B)",
+		h.Took, h.BatchTook, len(h.Proof.MarshalWire()), len(h.Batch.MarshalWire()), len(h.statementBytes()),
+		len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
+	for _, tc := range []struct {
+		name string
+		edit func(s *MergedChildNR)
+	}{
+		{"the grandchild's carried value", func(s *MergedChildNR) { s.Values[1] = s.Values[1].Add(field.One) }},
+		{"the grandchild's carried point", func(s *MergedChildNR) { s.Points[0][0] = s.Points[0][0].Add(field.One) }},
+		{"the grandchild's batch value", func(s *MergedChildNR) { s.VA = s.VA.Add(field.One) }},
+	} {
+		c := *h
+		c.Subs = slices.Clone(h.Subs)
+		s := *h.Subs[0]
+		s.Subs = slices.Clone(s.Subs)
+		gs := *s.Subs[0]
+		gs.Values = slices.Clone(gs.Values)
+		gs.Points = slices.Clone(gs.Points)
+		gs.Points[0] = slices.Clone(gs.Points[0])
+		tc.edit(&gs)
+		s.Subs[0] = &gs
+		c.Subs[0] = &s
 		if err := c.Verify(); err == nil {
 			t.Fatalf("%s changed: verified", tc.name)
 		} else {

@@ -28,10 +28,17 @@ import (
 // shape (its leaves' sizes and rates) and, at points the child's verification
 // commits, the values the parent cannot compute on its tape.
 type MergedChildNR struct {
-	// Children are the merged child's own children (leaves), in order.
+	// Children are the merged child's own children, in order; Subs, beside them, what
+	// the merged child carries of each of its merged children (nil for a leaf; nil
+	// when all are leaves). The parent carries those too, since the merged child's
+	// verifier checks them natively, and so does every ancestor.
 	Children []ChildInfo
-	// Carried are the child's segments tape's hints: values and points.
-	Carried SegmentsCarried
+	Subs     []*MergedChildNR
+	// Values are the child's segments tape's hints' values, in its hints' order;
+	// Points their points, each once (hintPoints: a segment's two matrix hints share one,
+	// every linear batch's weight one).
+	Values []field.E
+	Points [][]field.E
 	// RRow, RCol, VA, VB are the child's batched matrix claim on the xmss-aggregate
 	// circuit (EqWeight of each point).
 	RRow, RCol []field.E
@@ -44,10 +51,87 @@ type MergedChildNR struct {
 
 // lists are the carried values in the order the parent's layout asserts them: each
 // hint's point, the hints' values, then the batch's row and column points, its two
-// values, the key point and value.
+// values, the key point and value; then each merged child's lists, in order.
 func (mc *MergedChildNR) lists() [][]field.E {
-	out := append([][]field.E(nil), mc.Carried.Points...)
-	return append(out, mc.Carried.Values, mc.RRow, mc.RCol, []field.E{mc.VA, mc.VB}, mc.KeyPoint, []field.E{mc.KeyValue})
+	out := append([][]field.E(nil), mc.Points...)
+	out = append(out, mc.Values, mc.RRow, mc.RCol, []field.E{mc.VA, mc.VB}, mc.KeyPoint, []field.E{mc.KeyValue})
+	for _, sub := range mc.Subs {
+		if sub != nil {
+			out = append(out, sub.lists()...)
+		}
+	}
+	return out
+}
+
+// sub is what mc carries of its child i if that is merged, else nil.
+func (mc *MergedChildNR) sub(i int) *MergedChildNR {
+	if i < len(mc.Subs) {
+		return mc.Subs[i]
+	}
+	return nil
+}
+
+// shapeKey names a merged child's shape: its size and rate, its children's, and theirs
+// below (what its layout depends on besides its keys and carried values).
+func shapeKey(c ChildInfo, mc *MergedChildNR) string {
+	var b []byte
+	var walk func(c ChildInfo, mc *MergedChildNR)
+	walk = func(c ChildInfo, mc *MergedChildNR) {
+		b = fmt.Appendf(b, "(%d,%d", c.N, c.LogInvRate)
+		if mc != nil {
+			for i, g := range mc.Children {
+				walk(g, mc.sub(i))
+			}
+		}
+		b = append(b, ')')
+	}
+	walk(c, mc)
+	return string(b)
+}
+
+// flatLen is the number of values in lists.
+func flatLen(lists [][]field.E) int {
+	n := 0
+	for _, v := range lists {
+		n += len(v)
+	}
+	return n
+}
+
+// hintPoints maps a segments tape's hints to their distinct points: a segment's A and
+// B hints share its Flock point, every linear batch's weight the point (τ, γ, ρ).
+func hintPoints(hints []SegmentHint) (index []int, count int) {
+	seen := map[[2]int]int{}
+	for _, h := range hints {
+		key := [2]int{int(h.Kind), h.Of}
+		switch h.Kind {
+		case HintSegmentB:
+			key[0] = int(HintSegmentA)
+		case HintLinearWeight:
+			key[1] = 0
+		}
+		k, ok := seen[key]
+		if !ok {
+			k = len(seen)
+			seen[key] = k
+		}
+		index = append(index, k)
+	}
+	return index, len(seen)
+}
+
+// carriedHints are the hints' values and points (each hint's own) as CheckCarried
+// takes them.
+func (mc *MergedChildNR) carriedHints(hints []SegmentHint) (*SegmentsCarried, error) {
+	index, count := hintPoints(hints)
+	if len(mc.Values) != len(hints) || len(mc.Points) != count {
+		return nil, fmt.Errorf("%w: %d carried values and %d points for %d hints at %d points", ErrMerged, len(mc.Values), len(mc.Points), len(hints), count)
+	}
+	c := &SegmentsCarried{Values: mc.Values}
+	for _, k := range index {
+		c.Points = append(c.Points, mc.Points[k])
+	}
+	return c, nil
 }
 
 // nrSub is a merged child as a no-reveal merge lays it out: the child proof (its
@@ -69,27 +153,16 @@ type nrSub struct {
 	main, batch []TapeStep
 	hints       []SegmentHint
 	kt          KeyTable
+	// pointLens are the lengths of the hints' distinct points, keyLen the batched key
+	// claim's point's.
+	pointLens []int
+	keyLen    int
 }
 
 // newNRSub lays out merged child m (carried: what the parent carries of it, nil on a
 // dry run).
 func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
-	for _, s := range m.Subs {
-		if s != nil {
-			return nil, fmt.Errorf("%w: a merged child with merged children of its own (depth 3 is not built)", ErrMerged)
-		}
-	}
-	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) {
-		return nil, fmt.Errorf("%w: a merged child of %d children and %d deferred claim sets", ErrMerged, len(m.Children), len(m.Deferred))
-	}
-	sts := make([]flows.Statement, len(m.Children))
-	for i := range sts {
-		var err error
-		if sts[i], err = m.childStatement(i); err != nil {
-			return nil, err
-		}
-	}
-	lm, err := buildNR(sts, m.Deferred)
+	lm, _, err := m.layout()
 	if err != nil {
 		return nil, err
 	}
@@ -99,18 +172,16 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
 	s.start = start
-	for _, d := range m.Deferred {
-		s.atoms += d.carriedCount()
-	}
+	s.atoms = flatLen(m.carriedLists())
 	if s.kt, err = m.keyTable(); err != nil {
 		return nil, err
 	}
 	// The schedules, hints and WHIR configuration depend on the child's shape only
 	// (its children's sizes and rates, its rate): a dry replay per shape fixes them.
-	key := subKey(ChildInfo{N: len(m.Keys), LogInvRate: m.LogInvRate}, m.Children)
+	key := shapeKey(ChildInfo{N: len(m.Keys), LogInvRate: m.LogInvRate}, &MergedChildNR{Children: m.Children, Subs: m.Subs})
 	if v, ok := subShapes.Load(key); ok {
 		d := v.(*nrSub)
-		s.main, s.batch, s.hints, s.cfg = d.main, d.batch, d.hints, d.cfg
+		s.main, s.batch, s.hints, s.cfg, s.pointLens, s.keyLen = d.main, d.batch, d.hints, d.cfg, d.pointLens, d.keyLen
 		return s, nil
 	}
 	sh, err := flows.CommittedShape(places, stackLog, m.LogInvRate)
@@ -121,7 +192,7 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 		return nil, err
 	}
 	harness, _ := nativeTapeInputs(nil, nil, nil)
-	st, sb, _, err := s.replay(harness, TapeInputs{})
+	st, sb, out, err := s.replay(harness, TapeInputs{})
 	if err != nil {
 		return nil, err
 	}
@@ -132,40 +203,78 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 		}
 		s.hints = append(s.hints, h)
 	}
-	subShapes.Store(key, &nrSub{main: s.main, batch: s.batch, hints: s.hints, cfg: s.cfg})
+	index, count := hintPoints(s.hints)
+	s.pointLens = make([]int, count)
+	for h := range s.hints {
+		s.pointLens[index[h]] = len(st.HintPoint(h))
+	}
+	s.keyLen = len(out.keyPt)
+	subShapes.Store(key, &nrSub{main: s.main, batch: s.batch, hints: s.hints, cfg: s.cfg, pointLens: s.pointLens, keyLen: s.keyLen})
 	return s, nil
 }
 
-// subShapes caches a merged child's schedules, hints and WHIR configuration by its
-// shape (subKey).
+// subShapes caches a merged child's schedules, hints, WHIR configuration and carried
+// lengths by its shape (shapeKey).
 var subShapes sync.Map
 
-func subKey(c ChildInfo, children []ChildInfo) string { return fmt.Sprint(c, children) }
-
-// subConfig is the WHIR configuration of a merged child of this size and rate whose
-// children are these.
-func subConfig(c ChildInfo, children []ChildInfo) (*open.Config, error) {
-	if v, ok := subShapes.Load(subKey(c, children)); ok {
-		return v.(*nrSub).cfg, nil
+// subShape is the layout of a merged child of this size and rate and the shape mc
+// gives (its values unused), cached by shape.
+func subShape(c ChildInfo, mc *MergedChildNR) (*nrSub, error) {
+	if v, ok := subShapes.Load(shapeKey(c, mc)); ok {
+		return v.(*nrSub), nil
 	}
 	// The shape does not depend on the keys: lay out a child of placeholder keys.
-	m, err := blankMerged(xmss.Message{}, 0, make([]xmss.PublicKey, c.N), c.LogInvRate, children)
+	m, err := blankMerged(xmss.Message{}, 0, make([]xmss.PublicKey, c.N), c.LogInvRate, mc.Children, mc.Subs)
 	if err != nil {
 		return nil, err
 	}
-	s, err := newNRSub(m, nil)
+	return newNRSub(m, nil)
+}
+
+// subConfig is the WHIR configuration of a merged child of this size and rate and
+// shape.
+func subConfig(c ChildInfo, mc *MergedChildNR) (*open.Config, error) {
+	s, err := subShape(c, mc)
 	if err != nil {
 		return nil, err
 	}
 	return s.cfg, nil
 }
 
+// blankRecord is what a parent carries of a merged child of this size, rate and shape
+// with every value zero: the lengths its verifier lays the child out with.
+func blankRecord(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
+	if len(mc.Subs) != 0 && len(mc.Subs) != len(mc.Children) {
+		return nil, fmt.Errorf("%w: %d merged children's claims for %d children", ErrMerged, len(mc.Subs), len(mc.Children))
+	}
+	s, err := subShape(c, mc)
+	if err != nil {
+		return nil, err
+	}
+	b := &MergedChildNR{Children: mc.Children, Values: make([]field.E, len(s.hints)), Points: make([][]field.E, len(s.pointLens)),
+		RRow: make([]field.E, aggregate.LogSize), RCol: make([]field.E, aggregate.LogSize), KeyPoint: make([]field.E, s.keyLen)}
+	for u, n := range s.pointLens {
+		b.Points[u] = make([]field.E, n)
+	}
+	if mc.Subs != nil {
+		b.Subs = make([]*MergedChildNR, len(mc.Subs))
+		for i, g := range mc.Subs {
+			if g != nil {
+				if b.Subs[i], err = blankRecord(mc.Children[i], g); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
 // blankMerged is a merged child as its parent's verifier sees it: message, epoch, keys,
-// rate and its children's sizes and rates, its carried values zero (the parent reads
-// them as committed data).
-func blankMerged(msg xmss.Message, epoch uint32, keys []xmss.PublicKey, logInvRate int, children []ChildInfo) (*MergedNR, error) {
-	if len(children) < 2 || len(children) > MaxChildren {
-		return nil, fmt.Errorf("%w: a merged child of %d children", ErrMerged, len(children))
+// rate, its children's sizes and rates and the shapes of its merged children (subs),
+// its carried values zero (the parent reads them as committed data).
+func blankMerged(msg xmss.Message, epoch uint32, keys []xmss.PublicKey, logInvRate int, children []ChildInfo, subs []*MergedChildNR) (*MergedNR, error) {
+	if len(children) < 2 || len(children) > MaxChildren || (len(subs) != 0 && len(subs) != len(children)) {
+		return nil, fmt.Errorf("%w: a merged child of %d children and %d merged children's claims", ErrMerged, len(children), len(subs))
 	}
 	m := &MergedNR{Message: msg, Epoch: epoch, Keys: keys, Children: children, LogInvRate: logInvRate}
 	total := 0
@@ -173,6 +282,18 @@ func blankMerged(msg xmss.Message, epoch uint32, keys []xmss.PublicKey, logInvRa
 		total += c.N
 		if total > len(keys) {
 			break
+		}
+		if i < len(subs) && subs[i] != nil {
+			if m.Subs == nil {
+				m.Subs = make([]*MergedChildNR, len(children))
+			}
+			b, err := blankRecord(c, subs[i])
+			if err != nil {
+				return nil, err
+			}
+			m.Subs[i] = b
+			m.Deferred = append(m.Deferred, DeferredReveal{})
+			continue
 		}
 		st, err := m.childStatement(i)
 		if err != nil {
@@ -253,6 +374,24 @@ func (s *nrSub) batchOn(t *Tape, sb *tapeTr, atoms []Lin) nrBatchOut {
 	next := func(n int) []Lin { out := atoms[:n]; atoms = atoms[n:]; return out }
 	off := 0
 	for i, d := range s.m.Deferred {
+		if mc := s.m.sub(i); mc != nil {
+			// A merged child's batched claims: its row and column points (eq weights),
+			// values, key point and value, after its hints' points and values; its own
+			// merged children's lists follow, which the batch does not read.
+			next(flatLen(mc.Points) + len(mc.Values))
+			rRow, rCol, v := next(len(mc.RRow)), next(len(mc.RCol)), next(2)
+			keyPt, keyV := next(len(mc.KeyPoint)), next(1)[0]
+			wl := s.kt.T.W.Log
+			tmats = append(tmats, TapeMatrixClaim{RowLow: t.EqTable(rRow[:LowBits]), RowHigh: rRow[LowBits:], ColLow: t.EqTable(rCol[:LowBits]), ColHigh: rCol[LowBits:], VA: v[0], VB: v[1]})
+			tkeys = append(tkeys, TapeTableClaim{Tau: keyPt[:wl], Chi: keyPt[wl:], Offset: off, N: s.m.Children[i].N, Value: keyV})
+			for _, g := range mc.Subs {
+				if g != nil {
+					next(flatLen(g.lists()))
+				}
+			}
+			off += s.m.Children[i].N
+			continue
+		}
 		z := next(1)[0]
 		chiIn, sl, chiInPrime, tau, chiOut := next(len(d.ChiIn)), next(len(d.S)), next(len(d.ChiInPrime)), next(len(d.Tau)), next(len(d.ChiOut))
 		v := next(3)
@@ -286,22 +425,34 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 		return 0, fmt.Errorf("%w: child %d: %d hints, %d carried", ErrMerged, c, len(st.Hints), len(s.hints))
 	}
 	mc := s.carried
-	if len(mc.Carried.Points) != len(s.hints) || len(mc.Carried.Values) != len(s.hints) {
-		return 0, fmt.Errorf("%w: child %d: %d carried points and %d values for %d hints", ErrMerged, c, len(mc.Carried.Points), len(mc.Carried.Values), len(s.hints))
+	index, count := hintPoints(s.hints)
+	if len(mc.Points) != count || len(mc.Values) != len(s.hints) {
+		return 0, fmt.Errorf("%w: child %d: %d carried points and %d values for %d hints at %d points", ErrMerged, c, len(mc.Points), len(mc.Values), len(s.hints), count)
 	}
 	k := base
-	assert := func(what string, xs []Lin, vs []field.E) error {
+	assertAt := func(what string, xs []Lin, vs []field.E, at int) error {
 		if len(xs) != len(vs) {
 			return fmt.Errorf("%w: child %d: %d carried values of %s for %d", ErrMerged, c, len(vs), what, len(xs))
 		}
 		for i := range xs {
-			l.assertCarried(what, xs[i], vs[i], k)
-			k++
+			l.assertCarried(what, xs[i], vs[i], at+i)
 		}
 		return nil
 	}
+	assert := func(what string, xs []Lin, vs []field.E) error {
+		err := assertAt(what, xs, vs, k)
+		k += len(vs)
+		return err
+	}
+	// Each point's carried index; every hint's committed point is asserted equal to
+	// its carried one (hints sharing a point share its values).
+	at := make([]int, count)
+	for u := range at {
+		at[u] = k
+		k += len(mc.Points[u])
+	}
 	for h := range s.hints {
-		if err := assert("a carried point", st.HintPoint(h), mc.Carried.Points[h]); err != nil {
+		if err := assertAt("a carried point", st.HintPoint(h), mc.Points[index[h]], at[index[h]]); err != nil {
 			return 0, err
 		}
 	}
@@ -314,7 +465,7 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 		xs   []Lin
 		vs   []field.E
 	}{
-		{"a carried hint", hs, mc.Carried.Values},
+		{"a carried hint", hs, mc.Values},
 		{"the batch's row point", out.rRow, mc.RRow}, {"the batch's column point", out.rCol, mc.RCol},
 		{"the batch's values", []Lin{out.va, out.vb}, []field.E{mc.VA, mc.VB}},
 		{"the key batch's point", out.keyPt, mc.KeyPoint}, {"the key batch's value", []Lin{out.keyV}, []field.E{mc.KeyValue}},
@@ -322,6 +473,29 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 		if err := assert(p.what, p.xs, p.vs); err != nil {
 			return 0, err
 		}
+	}
+	// The child's merged children's carried values: atoms of its statement that its
+	// verifier checks natively, so this proof carries them too.
+	pos := 0
+	for j := range s.m.Children {
+		g := s.m.sub(j)
+		if g == nil {
+			pos += s.m.Deferred[j].carriedCount()
+			continue
+		}
+		n := flatLen(g.lists())
+		want := mc.sub(j)
+		if want == nil {
+			return 0, fmt.Errorf("%w: child %d's child %d is merged and its claims are not carried", ErrMerged, c, j)
+		}
+		var vs []field.E
+		for _, v := range want.lists() {
+			vs = append(vs, v...)
+		}
+		if err := assert("a grandchild's carried value", st.Atoms[pos:pos+n], vs); err != nil {
+			return 0, err
+		}
+		pos += n
 	}
 	l.tapes = append(l.tapes, st.ChildTape)
 	l.grinds += len(st.Levels)
@@ -343,11 +517,41 @@ func (l *nrLayout) assertCarried(what string, x Lin, v field.E, k int) {
 	l.carriedAt = append(l.carriedAt, k)
 }
 
+// checks are the native checks of what the parent carries of the child (named by
+// what) and of its merged children below.
+func (s *nrSub) checks(what string) ([]flows.NativeCheck, error) {
+	out := []flows.NativeCheck{{What: what + "'s carried claims", Check: s.check}}
+	off := 0
+	for j, c := range s.m.Children {
+		if g := s.carried.sub(j); g != nil {
+			blank, err := blankMerged(s.m.Message, s.m.Epoch, s.m.Keys[off:off+c.N], c.LogInvRate, g.Children, g.Subs)
+			if err != nil {
+				return nil, err
+			}
+			gs, err := newNRSub(blank, g)
+			if err != nil {
+				return nil, err
+			}
+			cs, err := gs.checks(fmt.Sprintf("%s's child %d", what, j))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cs...)
+		}
+		off += c.N
+	}
+	return out, nil
+}
+
 // check evaluates what the parent carries of the child natively: the segments' hints
 // (with the relations' target's constant part: the blank child's relations carry zeros
 // where the true ones carry its statement's values).
 func (s *nrSub) check() error {
-	return CheckCarried(s.hints, &s.carried.Carried, s.shapes, s.ev, s.m.LogInvRate, s.statement)
+	c, err := s.carried.carriedHints(s.hints)
+	if err != nil {
+		return err
+	}
+	return CheckCarried(s.hints, c, s.shapes, s.ev, s.m.LogInvRate, s.statement)
 }
 
 // extractSub verifies merged child mm natively and reads what its parent proves and
@@ -358,7 +562,7 @@ func extractSub(mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
 	if err := mm.Verify(); err != nil {
 		return nil, nil, nil, err
 	}
-	blank, err := blankMerged(mm.Message, mm.Epoch, mm.Keys, mm.LogInvRate, mm.Children)
+	blank, err := blankMerged(mm.Message, mm.Epoch, mm.Keys, mm.LogInvRate, mm.Children, mm.Subs)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -367,13 +571,7 @@ func extractSub(mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
 		return nil, nil, nil, err
 	}
 	// The true proof's relations (its carried values as the values) and absorbed string.
-	sts := make([]flows.Statement, len(mm.Children))
-	for i := range sts {
-		if sts[i], err = mm.childStatement(i); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	lt, err := buildNR(sts, mm.Deferred)
+	lt, _, err := mm.layout()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -448,16 +646,20 @@ func extractSub(mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mc := &MergedChildNR{Children: mm.Children, RRow: evs(out.rRow), RCol: evs(out.rCol), KeyPoint: evs(out.keyPt)}
+	mc := &MergedChildNR{Children: mm.Children, Subs: mm.Subs, RRow: evs(out.rRow), RCol: evs(out.rCol), KeyPoint: evs(out.keyPt)}
 	mc.VA, mc.VB, mc.KeyValue = out.va.Eval(value, units), out.vb.Eval(value, units), out.keyV.Eval(value, units)
+	index, count := hintPoints(s.hints)
+	mc.Points = make([][]field.E, count)
 	for h, hk := range s.hints {
 		pt := evs(st.HintPoint(h))
 		v, err := carriedValue(hk, pt, s.shapes, s.ev, places)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		mc.Carried.Points = append(mc.Carried.Points, pt)
-		mc.Carried.Values = append(mc.Carried.Values, v)
+		if mc.Points[index[h]] == nil {
+			mc.Points[index[h]] = pt
+		}
+		mc.Values = append(mc.Values, v)
 	}
 	s.carried = mc
 
