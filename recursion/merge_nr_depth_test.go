@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -8,33 +9,37 @@ import (
 	"github.com/leanpipe/leanpipe/par"
 )
 
-// TestMergeNRDepth2 merges a no-reveal merged proof of two leaves with a leaf: the
-// merged child's whole verification and its batch replayed in the parent, its carried
-// values committed data, nothing revealed. The parent verifies, its key list is the
-// merged child's then the leaf's, and it is rejected when any kind of value it
-// carries of the merged child is changed, when the merged child's shape is changed,
-// and when the keys are reordered.
+// TestMergeNRDepth2 merges a no-reveal merged proof of two leaves with a leaf and a
+// rate-1 leaf (what `prove` makes of raw signers): the merged child's whole
+// verification and its batch replayed in the parent, its carried values committed
+// data, nothing revealed. The parent verifies, its key list is the leaves' in order,
+// and it is rejected when any kind of value it carries of the merged child is changed,
+// when the merged child's shape is changed, and when the keys are reordered.
 func TestMergeNRDepth2(t *testing.T) {
 	skipProofs(t, "proves a depth-2 no-reveal merge")
 	w := par.New(nil, 2)
-	leaves := siblingLeaves(t, 3, 4, 2, 91)
+	leaves, in := cutLeaves(t, 91, []leafCut{{4, 2}, {4, 2}, {4, 2}, {3, 1}})
 	mc := mergeChildren(leaves)
 	m1, err := MergeNR(mc[:2], 2, w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := MergeNRChildren([]NRChild{{Merged: m1}, {Leaf: &mc[2]}}, 2, w)
+	g, err := MergeNRChildren([]NRChild{{Merged: m1}, {Leaf: &mc[2]}, {Leaf: &mc[3]}}, 2, w)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Verify(); err != nil {
 		t.Fatal(err)
 	}
-	want := append(slices.Clone(m1.Keys), g.Keys[len(m1.Keys):]...)
-	if len(g.Keys) != 12 || !slices.Equal(g.Keys, want) {
-		t.Fatalf("the merged key list is not the merged child's then the leaf's")
+	if len(g.Keys) != len(in.Signers) {
+		t.Fatalf("%d merged keys for %d signers", len(g.Keys), len(in.Signers))
 	}
-	t.Logf("depth 2 (a 2→1 merge of 4-signer leaves, and a leaf): proved in %v (batch %v), proof %d B + batch %d B, statement %d B",
+	for i, s := range in.Signers {
+		if g.Keys[i] != s.PublicKey {
+			t.Fatalf("merged key %d is not the leaves' in order", i)
+		}
+	}
+	t.Logf("depth 2 (a 2→1 merge of 4-signer leaves, a leaf and a rate-1 leaf): proved in %v (batch %v), proof %d B + batch %d B, statement %d B",
 		g.Took, g.BatchTook, len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
 	clone := func() *MergedNR {
 		c := *g
@@ -69,7 +74,7 @@ func TestMergeNRDepth2(t *testing.T) {
 		{"the key batch's value", func(s *MergedChildNR, _ *MergedNR) { s.KeyValue = s.KeyValue.Add(one) }},
 		{"the merged child's children's sizes", func(s *MergedChildNR, _ *MergedNR) { s.Children[0].N++; s.Children[1].N-- }},
 		{"keys in another order", func(_ *MergedChildNR, c *MergedNR) { c.Keys[0], c.Keys[5] = c.Keys[5], c.Keys[0] }},
-		{"keys across the children", func(_ *MergedChildNR, c *MergedNR) { c.Keys[0], c.Keys[10] = c.Keys[10], c.Keys[0] }},
+		{"keys across the children", func(_ *MergedChildNR, c *MergedNR) { c.Keys[0], c.Keys[13] = c.Keys[13], c.Keys[0] }},
 		{"a leaf's claims on the merged child", func(_ *MergedChildNR, c *MergedNR) {
 			c.Deferred = slices.Clone(c.Deferred)
 			c.Deferred[0].VA = one
@@ -139,5 +144,54 @@ func TestMergeNRDepth3(t *testing.T) {
 		} else {
 			t.Logf("%s: %v", tc.name, err)
 		}
+	}
+}
+
+// TestMergeNRTree8 merges eight leaves in a binary tree of depth 3 (four 2→1 merges of
+// leaves, two of those, one root): the root verifies and its keys are the leaves' in
+// order. Its sizes against the depth-1 merge's are logged (docs/recursion.md §6.8: the
+// carried claims grow with the merged descendants; the 4 KiB condition is not met).
+func TestMergeNRTree8(t *testing.T) {
+	skipProofs(t, "proves a depth-3 tree of no-reveal merges")
+	w := par.New(nil, 2)
+	cuts := make([]leafCut, 8)
+	for i := range cuts {
+		cuts[i] = leafCut{2, 2}
+	}
+	leaves, in := cutLeaves(t, 95, cuts)
+	mc := mergeChildren(leaves)
+	level := make([]NRChild, len(mc))
+	for i := range mc {
+		level[i] = NRChild{Leaf: &mc[i]}
+	}
+	var sizes []string
+	for depth := 1; len(level) > 1; depth++ {
+		next := make([]NRChild, len(level)/2)
+		for i := range next {
+			m, err := MergeNRChildren(level[2*i:2*i+2], 2, w)
+			if err != nil {
+				t.Fatalf("depth %d, node %d: %v", depth, i, err)
+			}
+			next[i] = NRChild{Merged: m}
+		}
+		m := next[0].Merged
+		sizes = append(sizes, fmt.Sprintf("depth %d: proof %d B + batch %d B + statement %d B, proved in %v", depth,
+			len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()), m.Took))
+		level = next
+	}
+	root := level[0].Merged
+	if err := root.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if len(root.Keys) != len(in.Signers) {
+		t.Fatalf("%d root keys for %d signers", len(root.Keys), len(in.Signers))
+	}
+	for i, s := range in.Signers {
+		if root.Keys[i] != s.PublicKey {
+			t.Fatalf("root key %d is not the leaves' in order", i)
+		}
+	}
+	for _, s := range sizes {
+		t.Log(s)
 	}
 }

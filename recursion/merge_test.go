@@ -39,6 +39,39 @@ func siblingLeaves(t testing.TB, k, n, rate int, seed uint64) []flows.Proved {
 	return out
 }
 
+// leafCut is one leaf of cutLeaves: its signer count and rate.
+type leafCut struct{ n, rate int }
+
+// cutLeaves proves one leaf per cut, the signers of one generated set in order, and
+// returns them with the set.
+func cutLeaves(t testing.TB, seed uint64, cuts []leafCut) ([]flows.Proved, *aggregate.Input) {
+	t.Helper()
+	total := 0
+	for _, c := range cuts {
+		total += c.n
+	}
+	in, err := aggregate.Generate(total, seed, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaves []flows.Proved
+	lo := 0
+	for _, c := range cuts {
+		leaf := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[lo : lo+c.n]}
+		lo += c.n
+		fin, err := aggregate.Flow.FromValue(leaf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := flows.Prove(context.Background(), flows.Request{Flow: aggregate.Flow, Input: fin, LogInvRate: c.rate}, flows.ProveOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaves = append(leaves, p)
+	}
+	return leaves, in
+}
+
 func mergeChildren(ps []flows.Proved) []MergeChild {
 	out := make([]MergeChild, len(ps))
 	for i, p := range ps {
@@ -170,23 +203,7 @@ func TestMergeCost(t *testing.T) {
 // children's in order and the file is at most 256 KiB.
 func TestMergeMixedLeaves(t *testing.T) {
 	skipProofs(t, "proves a 4→1 merge")
-	in, err := aggregate.Generate(4+8+3+2, 808, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var leaves []flows.Proved
-	for _, cut := range []struct{ lo, hi, rate int }{{0, 4, 1}, {4, 12, 2}, {12, 15, 2}, {15, 17, 1}} {
-		leaf := &aggregate.Input{Message: in.Message, Epoch: in.Epoch, Signers: in.Signers[cut.lo:cut.hi]}
-		fin, err := aggregate.Flow.FromValue(leaf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := flows.Prove(context.Background(), flows.Request{Flow: aggregate.Flow, Input: fin, LogInvRate: cut.rate}, flows.ProveOptions{Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		leaves = append(leaves, p)
-	}
+	leaves, in := cutLeaves(t, 808, []leafCut{{4, 1}, {8, 2}, {3, 2}, {2, 1}})
 	m, err := Merge(mergeChildren(leaves), DefaultRate(len(leaves)), par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
