@@ -2,8 +2,11 @@ package recursion
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
@@ -193,5 +196,41 @@ func TestMergeNRTree8(t *testing.T) {
 	}
 	for _, s := range sizes {
 		t.Log(s)
+	}
+}
+
+// TestMergeNRDepthCost measures a depth-2 node on leaves of S signers
+// (LEANPIPE_MERGE_NR_DEPTH=S): a 2→1 no-reveal merge of two rate-2 leaves, merged with
+// a third leaf, at 2 and 1 workers (second passes are the warm ones), the verify time
+// and the sizes logged.
+func TestMergeNRDepthCost(t *testing.T) {
+	spec := os.Getenv("LEANPIPE_MERGE_NR_DEPTH")
+	if spec == "" {
+		t.Skip("set LEANPIPE_MERGE_NR_DEPTH=S")
+	}
+	var s int
+	if n, _ := fmt.Sscanf(spec, "%d", &s); n != 1 || s < 1 {
+		t.Fatalf("LEANPIPE_MERGE_NR_DEPTH=%q: want S", spec)
+	}
+	mc := mergeChildren(siblingLeaves(t, 3, s, 2, 97))
+	for _, w := range []int{2, 1, 2, 1} {
+		m1, err := MergeNR(mc[:2], 2, par.New(nil, w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := MergeNRChildren([]NRChild{{Merged: m1}, {Leaf: &mc[2]}}, 2, par.New(nil, w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := g.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		v := time.Since(start)
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		t.Logf("%d workers: 2→1 of %d-signer leaves: prove %v, %d B + %d B + %d B; depth 2 with a leaf: prove %v (batch %v), verify %v, proof %d B + batch %d B + statement %d B; peak RSS %d MB",
+			w, s, m1.Took, len(m1.Proof.MarshalWire()), len(m1.Batch.MarshalWire()), len(m1.statementBytes()),
+			g.Took, g.BatchTook, v, len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()), ru.Maxrss>>10)
 	}
 }
