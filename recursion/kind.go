@@ -41,6 +41,11 @@ func init() {
 // MergeStatement (strictly), n its key count, a rate in 1..4, depth 1 (merges of
 // merged proofs are not verified by this version).
 func StatementOf(st flows.Statement) (MergeStatement, error) {
+	return readMergeStatement(st, true)
+}
+
+// readMergeStatement reads a merged statement, of depth 1 only if leavesOnly.
+func readMergeStatement(st flows.Statement, leavesOnly bool) (MergeStatement, error) {
 	var ms MergeStatement
 	if st.Flow != aggregate.FlowName {
 		return ms, fmt.Errorf("%w: a merged proof proves an %s statement, not %s", ErrMergeInput, aggregate.FlowName, st.Flow)
@@ -54,8 +59,8 @@ func StatementOf(st flows.Statement) (MergeStatement, error) {
 	if st.LogInvRate < 1 || st.LogInvRate > 4 {
 		return ms, fmt.Errorf("%w: log_inv_rate %d, want 1..4", ErrMergeInput, st.LogInvRate)
 	}
-	if ms.Depth != 1 {
-		return ms, fmt.Errorf("%w: a merged proof of depth %d: this version verifies merges of leaves (depth 1) only", ErrMergeInput, ms.Depth)
+	if leavesOnly && ms.Depth != 1 {
+		return ms, fmt.Errorf("%w: a merged proof of depth %d: merges of merged proofs are no-reveal merges (label %q)", ErrMergeInput, ms.Depth, MergeLabelNR)
 	}
 	return ms, nil
 }

@@ -1,9 +1,12 @@
 package recursion
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -42,8 +45,50 @@ func TestMergeNRDepth2(t *testing.T) {
 			t.Fatalf("merged key %d is not the leaves' in order", i)
 		}
 	}
-	t.Logf("depth 2 (a 2→1 merge of 4-signer leaves, a leaf and a rate-1 leaf): proved in %v (batch %v), proof %d B + batch %d B, statement %d B",
-		g.Took, g.BatchTook, len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
+	// The file and its statement: a round trip verifies; truncations and byte flips
+	// are refused without a panic.
+	file, st := g.ProofBytes(), g.Statement()
+	if st.Depth != 2 {
+		t.Fatalf("depth %d, want 2", st.Depth)
+	}
+	js, err := st.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back MergeStatement
+	if err := back.UnmarshalJSON(js); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyMergedNR(file, back); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for k := range 24 {
+		bad := slices.Clone(file)
+		if k < 8 {
+			bad = bad[:rng.IntN(len(bad))]
+		} else {
+			at := rng.IntN(len(bad))
+			if k < 16 {
+				at = mergeHeader + rng.IntN(int(binary.LittleEndian.Uint64(file[16:]))) // the carried section
+			}
+			bad[at] ^= byte(1 + rng.IntN(255))
+		}
+		err := VerifyMergedNR(bad, back)
+		if err == nil {
+			t.Fatalf("mutation %d verified", k)
+		}
+		if strings.Contains(err.Error(), "panicked") {
+			t.Fatalf("mutation %d: %v", k, err)
+		}
+	}
+	deeper := back
+	deeper.Depth = 3
+	if VerifyMergedNR(file, deeper) == nil {
+		t.Fatal("verified against a statement of another depth")
+	}
+	t.Logf("depth 2 (a 2→1 merge of 4-signer leaves, a leaf and a rate-1 leaf): file %d B; proved in %v (batch %v), proof %d B + batch %d B, statement %d B",
+		len(file), g.Took, g.BatchTook, len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
 	clone := func() *MergedNR {
 		c := *g
 		c.Keys = slices.Clone(g.Keys)

@@ -1,0 +1,242 @@
+package recursion
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// A no-reveal merged proof's two files (docs/recursion.md §6.8): the proof bytes
+// (ProofBytes: a header, each child's carried claims with a merged child's shape, the
+// batch of the carried claims, then the segmented proof's wire form) and the statement
+// kept in PROOF.json (MergeStatement: message, epoch, keys, depth, the children's sizes
+// and rates). Such a proof can be a child of another no-reveal merge, to any depth.
+
+const mergeMagicNR = "LPMERGN1"
+
+// maxNesting bounds a file's nesting of merged children (a tree far deeper than any a
+// merge makes: the reader refuses deeper ones before recursing further).
+const maxNesting = 32
+
+// IsMergedNRProof reports whether b starts as a no-reveal merged proof file.
+func IsMergedNRProof(b []byte) bool { return bytes.HasPrefix(b, []byte(mergeMagicNR)) }
+
+// Depth is the merged proof's depth in the tree: 1 above leaves only, else one more
+// than its deepest merged child.
+func (m *MergedNR) Depth() int {
+	d := 0
+	for i := range m.Children {
+		if s := m.sub(i); s != nil {
+			d = max(d, s.depth())
+		}
+	}
+	return d + 1
+}
+
+func (mc *MergedChildNR) depth() int {
+	d := 0
+	for _, s := range mc.Subs {
+		if s != nil {
+			d = max(d, s.depth())
+		}
+	}
+	return d + 1
+}
+
+// Statement returns the merged proof's statement.
+func (m *MergedNR) Statement() MergeStatement {
+	return MergeStatement{Message: m.Message, Epoch: m.Epoch, Keys: m.Keys, Depth: m.Depth(), Children: m.Children}
+}
+
+// ProofBytes is the file: the magic, the log inverse rate, the carried section's and
+// the batch's lengths (u64 LE each), the carried section (per child a kind, 0 a leaf
+// with its deferred claims, 1 a merged child with its record), the batch's wire form,
+// then the proof's.
+func (m *MergedNR) ProofBytes() []byte {
+	var carried []byte
+	for i, d := range m.Deferred {
+		if s := m.sub(i); s != nil {
+			carried = binary.LittleEndian.AppendUint64(carried, 1)
+			carried = s.appendBinary(carried)
+			continue
+		}
+		carried = binary.LittleEndian.AppendUint64(carried, 0)
+		carried = appendE(carried, d.Z)
+		for _, v := range [][]field.E{d.ChiIn, d.S, d.ChiInPrime, d.Tau, d.ChiOut} {
+			carried = appendEs(carried, v)
+		}
+		carried = appendE(appendE(appendE(carried, d.VA), d.VB), d.Key)
+	}
+	batch := m.Batch.MarshalWire()
+	b := append([]byte(mergeMagicNR), make([]byte, mergeHeader-len(mergeMagicNR))...)
+	binary.LittleEndian.PutUint64(b[8:], uint64(m.LogInvRate))
+	binary.LittleEndian.PutUint64(b[16:], uint64(len(carried)))
+	binary.LittleEndian.PutUint64(b[24:], uint64(len(batch)))
+	return append(append(append(b, carried...), batch...), m.Proof.MarshalWire()...)
+}
+
+// appendBinary encodes a merged child's record: its children (count, then each one's
+// size, rate and kind, a merged one's record following), its hints' values and
+// points, its batched claims.
+func (mc *MergedChildNR) appendBinary(b []byte) []byte {
+	u64 := func(v int) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
+	u64(len(mc.Children))
+	for i, c := range mc.Children {
+		u64(c.N)
+		u64(c.LogInvRate)
+		if s := mc.sub(i); s != nil {
+			u64(1)
+			b = s.appendBinary(b)
+		} else {
+			u64(0)
+		}
+	}
+	b = appendEs(b, mc.Values)
+	u64(len(mc.Points))
+	for _, p := range mc.Points {
+		b = appendEs(b, p)
+	}
+	b = appendEs(appendEs(b, mc.RRow), mc.RCol)
+	b = appendE(appendE(b, mc.VA), mc.VB)
+	b = appendE(appendEs(b, mc.KeyPoint), mc.KeyValue)
+	return b
+}
+
+func (r *byteReader) record(nesting int) *MergedChildNR {
+	if nesting > maxNesting {
+		r.err = fmt.Errorf("%w: merged children nested deeper than %d", ErrMerged, maxNesting)
+		r.b = nil
+		return nil
+	}
+	mc := &MergedChildNR{}
+	n := r.count(24)
+	if n > MaxChildren {
+		r.fail()
+		return nil
+	}
+	for i := range n {
+		c := ChildInfo{N: int(min(r.u64(), 1<<32)), LogInvRate: int(min(r.u64(), 1<<32))}
+		mc.Children = append(mc.Children, c)
+		switch r.u64() {
+		case 0:
+		case 1:
+			if mc.Subs == nil {
+				mc.Subs = make([]*MergedChildNR, n)
+			}
+			mc.Subs[i] = r.record(nesting + 1)
+		default:
+			r.fail()
+		}
+		if r.err != nil {
+			return nil
+		}
+	}
+	mc.Values = r.es()
+	np := r.count(8)
+	for range np {
+		mc.Points = append(mc.Points, r.es())
+	}
+	mc.RRow, mc.RCol = r.es(), r.es()
+	mc.VA, mc.VB = r.e(), r.e()
+	mc.KeyPoint, mc.KeyValue = r.es(), r.e()
+	return mc
+}
+
+// ParseMergedNR reads a no-reveal merged proof file against its statement.
+func ParseMergedNR(b []byte, st MergeStatement) (*MergedNR, error) {
+	if !IsMergedNRProof(b) || len(b) < mergeHeader {
+		return nil, fmt.Errorf("%w: not a no-reveal merged proof file (%q; want %q)", ErrMerged, b[:min(len(b), 8)], mergeMagicNR)
+	}
+	rate := binary.LittleEndian.Uint64(b[8:])
+	n := binary.LittleEndian.Uint64(b[16:])
+	nb := binary.LittleEndian.Uint64(b[24:])
+	if rate < 1 || rate > 4 || n > uint64(len(b)-mergeHeader) || nb > uint64(len(b)-mergeHeader)-n {
+		return nil, fmt.Errorf("%w: a header of rate %d, %d carried bytes and %d batch bytes", ErrMerged, rate, n, nb)
+	}
+	if len(st.Children) < 2 || len(st.Children) > MaxChildren {
+		return nil, fmt.Errorf("%w: a statement of %d children", ErrMerged, len(st.Children))
+	}
+	m := &MergedNR{Message: st.Message, Epoch: st.Epoch, Keys: st.Keys, Children: st.Children, LogInvRate: int(rate)}
+	r := &byteReader{b: b[mergeHeader : mergeHeader+n]}
+	for i := range st.Children {
+		var d DeferredReveal
+		switch r.u64() {
+		case 0:
+			d.Z = r.e()
+			d.ChiIn, d.S, d.ChiInPrime, d.Tau, d.ChiOut = r.es(), r.es(), r.es(), r.es(), r.es()
+			d.VA, d.VB, d.Key = r.e(), r.e(), r.e()
+		case 1:
+			if m.Subs == nil {
+				m.Subs = make([]*MergedChildNR, len(st.Children))
+			}
+			m.Subs[i] = r.record(1)
+		default:
+			r.fail()
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		m.Deferred = append(m.Deferred, d)
+	}
+	if len(r.b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes past the carried claims", ErrMerged, len(r.b))
+	}
+	if d := m.Depth(); d != st.Depth {
+		return nil, fmt.Errorf("%w: the statement says depth %d, the file's children make it %d", ErrMerged, st.Depth, d)
+	}
+	m.Batch = new(transcript.Proof)
+	if err := m.Batch.UnmarshalWire(b[mergeHeader+n : mergeHeader+n+nb]); err != nil {
+		return nil, fmt.Errorf("%w: the batch: %w", ErrMerged, err)
+	}
+	m.Proof = new(transcript.Proof)
+	if err := m.Proof.UnmarshalWire(b[mergeHeader+n+nb:]); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
+	}
+	return m, nil
+}
+
+// VerifyMergedNR parses and verifies a no-reveal merged proof file against its
+// statement.
+func VerifyMergedNR(b []byte, st MergeStatement) error {
+	m, err := ParseMergedNR(b, st)
+	if err != nil {
+		return err
+	}
+	return m.Verify()
+}
+
+// StatementOfNR reads a no-reveal merged proof's PROOF.json statement: as StatementOf,
+// of any depth.
+func StatementOfNR(st flows.Statement) (MergeStatement, error) {
+	return readMergeStatement(st, false)
+}
+
+func init() {
+	flows.RegisterProofKind(flows.ProofKind{
+		Name: "merged-nr", Flow: aggregate.FlowName, Label: MergeLabelNR,
+		Is: IsMergedNRProof,
+		CheckStatement: func(st flows.Statement) error {
+			_, err := StatementOfNR(st)
+			return err
+		},
+		Verify: func(data []byte, st flows.Statement) error {
+			ms, err := StatementOfNR(st)
+			if err != nil {
+				return err
+			}
+			m, err := ParseMergedNR(data, ms)
+			if err != nil {
+				return err
+			}
+			if m.LogInvRate != st.LogInvRate {
+				return fmt.Errorf("%w: the file is at log_inv_rate %d, the statement says %d", ErrMerged, m.LogInvRate, st.LogInvRate)
+			}
+			return m.Verify()
+		},
+	})
+}
