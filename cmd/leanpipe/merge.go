@@ -24,28 +24,25 @@ import (
 )
 
 // Merged xmss-aggregate proofs (package recursion, docs/recursion.md): `prove --child`
-// merges 2 to 8 leaf proofs on one message and epoch (plus raw signatures proved
-// first as one more leaf) into one proof of all their keys; `verify` recognises the
-// merged file by its magic. A merged proof's PROOF.json has a leaf's fields (flow
-// xmss-aggregate, n = all the keys, log_inv_rate, format wire, message, epoch,
-// public_keys) with the merge's label and, beside them, "depth" and "children". This
-// version merges leaves only (depth 1): a merged child is refused as not supported yet.
+// merges 2 to 8 proofs on one message and epoch (plus raw signatures proved first as
+// one more leaf) into one proof of all their keys; `verify` recognises the merged file
+// by its magic. A merged proof's PROOF.json has a leaf's fields (flow xmss-aggregate,
+// n = all the keys, log_inv_rate, format wire, message, epoch, public_keys) with the
+// merge's label and, beside them, "depth" and "children". Two forms: a merge of leaves
+// is by default the revealing one (recursion.Merge, LPMERGE1), which cannot be merged
+// again; `--nestable`, or any child that is a no-reveal merged proof, makes a no-reveal
+// merge (recursion.MergeNRChildren, LPMERGN1), which merges again to any depth.
 
-// errDepth2 is the refusal of a merge of merged proofs.
-const errDepth2 = "merging merged proofs (a tree of depth 2 or more) is not supported yet: give leaf proofs"
+// errRevealing is the refusal of a revealing merged proof as a child.
+const errRevealing = "a depth-1 merge in the revealing form, which cannot be merged again: merge its leaves with --nestable (no-reveal merged proofs merge to any depth)"
 
-// mergeStatementOf reads a merged PROOF.json's statement (recursion.StatementOf).
-func mergeStatementOf(st flows.Statement) (recursion.MergeStatement, error) {
-	return recursion.StatementOf(st)
-}
-
-// mergedMeta is a merged proof's PROOF.json.
-func mergedMeta(m *recursion.Merged) (flows.Meta, error) {
-	st, err := json.Marshal(m.Statement())
+// mergedMeta is a merged proof's PROOF.json (label: the merge's form).
+func mergedMeta(ms recursion.MergeStatement, rate int, label string) (flows.Meta, error) {
+	st, err := json.Marshal(ms)
 	if err != nil {
 		return flows.Meta{}, err
 	}
-	return flows.Meta{Flow: aggregate.FlowName, N: len(m.Keys), LogInvRate: m.LogInvRate, Label: recursion.MergeLabel, Format: flows.FormatWire, Statement: st}, nil
+	return flows.Meta{Flow: aggregate.FlowName, N: len(ms.Keys), LogInvRate: rate, Label: label, Format: flows.FormatWire, Statement: st}, nil
 }
 
 // childFile is one --child: a leaf proof, its metadata and its statement.
@@ -55,6 +52,8 @@ type childFile struct {
 	meta flows.Meta
 	ag   aggregate.Aggregate
 	rc   recursion.MergeChild
+	// nr is the child when it is a no-reveal merged proof (rc unset).
+	nr *recursion.MergedNR
 }
 
 // readChild reads a leaf proof and the PROOF.json beside it (usage errors naming the
@@ -68,7 +67,7 @@ func readChildAs(what, path string) (*childFile, error) {
 		return nil, usage("%s: %v", what, err)
 	}
 	if recursion.IsMergedProof(data) {
-		return nil, usage("%s %s is a merged proof: %s", what, path, errDepth2)
+		return nil, usage("%s %s is a merged proof: %s", what, path, errRevealing)
 	}
 	mb, err := os.ReadFile(path + ".json")
 	if err != nil {
@@ -85,10 +84,24 @@ func readChildAs(what, path string) (*childFile, error) {
 		return nil, usage("%s %s is a %q proof: only %s proofs merge", what, path, meta.Flow, aggregate.FlowName)
 	}
 	if meta.Label == recursion.MergeLabel {
-		return nil, usage("%s %s is a merged proof: %s", what, path, errDepth2)
+		return nil, usage("%s %s is a merged proof: %s", what, path, errRevealing)
 	}
 	if err := flows.CheckMeta(meta); err != nil {
 		return nil, usage("%s %s.json: %v", what, path, err)
+	}
+	if recursion.IsMergedNRProof(data) || meta.Label == recursion.MergeLabelNR {
+		if !recursion.IsMergedNRProof(data) || meta.Label != recursion.MergeLabelNR {
+			return nil, usage("%s %s: the file and %s.json disagree on being a no-reveal merged proof", what, path, path)
+		}
+		ms, err := recursion.StatementOfNR(meta.Proves())
+		if err != nil {
+			return nil, usage("%s %s.json: %v", what, path, err)
+		}
+		m, err := recursion.ParseMergedNR(data, ms)
+		if err != nil {
+			return nil, usage("%s %s: %v", what, path, err)
+		}
+		return &childFile{path: path, data: data, meta: meta, ag: aggregate.Aggregate{Message: ms.Message, Epoch: ms.Epoch, PublicKeys: ms.Keys}, nr: m}, nil
 	}
 	p, err := flows.DecodeProof(data, meta.Format)
 	if err != nil {
@@ -137,6 +150,9 @@ type mergeJob struct {
 	sigsName string
 	rate     int // the merged proof's
 	workers  int // 0 = all cores
+	// nestable makes a no-reveal merge even of leaves only (its proof can be merged
+	// again); a no-reveal merged child makes one anyway.
+	nestable bool
 	// inJob names the inputs as a serve job's fields ("child", "signatures")
 	// rather than prove's flags.
 	inJob bool
@@ -152,7 +168,8 @@ func (j mergeJob) flags() (child, sigs string) {
 
 // mergeResult is a merged proof and what it took.
 type mergeResult struct {
-	merged *recursion.Merged
+	stmt   recursion.MergeStatement
+	rate   int
 	data   []byte
 	meta   flows.Meta
 	leaf   time.Duration // proving the raw signers' leaf
@@ -171,7 +188,7 @@ func checkMergeCount(children int, sigs bool) error {
 	case total < 2:
 		return usage("a merge takes 2 to %d children (the raw signatures count as one): got %d", recursion.MaxChildren, total)
 	case total > recursion.MaxChildren:
-		return usage("a merge takes at most %d children (the raw signatures count as one), got %d: more needs a tree of depth 2, which is not supported yet", recursion.MaxChildren, total)
+		return usage("a merge takes at most %d children (the raw signatures count as one), got %d: more needs a tree (merge groups of them with --nestable, then merge those)", recursion.MaxChildren, total)
 	}
 	return nil
 }
@@ -215,9 +232,11 @@ func (j mergeJob) run(ctx context.Context) (*mergeResult, error) {
 		}
 	}
 	res := &mergeResult{}
+	nested := j.nestable
 	kids := make([]recursion.MergeChild, 0, len(j.children)+1)
 	for _, c := range j.children {
 		kids = append(kids, c.rc)
+		nested = nested || c.nr != nil
 	}
 	if j.sigs != nil {
 		start := time.Now()
@@ -234,7 +253,26 @@ func (j mergeJob) run(ctx context.Context) (*mergeResult, error) {
 		kids = append(kids, recursion.MergeChild{Proof: p.Proof, Statement: p.Statement})
 	}
 	start := time.Now()
-	m, err := recursion.Merge(kids, j.rate, par.New(ctx, cores))
+	var m interface {
+		ProofBytes() []byte
+		Statement() recursion.MergeStatement
+	}
+	var err error
+	label := recursion.MergeLabel
+	if nested {
+		label = recursion.MergeLabelNR
+		nr := make([]recursion.NRChild, len(kids))
+		for i := range kids {
+			if i < len(j.children) && j.children[i].nr != nil {
+				nr[i].Merged = j.children[i].nr
+			} else {
+				nr[i].Leaf = &kids[i]
+			}
+		}
+		m, err = recursion.MergeNRChildren(nr, j.rate, par.New(ctx, cores))
+	} else {
+		m, err = recursion.Merge(kids, j.rate, par.New(ctx, cores))
+	}
 	res.merge = time.Since(start)
 	if err != nil {
 		// Merge verifies every child before any work: one that does not verify is
@@ -248,8 +286,8 @@ func (j mergeJob) run(ctx context.Context) (*mergeResult, error) {
 		}
 		return nil, err
 	}
-	res.merged, res.data = m, m.ProofBytes()
-	if res.meta, err = mergedMeta(m); err != nil {
+	res.stmt, res.rate, res.data = m.Statement(), j.rate, m.ProofBytes()
+	if res.meta, err = mergedMeta(res.stmt, j.rate, label); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -269,7 +307,7 @@ func (j mergeJob) legend() string {
 }
 
 // proveMerge is `prove --child …`.
-func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string, rate, workers int) error {
+func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string, rate, workers int, nestable bool) error {
 	for _, name := range []string{"input", "blocks", "states", "n", "seed"} {
 		if cmd.Flags().Changed(name) {
 			return usage("--%s does not go with --child: a merge takes --child proofs and optionally --signatures FILE", name)
@@ -314,7 +352,7 @@ func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string
 	if err := mem.checkMerge(); err != nil {
 		return err
 	}
-	j := mergeJob{rate: rate, workers: workers, sigsName: sigsPath}
+	j := mergeJob{rate: rate, workers: workers, sigsName: sigsPath, nestable: nestable}
 	for _, p := range paths {
 		c, err := readChild(p)
 		if err != nil {
@@ -348,9 +386,9 @@ func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string
 
 // printMerged summarises a merge.
 func printMerged(w io.Writer, res *mergeResult) {
-	m := res.merged
-	fmt.Fprintf(w, "merged %d children (%s) into one proof of %d keys at log_inv_rate %d: %d bytes",
-		len(m.Children), childSizes(m.Children), len(m.Keys), m.LogInvRate, len(res.data))
+	m := res.stmt
+	fmt.Fprintf(w, "merged %d children (%s) into one proof of %d keys at log_inv_rate %d, depth %d: %d bytes",
+		len(m.Children), childSizes(m.Children), len(m.Keys), res.rate, m.Depth, len(res.data))
 	if res.leaf > 0 {
 		fmt.Fprintf(w, "; raw signatures' leaf %.2f s", res.leaf.Seconds())
 	}
@@ -398,7 +436,11 @@ func verifyMergedFile(cmd *cobra.Command, path string, data []byte, showKeys boo
 			return usage("--log-inv-rate %d disagrees with %s.json (%d)", r, path, meta.LogInvRate)
 		}
 	}
-	ms, err := mergeStatementOf(meta.Proves())
+	read := recursion.StatementOf
+	if meta.Label == recursion.MergeLabelNR {
+		read = recursion.StatementOfNR
+	}
+	ms, err := read(meta.Proves())
 	if err != nil {
 		return usage("%s.json: %v", path, err)
 	}

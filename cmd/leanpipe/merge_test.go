@@ -73,9 +73,9 @@ func TestProveMergeRefusalsShort(t *testing.T) {
 		want string
 	}{
 		{[]string{"--child", batch}, "a merge takes 2 to 8 children"},
-		{nine, "a tree of depth 2, which is not supported yet"},
+		{nine, "more needs a tree (merge groups of them with --nestable, then merge those)"},
 		{[]string{"--child", batch, "--child", batch}, "--child " + batch + " is a \"blake2s-batch\" proof: only xmss-aggregate proofs merge"},
-		{[]string{"--child", fake, "--child", batch}, "--child " + fake + " is a merged proof: merging merged proofs (a tree of depth 2 or more) is not supported yet"},
+		{[]string{"--child", fake, "--child", batch}, "--child " + fake + " is a merged proof: a depth-1 merge in the revealing form, which cannot be merged again"},
 		{[]string{"--child", filepath.Join(dir, "missing.bin"), "--child", batch}, "--child: open"},
 		{[]string{"--child", batch, "--child", batch, "--flow", "blake2s-batch"}, "--flow blake2s-batch has no merge"},
 		{[]string{"--child", batch, "--child", batch, "--format", "raw"}, "a merged proof has one form"},
@@ -204,7 +204,7 @@ func TestProveMerge(t *testing.T) {
 		{[]string{"--child", a, "--child", a}, "--child " + a + ": public key 0"},
 		{[]string{"--child", a, "--signatures", sigs[0]}, "--signatures " + sigs[0] + ": public key 0"},
 		{[]string{"--child", a, "--child", bad}, "--child " + bad + " does not verify"},
-		{[]string{"--child", m, "--child", a}, "--child " + m + " is a merged proof: merging merged proofs (a tree of depth 2 or more) is not supported yet"},
+		{[]string{"--child", m, "--child", a}, "--child " + m + " is a merged proof: a depth-1 merge in the revealing form, which cannot be merged again: merge its leaves with --nestable"},
 	} {
 		code, _, e := run(t, append([]string{"prove", "--out", out}, r.args...)...)
 		if code != 2 || !strings.Contains(e, r.want) {

@@ -114,7 +114,8 @@ verifies the merged proof and prints its statement.`,
 			log := newLogger(cmd)
 			if len(children) > 0 {
 				sigs, _ := cmd.Flags().GetString("signatures")
-				return proveMerge(cmd, children, sigs, out, format, rate, workers)
+				nestable, _ := cmd.Flags().GetBool("nestable")
+				return proveMerge(cmd, children, sigs, out, format, rate, workers, nestable)
 			}
 			if err := signaturesInput(cmd, &flowName, &inputPath); err != nil {
 				return err
@@ -220,7 +221,8 @@ verifies the merged proof and prints its statement.`,
 	f.StringVar(&out, "out", "", "proof file to write (PROOF.json is written beside it)")
 	f.StringVar(&format, "format", "wire", "proof form: wire (the reference prover's) or raw (one path per query)")
 	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's; a merge's default is 2 up to four children, 3 above)")
-	f.StringArrayVar(&children, "child", nil, "merge this xmss-aggregate leaf proof (PROOF.json beside it); repeat, 2 to 8 children in all with --signatures")
+	f.StringArrayVar(&children, "child", nil, "merge this xmss-aggregate proof, a leaf or a no-reveal merged proof (PROOF.json beside it); repeat, 2 to 8 children in all with --signatures")
+	f.Bool("nestable", false, "with --child: make a no-reveal merged proof, which can itself be a --child (the default for leaves only is the revealing form, which cannot; a no-reveal child makes one anyway)")
 	f.IntVar(&workers, "workers", 0, "cores to use (0 = all)")
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp)
 	addSignaturesFlag(cmd)

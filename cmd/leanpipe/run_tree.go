@@ -166,7 +166,7 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 	}
 	mdur := time.Since(mstart)
 	data := m.ProofBytes()
-	meta, err := mergedMeta(m)
+	meta, err := mergedMeta(m.Statement(), m.LogInvRate, recursion.MergeLabel)
 	if err != nil {
 		return err
 	}

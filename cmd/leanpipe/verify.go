@@ -53,8 +53,8 @@ For an xmss-aggregate proof a third line gives the number of public keys and
 
 A merged xmss-aggregate proof (prove --child; its file starts with "LPMERGE1") is
 verified against its PROOF.json, which records the children: the output says "merged
-from K children" with their sizes and rates, then the keys line. Merges of merged
-proofs (depth 2 or more) are not supported by this version. A PROOF.json that gives a field twice, or in two letter cases, is
+from K children" with their sizes and rates, then the keys line. A no-reveal merged
+proof (prove --child … --nestable) prints its depth in the tree. A PROOF.json that gives a field twice, or in two letter cases, is
 refused (exit status 2). --raw-out writes the accepted proof in raw form with its own
 sidecar (FILE.json).`,
 		Args: cobra.ExactArgs(1),
@@ -69,7 +69,7 @@ sidecar (FILE.json).`,
 			if err != nil {
 				return usage("%v", err)
 			}
-			if recursion.IsMergedProof(data) {
+			if recursion.IsMergedProof(data) || recursion.IsMergedNRProof(data) {
 				return verifyMergedFile(cmd, path, data, showKeys)
 			}
 			fl, err := lookupFlow(flowName)
