@@ -168,12 +168,12 @@ func (j mergeJob) flags() (child, sigs string) {
 
 // mergeResult is a merged proof and what it took.
 type mergeResult struct {
-	stmt   recursion.MergeStatement
-	rate   int
-	data   []byte
-	meta   flows.Meta
-	leaf   time.Duration // proving the raw signers' leaf
-	merge  time.Duration // recursion.Merge, its native child checks included
+	stmt  recursion.MergeStatement
+	rate  int
+	data  []byte
+	meta  flows.Meta
+	leaf  time.Duration // proving the raw signers' leaf
+	merge time.Duration // recursion.Merge, its native child checks included
 }
 
 // checkMergeCount refuses a merge of other than 2 to recursion.MaxChildren children.
