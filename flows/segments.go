@@ -260,7 +260,10 @@ type SegmentsTrace struct {
 	// terms (the weight's evaluation reads one eq product per term).
 	LinearRounds, LinearTerms, LinearClaims int
 	Openings                                []MerkleOpening
-	step                                    func(transcript.Step)
+	// Raw is the accepted proof in raw form (its openings' rows and paths), as
+	// VerifySegments returns it.
+	Raw  *transcript.Proof
+	step func(transcript.Step)
 }
 
 // SegmentTrace is one segment's part of a SegmentsTrace.
@@ -278,9 +281,11 @@ type MerkleOpening struct {
 // label to step (nil: none).
 func VerifySegmentsTraced(proof *transcript.Proof, label string, statement []byte, shapes []SegmentShape, ev *Evaluations, logInvRate int, step func(transcript.Step)) (*SegmentsTrace, error) {
 	t := &SegmentsTrace{step: step}
-	if _, err := verifySegments(proof, label, statement, shapes, ev, logInvRate, t); err != nil {
+	raw, err := verifySegments(proof, label, statement, shapes, ev, logInvRate, t)
+	if err != nil {
 		return nil, err
 	}
+	t.Raw = raw
 	return t, nil
 }
 

@@ -774,22 +774,30 @@ func nativeTapeInputs(stream, challenges, hints []field.E) (TapeInputs, func(seg
 
 // Verify checks the merged proof against its statement: the segments with every
 // child's verification on them, and each child's carried deferred claims natively.
-func (m *MergedNR) Verify() (err error) {
+func (m *MergedNR) Verify() error {
+	_, _, err := m.verifyTraced(nil, nil)
+	return err
+}
+
+// verifyTraced is Verify handing each compression of the segments transcript to main
+// and of the batch's to batch (nil: none); it returns the accepted proof's raw form and
+// the layout it verified on.
+func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcript.Proof, l *nrLayout, err error) {
 	// Verify never panics: a panic below is a bug in its handling of this proof, and
 	// the proof is refused naming it.
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: the verifier panicked on this proof (a bug): %v", ErrMerged, r)
+			raw, l, err = nil, nil, fmt.Errorf("%w: the verifier panicked on this proof (a bug): %v", ErrMerged, r)
 		}
 	}()
 	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) || m.Proof == nil ||
 		(m.Subs != nil && len(m.Subs) != len(m.Children)) {
-		return fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
+		return nil, nil, fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
 	}
 	seen := map[xmss.PublicKey]bool{}
 	for _, pk := range m.Keys {
 		if seen[pk] {
-			return fmt.Errorf("%w: a repeated key", ErrMerged)
+			return nil, nil, fmt.Errorf("%w: a repeated key", ErrMerged)
 		}
 		seen[pk] = true
 	}
@@ -797,7 +805,7 @@ func (m *MergedNR) Verify() (err error) {
 	for i := range sts {
 		var err error
 		if sts[i], err = m.childStatement(i); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	total := 0
@@ -805,19 +813,20 @@ func (m *MergedNR) Verify() (err error) {
 		total += c.N
 	}
 	if total != len(m.Keys) {
-		return fmt.Errorf("%w: the children's sizes add up to %d keys, the statement lists %d", ErrMerged, total, len(m.Keys))
+		return nil, nil, fmt.Errorf("%w: the children's sizes add up to %d keys, the statement lists %d", ErrMerged, total, len(m.Keys))
 	}
 	for i := range m.Children {
 		if m.sub(i) != nil {
 			d := m.Deferred[i]
 			if d.ChiIn != nil || d.S != nil || d.ChiInPrime != nil || d.Tau != nil || d.ChiOut != nil || d.Z != (field.E{}) || d.VA != (field.E{}) || d.VB != (field.E{}) || d.Key != (field.E{}) {
-				return fmt.Errorf("%w: child %d is merged and has a leaf's deferred claims", ErrMerged, i)
+				return nil, nil, fmt.Errorf("%w: child %d is merged and has a leaf's deferred claims", ErrMerged, i)
 			}
 		}
 	}
-	l, subs, err := m.layout()
+	var subs []*nrSub
+	l, subs, err = m.layout()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	// What the proof carries of each merged child, and what that child carries of its
 	// own merged children, below: checked natively.
@@ -826,7 +835,7 @@ func (m *MergedNR) Verify() (err error) {
 		if sub != nil {
 			cs, err := sub.checks(fmt.Sprintf("child %d", i))
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			checks = append(checks, cs...)
 		}
@@ -836,11 +845,11 @@ func (m *MergedNR) Verify() (err error) {
 	shapes := l.shapes()
 	_, _, _, start, err := flows.SegmentsLayout(shapes, m.LogInvRate, m.statementBytes())
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrMerged, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
-	batched, kt, pt, v, err := m.verifyBatch(start)
+	batched, kt, pt, v, err := m.verifyBatchTraced(start, batch)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	mats := aggregate.VerifierMatrices()
 	ev := &flows.Evaluations{Relations: l.rels, Native: []flows.NativeCheck{
@@ -848,8 +857,9 @@ func (m *MergedNR) Verify() (err error) {
 		{What: "the batched key claim", Check: func() error { return CheckTableEval(kt, pt, v) }},
 	}}
 	ev.Native = append(ev.Native, checks...)
-	if _, err := flows.VerifySegments(m.Proof, MergeLabelNR, m.statementBytes(), shapes, ev, m.LogInvRate); err != nil {
-		return fmt.Errorf("%w: %w", ErrMerged, err)
+	tr, err := flows.VerifySegmentsTraced(m.Proof, MergeLabelNR, m.statementBytes(), shapes, ev, m.LogInvRate, main)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
-	return nil
+	return tr.Raw, l, nil
 }

@@ -559,7 +559,22 @@ func (s *nrSub) check() error {
 // each), its grinding steps and WHIR queries, and its layout with the carried values
 // (MergedChildNR) filled from a replay on the true values.
 func extractSub(mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
-	if err := mm.Verify(); err != nil {
+	// The child verified natively (all of it: its segments, batch and carried claims),
+	// its two transcripts traced.
+	x := &childExtract{}
+	var batch []transcript.Step
+	raw, _, err := mm.verifyTraced(func(st transcript.Step) {
+		if st.OnChain {
+			x.chain = append(x.chain, st)
+		} else {
+			x.grind = append(x.grind, st)
+		}
+	}, func(st transcript.Step) {
+		if st.OnChain {
+			batch = append(batch, st)
+		}
+	})
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	blank, err := blankMerged(mm.Message, mm.Epoch, mm.Keys, mm.LogInvRate, mm.Children, mm.Subs)
@@ -568,38 +583,6 @@ func extractSub(mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
 	}
 	s, err := newNRSub(blank, nil)
 	if err != nil {
-		return nil, nil, nil, err
-	}
-	// The true proof's relations (its carried values as the values) and absorbed string.
-	lt, _, err := mm.layout()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ev, statement := &flows.Evaluations{Relations: lt.rels}, mm.statementBytes()
-	_, _, _, start, err := flows.SegmentsLayout(s.shapes, mm.LogInvRate, statement)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	x := &childExtract{}
-	if _, err := flows.VerifySegmentsTraced(mm.Proof, MergeLabelNR, statement, s.shapes, ev, mm.LogInvRate, func(st transcript.Step) {
-		if st.OnChain {
-			x.chain = append(x.chain, st)
-		} else {
-			x.grind = append(x.grind, st)
-		}
-	}); err != nil {
-		return nil, nil, nil, err
-	}
-	raw, err := flows.VerifySegments(mm.Proof, MergeLabelNR, statement, s.shapes, ev, mm.LogInvRate)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var batch []transcript.Step
-	if _, _, _, _, err := mm.verifyBatchTraced(start, func(st transcript.Step) {
-		if st.OnChain {
-			batch = append(batch, st)
-		}
-	}); err != nil {
 		return nil, nil, nil, err
 	}
 	if len(x.chain) != len(s.main) || len(batch) != len(s.batch) {

@@ -440,13 +440,14 @@ func relationWeight(ev *flows.Evaluations, seg int, pt []field.E, vars int) (fie
 	tau, gamma, rho := pt[:n], pt[n], pt[len(pt)-vars:]
 	eq := make([]field.E, 1<<n)
 	field.EqTable(eq, tau)
+	eqRho := newHalfEq(rho)
 	touched := map[int]bool{}
 	var w field.E
 	for r, rel := range ev.Relations {
 		for _, tm := range rel.Terms {
 			touched[tm.Segment] = true
 			if tm.Segment == seg {
-				w = w.Add(eq[r].Mul(tm.Coeff).Mul(eqIndex(rho, tm.Word)))
+				w = w.Add(eq[r].Mul(tm.Coeff).Mul(eqRho.at(tm.Word)))
 			}
 		}
 	}
@@ -455,10 +456,10 @@ func relationWeight(ev *flows.Evaluations, seg int, pt []field.E, vars int) (fie
 		touched[c.From], touched[c.To] = true, true
 		for i := range c.FromWords {
 			if c.From == seg {
-				w = w.Add(eq[r].Mul(eqIndex(rho, c.FromWords[i])))
+				w = w.Add(eq[r].Mul(eqRho.at(c.FromWords[i])))
 			}
 			if c.To == seg {
-				w = w.Add(eq[r].Mul(eqIndex(rho, c.ToWords[i])))
+				w = w.Add(eq[r].Mul(eqRho.at(c.ToWords[i])))
 			}
 			r++
 		}
@@ -479,11 +480,32 @@ func relationWeight(ev *flows.Evaluations, seg int, pt []field.E, vars int) (fie
 
 // relationTarget is Σ_r eq(τ, r)·Value_r over a child's relations (copies are zero).
 func relationTarget(ev *flows.Evaluations, tau []field.E) field.E {
+	eqTau := newHalfEq(tau)
 	var v field.E
 	for r, rel := range ev.Relations {
 		if !rel.Value.IsZero() {
-			v = v.Add(eqIndex(tau, r).Mul(rel.Value))
+			v = v.Add(eqTau.at(r).Mul(rel.Value))
 		}
 	}
 	return v
+}
+
+// halfEq evaluates eq(r, j) for any j < 2^len(r) as the product of two tables' entries,
+// over r's low and high halves (what eqIndex computes, one product each).
+type halfEq struct {
+	lo, hi []field.E
+	bits   int
+}
+
+func newHalfEq(r []field.E) halfEq {
+	h := len(r) / 2
+	e := halfEq{lo: make([]field.E, 1<<h), hi: make([]field.E, 1<<(len(r)-h)), bits: h}
+	field.EqTable(e.lo, r[:h])
+	field.EqTable(e.hi, r[h:])
+	return e
+}
+
+// at is eq(r, j) over j's low len(r) bits (higher bits ignored, as eqIndex does).
+func (e halfEq) at(j int) field.E {
+	return e.lo[j&(len(e.lo)-1)].Mul(e.hi[(j>>e.bits)&(len(e.hi)-1)])
 }
