@@ -51,22 +51,23 @@ type CopyClaim struct {
 }
 
 func checkRelations(rels []Relation, copies []CopyClaim, places []open.Placement) error {
-	word := func(what string, seg, w int) error {
+	// The words are checked first, the message built only for a bad one.
+	ok := func(seg, w int) bool {
+		return seg >= 0 && seg < len(places) && w >= 0 && w < 1<<places[seg].Variables
+	}
+	bad := func(what string, seg, w int) error {
 		if seg < 0 || seg >= len(places) {
 			return fmt.Errorf("%w: %s: segment %d of %d", ErrInput, what, seg, len(places))
 		}
-		if n := 1 << places[seg].Variables; w < 0 || w >= n {
-			return fmt.Errorf("%w: %s: word %d of a %d-word column", ErrInput, what, w, n)
-		}
-		return nil
+		return fmt.Errorf("%w: %s: word %d of a %d-word column", ErrInput, what, w, 1<<places[seg].Variables)
 	}
 	for i, r := range rels {
 		if len(r.Terms) == 0 {
 			return fmt.Errorf("%w: relation %d has no terms", ErrInput, i)
 		}
 		for j, t := range r.Terms {
-			if err := word(fmt.Sprintf("relation %d, term %d", i, j), t.Segment, t.Word); err != nil {
-				return err
+			if !ok(t.Segment, t.Word) {
+				return bad(fmt.Sprintf("relation %d, term %d", i, j), t.Segment, t.Word)
 			}
 		}
 	}
@@ -75,11 +76,11 @@ func checkRelations(rels []Relation, copies []CopyClaim, places []open.Placement
 			return fmt.Errorf("%w: copy claim %d pairs %d words with %d", ErrInput, i, len(c.FromWords), len(c.ToWords))
 		}
 		for j := range c.FromWords {
-			if err := word(fmt.Sprintf("copy claim %d, from word %d", i, j), c.From, c.FromWords[j]); err != nil {
-				return err
+			if !ok(c.From, c.FromWords[j]) {
+				return bad(fmt.Sprintf("copy claim %d, from word %d", i, j), c.From, c.FromWords[j])
 			}
-			if err := word(fmt.Sprintf("copy claim %d, to word %d", i, j), c.To, c.ToWords[j]); err != nil {
-				return err
+			if !ok(c.To, c.ToWords[j]) {
+				return bad(fmt.Sprintf("copy claim %d, to word %d", i, j), c.To, c.ToWords[j])
 			}
 		}
 	}
@@ -106,13 +107,29 @@ func batchRelations(rels []Relation, copies []CopyClaim, segments int, sample fu
 	}
 	eq := make([]field.E, 1<<len(tau))
 	field.EqTable(eq, tau)
+	// Each segment's terms, counted first so that each list is allocated once.
+	counts := make([]int, segments)
+	for _, rel := range rels {
+		for _, t := range rel.Terms {
+			counts[t.Segment]++
+		}
+	}
+	for _, c := range copies {
+		counts[c.From] += len(c.FromWords)
+		counts[c.To] += len(c.ToWords)
+	}
 	perSeg := make([][]LinearTerm, segments)
+	for s, n := range counts {
+		perSeg[s] = make([]LinearTerm, 0, n)
+	}
 	var b relationBatch
 	for r, rel := range rels {
 		for _, t := range rel.Terms {
 			perSeg[t.Segment] = append(perSeg[t.Segment], LinearTerm{Word: t.Word, Coeff: eq[r].Mul(t.Coeff)})
 		}
-		b.target = b.target.Add(eq[r].Mul(rel.Value))
+		if !rel.Value.IsZero() {
+			b.target = b.target.Add(eq[r].Mul(rel.Value))
+		}
 	}
 	r := len(rels)
 	for _, c := range copies {
