@@ -212,7 +212,8 @@ func (t *Tape) Relations(l TapeLayout) ([]flows.Relation, error) {
 	}
 	relation := func(lin Lin, extra ...flows.RelationTerm) (flows.Relation, error) {
 		// lin + extra = 0, i.e. Σ terms = C (characteristic 2).
-		r := flows.Relation{Value: lin.C, Terms: extra}
+		r := flows.Relation{Value: lin.C, Terms: make([]flows.RelationTerm, 0, len(extra)+3*len(lin.Terms))}
+		r.Terms = append(r.Terms, extra...)
 		for _, x := range lin.Terms {
 			seg, w, err := word(x.Atom)
 			if err != nil {
