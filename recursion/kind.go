@@ -13,26 +13,38 @@ import (
 // verified by flows.VerifyBytes, as a leaf's are.
 
 func init() {
+	registerMergeKind("merged", MergeLabel, IsMergedProof, StatementOf, func(data []byte, ms MergeStatement) (int, func() error, error) {
+		m, err := ParseMerged(data, ms)
+		if err != nil {
+			return 0, nil, err
+		}
+		return m.LogInvRate, m.Verify, nil
+	})
+}
+
+// registerMergeKind registers a merged proof file kind: its name, label, magic test,
+// statement reader, and parser (the file's rate and its verification).
+func registerMergeKind(name, label string, is func([]byte) bool, read func(flows.Statement) (MergeStatement, error),
+	parse func(data []byte, ms MergeStatement) (int, func() error, error)) {
 	flows.RegisterProofKind(flows.ProofKind{
-		Name: "merged", Flow: aggregate.FlowName, Label: MergeLabel,
-		Is: IsMergedProof,
+		Name: name, Flow: aggregate.FlowName, Label: label, Is: is,
 		CheckStatement: func(st flows.Statement) error {
-			_, err := StatementOf(st)
+			_, err := read(st)
 			return err
 		},
 		Verify: func(data []byte, st flows.Statement) error {
-			ms, err := StatementOf(st)
+			ms, err := read(st)
 			if err != nil {
 				return err
 			}
-			m, err := ParseMerged(data, ms)
+			rate, verify, err := parse(data, ms)
 			if err != nil {
 				return err
 			}
-			if m.LogInvRate != st.LogInvRate {
-				return fmt.Errorf("%w: the file is at log_inv_rate %d, the statement says %d", ErrMerged, m.LogInvRate, st.LogInvRate)
+			if rate != st.LogInvRate {
+				return fmt.Errorf("%w: the file is at log_inv_rate %d, the statement says %d", ErrMerged, rate, st.LogInvRate)
 			}
-			return m.Verify()
+			return verify()
 		},
 	})
 }

@@ -142,14 +142,12 @@ func ParseMerged(b []byte, st MergeStatement) (*Merged, error) {
 	if !bytes.HasPrefix(b, []byte(mergeMagic)) || len(b) < mergeHeader {
 		return nil, fmt.Errorf("%w: a merged proof file of another version (%q; this version reads %q)", ErrMerged, b[:min(len(b), 8)], mergeMagic)
 	}
-	rate := binary.LittleEndian.Uint64(b[8:])
-	n := binary.LittleEndian.Uint64(b[16:])
-	nb := binary.LittleEndian.Uint64(b[24:])
-	if rate < 1 || rate > 4 || n > uint64(len(b)-mergeHeader) || nb > uint64(len(b)-mergeHeader)-n {
-		return nil, fmt.Errorf("%w: a header of rate %d, %d interface bytes and %d batch bytes", ErrMerged, rate, n, nb)
+	f, err := splitMergeFile(b, "interface")
+	if err != nil {
+		return nil, err
 	}
-	m := &Merged{Message: st.Message, Epoch: st.Epoch, Keys: st.Keys, Children: st.Children, LogInvRate: int(rate)}
-	r := &byteReader{b: b[mergeHeader : mergeHeader+n]}
+	m := &Merged{Message: st.Message, Epoch: st.Epoch, Keys: st.Keys, Children: st.Children, LogInvRate: f.rate, Batch: f.batch, Proof: f.proof}
+	r := &byteReader{b: f.section}
 	for range st.Children {
 		ci, err := r.childInterface()
 		if err != nil {
@@ -160,15 +158,33 @@ func ParseMerged(b []byte, st MergeStatement) (*Merged, error) {
 	if len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: %d bytes past the interfaces", ErrMerged, len(r.b))
 	}
-	m.Batch = new(transcript.Proof)
-	if err := m.Batch.UnmarshalWire(b[mergeHeader+n : mergeHeader+n+nb]); err != nil {
-		return nil, fmt.Errorf("%w: the batch: %w", ErrMerged, err)
-	}
-	m.Proof = new(transcript.Proof)
-	if err := m.Proof.UnmarshalWire(b[mergeHeader+n+nb:]); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
-	}
 	return m, nil
+}
+
+// mergeFile is a merged proof file split by its header (the magic, the log inverse
+// rate, the section's and the batch's lengths): the section (what the children
+// carry or reveal, named what in errors), the batch and the proof, decoded.
+type mergeFile struct {
+	rate         int
+	section      []byte
+	batch, proof *transcript.Proof
+}
+
+func splitMergeFile(b []byte, what string) (mergeFile, error) {
+	rate := binary.LittleEndian.Uint64(b[8:])
+	n := binary.LittleEndian.Uint64(b[16:])
+	nb := binary.LittleEndian.Uint64(b[24:])
+	if rate < 1 || rate > 4 || n > uint64(len(b)-mergeHeader) || nb > uint64(len(b)-mergeHeader)-n {
+		return mergeFile{}, fmt.Errorf("%w: a header of rate %d, %d %s bytes and %d batch bytes", ErrMerged, rate, n, what, nb)
+	}
+	f := mergeFile{rate: int(rate), section: b[mergeHeader : mergeHeader+n], batch: new(transcript.Proof), proof: new(transcript.Proof)}
+	if err := f.batch.UnmarshalWire(b[mergeHeader+n : mergeHeader+n+nb]); err != nil {
+		return mergeFile{}, fmt.Errorf("%w: the batch: %w", ErrMerged, err)
+	}
+	if err := f.proof.UnmarshalWire(b[mergeHeader+n+nb:]); err != nil {
+		return mergeFile{}, fmt.Errorf("%w: %w", ErrMerged, err)
+	}
+	return f, nil
 }
 
 // VerifyMerged parses and verifies a merged proof file against its statement.

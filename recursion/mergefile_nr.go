@@ -5,10 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // A no-reveal merged proof's two files (docs/recursion.md §6.8): the proof bytes
@@ -152,17 +150,15 @@ func ParseMergedNR(b []byte, st MergeStatement) (*MergedNR, error) {
 	if !IsMergedNRProof(b) || len(b) < mergeHeader {
 		return nil, fmt.Errorf("%w: not a no-reveal merged proof file (%q; want %q)", ErrMerged, b[:min(len(b), 8)], mergeMagicNR)
 	}
-	rate := binary.LittleEndian.Uint64(b[8:])
-	n := binary.LittleEndian.Uint64(b[16:])
-	nb := binary.LittleEndian.Uint64(b[24:])
-	if rate < 1 || rate > 4 || n > uint64(len(b)-mergeHeader) || nb > uint64(len(b)-mergeHeader)-n {
-		return nil, fmt.Errorf("%w: a header of rate %d, %d carried bytes and %d batch bytes", ErrMerged, rate, n, nb)
-	}
 	if len(st.Children) < 2 || len(st.Children) > MaxChildren {
 		return nil, fmt.Errorf("%w: a statement of %d children", ErrMerged, len(st.Children))
 	}
-	m := &MergedNR{Message: st.Message, Epoch: st.Epoch, Keys: st.Keys, Children: st.Children, LogInvRate: int(rate)}
-	r := &byteReader{b: b[mergeHeader : mergeHeader+n]}
+	f, err := splitMergeFile(b, "carried")
+	if err != nil {
+		return nil, err
+	}
+	m := &MergedNR{Message: st.Message, Epoch: st.Epoch, Keys: st.Keys, Children: st.Children, LogInvRate: f.rate, Batch: f.batch, Proof: f.proof}
+	r := &byteReader{b: f.section}
 	for i := range st.Children {
 		var d DeferredReveal
 		switch r.u64() {
@@ -189,14 +185,6 @@ func ParseMergedNR(b []byte, st MergeStatement) (*MergedNR, error) {
 	if d := m.Depth(); d != st.Depth {
 		return nil, fmt.Errorf("%w: the statement says depth %d, the file's children make it %d", ErrMerged, st.Depth, d)
 	}
-	m.Batch = new(transcript.Proof)
-	if err := m.Batch.UnmarshalWire(b[mergeHeader+n : mergeHeader+n+nb]); err != nil {
-		return nil, fmt.Errorf("%w: the batch: %w", ErrMerged, err)
-	}
-	m.Proof = new(transcript.Proof)
-	if err := m.Proof.UnmarshalWire(b[mergeHeader+n+nb:]); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
-	}
 	return m, nil
 }
 
@@ -217,26 +205,11 @@ func StatementOfNR(st flows.Statement) (MergeStatement, error) {
 }
 
 func init() {
-	flows.RegisterProofKind(flows.ProofKind{
-		Name: "merged-nr", Flow: aggregate.FlowName, Label: MergeLabelNR,
-		Is: IsMergedNRProof,
-		CheckStatement: func(st flows.Statement) error {
-			_, err := StatementOfNR(st)
-			return err
-		},
-		Verify: func(data []byte, st flows.Statement) error {
-			ms, err := StatementOfNR(st)
-			if err != nil {
-				return err
-			}
-			m, err := ParseMergedNR(data, ms)
-			if err != nil {
-				return err
-			}
-			if m.LogInvRate != st.LogInvRate {
-				return fmt.Errorf("%w: the file is at log_inv_rate %d, the statement says %d", ErrMerged, m.LogInvRate, st.LogInvRate)
-			}
-			return m.Verify()
-		},
+	registerMergeKind("merged-nr", MergeLabelNR, IsMergedNRProof, StatementOfNR, func(data []byte, ms MergeStatement) (int, func() error, error) {
+		m, err := ParseMergedNR(data, ms)
+		if err != nil {
+			return 0, nil, err
+		}
+		return m.LogInvRate, m.Verify, nil
 	})
 }
