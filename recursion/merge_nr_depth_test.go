@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/xmss"
 )
 
 // TestMergeNRDepth2 merges a no-reveal merged proof of two leaves with a leaf and a
@@ -37,14 +39,7 @@ func TestMergeNRDepth2(t *testing.T) {
 	if err := g.Verify(); err != nil {
 		t.Fatal(err)
 	}
-	if len(g.Keys) != len(in.Signers) {
-		t.Fatalf("%d merged keys for %d signers", len(g.Keys), len(in.Signers))
-	}
-	for i, s := range in.Signers {
-		if g.Keys[i] != s.PublicKey {
-			t.Fatalf("merged key %d is not the leaves' in order", i)
-		}
-	}
+	wantSignersKeys(t, g.Keys, in)
 	// The file and its statement: a round trip verifies; truncations and byte flips
 	// are refused without a panic.
 	file, st := g.ProofBytes(), g.Statement()
@@ -231,14 +226,7 @@ func TestMergeNRTree8(t *testing.T) {
 	if err := root.Verify(); err != nil {
 		t.Fatal(err)
 	}
-	if len(root.Keys) != len(in.Signers) {
-		t.Fatalf("%d root keys for %d signers", len(root.Keys), len(in.Signers))
-	}
-	for i, s := range in.Signers {
-		if root.Keys[i] != s.PublicKey {
-			t.Fatalf("root key %d is not the leaves' in order", i)
-		}
-	}
+	wantSignersKeys(t, root.Keys, in)
 	for _, s := range sizes {
 		t.Log(s)
 	}
@@ -277,5 +265,18 @@ func TestMergeNRDepthCost(t *testing.T) {
 		t.Logf("%d workers: 2→1 of %d-signer leaves: prove %v, %d B + %d B + %d B; depth 2 with a leaf: prove %v (batch %v), verify %v, proof %d B + batch %d B + statement %d B; peak RSS %d MB",
 			w, s, m1.Took, len(m1.Proof.MarshalWire()), len(m1.Batch.MarshalWire()), len(m1.statementBytes()),
 			g.Took, g.BatchTook, v, len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()), ru.Maxrss>>10)
+	}
+}
+
+// wantSignersKeys fails unless keys are the signers' public keys, in order.
+func wantSignersKeys(t *testing.T, keys []xmss.PublicKey, in *aggregate.Input) {
+	t.Helper()
+	if len(keys) != len(in.Signers) {
+		t.Fatalf("%d merged keys for %d signers", len(keys), len(in.Signers))
+	}
+	for i, s := range in.Signers {
+		if keys[i] != s.PublicKey {
+			t.Fatalf("merged key %d is not the leaves' in order", i)
+		}
 	}
 }
