@@ -59,6 +59,8 @@ type benchRow struct {
 	Merge          int `json:"merge,omitempty"`
 	LeafSigs       int `json:"leaf_sigs,omitempty"`
 	LeafLogInvRate int `json:"leaf_log_inv_rate,omitempty"`
+	// Nestable marks a --merge row of a no-reveal merge (--nestable).
+	Nestable bool `json:"nestable,omitempty"`
 }
 
 // benchRatios compares a row with its baseline row: every ratio is new/old (below 1
@@ -166,7 +168,7 @@ func benchCmd() *cobra.Command {
 		repeat, rate             int
 		mergeK, leafRate         int
 		asJSON, inProcess        bool
-		withRSS                  bool
+		withRSS, nestable        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -213,7 +215,7 @@ fields (n is the merged proof's key count, K × S).`,
 				}
 			}
 			if fromFile != "" {
-				for _, f := range []string{"flow", "log-n", "sigs", "workers", "repeat", "log-inv-rate", "in-process", "memory-budget", "stage-rss", "merge", "leaf-log-inv-rate"} {
+				for _, f := range []string{"flow", "log-n", "sigs", "workers", "repeat", "log-inv-rate", "in-process", "memory-budget", "stage-rss", "merge", "leaf-log-inv-rate", "nestable"} {
 					if cmd.Flags().Changed(f) {
 						return usage("--from prints an earlier run's rows: --%s does not apply", f)
 					}
@@ -227,7 +229,7 @@ fields (n is the merged proof's key count, K × S).`,
 			var mb mergeBench
 			if cmd.Flags().Changed("merge") {
 				if mergeK < 2 || mergeK > recursion.MaxChildren {
-					return usage("--merge: %d, want 2..%d children (more needs a tree of depth 2, not supported yet)", mergeK, recursion.MaxChildren)
+					return usage("--merge: %d, want 2..%d children (a larger set merges as a tree: prove --child … --nestable)", mergeK, recursion.MaxChildren)
 				}
 				if cmd.Flags().Changed("log-n") {
 					return usage("--merge sizes leaves by --sigs, not --log-n")
@@ -244,9 +246,11 @@ fields (n is the merged proof's key count, K × S).`,
 				if !cmd.Flags().Changed("log-inv-rate") {
 					rate = recursion.DefaultRate(mergeK)
 				}
-				mb = mergeBench{k: mergeK, leafRate: leafRate}
+				mb = mergeBench{k: mergeK, leafRate: leafRate, nestable: nestable}
 			} else if cmd.Flags().Changed("leaf-log-inv-rate") {
 				return usage("--leaf-log-inv-rate goes with --merge")
+			} else if nestable {
+				return usage("--nestable goes with --merge")
 			}
 			if cmd.Flags().Changed("sigs") || mb.k > 0 {
 				if cmd.Flags().Changed("flow") && flowName != aggregate.FlowName {
@@ -370,6 +374,7 @@ fields (n is the merged proof's key count, K × S).`,
 	f.StringVar(&budget, "memory-budget", "auto", budgetHelp+"; checked for each point before any runs")
 	f.IntVar(&mergeK, "merge", 0, "time one K→1 merge of K leaves of --sigs signers each (default --sigs 200, --log-inv-rate 2)")
 	f.IntVar(&leafRate, "leaf-log-inv-rate", 2, "with --merge, the leaves' log inverse rate")
+	f.BoolVar(&nestable, "nestable", false, "with --merge, time a no-reveal merge (prove --child … --nestable: its proof can be merged again)")
 	f.BoolVar(&withRSS, "stage-rss", false, "also report each stage's peak resident memory over the measured proofs (sampled every millisecond and at every stage start; Linux)")
 	return cmd
 }
@@ -544,7 +549,8 @@ func (r benchRow) perS() float64 {
 type benchKey struct {
 	flow       string
 	n, workers int
-	merge      int // bench --merge's K (0: a leaf proof)
+	merge      int  // bench --merge's K (0: a leaf proof)
+	nestable   bool // a no-reveal merge
 }
 
 func (k benchKey) String() string {
@@ -553,7 +559,11 @@ func (k benchKey) String() string {
 		size = fmt.Sprintf("2^%d", bits.TrailingZeros(uint(k.n)))
 	}
 	if k.merge > 0 {
-		return fmt.Sprintf("%s merge %d→1 of %d keys, %d worker(s)", k.flow, k.merge, k.n, k.workers)
+		kind := ""
+		if k.nestable {
+			kind = " no-reveal"
+		}
+		return fmt.Sprintf("%s%s merge %d→1 of %d keys, %d worker(s)", k.flow, kind, k.merge, k.n, k.workers)
 	}
 	return fmt.Sprintf("%s %s, %d worker(s)", k.flow, size, k.workers)
 }
@@ -561,7 +571,7 @@ func (k benchKey) String() string {
 // key is the row's point. A row written before rows named their flow and rate is
 // the batch flow's (xmss-aggregate's when it has signatures_per_s) at rate 1.
 func (r benchRow) key() benchKey {
-	return benchKey{flow: r.flowName(), n: r.N, workers: r.Workers, merge: r.Merge}
+	return benchKey{flow: r.flowName(), n: r.N, workers: r.Workers, merge: r.Merge, nestable: r.Nestable}
 }
 
 func (r benchRow) flowName() string {

@@ -32,6 +32,7 @@ const defaultMergeSigs = "200"
 // mergeBench is the --merge settings of one bench run.
 type mergeBench struct {
 	k, leafRate int
+	nestable    bool // a no-reveal merge (recursion.MergeNR)
 }
 
 // flags are the child process's --merge flags.
@@ -39,7 +40,11 @@ func (mb mergeBench) flags() []string {
 	if mb.k == 0 {
 		return nil
 	}
-	return []string{"--merge", strconv.Itoa(mb.k), "--leaf-log-inv-rate", strconv.Itoa(mb.leafRate)}
+	out := []string{"--merge", strconv.Itoa(mb.k), "--leaf-log-inv-rate", strconv.Itoa(mb.leafRate)}
+	if mb.nestable {
+		out = append(out, "--nestable")
+	}
+	return out
 }
 
 // mergeSigners is the one signer set a merge point's leaves are cut from.
@@ -68,7 +73,10 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int) (benchRow, error
 		kids[i] = recursion.MergeChild{Proof: p.Proof, Statement: p.Statement}
 	}
 	row := benchRow{Flow: aggregate.FlowName, N: mb.k * s, Workers: workers, LogInvRate: rate, Repeat: repeat,
-		StageMS: map[string]float64{}, Kernels: kernelMap(), Merge: mb.k, LeafSigs: s, LeafLogInvRate: mb.leafRate}
+		StageMS: map[string]float64{}, Kernels: kernelMap(), Merge: mb.k, LeafSigs: s, LeafLogInvRate: mb.leafRate, Nestable: mb.nestable}
+	if mb.nestable {
+		return benchMergeNR(row, kids, workers, repeat, rate)
+	}
 	var prove, verify []float64
 	stages := map[string][]float64{}
 	for i := 0; i <= repeat; i++ {
@@ -105,13 +113,47 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int) (benchRow, error
 	return row, nil
 }
 
+// benchMergeNR is benchMergeOne's no-reveal merge: prove (MergeNR, native child checks
+// included) and verify the file (VerifyMergedNR); its stages are the whole and the
+// batch of the carried claims.
+func benchMergeNR(row benchRow, kids []recursion.MergeChild, workers, repeat, rate int) (benchRow, error) {
+	var prove, verify, batch []float64
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	for i := 0; i <= repeat; i++ {
+		m, err := recursion.MergeNR(kids, rate, par.New(context.Background(), workers))
+		if err != nil {
+			return row, fmt.Errorf("bench --merge --nestable: %w", err)
+		}
+		if i == 0 {
+			continue // warm-up: the shared blocks, schedules and pools
+		}
+		prove, batch = append(prove, ms(m.Took)), append(batch, ms(m.BatchTook))
+		data := m.ProofBytes()
+		row.ProofBytes = len(data)
+		start := time.Now()
+		if err := recursion.VerifyMergedNR(data, m.Statement()); err != nil {
+			return row, fmt.Errorf("bench merged proof rejected: %w", err)
+		}
+		verify = append(verify, ms(time.Since(start)))
+	}
+	row.ProveMS, row.VerifyMS, row.StageMS["batch"] = median(prove), median(verify), median(batch)
+	row.PeakRSSBytes = rusage.PeakRSS()
+	return row, nil
+}
+
 // writeMergeRow prints a merge row.
 func writeMergeRow(out io.Writer, r benchRow, old *benchRow) {
-	fmt.Fprintf(out, "merge %d×%d signatures (leaves at rate %d) → 1 at rate %d, %d worker(s): prove %.1f ms (median of %d, native child checks included), verify %.1f ms, proof %d B (%.1f KiB), peak RSS %.0f MiB\n",
-		r.Merge, r.LeafSigs, r.LeafLogInvRate, r.LogInvRate, r.Workers, r.ProveMS, r.Repeat, r.VerifyMS, r.ProofBytes, float64(r.ProofBytes)/1024, float64(r.PeakRSSBytes)/(1<<20))
+	kind := "merge"
+	if r.Nestable {
+		kind = "no-reveal merge"
+	}
+	fmt.Fprintf(out, "%s %d×%d signatures (leaves at rate %d) → 1 at rate %d, %d worker(s): prove %.1f ms (median of %d, native child checks included), verify %.1f ms, proof %d B (%.1f KiB), peak RSS %.0f MiB\n",
+		kind, r.Merge, r.LeafSigs, r.LeafLogInvRate, r.LogInvRate, r.Workers, r.ProveMS, r.Repeat, r.VerifyMS, r.ProofBytes, float64(r.ProofBytes)/1024, float64(r.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(out, "    stages (ms, median):")
 	for _, name := range mergeStages {
-		fmt.Fprintf(out, " %s %.1f", name, r.StageMS[name])
+		if v, ok := r.StageMS[name]; ok {
+			fmt.Fprintf(out, " %s %.1f", name, v)
+		}
 	}
 	fmt.Fprintln(out)
 	if old != nil {

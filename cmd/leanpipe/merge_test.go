@@ -222,7 +222,8 @@ func TestBenchMergeRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--merge", "9"}, "--merge: 9, want 2..8 children (more needs a tree of depth 2, not supported yet)"},
+		{[]string{"--merge", "9"}, "--merge: 9, want 2..8 children (a larger set merges as a tree: prove --child … --nestable)"},
+		{[]string{"--nestable"}, "--nestable goes with --merge"},
 		{[]string{"--merge", "1"}, "--merge: 1, want 2..8"},
 		{[]string{"--merge", "2", "--log-n", "3"}, "--merge sizes leaves by --sigs"},
 		{[]string{"--merge", "2", "--flow", "blake2s-batch"}, "--sigs sizes the xmss-aggregate flow"},
@@ -260,6 +261,25 @@ func TestBenchMerge(t *testing.T) {
 		t.Fatalf("row: %s", o)
 	}
 	t.Logf("prove %.0f ms, verify %.0f ms, %v bytes (loaded machine)", r["prove_ms_median"], r["verify_ms_median"], r["proof_bytes"])
+
+	// --nestable: the same point as a no-reveal merge, marked in its row.
+	code, o, e = run(t, "bench", "--merge", "2", "--sigs", "2", "--workers", "2", "--repeat", "1", "--in-process", "--json", "--nestable")
+	if code != 0 {
+		t.Fatalf("bench --nestable: %d %s %s", code, o, e)
+	}
+	rows = nil
+	if err := json.Unmarshal([]byte(o), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("rows: %v %s", err, o)
+	}
+	r = rows[0]
+	for _, k := range []string{"prove_ms_median", "verify_ms_median", "proof_bytes", "peak_rss_bytes"} {
+		if v, _ := r[k].(float64); v <= 0 {
+			t.Errorf("--nestable: %s = %v", k, r[k])
+		}
+	}
+	if r["merge"] != 2.0 || r["nestable"] != true || r["n"] != 4.0 {
+		t.Fatalf("--nestable row: %s", o)
+	}
 }
 
 // TestRunTreeRefusals: a tree run that one merge cannot take is refused before any
