@@ -289,7 +289,7 @@ func TestRunTreeRefusals(t *testing.T) {
 	for _, c := range []struct {
 		yaml, want string
 	}{
-		{"flow: xmss-aggregate\nsigners: 9\ntree: {leaf: 1}\n", "make 9 leaves; one merge takes at most 8, and trees of depth 2 (merges of merged proofs) are not supported yet"},
+		{"flow: xmss-aggregate\nsigners: 33\ntree: {leaf: 1}\n", "make 33 leaves; a run merges at most 32 (4 groups of 8, a tree of depth 2)"},
 		{"flow: xmss-aggregate\nsigners: 4\ntree: {leaf: 4}\n", "make one leaf: nothing to merge"},
 		{"flow: xmss-aggregate\nsigners: 4\nleaves: 2\ntree: {leaf: 2}\n", "leaves: not used with tree"},
 		{"signers: 4\ntree: {leaf: 2}\n", "only for the xmss-aggregate flow"},
@@ -392,6 +392,36 @@ func TestRunTreeInput(t *testing.T) {
 	}
 	if code, vo, _ := run(t, "verify", filepath.Join(out, mergedName), "--flow", "blake2s-batch"); code != 2 {
 		t.Fatalf("verify a merged proof as another flow: %d %q", code, vo)
+	}
+}
+
+// TestRunTreeDepth2: nine leaves are more than one merge takes: a tree run merges
+// them in two groups (4 and 5 leaves) without revealing, then the groups' proofs,
+// into one proof of depth 2; verify accepts it.
+func TestRunTreeDepth2(t *testing.T) {
+	skipMergeProofs(t, "proves nine leaves and a depth-2 tree")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "tree.yaml")
+	out := filepath.Join(dir, "out")
+	os.WriteFile(cfg, []byte("flow: xmss-aggregate\nsigners: 9\ntree: {leaf: 1}\nlog_inv_rate: 2\nworkers: 2\noutput: "+out+"\n"), 0o644)
+	code, o, e := run(t, "run", cfg)
+	if code != 0 || !strings.Contains(o, "9 leaves of up to 1 signatures proved and merged into one proof of all 9 signatures (depth 2") {
+		t.Fatalf("run: %d %s %s", code, o, e)
+	}
+	t.Log(strings.TrimSpace(o))
+	mb, _ := os.ReadFile(filepath.Join(out, mergedName+".json"))
+	var meta struct {
+		Label    string `json:"label"`
+		Depth    int    `json:"depth"`
+		Children []struct {
+			N int `json:"n"`
+		} `json:"children"`
+	}
+	if err := json.Unmarshal(mb, &meta); err != nil || meta.Label != recursion.MergeLabelNR || meta.Depth != 2 || len(meta.Children) != 2 || meta.Children[0].N != 4 || meta.Children[1].N != 5 {
+		t.Fatalf("merged PROOF.json: %v %s", err, mb)
+	}
+	if code, vo, _ := run(t, "verify", filepath.Join(out, mergedName)); code != 0 || !accepted(vo) || !strings.Contains(vo, "(depth 2)") {
+		t.Fatalf("verify: %d %q", code, vo)
 	}
 }
 

@@ -23,19 +23,27 @@ import (
 // A run with `tree: {leaf: N}`: one signature set (the config's input, or one
 // generated set of `signers` from the seed) is cut in order into leaves of N signers
 // (the last may hold fewer), the leaves are proved through the engine (two at a
-// time) and verified, and merged by recursion.Merge into ONE proof of all the
-// signatures, which is verified too. Up to recursion.MaxChildren leaves: a larger set
-// would need a merge of merged proofs (a tree of depth 2), which this version does not
-// support, and is refused before any work.
+// time) and verified, and merged into ONE proof of all the signatures, which is
+// verified too: up to recursion.MaxChildren leaves by one revealing merge
+// (recursion.Merge); up to maxTreeGroups × MaxChildren leaves by a tree of depth 2,
+// the leaves in groups of at most MaxChildren merged without revealing
+// (recursion.MergeNR), then the groups' proofs merged (recursion.MergeNRChildren). A
+// larger set is refused before any work.
 
 // mergedName is a tree run's merged proof file.
 const mergedName = "merged.proof.bin"
+
+// maxTreeGroups bounds a depth-2 tree run's groups: the root verifies every group's
+// merged proof in its circuit, about five times a leaf's work each (docs/recursion.md
+// §6.8), so a root of more children is refused rather than run for minutes.
+const maxTreeGroups = 4
 
 // mergedSummary is a tree run's merged proof in its JSON summary.
 type mergedSummary struct {
 	Proof      string  `json:"proof"`
 	N          int     `json:"n"`
 	Children   int     `json:"children"`
+	Depth      int     `json:"depth"`
 	LogInvRate int     `json:"log_inv_rate"`
 	ProofBytes int     `json:"proof_bytes"`
 	MergeMS    float64 `json:"merge_ms"`
@@ -49,9 +57,9 @@ func treeLeaves(n, size int) ([][2]int, error) {
 	switch {
 	case k < 2:
 		return nil, usage("tree: %d signers in leaves of %d make one leaf: nothing to merge (give a smaller tree.leaf)", n, size)
-	case k > recursion.MaxChildren:
-		return nil, usage("tree: %d signers in leaves of %d make %d leaves; one merge takes at most %d, and trees of depth 2 (merges of merged proofs) are not supported yet: give a larger tree.leaf or fewer signers",
-			n, size, k, recursion.MaxChildren)
+	case k > maxTreeGroups*recursion.MaxChildren:
+		return nil, usage("tree: %d signers in leaves of %d make %d leaves; a run merges at most %d (%d groups of %d, a tree of depth 2): give a larger tree.leaf or fewer signers",
+			n, size, k, maxTreeGroups*recursion.MaxChildren, maxTreeGroups, recursion.MaxChildren)
 	}
 	out := make([][2]int, k)
 	for i := range out {
@@ -156,17 +164,12 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "merging %d leaves\n", len(kids))
 	mstart := time.Now()
-	rate := cfg.Tree.LogInvRate
-	if rate == 0 {
-		rate = recursion.DefaultRate(len(kids))
-	}
-	m, err := recursion.Merge(kids, rate, par.New(context.Background(), cores))
+	data, meta, err := mergeTree(kids, cfg.Tree.LogInvRate, par.New(context.Background(), cores))
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	mdur := time.Since(mstart)
-	data := m.ProofBytes()
-	meta, err := mergedMeta(m.Statement(), m.LogInvRate, recursion.MergeLabel)
+	ms, err := recursion.StatementOfNR(meta.Proves())
 	if err != nil {
 		return err
 	}
@@ -180,7 +183,7 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 		return err
 	}
 	wall := time.Since(start)
-	sum.Merged = &mergedSummary{Proof: mergedPath, N: len(m.Keys), Children: len(m.Children), LogInvRate: m.LogInvRate, ProofBytes: len(data),
+	sum.Merged = &mergedSummary{Proof: mergedPath, N: len(ms.Keys), Children: len(ms.Children), Depth: ms.Depth, LogInvRate: meta.LogInvRate, ProofBytes: len(data),
 		MergeMS: float64(mdur.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3}
 	sum.WallMS = float64(wall.Microseconds()) / 1e3
 	sum.setRate(fl, float64(set.Len())/wall.Seconds())
@@ -196,7 +199,45 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 	if err := trace.write(); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%d leaves of up to %d signatures proved and merged into one proof of all %d signatures (%d bytes, merge %.2f s) in %.2f s; all verified; proof %s; summary %s\n",
-		len(cuts), cfg.Tree.Leaf, len(m.Keys), len(data), mdur.Seconds(), wall.Seconds(), mergedPath, summaryPath)
+	fmt.Fprintf(cmd.OutOrStdout(), "%d leaves of up to %d signatures proved and merged into one proof of all %d signatures (depth %d, %d bytes, merge %.2f s) in %.2f s; all verified; proof %s; summary %s\n",
+		len(cuts), cfg.Tree.Leaf, len(ms.Keys), ms.Depth, len(data), mdur.Seconds(), wall.Seconds(), mergedPath, summaryPath)
 	return nil
+}
+
+// mergeTree merges leaves into one proof at rate (0: the default of its root's child
+// count): one revealing merge up to recursion.MaxChildren leaves, else a no-reveal
+// tree of depth 2 (the leaves in balanced groups of at most MaxChildren, in order).
+func mergeTree(kids []recursion.MergeChild, rate int, workers par.Workers) ([]byte, flows.Meta, error) {
+	if len(kids) <= recursion.MaxChildren {
+		if rate == 0 {
+			rate = recursion.DefaultRate(len(kids))
+		}
+		m, err := recursion.Merge(kids, rate, workers)
+		if err != nil {
+			return nil, flows.Meta{}, err
+		}
+		meta, err := mergedMeta(m.Statement(), m.LogInvRate, recursion.MergeLabel)
+		return m.ProofBytes(), meta, err
+	}
+	groups := (len(kids) + recursion.MaxChildren - 1) / recursion.MaxChildren
+	if rate == 0 {
+		rate = recursion.DefaultRate(groups)
+	}
+	top := make([]recursion.NRChild, groups)
+	lo := 0
+	for g := range groups {
+		hi := lo + (len(kids)-lo)/(groups-g) // balanced: every group takes 2 or more
+		m, err := recursion.MergeNR(kids[lo:hi], rate, workers)
+		if err != nil {
+			return nil, flows.Meta{}, fmt.Errorf("group %d (leaves %d to %d): %w", g, lo, hi-1, err)
+		}
+		top[g].Merged = m
+		lo = hi
+	}
+	m, err := recursion.MergeNRChildren(top, rate, workers)
+	if err != nil {
+		return nil, flows.Meta{}, err
+	}
+	meta, err := mergedMeta(m.Statement(), rate, recursion.MergeLabelNR)
+	return m.ProofBytes(), meta, err
 }
