@@ -201,6 +201,8 @@ func VerifyMerged(b []byte, st MergeStatement) error {
 type byteReader struct {
 	b   []byte
 	err error
+	// records counts the merged children's records read (ParseMergedNR's bound).
+	records int
 }
 
 func (r *byteReader) u64() uint64 {

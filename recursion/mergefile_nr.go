@@ -17,9 +17,14 @@ import (
 
 const mergeMagicNR = "LPMERGN1"
 
-// maxNesting bounds a file's nesting of merged children (a tree far deeper than any a
-// merge makes: the reader refuses deeper ones before recursing further).
-const maxNesting = 32
+// maxNesting and maxRecords bound a file's nesting of merged children and their count:
+// a verifier lays out every merged shape it is given, so a file may not ask for more
+// than a real tree of 8-way merges to depth 4 holds (a tree of 8^3 leaf merges is far
+// beyond what a merge can prove today). The reader refuses more before recursing.
+const (
+	maxNesting = 4
+	maxRecords = 8 + 64 + 512
+)
 
 // IsMergedNRProof reports whether b starts as a no-reveal merged proof file.
 func IsMergedNRProof(b []byte) bool { return bytes.HasPrefix(b, []byte(mergeMagicNR)) }
@@ -106,8 +111,9 @@ func (mc *MergedChildNR) appendBinary(b []byte) []byte {
 }
 
 func (r *byteReader) record(nesting int) *MergedChildNR {
-	if nesting > maxNesting {
-		r.err = fmt.Errorf("%w: merged children nested deeper than %d", ErrMerged, maxNesting)
+	r.records++
+	if nesting > maxNesting || r.records > maxRecords {
+		r.err = fmt.Errorf("%w: merged children nested deeper than %d or more than %d in all", ErrMerged, maxNesting, maxRecords)
 		r.b = nil
 		return nil
 	}
