@@ -121,7 +121,8 @@ func mergeKey(j stream.Job, kids []storedChild) string {
 		Merge      []child
 		Format     string
 		LogInvRate int
-	}{j.Flow, cs, j.Format, j.LogInvRate})
+		Nestable   bool `json:",omitempty"`
+	}{j.Flow, cs, j.Format, j.LogInvRate, j.Nestable})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
@@ -157,13 +158,16 @@ type mergeWant struct {
 	epoch    uint32
 	keys     []xmss.PublicKey
 	children int
+	// nested: the merge is a no-reveal one (the job is nestable or a child is).
+	nested bool
 }
 
 // wantOfChildren derives what a merge of kids proves from their statements, refusing
-// what a worker would refuse: a child that is not an xmss-aggregate leaf (a merged
-// proof: depth 2 is not supported yet), or children of another message or epoch.
+// what a worker would refuse: a child that is not an xmss-aggregate leaf or no-reveal
+// merged proof (a revealing merged proof cannot be merged again), or children of
+// another message or epoch.
 func wantOfChildren(j *stream.Job, kids []storedChild) (*mergeWant, error) {
-	w := &mergeWant{children: len(kids)}
+	w := &mergeWant{children: len(kids), nested: j.Nestable}
 	for i, k := range kids {
 		meta, err := flows.ParseMeta(k.meta)
 		if err != nil {
@@ -173,10 +177,16 @@ func wantOfChildren(j *stream.Job, kids []storedChild) (*mergeWant, error) {
 			return nil, fmt.Errorf("%w: job %s: child %s is a %q proof: only %s proofs merge", stream.ErrJob, j.ID, k.name, meta.Flow, aggregate.FlowName)
 		}
 		if meta.Label == recursion.MergeLabel || recursion.IsMergedProof(k.data) {
-			return nil, fmt.Errorf("%w: job %s: child %s is a merged proof: merging merged proofs (a tree of depth 2 or more) is not supported yet: give leaf proofs", stream.ErrJob, j.ID, k.name)
+			return nil, fmt.Errorf("%w: job %s: child %s is a merged proof in the revealing form, which cannot be merged again: merge its leaves with \"nestable\"", stream.ErrJob, j.ID, k.name)
 		}
-		ag, err := aggregate.StatementOf(meta.Proves())
-		if err != nil {
+		var ag aggregate.Aggregate
+		if meta.Label == recursion.MergeLabelNR || recursion.IsMergedNRProof(k.data) {
+			ms, err := recursion.StatementOfNR(meta.Proves())
+			if err != nil {
+				return nil, fmt.Errorf("%w: job %s: child %s: %v", stream.ErrJob, j.ID, k.name, err)
+			}
+			ag, w.nested = aggregate.Aggregate{Message: ms.Message, Epoch: ms.Epoch, PublicKeys: ms.Keys}, true
+		} else if ag, err = aggregate.StatementOf(meta.Proves()); err != nil {
 			return nil, fmt.Errorf("%w: job %s: child %s: %v", stream.ErrJob, j.ID, k.name, err)
 		}
 		if i == 0 {
@@ -209,6 +219,7 @@ func prepareMerge(ctx context.Context, store jetstream.ObjectStore, q *prepared,
 		if w.message != tree.message || w.epoch != tree.epoch || !slices.Equal(w.keys, tree.keys) {
 			return fmt.Errorf("%w: job %s: the stored children do not hold the tree's signers in order", stream.ErrJob, job.ID)
 		}
+		tree.nested = tree.nested || w.nested
 		w = tree
 	}
 	q.key, q.merge = mergeKey(*job, kids), w
@@ -235,13 +246,17 @@ func fetchMerged(ctx context.Context, store jetstream.ObjectStore, r *Result, q 
 	bad := func(field string) error {
 		return fmt.Errorf("%w: job %s: %s states another statement than the job's children: %s differs", ErrFetch, r.ID, name, field)
 	}
-	if meta.Flow != aggregate.FlowName || meta.Label != recursion.MergeLabel {
-		return bad(fmt.Sprintf("flow or label (%s, %q; want %s, %q)", meta.Flow, meta.Label, aggregate.FlowName, recursion.MergeLabel))
+	label := recursion.MergeLabel
+	if q.merge.nested {
+		label = recursion.MergeLabelNR
+	}
+	if meta.Flow != aggregate.FlowName || meta.Label != label {
+		return bad(fmt.Sprintf("flow or label (%s, %q; want %s, %q)", meta.Flow, meta.Label, aggregate.FlowName, label))
 	}
 	if meta.LogInvRate != q.want.job.LogInvRate {
 		return bad(fmt.Sprintf("log_inv_rate (%d, want %d)", meta.LogInvRate, q.want.job.LogInvRate))
 	}
-	ms, err := recursion.StatementOf(meta.Proves())
+	ms, err := recursion.StatementOfNR(meta.Proves()) // either form, of any depth
 	if err != nil {
 		return fmt.Errorf("%w: job %s: %s: %v", ErrFetch, r.ID, name, err)
 	}

@@ -14,9 +14,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Tree is one signature set proved over the queue as a tree of depth 1: leaves of
-// Leaf signers cut from Set in order (the last may hold fewer), then one merge job
-// of all the leaves into one proof of every signer, in Set's order.
+// Tree is one signature set proved over the queue as one proof of every signer, in
+// Set's order: leaves of Leaf signers cut from Set in order (the last may hold fewer),
+// then one merge job of all the leaves (depth 1) or, for more leaves than one merge
+// takes, no-reveal merge jobs of balanced groups of at most recursion.MaxChildren
+// leaves (<ID>-group-<g>) and one merge of the groups' proofs (depth 2).
 type Tree struct {
 	// ID is the merge job's id; leaf i is the job <ID>-leaf-<i>.
 	ID string
@@ -32,9 +34,13 @@ type Tree struct {
 	LeafRate, MergeRate int
 }
 
-// TreeLeaves is the number of leaves of n signers in leaves of leaf, refused when
-// one merge cannot take them: fewer than 2, or more than recursion.MaxChildren (a
-// tree of depth 2 is not supported yet). Its errors wrap stream.ErrJob.
+// MaxTreeGroups bounds a depth-2 tree's groups: its root verifies every group's merged
+// proof in its circuit (docs/recursion.md §6.8).
+const MaxTreeGroups = 4
+
+// TreeLeaves is the number of leaves of n signers in leaves of leaf, refused when a
+// tree cannot take them: fewer than 2, or more than MaxTreeGroups ×
+// recursion.MaxChildren. Its errors wrap stream.ErrJob.
 func TreeLeaves(n, leaf int) (int, error) {
 	if leaf < 1 {
 		return 0, fmt.Errorf("%w: tree: leaves of %d signers, want at least 1", stream.ErrJob, leaf)
@@ -43,9 +49,9 @@ func TreeLeaves(n, leaf int) (int, error) {
 	switch {
 	case k < 2:
 		return 0, fmt.Errorf("%w: tree: %d signers in leaves of %d make one leaf: nothing to merge (give a smaller leaf)", stream.ErrJob, n, leaf)
-	case k > recursion.MaxChildren:
-		return 0, fmt.Errorf("%w: tree: %d signers in leaves of %d make %d leaves; one merge takes at most %d, and trees of depth 2 (merges of merged proofs) are not supported yet: give a larger leaf or fewer signers",
-			stream.ErrJob, n, leaf, k, recursion.MaxChildren)
+	case k > MaxTreeGroups*recursion.MaxChildren:
+		return 0, fmt.Errorf("%w: tree: %d signers in leaves of %d make %d leaves; a tree takes at most %d (%d groups of %d, depth 2): give a larger leaf or fewer signers",
+			stream.ErrJob, n, leaf, k, MaxTreeGroups*recursion.MaxChildren, MaxTreeGroups, recursion.MaxChildren)
 	}
 	return k, nil
 }
@@ -53,9 +59,14 @@ func TreeLeaves(n, leaf int) (int, error) {
 // LeafID is the job id of a tree's leaf i.
 func LeafID(id string, i int) string { return fmt.Sprintf("%s-leaf-%d", id, i) }
 
+// GroupID is the job id of a depth-2 tree's group merge g.
+func GroupID(id string, g int) string { return fmt.Sprintf("%s-group-%d", id, g) }
+
 // SubmitTree proves a Tree over the queue: it writes the leaves' signatures files,
 // submits the leaf jobs and waits for them (Submit, without fetching), then, once
-// every leaf is done, submits the merge job of their proof objects and waits for it;
+// every leaf is done, submits the merge job of their proof objects and waits for it
+// (for a tree of depth 2, the groups' no-reveal merge jobs first, then the merge of
+// their proofs; the groups' results follow the leaves' in the returned list);
 // with Options.Fetch the merged proof is downloaded to Fetch/<ID>.proof.bin and
 // verified against the whole set's statement (its message, epoch and every key in
 // order). It returns the leaves' results (in order) and the merge's; a failed leaf
@@ -102,9 +113,7 @@ func SubmitTree(ctx context.Context, js jetstream.JetStream, t Tree, o Options) 
 		names[i] = ProofName(id)
 	}
 
-	lo := o
-	lo.Fetch = ""
-	leaves, err = Submit(ctx, js, jobs, lo)
+	leaves, err = Submit(ctx, js, jobs, noFetch(o))
 	if err != nil && len(leaves) == 0 {
 		return nil, Result{}, err
 	}
@@ -121,12 +130,56 @@ func SubmitTree(ctx context.Context, js jetstream.JetStream, t Tree, o Options) 
 
 	ro := o
 	ro.tree = &mergeWant{message: t.Set.Message, epoch: t.Set.Epoch, keys: t.Set.PublicKeys(), children: k}
+	if k > recursion.MaxChildren {
+		// Depth 2: the groups' no-reveal merges, then the root of their proofs.
+		groups := (k + recursion.MaxChildren - 1) / recursion.MaxChildren
+		if err := CheckID(GroupID(t.ID, groups-1)); err != nil {
+			return leaves, Result{}, fmt.Errorf("%w: tree %s: its groups' ids are too long", stream.ErrJob, t.ID)
+		}
+		gjobs := make([]stream.Envelope[stream.Job], groups)
+		gnames := make([]string, groups)
+		lo := 0
+		for g := range groups {
+			hi := lo + (k-lo)/(groups-g) // balanced: every group takes 2 or more
+			id := GroupID(t.ID, g)
+			gjobs[g] = stream.Envelope[stream.Job]{Seq: uint64(k + g), Val: stream.Job{ID: id, Flow: aggregate.FlowName, Children: names[lo:hi], LogInvRate: t.MergeRate, Nestable: true}}
+			gnames[g] = ProofName(id)
+			lo = hi
+		}
+		gs, err := Submit(ctx, js, gjobs, noFetch(o))
+		leaves = append(leaves, gs...)
+		if err != nil && len(gs) == 0 {
+			return leaves, Result{}, err
+		}
+		for _, r := range gs {
+			if !r.OK {
+				failed = append(failed, r.ID)
+			}
+		}
+		if len(failed) > 0 || err != nil {
+			root = failedResult(uint64(k+groups), t.ID, fmt.Errorf("queue: tree %s: the root merge was not submitted: %d of %d groups failed (%s)", t.ID, len(failed), groups, boundedIDs(failed)))
+			return leaves, root, err
+		}
+		ro.tree.children, ro.tree.nested = groups, true
+		merge := stream.Envelope[stream.Job]{Seq: uint64(k + groups), Val: stream.Job{ID: t.ID, Flow: aggregate.FlowName, Children: gnames, LogInvRate: t.MergeRate}}
+		rs, err := Submit(ctx, js, []stream.Envelope[stream.Job]{merge}, ro)
+		if len(rs) == 1 {
+			root = rs[0]
+		}
+		return leaves, root, err
+	}
 	merge := stream.Envelope[stream.Job]{Seq: uint64(k), Val: stream.Job{ID: t.ID, Flow: aggregate.FlowName, Children: names, LogInvRate: t.MergeRate}}
 	rs, err := Submit(ctx, js, []stream.Envelope[stream.Job]{merge}, ro)
 	if len(rs) == 1 {
 		root = rs[0]
 	}
 	return leaves, root, err
+}
+
+// noFetch is o without fetching: a tree fetches its root only.
+func noFetch(o Options) Options {
+	o.Fetch = ""
+	return o
 }
 
 // boundedIDs lists at most 8 ids.

@@ -46,8 +46,41 @@ func queryLayoutNR(level0 bool, depth, pointLen int) *QueryBlock {
 	qb.Root = next
 	qb.Fold = qb.Root + 256
 	qb.Induced = qb.Fold + 192 + 64 // on a word
+	// The rows grow with the path and the point (about 14.9k per sibling and 6.6k per
+	// point coordinate); a shape near or past the block's columns gets the smallest
+	// block it fits in, found by describing it (a function of the shape alone, so
+	// prover and verifier agree).
+	if est := queryRowsEstimate(level0, depth, pointLen); 10*est >= 9<<qb.logSize {
+		for qb.logSize < maxQueryLogSize && !qb.fits() {
+			qb.logSize++
+		}
+	}
 	qb.desc = circuit.NewDescribed(qb.name, qb.logSize, 0, func(ev *circuit.Evaluator) { describeQuery[circuit.EvalWire](ev, qb) })
 	return qb
+}
+
+// maxQueryLogSize bounds a no-reveal query block's columns.
+const maxQueryLogSize = 23
+
+// queryRowsEstimate is a no-reveal query block's rows, to within a few, by a fit of
+// the described blocks (level 0's rows are longer).
+func queryRowsEstimate(level0 bool, depth, pointLen int) int {
+	base := 84238
+	if level0 {
+		base = 262814
+	}
+	return base + 14856*depth + 6561*pointLen
+}
+
+// fits reports whether the block's description fits its columns.
+func (qb *QueryBlock) fits() (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ok = false
+		}
+	}()
+	describeQuery[circuit.Wire](circuit.NewBuilder(qb.name, qb.logSize, 0), qb)
+	return true
 }
 
 // Word is the column word of in-block column col (a multiple of 64) of slot slot.

@@ -86,6 +86,10 @@ type Job struct {
 	// (relative like Input), with Signatures, if given, as one more leaf
 	// (merge.go).
 	Children []string `json:"children,omitempty"`
+	// Nestable, in a merge job, makes a no-reveal merged proof, which can itself be a
+	// child of a merge (leanpipe prove --child … --nestable); a no-reveal child makes
+	// one anyway.
+	Nestable bool `json:"nestable,omitempty"`
 
 	flow    flows.Flow  // resolved by check
 	decoded flows.Input // the input file, when size parsed it (not yet checked)
@@ -231,6 +235,9 @@ func (j *Job) check(maxN int) error {
 	}
 	if j.isMerge() {
 		return j.checkMerge()
+	}
+	if j.Nestable {
+		return fmt.Errorf("%w: job %s: \"nestable\" goes with \"children\" (a merge job)", ErrJob, j.ID)
 	}
 	if j.Signatures != "" && j.Flow == "" {
 		j.Flow = aggregate.FlowName

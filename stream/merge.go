@@ -49,7 +49,7 @@ func (j *Job) checkMerge() error {
 	case len(j.Children) == 0 || k < 2:
 		return fmt.Errorf("%w: job %s: a merge takes 2 to %d children (the signatures count as one), got %d", ErrJob, j.ID, MaxMergeChildren, k)
 	case k > MaxMergeChildren:
-		return fmt.Errorf("%w: job %s: a merge takes at most %d children (the signatures count as one), got %d: more needs a tree of depth 2, which is not supported yet", ErrJob, j.ID, MaxMergeChildren, k)
+		return fmt.Errorf("%w: job %s: a merge takes at most %d children (the signatures count as one), got %d: more needs a tree: merge groups of them with \"nestable\", then merge those", ErrJob, j.ID, MaxMergeChildren, k)
 	}
 	for i, c := range j.Children {
 		if c == "" {

@@ -20,7 +20,7 @@ func TestParseMergeJob(t *testing.T) {
 	for _, c := range []struct{ job, want string }{
 		{`{"id":"m","children":[]}`, "a merge takes 2 to 8 children"},
 		{`{"id":"m","children":["a"]}`, "a merge takes 2 to 8 children"},
-		{`{"id":"m","children":["a","b","c","d","e","f","g","h"],"signatures":"s"}`, "more needs a tree of depth 2, which is not supported yet"},
+		{`{"id":"m","children":["a","b","c","d","e","f","g","h"],"signatures":"s"}`, "more needs a tree: merge groups of them with \"nestable\", then merge those"},
 		{`{"id":"m","children":["a",""]}`, "children[1] is empty"},
 		{`{"id":"m","children":["a","b"],"flow":"blake2s-batch"}`, "has no merge"},
 		{`{"id":"m","children":["a","b"],"input":"x"}`, "no other input"},

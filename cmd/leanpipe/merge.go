@@ -485,7 +485,7 @@ const mergeEstimate = 4 << 30
 // errors naming the file.
 func serveMerger(workers int) *stream.Merger {
 	return &stream.Merger{Estimate: mergeEstimate, Merge: func(ctx context.Context, job *stream.Job) (flows.Meta, []byte, error) {
-		j := mergeJob{rate: job.LogInvRate, workers: workers, sigsName: job.Signatures, inJob: true}
+		j := mergeJob{rate: job.LogInvRate, workers: workers, sigsName: job.Signatures, inJob: true, nestable: job.Nestable}
 		if j.rate == 0 {
 			k := len(job.Children)
 			if job.Signatures != "" {

@@ -20,6 +20,7 @@ import (
 func TestSubmitTreeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	sigs, _ := signaturesFile(t, dir, "sigs.json", 9, 61)
+	many, _ := signaturesFile(t, dir, "many.json", 33, 62)
 	jobs := filepath.Join(dir, "jobs.jsonl")
 	os.WriteFile(jobs, []byte(`{"id":"a","n":8}`+"\n"), 0o644)
 	url := "nats://127.0.0.1:1"
@@ -27,7 +28,7 @@ func TestSubmitTreeRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--tree", sigs, "--leaf", "1"}, "make 9 leaves; one merge takes at most 8, and trees of depth 2 (merges of merged proofs) are not supported yet"},
+		{[]string{"--tree", many, "--leaf", "1"}, "make 33 leaves; a tree takes at most 32 (4 groups of 8, depth 2)"},
 		{[]string{"--tree", sigs, "--leaf", "9"}, "make one leaf: nothing to merge"},
 		{[]string{"--tree", sigs, "--leaf", "2", jobs}, "--tree takes no jobs file"},
 		{[]string{"--leaf", "2"}, "--leaf needs --tree FILE"},
@@ -42,8 +43,10 @@ func TestSubmitTreeRefusals(t *testing.T) {
 			t.Errorf("submit %v: exit %d, %q %q; want 2 mentioning %q", c.args, code, o, e, c.want)
 		}
 	}
-	if _, err := os.Stat(sigs + ".leaves"); err == nil {
-		t.Errorf("a refused tree wrote its leaves")
+	for _, f := range []string{sigs, many} {
+		if _, err := os.Stat(f + ".leaves"); err == nil {
+			t.Errorf("a refused tree wrote its leaves")
+		}
 	}
 }
 
@@ -51,8 +54,8 @@ func TestSubmitTreeRefusals(t *testing.T) {
 // 5-signer set as leaves of 2, 2 and 1 signers and one merge of them; the worker
 // holding the merge is SIGKILLed and the merge is redelivered to another; the fetched
 // root verifies with `leanpipe verify` and states the set's keys in order. Then a
-// merge job naming a corrupted child is refused naming it, and one naming a merged
-// proof is refused as a tree of depth 2.
+// merge job naming a corrupted child is refused naming it, and one naming the
+// (revealing) merged root is refused as a proof that cannot be merged again.
 func TestNATSTree(t *testing.T) {
 	skipMergeProofs(t, "proves three leaves and a merge through a NATS worker")
 	url := embeddedNATS(t, nil)
@@ -182,7 +185,7 @@ func TestNATSTree(t *testing.T) {
 	code = executeIn([]string{"submit", "--nats", url, "--ack-wait", "5s", "--timeout", "300s", jobs}, strings.NewReader(""), &o, &e)
 	out := o.String()
 	if code != 1 || !strings.Contains(out, `"id":"mbad","ok":false`) || !strings.Contains(out, "child bad.proof.bin does not verify") ||
-		!strings.Contains(out, "child committee.proof.bin is a merged proof") || !strings.Contains(out, "not supported yet") {
+		!strings.Contains(out, "child committee.proof.bin is a merged proof") || !strings.Contains(out, "cannot be merged again") {
 		t.Fatalf("bad merge jobs: exit %d\n%s\n%s\nworker: %s", code, out, e.String(), we.String())
 	}
 	if strings.Contains(out, os.TempDir()+"/leanpipe-merge-") {
@@ -192,4 +195,87 @@ func TestNATSTree(t *testing.T) {
 	if err := w.Wait(); err != nil {
 		t.Fatalf("worker after SIGTERM: %v\n%s", err, we.String())
 	}
+}
+
+// TestNATSTreeDepth2: a 9-signer set in leaves of 1 is more than one merge takes:
+// `submit --tree` queues the nine leaves, then two no-reveal group merges of 4 and 5
+// leaves, then the root of their proofs; the fetched root has depth 2, verifies, and
+// states the set's keys in order.
+func TestNATSTreeDepth2(t *testing.T) {
+	skipMergeProofs(t, "proves nine leaves and a depth-2 tree through a NATS worker")
+	url := embeddedNATS(t, nil)
+	nc, js, err := queue.Connect(queue.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := queue.Ensure(context.Background(), js, queue.Options{URL: url, AckWait: 30 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sigs, in := signaturesFile(t, dir, "nine.json", 9, 71)
+	var we bytes.Buffer
+	w := child(t, &we, "serve", "--nats", url, "--workers", "2", "--in-flight", "1", "--ack-wait", "30s", "--grace", "1s", "--name", "w")
+	defer w.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- w.Wait() }()
+	fetch := filepath.Join(dir, "fetched")
+	var o, e bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- executeIn([]string{"submit", "--nats", url, "--ack-wait", "30s", "--tree", sigs, "--leaf", "1", "--leaf-rate", "2",
+			"--fetch", fetch, "--timeout", "480s", "--id", "nine"}, strings.NewReader(""), &o, &e)
+	}()
+	var code int
+	select {
+	case code = <-done:
+	case err := <-exited:
+		t.Fatalf("the worker stopped (%v) before the tree was done:\n%s", err, we.String())
+	}
+	if code != 0 {
+		t.Fatalf("submit --tree: exit %d: %s\nstdout %s\nworker: %s", code, e.String(), o.String(), we.String())
+	}
+	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+	if len(lines) != 12 {
+		t.Fatalf("%d result lines, want 9 leaves, 2 groups and the root: %s", len(lines), o.String())
+	}
+	for i, l := range lines {
+		var r struct {
+			ID string
+			OK bool
+			N  int
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil || !r.OK {
+			t.Fatalf("result %s (%v)", l, err)
+		}
+		want, n := queue.LeafID("nine", i), 1
+		switch {
+		case i == 9 || i == 10:
+			want, n = queue.GroupID("nine", i-9), []int{4, 5}[i-9]
+		case i == 11:
+			want, n = "nine", 9
+		}
+		if r.ID != want || r.N != n {
+			t.Errorf("result %d: %s; want id %s, n %d", i, l, want, n)
+		}
+	}
+	root := filepath.Join(fetch, "nine.proof.bin")
+	vcode, vo, _ := run(t, "verify", root)
+	if vcode != 0 || !accepted(vo) || !strings.Contains(vo, "merged from 2 children") || !strings.Contains(vo, "(depth 2)") {
+		t.Fatalf("verify the fetched root: %d %q", vcode, vo)
+	}
+	mb, _ := os.ReadFile(root + ".json")
+	var meta struct {
+		Keys []string `json:"public_keys"`
+	}
+	if err := json.Unmarshal(mb, &meta); err != nil || len(meta.Keys) != 9 {
+		t.Fatalf("root PROOF.json: %v %s", err, mb)
+	}
+	for i, s := range in.Signers {
+		if meta.Keys[i] != s.PublicKey.String() {
+			t.Fatalf("key %d: %s, want %s", i, meta.Keys[i], s.PublicKey)
+		}
+	}
+	w.Process.Signal(syscall.SIGTERM)
+	<-exited
 }
