@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"reflect"
@@ -331,6 +332,9 @@ type subForge struct {
 	// batchOf, when set, is the proof whose batch transcript is read as the child's
 	// (its own statement's absorbed string).
 	batchOf *MergedNR
+	// batchStart, when set, is the absorbed string the batch trace starts from
+	// (instead of batchOf's layout and statement).
+	batchStart []byte
 	// chains edits the traced main and batch chains' blocks; the chains are then
 	// recomputed (every compression after an edited block changes).
 	chains func(main, batch []transcript.Step)
@@ -400,6 +404,9 @@ func extractSubForged(mm *MergedNR, f subForge) (*childExtract, []TranscriptRun,
 	_, _, _, bstart, err := flows.SegmentsLayout(s.shapes, bm.LogInvRate, bm.statementBytes())
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if f.batchStart != nil {
+		bstart = f.batchStart
 	}
 	batch, err := lenientBatchTrace(bm, bstart)
 	if err != nil {
@@ -581,11 +588,15 @@ func TestForgeDepthHonestForger(t *testing.T) {
 // proof of the child's statement with VA + 1 (its chain read to the end although
 // its last check fails natively): the batch replay computes on the atoms it
 // observes (the true VA), and the round polynomials, compressed, do not depend on
-// the claimed value, so every relation holds but the tie (the batch step's data
-// observed equal to the atom): the forged witness breaks the tie alone, and with
-// the tie removed from the layout this merge verifies (checked by hand, see the
-// report of issue 22). (c) The batch transcript of another child's true claims.
-// All rejected.
+// the claimed value, so every relation holds but the ties (the batch's absorbed
+// atom step and its own observation of the claims, each asserted equal to the
+// atom). (c) The batch transcript of another child's true claims. (d) A valid batch
+// proof of the child's true claims whose absorbed string alone holds VA + 1: the
+// batch observes the true claims and its results are true, so the parent's batch
+// and the root's checks hold; only observeBytesTail's tie (the absorbed atom step
+// equal to the atom) stands, and the forged witness breaks it alone (with that
+// assertion taken out of child_tape.go, this merge verifies: checked by hand, see
+// the report of issue 22). All rejected.
 func TestForgeDepthTie(t *testing.T) {
 	fx := depthFixtureOf(t)
 	k := leaf0VA(fx.m1)
@@ -640,6 +651,37 @@ func TestForgeDepthTie(t *testing.T) {
 	if len(broken) == 0 || !strings.HasSuffix(broken[0], ": an observed value") {
 		t.Fatalf("the forged witness breaks %q, the tie not first", broken)
 	}
+
+	// (d) The absorbed string alone lies.
+	if start, err = otherStart(fx.m1); err != nil {
+		t.Fatal(err)
+	}
+	lying := slices.Clone(start)
+	lying[atomByte(t, fx.m1, start, k)] ^= 1
+	honest := *fx.m1
+	if honest.Batch, err = honest.proveBatch(lying, par.New(nil, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, _, err := honest.verifyBatch(lying); err != nil {
+		t.Fatalf("the batch absorbing the lying string does not hold: %v", err)
+	}
+	broken = forgeAndReject(t, "a valid batch absorbing another VA", nrForge{extract: onChild0(subForge{batchOf: &honest, batchStart: lying})})
+	if len(broken) != 1 || !strings.HasSuffix(broken[0], ": an observed value") {
+		t.Fatalf("the forged witness breaks %q, not the absorbed step's tie alone", broken)
+	}
+}
+
+// atomByte is the offset in start (a merged child's absorbed string) of the first
+// byte of its carried value number k.
+func atomByte(t *testing.T, mm *MergedNR, start []byte, k int) int {
+	t.Helper()
+	step := atomStep(t, mm, k)
+	off := 24 * (step - 1)
+	va := mm.Deferred[0].VA
+	if k == leaf0VA(mm) && (off+8 > len(start) || field.K(binary.LittleEndian.Uint64(start[off:])) != va.C0) {
+		t.Fatalf("byte %d of the absorbed string does not start leaf 0's VA", off)
+	}
+	return off
 }
 
 // otherStart is a merged proof's batch's absorbed string (its segments' layout and
@@ -1085,4 +1127,55 @@ func TestForgeDepthMutations(t *testing.T) {
 	if err := fx.g.Verify(); err != nil {
 		t.Fatalf("the honest merge after the mutations: %v", err)
 	}
+}
+
+// withExtract0 runs extractSub on every merged child and edits child 0's extract.
+func withExtract0(edit func(x *childExtract)) func(int, *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
+	return func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
+		x, r, s, err := extractSub(mm)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if i == 0 {
+			edit(x)
+		}
+		return x, r, s.carried, nil
+	}
+}
+
+// TestForgeDepthQueries: merged child 0's WHIR queries and grinding on the parent's
+// query and grinding segments, the witness filled consistently from edited inputs:
+// one opened word changed, two queries' openings exchanged, the last level's
+// openings moved one query on, and merged child 1's grinding steps in place of
+// child 0's. Each rejected.
+func TestForgeDepthQueries(t *testing.T) {
+	fx := depthFixtureOf(t)
+	forgeAndReject(t, "an opened word", nrForge{extract: withExtract0(func(x *childExtract) {
+		q := &x.levels[0].Queries[0]
+		q.Row = slices.Clone(q.Row)
+		q.Row[0] ^= 1
+	})})
+	forgeAndReject(t, "two queries' openings exchanged", nrForge{extract: withExtract0(func(x *childExtract) {
+		qs := x.levels[0].Queries
+		qs[0], qs[1] = qs[1], qs[0]
+	})})
+	forgeAndReject(t, "the last level's openings moved on", nrForge{extract: withExtract0(func(x *childExtract) {
+		qs := x.levels[len(x.levels)-1].Queries
+		first := qs[0]
+		copy(qs, qs[1:])
+		qs[len(qs)-1] = first
+	})})
+	x1, _, _, err := extractSub(fx.m2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgeAndReject(t, "the other merged child's grinding steps", nrForge{extract: withExtract0(func(x *childExtract) {
+		if len(x.grind) != len(x1.grind) {
+			t.Fatalf("the merged children grind %d and %d times", len(x.grind), len(x1.grind))
+		}
+		if reflect.DeepEqual(x.grind, x1.grind) {
+			t.Fatal("the merged children's grinding steps are the same")
+		}
+		x.grind = slices.Clone(x1.grind)
+	})})
 }
