@@ -79,6 +79,9 @@ type nrForge struct {
 	runs func(i int, runs []TranscriptRun) []TranscriptRun
 	// hints edits the hint segment's values.
 	hints func(hv []field.E)
+	// subs edits the merged children's layouts (the prover's only: the verifier
+	// derives its own) before the parent's layout is built on them.
+	subs func(subs []*nrSub)
 }
 
 // forgeResult is a forged merge with the relations of its layout the forged
@@ -179,6 +182,9 @@ func forgeNR(children []NRChild, logInvRate int, f nrForge) (res forgeResult, er
 			}
 		}
 		off += c.N
+	}
+	if f.subs != nil {
+		f.subs(subs)
 	}
 	l, err := buildNRSubs(sts, m.Deferred, subs)
 	if err != nil {
@@ -759,6 +765,41 @@ func TestForgeDepthSplitTarget(t *testing.T) {
 		}})})
 }
 
+// TestForgeDepthCarriedRelation: the prover lays merged child 0 out with one more
+// carried-valued relation than the verifier derives (relation 0, a unit's operand,
+// taking leaf 0's VA) and moves the target's constant part to match, so that its own
+// layout holds on its witness (checked): the verifier's layout, derived from the
+// statement alone, has no such relation and its native check of the constant part
+// fails. Rejected.
+func TestForgeDepthCarriedRelation(t *testing.T) {
+	fx := depthFixtureOf(t)
+	k := leaf0VA(fx.m1)
+	va := fx.m1.Deferred[0].VA
+	res, err := forgeNR(fx.children, 2, nrForge{
+		extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, tau []field.E) {
+			for _, p := range s.lm.carriedRels {
+				if p[0] == 0 {
+					t.Fatal("relation 0 already carries a value")
+				}
+			}
+			h := hintOf(t, s, HintRelationTarget)
+			mc.Carried.Values[h] = mc.Carried.Values[h].Add(eqAt(tau, 0).Mul(va))
+		}}),
+		subs: func(subs []*nrSub) {
+			lm := *subs[0].lm
+			lm.carriedRels = append(slices.Clone(lm.carriedRels), [2]int{0, k})
+			subs[0].lm = &lm
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.broken) != 0 {
+		t.Fatalf("the prover's own layout breaks %q", res.broken)
+	}
+	mustReject(t, "a relation claimed carried-valued", res.m)
+}
+
 // TestForgeDepthCarriedHints: one carried hint of merged child 0 wrong (a segment's
 // A or B matrix value, a public-table value, a linear batch's weight), the hint
 // segment holding the same wrong value (a consistent witness), or one coordinate of
@@ -1107,6 +1148,34 @@ func TestForgeDepthMutations(t *testing.T) {
 			return ""
 		}},
 		{"the batch missing", func(c *MergedNR) string { c.Batch = nil; return "" }},
+	}
+	// Degenerate shapes first, then random edits.
+	for _, d := range []struct {
+		name string
+		edit func(c *MergedNR)
+	}{
+		{"an empty merged child", func(c *MergedNR) { c.Subs[0] = &MergedChildNR{} }},
+		{"a merged child with no leaves", func(c *MergedNR) { c.Subs[1].Children = nil }},
+		{"Subs all nil", func(c *MergedNR) { c.Subs = make([]*MergedChildNR, 3) }},
+		{"Subs longer than the children", func(c *MergedNR) { c.Subs = append(c.Subs, c.Subs[0]) }},
+		{"no proof", func(c *MergedNR) { c.Proof = nil }},
+		{"an empty proof", func(c *MergedNR) { c.Proof = &transcript.Proof{} }},
+		{"an empty batch", func(c *MergedNR) { c.Batch = &transcript.Proof{} }},
+		{"no openings", func(c *MergedNR) { c.Proof.Openings, c.Proof.Phases = nil, nil }},
+		{"no carried points", func(c *MergedNR) { c.Subs[0].Carried.Points = nil }},
+		{"empty batched points", func(c *MergedNR) { c.Subs[1].RRow, c.Subs[1].RCol, c.Subs[1].KeyPoint = nil, nil, nil }},
+		{"no children", func(c *MergedNR) { c.Children, c.Deferred, c.Subs = nil, nil, nil }},
+		{"no keys", func(c *MergedNR) { c.Keys = nil }},
+	} {
+		c := cloneNR(fx.g)
+		d.edit(c)
+		err := c.Verify()
+		if err == nil {
+			t.Fatalf("%s: verified", d.name)
+		}
+		if strings.Contains(err.Error(), "panicked") {
+			t.Fatalf("%s: Verify panicked (a bug): %v", d.name, err)
+		}
 	}
 	for k := 0; k < count; {
 		mu := muts[rng.IntN(len(muts))]
