@@ -917,6 +917,8 @@ func TestForgeDepthStatement(t *testing.T) {
 		{"the merged children's keys swapped as blocks, carried values kept", func(m *MergedNR) {
 			m.Keys = slices.Concat(m.Keys[8:16], m.Keys[:8], m.Keys[16:])
 		}},
+		{"another message", func(m *MergedNR) { m.Message[0] ^= 1 }},
+		{"another epoch", func(m *MergedNR) { m.Epoch++ }},
 		{"a merged child's leaves of sizes 3 and 5", func(m *MergedNR) {
 			m.Subs[0].Children = []ChildInfo{{N: 3, LogInvRate: 2}, {N: 5, LogInvRate: 2}}
 		}},
