@@ -82,6 +82,10 @@ type nrForge struct {
 	// subs edits the merged children's layouts (the prover's only: the verifier
 	// derives its own) before the parent's layout is built on them.
 	subs func(subs []*nrSub)
+	// inspect sees the layout and the filled words' values before the proof;
+	// noProve stops there (the result has no proof).
+	inspect func(l *nrLayout, value func(seg, word int) field.E)
+	noProve bool
 }
 
 // forgeResult is a forged merge with the relations of its layout the forged
@@ -250,6 +254,13 @@ func forgeNR(children []NRChild, logInvRate int, f nrForge) (res forgeResult, er
 		return res, err
 	}
 	res.broken = brokenRelations(l, words)
+	if f.inspect != nil {
+		f.inspect(l, value)
+	}
+	if f.noProve {
+		res.m = m
+		return res, nil
+	}
 	if m.Proof, err = flows.ProveSegments(MergeLabelNR, m.statementBytes(), segs, &flows.Evaluations{Relations: l.rels}, logInvRate, workers); err != nil {
 		return res, err
 	}
@@ -798,6 +809,95 @@ func TestForgeDepthCarriedRelation(t *testing.T) {
 		t.Fatalf("the prover's own layout breaks %q", res.broken)
 	}
 	mustReject(t, "a relation claimed carried-valued", res.m)
+}
+
+// TestForgeDepthNativeCheck: two carried hints of merged child 0 wrong together so
+// that the parent's tape holds: the relations' target's constant part + 1 (which
+// moves the implied last per-segment relation value, hence the linear sumcheck's
+// running value) and a linear batch's weight W solved for so that the linear claims'
+// final identity Σ_b W_b·col_b = running holds again. Every relation of the forged
+// witness holds (checked) and the child's batched claims are true, so only the
+// verifier's native check of the carried hints (nrSub.check, CheckCarried) stands;
+// it rejects (with that check taken out of Verify this merge verifies: checked by
+// hand, see the report of issue 22).
+func TestForgeDepthNativeCheck(t *testing.T) {
+	fx := depthFixtureOf(t)
+	blank, err := blankMerged(fx.m1.Message, fx.m1.Epoch, fx.m1.Keys, fx.m1.LogInvRate, fx.m1.Children)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s0, err := newNRSub(blank, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hT, hW := hintOf(t, s0, HintRelationTarget), hintOf(t, s0, HintLinearWeight)
+	// Pass 1: the target moved; the weight that makes the final identity hold again.
+	var weight field.E
+	solved := false
+	_, err = forgeNR(fx.children, 2, nrForge{
+		extract: onChild0(subForge{carried: func(mc *MergedChildNR, _ *nrSub, _ []field.E) {
+			mc.Carried.Values[hT] = mc.Carried.Values[hT].Add(field.One)
+		}}),
+		inspect: func(l *nrLayout, value func(seg, word int) field.E) {
+			hb := nrHints()
+			sl, u := hb.At(hW) // merged child 0's hints come first
+			word := hb.SegmentWord(sl, hb.InWord(u))
+			w := value(3, word)
+			residual := func(value func(seg, word int) field.E) (field.E, bool) {
+				_, _, units := l.tape.Operands(value)
+				for _, a := range l.tape.Asserts {
+					if a.What != "the linear claims" {
+						continue
+					}
+					if r := a.Form.Eval(value, units); !r.IsZero() {
+						return r, true
+					}
+				}
+				return field.E{}, false
+			}
+			r0, ok := residual(value)
+			if !ok {
+				t.Fatal("the moved target breaks no linear claims' identity")
+			}
+			w1 := w.Add(field.One)
+			r1, _ := residual(func(seg, wd int) field.E {
+				if seg == 3 && wd == word {
+					return w1
+				}
+				return value(seg, wd)
+			})
+			slope := r0.Add(r1) // residual(W+1) − residual(W), characteristic 2
+			if slope.IsZero() {
+				t.Fatal("the identity does not depend on the weight hint")
+			}
+			weight, solved = w.Add(r0.Mul(slope.Inv())), true
+		},
+		noProve: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !solved {
+		t.Fatal("no weight solved for")
+	}
+	// Pass 2: both hints carried wrong, the witness consistent.
+	res, err := forgeNR(fx.children, 2, nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
+		mc.Carried.Values[hT] = mc.Carried.Values[hT].Add(field.One)
+		mc.Carried.Values[hW] = weight
+		if CheckCarried(s.hints, &mc.Carried, s.shapes, s.ev, s.m.LogInvRate, s.statement) == nil {
+			t.Fatal("the wrong hints hold natively")
+		}
+	}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.broken) != 0 {
+		t.Fatalf("the forged witness breaks %q", res.broken)
+	}
+	err = mustReject(t, "two carried hints wrong, the tape holding", res.m)
+	if !strings.Contains(err.Error(), "carried claims") {
+		t.Fatalf("rejected, not by the native check of the carried hints: %v", err)
+	}
 }
 
 // TestForgeDepthCarriedHints: one carried hint of merged child 0 wrong (a segment's
