@@ -900,6 +900,36 @@ func TestForgeDepthNativeCheck(t *testing.T) {
 	}
 }
 
+// TestForgeDepthBatchedClaim: merged child 0's batched matrix claim carried at
+// other points (each coordinate + 1) with the true values of the xmss-aggregate
+// circuit's matrices there (computed natively): a true claim, so the parent's batch
+// and the root's check hold, but not the claim the child's batch replay reduced to.
+// The forged witness breaks only the tape's assertions of the batch's points and
+// values; rejected.
+func TestForgeDepthBatchedClaim(t *testing.T) {
+	mats := aggregate.VerifierMatrices()
+	broken := forgeAndReject(t, "a true batched claim at other points", nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, _ *nrSub, _ []field.E) {
+		for i := range mc.RRow {
+			mc.RRow[i] = mc.RRow[i].Add(field.One)
+		}
+		for i := range mc.RCol {
+			mc.RCol[i] = mc.RCol[i].Add(field.One)
+		}
+		mc.VA, mc.VB = mats.BilinearTensor(EqWeight(mc.RRow), EqWeight(mc.RCol))
+		if err := CheckMatrixClaim(mats, MatrixClaim{Row: EqWeight(mc.RRow), Col: EqWeight(mc.RCol), VA: mc.VA, VB: mc.VB}); err != nil {
+			t.Fatalf("the moved claim is not true: %v", err)
+		}
+	}})})
+	for _, b := range broken {
+		if !strings.HasSuffix(b, ": the batch's row point") && !strings.HasSuffix(b, ": the batch's column point") && !strings.HasSuffix(b, ": the batch's values") {
+			t.Fatalf("the forged witness breaks %q, not only the batch's carried claim", broken)
+		}
+	}
+	if !breaks(broken, "the batch's row point") {
+		t.Fatalf("the forged witness breaks %q, not the batch's row point", broken)
+	}
+}
+
 // TestForgeDepthCarriedHints: one carried hint of merged child 0 wrong (a segment's
 // A or B matrix value, a public-table value, a linear batch's weight), the hint
 // segment holding the same wrong value (a consistent witness), or one coordinate of
