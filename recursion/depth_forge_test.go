@@ -177,7 +177,7 @@ func forgeNR(children []NRChild, logInvRate int, f nrForge) (res forgeResult, er
 	off := 0
 	for i, c := range m.Children {
 		if sc := m.sub(i); sc != nil {
-			blank, err := blankMerged(m.Message, m.Epoch, m.Keys[off:off+c.N], c.LogInvRate, sc.Children)
+			blank, err := blankMerged(m.Message, m.Epoch, m.Keys[off:off+c.N], c.LogInvRate, sc.Children, sc.Subs)
 			if err != nil {
 				return res, err
 			}
@@ -205,7 +205,7 @@ func forgeNR(children []NRChild, logInvRate int, f nrForge) (res forgeResult, er
 		allRuns = append(allRuns, r...)
 		grinds = append(grinds, xs[i].grind...)
 		if sc := m.sub(i); sc != nil {
-			hintValues = append(hintValues, sc.Carried.Values...)
+			hintValues = append(hintValues, sc.Values...)
 		} else {
 			d := m.Deferred[i]
 			hintValues = append(hintValues, d.VA, d.VB, d.Key)
@@ -381,7 +381,7 @@ func extractSubForged(mm *MergedNR, f subForge) (*childExtract, []TranscriptRun,
 	if err := mm.Verify(); err != nil {
 		return nil, nil, nil, err
 	}
-	blank, err := blankMerged(mm.Message, mm.Epoch, mm.Keys, mm.LogInvRate, mm.Children)
+	blank, err := blankMerged(mm.Message, mm.Epoch, mm.Keys, mm.LogInvRate, mm.Children, mm.Subs)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -476,14 +476,18 @@ func extractSubForged(mm *MergedNR, f subForge) (*childExtract, []TranscriptRun,
 	}
 	mc := &MergedChildNR{Children: slices.Clone(mm.Children), RRow: evs(out.rRow), RCol: evs(out.rCol), KeyPoint: evs(out.keyPt)}
 	mc.VA, mc.VB, mc.KeyValue = out.va.Eval(value, units), out.vb.Eval(value, units), out.keyV.Eval(value, units)
+	index, count := hintPoints(s.hints)
+	mc.Points = make([][]field.E, count)
 	for h, hk := range s.hints {
 		pt := evs(st.HintPoint(h))
 		v, err := carriedValue(hk, pt, s.shapes, s.ev, places)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		mc.Carried.Points = append(mc.Carried.Points, pt)
-		mc.Carried.Values = append(mc.Carried.Values, v)
+		if mc.Points[index[h]] == nil {
+			mc.Points[index[h]] = pt
+		}
+		mc.Values = append(mc.Values, v)
 	}
 	if f.carried != nil {
 		f.carried(mc, s, evs(st.RelTau))
@@ -561,7 +565,7 @@ func onChild0(f subForge) func(int, *MergedNR) (*childExtract, []TranscriptRun, 
 // that carries the child's carried value number k.
 func atomStep(t *testing.T, mm *MergedNR, k int) int {
 	t.Helper()
-	blank, err := blankMerged(mm.Message, mm.Epoch, mm.Keys, mm.LogInvRate, mm.Children)
+	blank, err := blankMerged(mm.Message, mm.Epoch, mm.Keys, mm.LogInvRate, mm.Children, mm.Subs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -704,7 +708,7 @@ func atomByte(t *testing.T, mm *MergedNR, start []byte, k int) int {
 // otherStart is a merged proof's batch's absorbed string (its segments' layout and
 // its statement).
 func otherStart(m *MergedNR) ([]byte, error) {
-	blank, err := blankMerged(m.Message, m.Epoch, m.Keys, m.LogInvRate, m.Children)
+	blank, err := blankMerged(m.Message, m.Epoch, m.Keys, m.LogInvRate, m.Children, m.Subs)
 	if err != nil {
 		return nil, err
 	}
@@ -754,7 +758,7 @@ func TestForgeDepthSplitTarget(t *testing.T) {
 	fx := depthFixtureOf(t)
 	forgeAndReject(t, "a wrong constant part of the target", nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
 		h := hintOf(t, s, HintRelationTarget)
-		mc.Carried.Values[h] = mc.Carried.Values[h].Add(field.One)
+		mc.Values[h] = mc.Values[h].Add(field.One)
 	}})})
 
 	k := leaf0VA(fx.m1)
@@ -766,7 +770,7 @@ func TestForgeDepthSplitTarget(t *testing.T) {
 			found := false
 			for _, p := range s.lm.carriedRels {
 				if p[1] == k {
-					mc.Carried.Values[h] = mc.Carried.Values[h].Add(eqAt(tau, p[0]))
+					mc.Values[h] = mc.Values[h].Add(eqAt(tau, p[0]))
 					found = true
 				}
 			}
@@ -794,7 +798,7 @@ func TestForgeDepthCarriedRelation(t *testing.T) {
 				}
 			}
 			h := hintOf(t, s, HintRelationTarget)
-			mc.Carried.Values[h] = mc.Carried.Values[h].Add(eqAt(tau, 0).Mul(va))
+			mc.Values[h] = mc.Values[h].Add(eqAt(tau, 0).Mul(va))
 		}}),
 		subs: func(subs []*nrSub) {
 			lm := *subs[0].lm
@@ -822,7 +826,7 @@ func TestForgeDepthCarriedRelation(t *testing.T) {
 // hand, see the report of issue 22).
 func TestForgeDepthNativeCheck(t *testing.T) {
 	fx := depthFixtureOf(t)
-	blank, err := blankMerged(fx.m1.Message, fx.m1.Epoch, fx.m1.Keys, fx.m1.LogInvRate, fx.m1.Children)
+	blank, err := blankMerged(fx.m1.Message, fx.m1.Epoch, fx.m1.Keys, fx.m1.LogInvRate, fx.m1.Children, fx.m1.Subs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -836,7 +840,7 @@ func TestForgeDepthNativeCheck(t *testing.T) {
 	solved := false
 	_, err = forgeNR(fx.children, 2, nrForge{
 		extract: onChild0(subForge{carried: func(mc *MergedChildNR, _ *nrSub, _ []field.E) {
-			mc.Carried.Values[hT] = mc.Carried.Values[hT].Add(field.One)
+			mc.Values[hT] = mc.Values[hT].Add(field.One)
 		}}),
 		inspect: func(l *nrLayout, value func(seg, word int) field.E) {
 			hb := nrHints()
@@ -882,9 +886,9 @@ func TestForgeDepthNativeCheck(t *testing.T) {
 	}
 	// Pass 2: both hints carried wrong, the witness consistent.
 	res, err := forgeNR(fx.children, 2, nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
-		mc.Carried.Values[hT] = mc.Carried.Values[hT].Add(field.One)
-		mc.Carried.Values[hW] = weight
-		if CheckCarried(s.hints, &mc.Carried, s.shapes, s.ev, s.m.LogInvRate, s.statement) == nil {
+		mc.Values[hT] = mc.Values[hT].Add(field.One)
+		mc.Values[hW] = weight
+		if CheckCarried(s.hints, hintsCarried(t, mc, s), s.shapes, s.ev, s.m.LogInvRate, s.statement) == nil {
 			t.Fatal("the wrong hints hold natively")
 		}
 	}})})
@@ -946,23 +950,29 @@ func TestForgeDepthCarriedHints(t *testing.T) {
 	} {
 		forgeAndReject(t, tc.name, nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
 			h := hintOf(t, s, tc.kind)
-			mc.Carried.Values[h] = mc.Carried.Values[h].Add(field.One)
+			mc.Values[h] = mc.Values[h].Add(field.One)
 		}})})
 	}
 	// The point moved and the value recomputed at it natively: the native check of
 	// the carried hints holds, the tape's assertion of the point does not.
 	broken := forgeAndReject(t, "a carried point, its value at it", nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
 		h := hintOf(t, s, HintSegmentPublic)
-		mc.Carried.Points[h] = slices.Clone(mc.Carried.Points[h])
-		mc.Carried.Points[h][0] = mc.Carried.Points[h][0].Add(field.One)
+		index, _ := hintPoints(s.hints)
+		u := index[h]
+		mc.Points[u] = slices.Clone(mc.Points[u])
+		mc.Points[u][0] = mc.Points[u][0].Add(field.One)
 		_, places, _, _, err := flows.SegmentsLayout(s.shapes, s.m.LogInvRate, s.statement)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if mc.Carried.Values[h], err = carriedValue(s.hints[h], mc.Carried.Points[h], s.shapes, s.ev, places); err != nil {
-			t.Fatal(err)
+		for h2, u2 := range index {
+			if u2 == u {
+				if mc.Values[h2], err = carriedValue(s.hints[h2], mc.Points[u], s.shapes, s.ev, places); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
-		if err := CheckCarried(s.hints, &mc.Carried, s.shapes, s.ev, s.m.LogInvRate, s.statement); err != nil {
+		if err := CheckCarried(s.hints, hintsCarried(t, mc, s), s.shapes, s.ev, s.m.LogInvRate, s.statement); err != nil {
 			t.Fatalf("the moved point's carried hints do not hold natively: %v", err)
 		}
 	}})})
@@ -991,10 +1001,10 @@ func cloneNR(m *MergedNR) *MergedNR {
 			}
 			cs := *s
 			cs.Children = slices.Clone(s.Children)
-			cs.Carried.Values = slices.Clone(s.Carried.Values)
-			cs.Carried.Points = make([][]field.E, len(s.Carried.Points))
-			for h, p := range s.Carried.Points {
-				cs.Carried.Points[h] = slices.Clone(p)
+			cs.Values = slices.Clone(s.Values)
+			cs.Points = make([][]field.E, len(s.Points))
+			for h, p := range s.Points {
+				cs.Points[h] = slices.Clone(p)
 			}
 			cs.RRow, cs.RCol, cs.KeyPoint = slices.Clone(s.RRow), slices.Clone(s.RCol), slices.Clone(s.KeyPoint)
 			c.Subs[i] = &cs
@@ -1191,22 +1201,22 @@ func TestForgeDepthMutations(t *testing.T) {
 			c.Proof.Openings[k] = o
 			return fmt.Sprint("opening ", k)
 		}},
-		{"a carried value", func(c *MergedNR) string { return bumpE(sub(c).Carried.Values) }},
+		{"a carried value", func(c *MergedNR) string { return bumpE(sub(c).Values) }},
 		{"a carried point", func(c *MergedNR) string {
 			s := sub(c)
-			h := rng.IntN(len(s.Carried.Points))
-			return fmt.Sprint(h, ":", bumpE(s.Carried.Points[h]))
+			h := rng.IntN(len(s.Points))
+			return fmt.Sprint(h, ":", bumpE(s.Points[h]))
 		}},
 		{"a carried point's length", func(c *MergedNR) string {
 			s := sub(c)
-			h := rng.IntN(len(s.Carried.Points))
-			s.Carried.Points[h] = resize(s.Carried.Points[h])
+			h := rng.IntN(len(s.Points))
+			s.Points[h] = resize(s.Points[h])
 			return fmt.Sprint(h)
 		}},
-		{"the carried values' length", func(c *MergedNR) string { s := sub(c); s.Carried.Values = resize(s.Carried.Values); return "" }},
+		{"the carried values' length", func(c *MergedNR) string { s := sub(c); s.Values = resize(s.Values); return "" }},
 		{"a carried point dropped", func(c *MergedNR) string {
 			s := sub(c)
-			s.Carried.Points = s.Carried.Points[:len(s.Carried.Points)-1]
+			s.Points = s.Points[:len(s.Points)-1]
 			return ""
 		}},
 		{"the batch's row point", func(c *MergedNR) string { return bumpE(sub(c).RRow) }},
@@ -1294,7 +1304,7 @@ func TestForgeDepthMutations(t *testing.T) {
 		{"an empty proof", func(c *MergedNR) { c.Proof = &transcript.Proof{} }},
 		{"an empty batch", func(c *MergedNR) { c.Batch = &transcript.Proof{} }},
 		{"no openings", func(c *MergedNR) { c.Proof.Openings, c.Proof.Phases = nil, nil }},
-		{"no carried points", func(c *MergedNR) { c.Subs[0].Carried.Points = nil }},
+		{"no carried points", func(c *MergedNR) { c.Subs[0].Points = nil }},
 		{"empty batched points", func(c *MergedNR) { c.Subs[1].RRow, c.Subs[1].RCol, c.Subs[1].KeyPoint = nil, nil, nil }},
 		{"no children", func(c *MergedNR) { c.Children, c.Deferred, c.Subs = nil, nil, nil }},
 		{"no keys", func(c *MergedNR) { c.Keys = nil }},
@@ -1379,4 +1389,15 @@ func TestForgeDepthQueries(t *testing.T) {
 		}
 		x.grind = slices.Clone(x1.grind)
 	})})
+}
+
+// hintsCarried is what mc carries of s's hints, one point per hint, as CheckCarried
+// takes them.
+func hintsCarried(t *testing.T, mc *MergedChildNR, s *nrSub) *SegmentsCarried {
+	t.Helper()
+	c, err := mc.carriedHints(s.hints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
