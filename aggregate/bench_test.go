@@ -84,9 +84,12 @@ func BenchmarkBilinearTensor(b *testing.B) {
 	}
 	e := circuit.Tensor{Low: randVec(64), High: randVec(LogSize - 6)}
 	w := circuit.Tensor{Low: randVec(64), High: randVec(LogSize - 6)}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for _, l := range circuit.Kernels.Levels() {
 		b.Run(l.String(), func(b *testing.B) {
+			// Here, not around the loop: the testing package sets GOMAXPROCS to
+			// the -cpu value before each sub-benchmark, and on more than one
+			// core the walk runs its planned segments side by side.
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 			defer cpu.SetLevel(l)()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()

@@ -38,12 +38,19 @@ func setLaneE(w []uint64, j uint, base int, e field.E) {
 	setLane(w, j, base+128, uint64(e.C2), 64)
 }
 
-// setBit sets bits [base, base+n) of a packed row (a public table's) from v.
+// setBits ORs the n ≤ 64 low bits of v into bits [base, base+n) of a packed row (a
+// public table's), a word or two at a time.
 func setBits(row []uint64, base int, v uint64, n int) {
-	for k := range n {
-		if v>>k&1 == 1 {
-			row[(base+k)/64] |= 1 << ((base + k) % 64)
-		}
+	if n <= 0 {
+		return
+	}
+	if n < 64 {
+		v &= 1<<n - 1
+	}
+	i, s := base/64, uint(base%64)
+	row[i] |= v << s
+	if s != 0 && int(s)+n > 64 {
+		row[i+1] |= v >> (64 - s)
 	}
 }
 

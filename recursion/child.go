@@ -1,8 +1,6 @@
 package recursion
 
 import (
-	"fmt"
-
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -146,16 +144,9 @@ func ChildTrace(proof *transcript.Proof, st flows.Statement, v ChildValues) (cha
 
 // CheckKeyClaim evaluates a key claim natively from st's keys.
 func CheckKeyClaim(st flows.Statement, k KeyClaim) error {
-	bind, err := aggregate.Bind(st)
+	ag, err := aggregate.StatementOf(st)
 	if err != nil {
 		return err
 	}
-	w := bind.Public.Window()
-	if len(k.Tau) != w.Log || len(k.ChiOut) < 3 || len(k.ChiOut) > 20 {
-		return fmt.Errorf("%w: key claim at %d and %d coordinates", ErrClaimShape, len(k.Tau), len(k.ChiOut))
-	}
-	if bind.Public.Eval(k.Tau, k.ChiOut) != k.Value {
-		return ErrClaim
-	}
-	return nil
+	return checkKeyClaimOf(ag, k)
 }

@@ -285,3 +285,17 @@ func CheckTableEval(kt KeyTable, point []field.E, value field.E) error {
 	}
 	return nil
 }
+
+// checkKeyClaimOf is CheckKeyClaim on a statement already decoded: the key table of
+// ag's keys evaluated at the claim's point.
+func checkKeyClaimOf(ag aggregate.Aggregate, k KeyClaim) error {
+	t := ag.PublicTable()
+	w := t.Window()
+	if len(k.Tau) != w.Log || len(k.ChiOut) < 3 || len(k.ChiOut) > 20 {
+		return fmt.Errorf("%w: key claim at %d and %d coordinates", ErrClaimShape, len(k.Tau), len(k.ChiOut))
+	}
+	if t.Eval(k.Tau, k.ChiOut) != k.Value {
+		return ErrClaim
+	}
+	return nil
+}

@@ -652,9 +652,13 @@ func (m *Merged) checks() (*mergeChecks, error) {
 	}
 	mats := aggregate.VerifierMatrices()
 	ev.Native = append(ev.Native, flows.NativeCheck{What: "the children's batched matrix claim", Check: func() error { return CheckMatrixClaim(mats, batched) }})
+	off := 0
 	for i, p := range plans {
+		// The child's statement as its keys' slice (the JSON of sts[i] says the same).
+		ag := aggregate.Aggregate{Message: m.Message, Epoch: m.Epoch, PublicKeys: m.Keys[off : off+m.Children[i].N]}
+		off += m.Children[i].N
 		ev.Native = append(ev.Native,
-			flows.NativeCheck{What: fmt.Sprintf("child %d's key claim", i), Check: func() error { return CheckKeyClaim(sts[i], p.sc.Key) }})
+			flows.NativeCheck{What: fmt.Sprintf("child %d's key claim", i), Check: func() error { return checkKeyClaimOf(ag, p.sc.Key) }})
 	}
 	return &mergeChecks{plans: plans, sts: sts, shapes: shapes, ev: ev}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
@@ -115,11 +116,7 @@ func (t *Table) Eval(tau, chiOut []field.E) field.E {
 	pair[0], pair[1] = buffers.Grow(pair[0], n), buffers.Grow(pair[1], n)
 	acc := pair[0]
 	clear(acc)
-	for s, row := range t.Rows[:len(rowWeight)] {
-		e := rowWeight[s]
-		if s == 0 {
-			e = e.Add(pad)
-		}
+	add := func(row []uint64, e field.E) {
 		for k, word := range row[:min(len(row), (n+63)/64)] {
 			for word != 0 {
 				b := bits.TrailingZeros64(word)
@@ -129,6 +126,27 @@ func (t *Table) Eval(tau, chiOut []field.E) field.E {
 				}
 			}
 		}
+	}
+	// A run of equal rows (a segment's padding slots repeat one row) is added once,
+	// at the sum of its weights.
+	var run []uint64
+	var runWeight field.E
+	for s, row := range t.Rows[:len(rowWeight)] {
+		e := rowWeight[s]
+		if s == 0 {
+			e = e.Add(pad)
+		}
+		if s > 0 && slices.Equal(row, run) {
+			runWeight = runWeight.Add(e)
+			continue
+		}
+		if s > 0 {
+			add(run, runWeight)
+		}
+		run, runWeight = row, e
+	}
+	if len(rowWeight) > 0 {
+		add(run, runWeight)
 	}
 	w := pair[1]
 	t.W.weights(w, tau)

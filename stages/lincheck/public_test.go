@@ -3,6 +3,7 @@ package lincheck
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -159,32 +160,49 @@ func TestPublicWindowChecked(t *testing.T) {
 	}
 }
 
+// TestTableEvalMatchesDefinition checks Eval against the definition, with distinct
+// rows and with runs of equal rows (which Eval adds once): runs at the start (where
+// the padding weight joins), in the middle, at the end, and equal rows apart.
 func TestTableEvalMatchesDefinition(t *testing.T) {
 	rng := testrand.New(t)
 	win := Window{Offset: 0, Log: 5, Mask: randMask(rng, 5)}
-	rows := make([][]uint64, 5)
-	for i := range rows {
-		rows[i] = []uint64{rng.Uint64() & (1<<32 - 1)}
+	distinct := make([][]uint64, 7)
+	for i := range distinct {
+		distinct[i] = []uint64{rng.Uint64() & (1<<32 - 1)}
 	}
-	tab := &Table{W: win, Rows: rows}
-	tau, chi := randEs(rng, 5), randEs(rng, 3)
-	eqT := make([]field.E, 32)
-	field.EqTable(eqT, tau)
-	eqS := make([]field.E, 8)
-	field.EqTable(eqS, chi)
-	var want field.E
-	for s := range 8 {
-		row := rows[0]
-		if s < len(rows) {
-			row = rows[s]
+	for _, pattern := range [][]int{
+		{0, 1, 2, 3, 4},
+		{0, 0, 1, 2, 2},
+		{0, 1, 1, 1, 2, 0},
+		{0, 1, 2, 2, 2, 2, 2},
+		{0, 0, 0, 0, 0},
+		{3, 4, 3, 4, 3, 3},
+		{0, 1, 2, 3, 4, 5, 6, 6},
+	} {
+		rows := make([][]uint64, len(pattern))
+		for i, p := range pattern {
+			rows[i] = slices.Clone(distinct[p]) // equal contents, distinct slices
 		}
-		for j := range 32 {
-			if win.pinned(j) && row[0]>>j&1 == 1 {
-				want = want.Add(eqT[j].Mul(eqS[s]))
+		tab := &Table{W: win, Rows: rows}
+		tau, chi := randEs(rng, 5), randEs(rng, 3)
+		eqT := make([]field.E, 32)
+		field.EqTable(eqT, tau)
+		eqS := make([]field.E, 8)
+		field.EqTable(eqS, chi)
+		var want field.E
+		for s := range 8 {
+			row := rows[0]
+			if s < len(rows) {
+				row = rows[s]
+			}
+			for j := range 32 {
+				if win.pinned(j) && row[0]>>j&1 == 1 {
+					want = want.Add(eqT[j].Mul(eqS[s]))
+				}
 			}
 		}
-	}
-	if got := tab.Eval(tau, chi); got != want {
-		t.Fatalf("Eval = %v, want %v", got, want)
+		if got := tab.Eval(tau, chi); got != want {
+			t.Fatalf("rows %v: Eval = %v, want %v", pattern, got, want)
+		}
 	}
 }
