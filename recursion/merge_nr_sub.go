@@ -318,7 +318,11 @@ var deferredShapes sync.Map // [2]int → DeferredReveal
 func deferredShape(st flows.Statement) (DeferredReveal, error) {
 	key := [2]int{st.N, st.LogInvRate}
 	if v, ok := deferredShapes.Load(key); ok {
-		return v.(DeferredReveal), nil
+		d := v.(DeferredReveal)
+		// Fresh lists: the cached ones are never handed out to be written.
+		d.ChiIn, d.S, d.ChiInPrime = make([]field.E, len(d.ChiIn)), make([]field.E, len(d.S)), make([]field.E, len(d.ChiInPrime))
+		d.Tau, d.ChiOut = make([]field.E, len(d.Tau)), make([]field.E, len(d.ChiOut))
+		return d, nil
 	}
 	harness, _ := nativeTapeInputs(nil, nil, nil)
 	ct, err := NewChildTape(st, harness)
@@ -328,7 +332,7 @@ func deferredShape(st flows.Statement) (DeferredReveal, error) {
 	d := DeferredReveal{ChiIn: make([]field.E, len(ct.ChiIn)), S: make([]field.E, len(ct.S)), ChiInPrime: make([]field.E, len(ct.ChiInPrime)),
 		Tau: make([]field.E, len(ct.Tau)), ChiOut: make([]field.E, len(ct.ChiOut))}
 	deferredShapes.Store(key, d)
-	return d, nil
+	return deferredShape(st)
 }
 
 func scheduleOf(steps []TapeStep) []TapeStep {
