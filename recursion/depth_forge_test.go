@@ -106,184 +106,29 @@ type forgeResult struct {
 	broken []string
 }
 
-// forgeNR is MergeNRChildren with f's changes: the children read and extracted as
-// the honest prover does, the statement then edited, the layout derived from the
-// edited statement as Verify derives it, the segments filled from the children's
-// (possibly edited) traces, then the segments and the batch proved.
+// forgeNR is MergeNRChildren with f's changes (mergeNRWith's hooks): the children
+// read and extracted as the honest prover does, the statement then edited, the layout
+// derived from the edited statement as Verify derives it, the segments filled from
+// the children's (possibly edited) traces, then the segments and the batch proved.
 func forgeNR(children []NRChild, logInvRate int, f nrForge) (res forgeResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the forging prover panicked: %v", r)
 		}
 	}()
-	workers := par.New(nil, 2)
-	m := &MergedNR{LogInvRate: logInvRate}
-	read := make([]MergeChild, len(children))
-	for i, c := range children {
-		if c.Leaf != nil {
-			read[i] = *c.Leaf
-			continue
-		}
-		st, err := c.Merged.statement()
-		if err != nil {
-			return res, err
-		}
-		read[i] = MergeChild{Statement: st}
-	}
-	if m.Message, m.Epoch, m.Keys, m.Children, err = readChildren(read); err != nil {
-		return res, err
-	}
-	xs := make([]*childExtract, len(children))
-	streams := make([][]field.E, len(children))
-	runs := make([][]TranscriptRun, len(children))
-	m.Deferred = make([]DeferredReveal, len(children))
-	for i, c := range children {
-		if c.Merged != nil {
-			var carried *MergedChildNR
-			if f.extract != nil {
-				xs[i], runs[i], carried, err = f.extract(i, c.Merged)
-			} else {
-				var s *nrSub
-				xs[i], runs[i], s, err = extractSub(c.Merged)
-				if s != nil {
-					carried = s.carried
-				}
+	h := &nrHooks{extract: f.extract, statement: f.statement, subs: f.subs, runs: f.runs, hints: f.hints,
+		filled: func(l *nrLayout, words map[int][]field.K) bool {
+			res.broken = brokenRelations(l, words)
+			if f.inspect != nil {
+				f.inspect(l, func(seg, word int) field.E {
+					w := words[seg]
+					return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
+				})
 			}
-			if err != nil {
-				return res, err
-			}
-			if m.Subs == nil {
-				m.Subs = make([]*MergedChildNR, len(children))
-			}
-			m.Subs[i] = carried
-			continue
-		}
-		if xs[i], streams[i], err = extractChild(c.Leaf.Proof, c.Leaf.Statement); err != nil {
-			return res, err
-		}
-		runs[i] = TranscriptRuns(xs[i].chain)
-		rev := xs[i].rev
-		hints := []field.E{rev.Values.VA, rev.Values.VB, rev.Values.Key}
-		for l := range rev.Enforced {
-			hints = append(hints, rev.Enforced[l], rev.Induced[l])
-		}
-		in, value := nativeTapeInputs(streams[i], rev.Challenges, hints)
-		ct, err := NewChildTape(c.Leaf.Statement, in)
-		if err != nil {
-			return res, err
-		}
-		m.Deferred[i] = ct.Deferred(value, hints)
-	}
-	if f.statement != nil {
-		f.statement(m)
-	}
-	// The verifier's layout of the (edited) statement.
-	sts := make([]flows.Statement, len(m.Children))
-	for i := range sts {
-		if sts[i], err = m.childStatement(i); err != nil {
-			return res, err
-		}
-	}
-	subs := make([]*nrSub, len(m.Children))
-	off := 0
-	for i, c := range m.Children {
-		if sc := m.sub(i); sc != nil {
-			blank, err := blankMerged(m.Message, m.Epoch, m.Keys[off:off+c.N], c.LogInvRate, sc.Children, sc.Subs)
-			if err != nil {
-				return res, err
-			}
-			if subs[i], err = newNRSub(blank, sc); err != nil {
-				return res, err
-			}
-		}
-		off += c.N
-	}
-	if f.subs != nil {
-		f.subs(subs)
-	}
-	l, err := buildNRSubs(sts, m.Deferred, subs)
-	if err != nil {
-		return res, err
-	}
-	var allRuns []TranscriptRun
-	var grinds []transcript.Step
-	var hintValues []field.E
-	for i := range m.Children {
-		r := runs[i]
-		if f.runs != nil {
-			r = f.runs(i, slices.Clone(r))
-		}
-		allRuns = append(allRuns, r...)
-		grinds = append(grinds, xs[i].grind...)
-		if sc := m.sub(i); sc != nil {
-			hintValues = append(hintValues, sc.Values...)
-		} else {
-			d := m.Deferred[i]
-			hintValues = append(hintValues, d.VA, d.VB, d.Key)
-		}
-	}
-	if f.hints != nil {
-		f.hints(hintValues)
-	}
-	tseg := l.tb.ScheduleSegment(allRuns)
-	words := map[int][]field.K{}
-	fill := func(at int, seg flows.Segment) error {
-		w, err := filledSegment(seg, workers)
-		words[at] = w
-		return err
-	}
-	if err := fill(0, tseg); err != nil {
-		return res, err
-	}
-	value := func(seg, word int) field.E {
-		w := words[seg]
-		return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
-	}
-	hseg := nrHints().Segment(hintValues)
-	if err := fill(3, hseg); err != nil {
-		return res, err
-	}
-	segs := []flows.Segment{tseg, {}, {}, hseg}
-	for _, g := range l.groups {
-		qs := g.segment(xs, l.tapes, value)
-		if err := fill(g.seg, qs); err != nil {
-			return res, err
-		}
-		segs = append(segs, qs)
-	}
-	gs := l.gb.NRSegment(grinds)
-	if err := fill(4+len(l.groups), gs); err != nil {
-		return res, err
-	}
-	segs = append(segs, gs)
-	ops, sq, _ := l.tape.Operands(value)
-	segs[1], segs[2] = l.arith.F.Segment(ops), l.arith.S.Segment(sq)
-	if err := fill(1, segs[1]); err != nil {
-		return res, err
-	}
-	if err := fill(2, segs[2]); err != nil {
-		return res, err
-	}
-	res.broken = brokenRelations(l, words)
-	if f.inspect != nil {
-		f.inspect(l, value)
-	}
-	if f.noProve {
-		res.m = m
-		return res, nil
-	}
-	if m.Proof, err = flows.ProveSegments(MergeLabelNR, m.statementBytes(), segs, &flows.Evaluations{Relations: l.rels}, logInvRate, workers); err != nil {
-		return res, err
-	}
-	_, _, _, absorbed, err := flows.SegmentsLayout(l.shapes(), logInvRate, m.statementBytes())
-	if err != nil {
-		return res, err
-	}
-	if m.Batch, err = m.proveBatch(absorbed, workers); err != nil {
-		return res, err
-	}
-	res.m = m
-	return res, nil
+			return f.noProve
+		}}
+	res.m, err = mergeNRWith(children, logInvRate, par.New(nil, 2), h)
+	return res, err
 }
 
 // brokenRelations names the relations of l the committed words break, in order: a
@@ -385,147 +230,40 @@ func rechain(chain []transcript.Step) {
 	}
 }
 
-// extractSubForged is extractSub with f's changes: the same native verification of
-// mm, traces, replay on the traced values and carried values, with the batch trace
-// taken from another proof, the chains' blocks edited, or the carried values edited.
+// extractSubForged is extractSub with f's changes (its hooks): the same native
+// verification of mm, traces, replay on the traced values and carried values, with
+// the batch trace taken from another proof, the chains' blocks edited, or the carried
+// values edited.
 func extractSubForged(mm *MergedNR, f subForge) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
-	if err := mm.Verify(); err != nil {
-		return nil, nil, nil, err
-	}
-	blank, err := blankMerged(mm.Message, mm.Epoch, mm.Keys, mm.LogInvRate, mm.Children, mm.Subs)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	s, err := newNRSub(blank, nil)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	sts := make([]flows.Statement, len(mm.Children))
-	for i := range sts {
-		if sts[i], err = mm.childStatement(i); err != nil {
-			return nil, nil, nil, err
+	sh := &subHooks{carried: f.carried}
+	if f.batchOf != nil || f.batchStart != nil {
+		sh.batch = func(s *nrSub) ([]transcript.Step, error) {
+			bm := mm
+			if f.batchOf != nil {
+				bm = f.batchOf
+			}
+			_, _, _, bstart, err := flows.SegmentsLayout(s.shapes, bm.LogInvRate, bm.statementBytes())
+			if err != nil {
+				return nil, err
+			}
+			if f.batchStart != nil {
+				bstart = f.batchStart
+			}
+			return lenientBatchTrace(bm, bstart)
 		}
-	}
-	lt, err := buildNR(sts, mm.Deferred)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ev, statement := &flows.Evaluations{Relations: lt.rels}, mm.statementBytes()
-	x := &childExtract{}
-	raw, err := flows.VerifySegments(mm.Proof, MergeLabelNR, statement, s.shapes, ev, mm.LogInvRate)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if _, err := flows.VerifySegmentsTraced(mm.Proof, MergeLabelNR, statement, s.shapes, ev, mm.LogInvRate, func(st transcript.Step) {
-		if st.OnChain {
-			x.chain = append(x.chain, st)
-		} else {
-			x.grind = append(x.grind, st)
-		}
-	}); err != nil {
-		return nil, nil, nil, err
-	}
-	bm := mm
-	if f.batchOf != nil {
-		bm = f.batchOf
-	}
-	_, _, _, bstart, err := flows.SegmentsLayout(s.shapes, bm.LogInvRate, bm.statementBytes())
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if f.batchStart != nil {
-		bstart = f.batchStart
-	}
-	batch, err := lenientBatchTrace(bm, bstart)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if len(x.chain) != len(s.main) || len(batch) != len(s.batch) {
-		return nil, nil, nil, fmt.Errorf("chains of %d and %d steps, schedules %d and %d", len(x.chain), len(batch), len(s.main), len(s.batch))
 	}
 	if f.chains != nil {
-		f.chains(x.chain, batch)
-		rechain(x.chain)
-		rechain(batch)
-	}
-	tp := &Tape{}
-	in := TapeInputs{Tape: tp,
-		Stream:    func(_, step int) Lin { return tp.Input(0, 3*step) },
-		Challenge: func(_, step int) Lin { return tp.Input(1, 3*step) },
-		Hint:      func(int) Lin { return tp.Input(2, 0) },
-	}
-	bIn := TapeInputs{Stream: func(_, step int) Lin { return tp.Input(3, 3*step) }, Challenge: func(_, step int) Lin { return tp.Input(4, 3*step) }}
-	e := func(w [4]uint64) field.E { return field.E{C0: field.K(w[0]), C1: field.K(w[1]), C2: field.K(w[2])} }
-	value := func(seg, word int) field.E {
-		switch seg {
-		case 0:
-			return e(x.chain[word/3].Block)
-		case 1:
-			return e(x.chain[word/3].Out)
-		case 3:
-			return e(batch[word/3].Block)
-		case 4:
-			return e(batch[word/3].Out)
+		sh.chains = func(main, batch []transcript.Step) {
+			f.chains(main, batch)
+			rechain(main)
+			rechain(batch)
 		}
-		return field.E{}
 	}
-	st, _, out, err := s.replay(in, bIn)
+	x, runs, s, err := extractSub(mm, sh)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	_, _, units := tp.Operands(value)
-	evs := func(ls []Lin) []field.E {
-		o := make([]field.E, len(ls))
-		for i, l := range ls {
-			o[i] = l.Eval(value, units)
-		}
-		return o
-	}
-	_, places, _, _, err := flows.SegmentsLayout(s.shapes, mm.LogInvRate, s.statement)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	mc := &MergedChildNR{Children: slices.Clone(mm.Children), RRow: evs(out.rRow), RCol: evs(out.rCol), KeyPoint: evs(out.keyPt)}
-	mc.VA, mc.VB, mc.KeyValue = out.va.Eval(value, units), out.vb.Eval(value, units), out.keyV.Eval(value, units)
-	index, count := hintPoints(s.hints)
-	mc.Points = make([][]field.E, count)
-	for h, hk := range s.hints {
-		pt := evs(st.HintPoint(h))
-		v, err := carriedValue(hk, pt, s.shapes, s.ev, places)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if mc.Points[index[h]] == nil {
-			mc.Points[index[h]] = pt
-		}
-		mc.Values = append(mc.Values, v)
-	}
-	if f.carried != nil {
-		f.carried(mc, s, evs(st.RelTau))
-	}
-	openings := raw.Openings
-	for lv, tl := range st.Levels {
-		samples := evs(tl.Samples)
-		ml := s.cfg.MessageLog(lv)
-		idx := transcript.QueriesFrom(1<<(ml+s.cfg.LogInvRates[lv]), s.cfg.Queries[lv], func() field.E { v := samples[0]; samples = samples[1:]; return v })
-		eq := make([]field.E, 1<<len(tl.Folds))
-		field.EqTable(eq, evs(tl.Folds))
-		if lv == 0 {
-			slices.Reverse(eq)
-		}
-		point := evs(tl.Point)
-		lq := LevelQueries{MessageLog: ml, Point: point}
-		for _, q := range idx {
-			if len(openings) == 0 {
-				return nil, nil, nil, errors.New("too few openings")
-			}
-			o := openings[0]
-			openings = openings[1:]
-			lq.Queries = append(lq.Queries, QueryInput{Index: q, Row: o.Leaf, Path: o.Path, Eq: eq, Weight: field.One, Point: point})
-		}
-		x.levels = append(x.levels, lq)
-	}
-	return x, append(TranscriptRuns(x.chain), TranscriptRuns(batch)...), mc, nil
+	return x, runs, s.carried, nil
 }
 
 // lenientBatchTrace is the on-chain steps of m's batch transcript after start, read
@@ -563,7 +301,7 @@ func onChild0(f subForge) func(int, *MergedNR) (*childExtract, []TranscriptRun, 
 		if i == 0 {
 			return extractSubForged(mm, f)
 		}
-		x, r, s, err := extractSub(mm)
+		x, r, s, err := extractSub(mm, nil)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -743,20 +481,6 @@ func hintOf(t *testing.T, s *nrSub, k SegmentHintKind) int {
 	return -1
 }
 
-// eqAt is eq(tau, r): the relations' batching weight of relation r (tau's first
-// coordinate r's lowest bit).
-func eqAt(tau []field.E, r int) field.E {
-	v := field.One
-	for i, x := range tau {
-		if r>>i&1 == 1 {
-			v = v.Mul(x)
-		} else {
-			v = v.Mul(x.Add(field.One))
-		}
-	}
-	return v
-}
-
 // TestForgeDepthSplitTarget: the relations' target of merged child 0 is a carried
 // constant part (the HintRelationTarget hint, checked natively against the blank
 // child's relations) plus Σ eq(τ, r)·atom_k on the tape. (a) A wrong constant part,
@@ -782,7 +506,7 @@ func TestForgeDepthSplitTarget(t *testing.T) {
 			found := false
 			for _, p := range s.lm.carriedRels {
 				if p[1] == k {
-					mc.Values[h] = mc.Values[h].Add(eqAt(tau, p[0]))
+					mc.Values[h] = mc.Values[h].Add(eqIndex(tau, p[0]))
 					found = true
 				}
 			}
@@ -811,7 +535,7 @@ func TestForgeDepthCarriedRelation(t *testing.T) {
 				}
 			}
 			h := hintOf(t, s, HintRelationTarget)
-			mc.Values[h] = mc.Values[h].Add(eqAt(tau, 0).Mul(va))
+			mc.Values[h] = mc.Values[h].Add(eqIndex(tau, 0).Mul(va))
 		}}),
 		subs: func(subs []*nrSub) {
 			lm := *subs[0].lm
@@ -1361,7 +1085,7 @@ func TestForgeDepthMutations(t *testing.T) {
 // withExtract0 runs extractSub on every merged child and edits child 0's extract.
 func withExtract0(edit func(x *childExtract)) func(int, *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
 	return func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
-		x, r, s, err := extractSub(mm)
+		x, r, s, err := extractSub(mm, nil)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -1395,7 +1119,7 @@ func TestForgeDepthQueries(t *testing.T) {
 		copy(qs, qs[1:])
 		qs[len(qs)-1] = first
 	})})
-	x1, _, _, err := extractSub(fx.m2)
+	x1, _, _, err := extractSub(fx.m2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -406,7 +407,11 @@ func runsOf(steps []TapeStep) int { return (len(steps) + TranscriptSteps - 1) / 
 
 // layout lays the merge out as its verifier does: each merged child from its shape
 // and keys, with what the proof carries of it.
-func (m *MergedNR) layout() (*nrLayout, []*nrSub, error) {
+func (m *MergedNR) layout() (*nrLayout, []*nrSub, error) { return m.layoutWith(nil) }
+
+// layoutWith is layout with the merged children's layouts handed to editSubs (if not
+// nil) before the merge's is built on them.
+func (m *MergedNR) layoutWith(editSubs func([]*nrSub)) (*nrLayout, []*nrSub, error) {
 	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) ||
 		(m.Subs != nil && len(m.Subs) != len(m.Children)) {
 		return nil, nil, fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
@@ -429,6 +434,9 @@ func (m *MergedNR) layout() (*nrLayout, []*nrSub, error) {
 			}
 		}
 		off += c.N
+	}
+	if editSubs != nil {
+		editSubs(subs)
 	}
 	l, err := buildNRSubs(sts, m.Deferred, subs)
 	return l, subs, err
@@ -474,6 +482,28 @@ type NRChild struct {
 // logInvRate. Every child is verified natively first; an invalid one is refused
 // naming it.
 func MergeNRChildren(children []NRChild, logInvRate int, workers par.Workers) (*MergedNR, error) {
+	return mergeNRWith(children, logInvRate, workers, nil)
+}
+
+// nrHooks change one step of a no-reveal merge's prover: the forging tests' lying
+// provers (nil for every product path). With hooks, the merge is laid out from its
+// (possibly edited) statement as its verifier lays it out.
+type nrHooks struct {
+	// extract replaces merged child i's extraction (extractSub).
+	extract func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error)
+	// statement edits the statement before the layout; subs the merged children's
+	// layouts before the parent's is built on them.
+	statement func(m *MergedNR)
+	subs      func(subs []*nrSub)
+	// runs edits child i's transcript runs, hints the hint segment's values.
+	runs  func(i int, runs []TranscriptRun) []TranscriptRun
+	hints func(hv []field.E)
+	// filled sees the layout and every segment's packed words before the proof;
+	// returning true stops there (the merge then has no proof).
+	filled func(l *nrLayout, words map[int][]field.K) bool
+}
+
+func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrHooks) (*MergedNR, error) {
 	start := time.Now()
 	if len(children) < 2 || len(children) > MaxChildren {
 		return nil, fmt.Errorf("%w: %d children (2 to %d)", ErrMergeInput, len(children), MaxChildren)
@@ -507,7 +537,13 @@ func MergeNRChildren(children []NRChild, logInvRate int, workers par.Workers) (*
 	workers.Range(len(children), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if mm := children[i].Merged; mm != nil {
-				xs[i], runs[i], subs[i], errs[i] = extractSub(mm)
+				if h != nil && h.extract != nil {
+					var mc *MergedChildNR
+					xs[i], runs[i], mc, errs[i] = h.extract(i, mm)
+					subs[i] = &nrSub{carried: mc}
+					continue
+				}
+				xs[i], runs[i], subs[i], errs[i] = extractSub(mm, nil)
 				continue
 			}
 			xs[i], streams[i], errs[i] = extractChild(children[i].Leaf.Proof, children[i].Leaf.Statement)
@@ -548,7 +584,15 @@ func MergeNRChildren(children []NRChild, logInvRate int, workers par.Workers) (*
 		}
 		m.Deferred[i] = ct.Deferred(value, hints)
 	}
-	l, err := buildNRSubs(sts, m.Deferred, subs)
+	var l *nrLayout
+	if h == nil {
+		l, err = buildNRSubs(sts, m.Deferred, subs)
+	} else {
+		if h.statement != nil {
+			h.statement(m)
+		}
+		l, _, err = m.layoutWith(h.subs)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -557,15 +601,22 @@ func MergeNRChildren(children []NRChild, logInvRate int, workers par.Workers) (*
 	var allRuns []TranscriptRun
 	var grinds []transcript.Step
 	var hintValues []field.E
-	for i := range children {
-		allRuns = append(allRuns, runs[i]...)
+	for i := range m.Children {
+		r := runs[i]
+		if h != nil && h.runs != nil {
+			r = h.runs(i, slices.Clone(r))
+		}
+		allRuns = append(allRuns, r...)
 		grinds = append(grinds, xs[i].grind...)
-		if subs[i] != nil {
-			hintValues = append(hintValues, subs[i].carried.Values...)
+		if sc := m.sub(i); sc != nil {
+			hintValues = append(hintValues, sc.Values...)
 		} else {
 			d := m.Deferred[i]
 			hintValues = append(hintValues, d.VA, d.VB, d.Key)
 		}
+	}
+	if h != nil && h.hints != nil {
+		h.hints(hintValues)
 	}
 	tseg := l.tb.ScheduleSegment(allRuns)
 	words := map[int][]field.K{}
@@ -600,6 +651,16 @@ func MergeNRChildren(children []NRChild, logInvRate int, workers par.Workers) (*
 	segs = append(segs, gs)
 	ops, sq, _ := l.tape.Operands(value)
 	segs[1], segs[2] = l.arith.F.Segment(ops), l.arith.S.Segment(sq)
+	if h != nil && h.filled != nil {
+		for k := 1; k <= 2; k++ {
+			if err := fill(k, segs[k]); err != nil {
+				return nil, err
+			}
+		}
+		if h.filled(l, words) {
+			return m, nil
+		}
+	}
 	if m.Proof, err = flows.ProveSegments(MergeLabelNR, m.statementBytes(), segs, &flows.Evaluations{Relations: l.rels}, logInvRate, workers); err != nil {
 		return nil, err
 	}

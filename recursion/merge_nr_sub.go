@@ -558,11 +558,23 @@ func (s *nrSub) check() error {
 	return CheckCarried(s.hints, c, s.shapes, s.ev, s.m.LogInvRate, s.statement)
 }
 
+// subHooks change one step of extractSub: the forging tests' reading of a merged
+// child (nil for every product path).
+type subHooks struct {
+	// batch replaces the traced batch chain (s: the child's layout).
+	batch func(s *nrSub) ([]transcript.Step, error)
+	// chains edits the traced main and batch chains.
+	chains func(main, batch []transcript.Step)
+	// carried edits the carried values once computed (tau: the child's relations'
+	// batching point on the replayed values).
+	carried func(mc *MergedChildNR, s *nrSub, tau []field.E)
+}
+
 // extractSub verifies merged child mm natively and reads what its parent proves and
 // carries of it: its segments transcript's and batch transcript's runs (one chain
 // each), its grinding steps and WHIR queries, and its layout with the carried values
 // (MergedChildNR) filled from a replay on the true values.
-func extractSub(mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
+func extractSub(mm *MergedNR, sh *subHooks) (*childExtract, []TranscriptRun, *nrSub, error) {
 	// The child verified natively (all of it: its segments, batch and carried claims),
 	// its two transcripts traced.
 	x := &childExtract{}
@@ -589,8 +601,16 @@ func extractSub(mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if sh != nil && sh.batch != nil {
+		if batch, err = sh.batch(s); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	if len(x.chain) != len(s.main) || len(batch) != len(s.batch) {
 		return nil, nil, nil, fmt.Errorf("%w: the merged child's transcripts have %d and %d steps, its schedules %d and %d", ErrMergeInput, len(x.chain), len(batch), len(s.main), len(s.batch))
+	}
+	if sh != nil && sh.chains != nil {
+		sh.chains(x.chain, batch)
 	}
 
 	// A replay on the true values: the main transcript's data and outputs on
@@ -647,6 +667,9 @@ func extractSub(mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
 			mc.Points[index[h]] = pt
 		}
 		mc.Values = append(mc.Values, v)
+	}
+	if sh != nil && sh.carried != nil {
+		sh.carried(mc, s, evs(st.RelTau))
 	}
 	s.carried = mc
 

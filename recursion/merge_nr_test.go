@@ -142,13 +142,7 @@ func TestNRCarriedRelations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sts := make([]flows.Statement, len(m.Children))
-	for i := range sts {
-		if sts[i], err = m.childStatement(i); err != nil {
-			t.Fatal(err)
-		}
-	}
-	l, err := buildNR(sts, m.Deferred)
+	l, _, err := m.layout()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +187,9 @@ func TestNRCarriedRelations(t *testing.T) {
 		other[i] = DeferredReveal{Z: d.Z.Add(field.One), ChiIn: bump(d.ChiIn), S: bump(d.S), ChiInPrime: bump(d.ChiInPrime),
 			Tau: bump(d.Tau), ChiOut: bump(d.ChiOut), VA: d.VA.Add(field.One), VB: d.VB.Add(field.One), Key: d.Key.Add(field.One)}
 	}
-	l2, err := buildNR(sts, other)
+	mo := *m
+	mo.Deferred = other
+	l2, _, err := mo.layout()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,13 +26,7 @@ func TestMergedChildProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sts := make([]flows.Statement, len(m.Children))
-	for i := range sts {
-		if sts[i], err = m.childStatement(i); err != nil {
-			t.Fatal(err)
-		}
-	}
-	l, err := buildNR(sts, m.Deferred)
+	l, _, err := m.layout()
 	if err != nil {
 		t.Fatal(err)
 	}
