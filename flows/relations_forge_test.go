@@ -259,40 +259,6 @@ func TestForgeRelationWithLinear(t *testing.T) {
 	}
 }
 
-// paddedSegment is layeredSegment whose padding slot s (≥ len(xs)) holds input
-// pad(s) instead of slot 0's: a valid block, so the circuit's checks pass.
-func paddedSegment(c *circuit.Circuit, xs []uint64, pad func(s int) uint64) Segment {
-	return Segment{Circuit: c, N: len(xs), Fill: func(w par.Workers, nLog int, wit, a, b []field.K) error {
-		size := c.Size()
-		slots := 1 << nLog
-		var v [3][]uint64
-		for i := range v {
-			v[i] = make([]uint64, size)
-		}
-		for g := range (slots + 63) / 64 {
-			clear(v[0])
-			v[0][c.ConstCol()] = ^uint64(0)
-			lanes := min(64, slots-64*g)
-			for j := range lanes {
-				s := 64*g + j
-				x := pad(s)
-				if s < len(xs) {
-					x = xs[s]
-				}
-				for i := range 64 {
-					v[0][64+i] |= (x >> i & 1) << j
-				}
-			}
-			c.Solve(v[0], v[1], v[2])
-			off := g * size
-			for k, dst := range [][]field.K{wit, a, b} {
-				c.PackLanes(dst[off:off+lanes*size/64], v[k], lanes)
-			}
-		}
-		return nil
-	}}
-}
-
 // TestForgeRelationOnPadding: a segment of 5 live slots has 8 (slots 5–7 padding,
 // which repeat slot 0). checkRelations accepts any word of the column, padding
 // included, so a relation may name padding slot 6's input. A malicious prover fills

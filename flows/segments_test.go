@@ -44,6 +44,13 @@ func layeredCircuit(layers int) *circuit.Circuit {
 
 // layeredSegment fills n live blocks of inputs xs (padding slots repeat slot 0).
 func layeredSegment(c *circuit.Circuit, xs []uint64) Segment {
+	return paddedSegment(c, xs, func(int) uint64 { return xs[0] })
+}
+
+// paddedSegment fills the live blocks of inputs xs and padding slot s (≥ len(xs))
+// with input pad(s) (layeredSegment: slot 0's; another valid block passes the
+// circuit's checks too).
+func paddedSegment(c *circuit.Circuit, xs []uint64, pad func(s int) uint64) Segment {
 	return Segment{Circuit: c, N: len(xs), Fill: func(w par.Workers, nLog int, wit, a, b []field.K) error {
 		size := c.Size()
 		slots := 1 << nLog
@@ -57,11 +64,12 @@ func layeredSegment(c *circuit.Circuit, xs []uint64) Segment {
 			lanes := min(64, slots-64*g)
 			for j := range lanes {
 				s := 64*g + j
-				if s >= len(xs) {
-					s = 0
+				x := pad(s)
+				if s < len(xs) {
+					x = xs[s]
 				}
 				for i := range 64 {
-					v[0][64+i] |= (xs[s] >> i & 1) << j
+					v[0][64+i] |= (x >> i & 1) << j
 				}
 			}
 			c.Solve(v[0], v[1], v[2])
