@@ -71,6 +71,11 @@ type Evaluations struct {
 	// terminal checks, at most GOMAXPROCS at a time, and the proof is accepted only
 	// if every one passes. The prover ignores them.
 	Native []NativeCheck
+	// DeferTerminals hands the linchecks' terminal checks to the caller instead of
+	// running them (SegmentsTrace.Terminals, from VerifySegmentsTraced only): a
+	// verifier that batches the segments' matrix evaluations elsewhere. The proof is
+	// verified only once the caller has checked every one.
+	DeferTerminals bool
 }
 
 // NativeCheck is one of Evaluations.Native: Check must return nil; What names it in
@@ -262,8 +267,11 @@ type SegmentsTrace struct {
 	Openings                                []MerkleOpening
 	// Raw is the accepted proof in raw form (its openings' rows and paths), as
 	// VerifySegments returns it.
-	Raw  *transcript.Proof
-	step func(transcript.Step)
+	Raw *transcript.Proof
+	// Terminals are the segments' lincheck terminal checks, left undone, when the
+	// evaluations asked for that (Evaluations.DeferTerminals).
+	Terminals []*lincheck.TerminalCheck
+	step      func(transcript.Step)
 }
 
 // SegmentTrace is one segment's part of a SegmentsTrace.
@@ -329,7 +337,8 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	}
 	// The trace costs a few counters and appends: an untraced verification keeps one
 	// it drops.
-	if trace == nil {
+	traced := trace != nil
+	if !traced {
 		trace = new(SegmentsTrace)
 	}
 	tr := transcript.NewVerifier(proof, []byte(label), nil)
@@ -377,38 +386,20 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	if ev != nil {
 		checks = append(checks, ev.Native...)
 	}
-	for i, t := range terminals {
-		checks = append(checks, NativeCheck{fmt.Sprintf("segment %d", i), t.Check})
-	}
-	checkErrs := make([]error, len(checks))
-	var wg sync.WaitGroup
-	// One dispatcher starts the checks in order as slots free (so the first start
-	// first), without holding up the replay below.
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	wg.Add(len(checks))
-	go func() {
-		for i, c := range checks {
-			slots <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-slots }()
-				defer func() {
-					if r := recover(); r != nil {
-						checkErrs[i] = fmt.Errorf("%w: %s: the verifier panicked on this proof (a bug): %v", ErrInput, c.What, r)
-					}
-				}()
-				if err := c.Check(); err != nil {
-					checkErrs[i] = fmt.Errorf("flows: %s: %w", c.What, err)
-				}
-			}()
+	if ev != nil && ev.DeferTerminals {
+		if !traced {
+			return nil, fmt.Errorf("%w: deferred terminal checks need a traced verification", ErrInput)
 		}
-	}()
+		trace.Terminals = terminals
+	} else {
+		for i, t := range terminals {
+			checks = append(checks, NativeCheck{fmt.Sprintf("segment %d", i), t.Check})
+		}
+	}
+	wait := StartChecks(checks)
 	defer func() {
-		wg.Wait()
-		if err == nil {
-			if err = errors.Join(checkErrs...); err != nil {
-				raw = nil
-			}
+		if cerr := wait(); err == nil && cerr != nil {
+			raw, err = nil, cerr
 		}
 	}()
 	var points []open.PointClaim
@@ -613,3 +604,34 @@ func CommittedShape(places []open.Placement, stackLog, logInvRate int) (commit.S
 // what its transcript absorbs before the statement (see SegmentsLayout). A statement
 // that places values on whole transcript steps (24 bytes each) counts from it.
 func LayoutLen(segments int) int { return len(segmentsTag) + 8 + 16*segments }
+
+// StartChecks starts checks side by side, at most GOMAXPROCS at a time and in order
+// as slots free (the first start first), and returns a wait that reports their errors
+// joined (a panicking check is an error naming it). Nothing is held up meanwhile.
+func StartChecks(checks []NativeCheck) (wait func() error) {
+	checkErrs := make([]error, len(checks))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	wg.Add(len(checks))
+	go func() {
+		for i, c := range checks {
+			slots <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				defer func() {
+					if r := recover(); r != nil {
+						checkErrs[i] = fmt.Errorf("%w: %s: the verifier panicked on this proof (a bug): %v", ErrInput, c.What, r)
+					}
+				}()
+				if err := c.Check(); err != nil {
+					checkErrs[i] = fmt.Errorf("flows: %s: %w", c.What, err)
+				}
+			}()
+		}
+	}()
+	return func() error {
+		wg.Wait()
+		return errors.Join(checkErrs...)
+	}
+}

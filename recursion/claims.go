@@ -221,6 +221,13 @@ func (s *BatchScratch) Release() {
 // backward walk's workers (at most 4): the row vectors, whose storage then holds f
 // and the extra workers' sums (topped up from the scratch, or made afresh).
 func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, opts BatchOptions) (MatrixClaim, error) {
+	out, _, _, err := batchMatrixClaims(tr, c, claims, opts)
+	return out, err
+}
+
+// batchMatrixClaims is BatchMatrixClaimsWith, also returning the batched claim's row
+// and column points.
+func batchMatrixClaims(tr ClaimsProver, c Matrices, claims []MatrixClaim, opts BatchOptions) (out MatrixClaim, rRow, rCol []field.E, err error) {
 	workers := opts.Workers
 	stored := opts.StoredRows
 	if stored == 0 {
@@ -229,7 +236,7 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 	stored = max(1, stored)
 	L := c.LogSize()
 	if err := checkClaims(L, claims); err != nil {
-		return MatrixClaim{}, err
+		return MatrixClaim{}, nil, nil, err
 	}
 	mu, lambda := observeClaims(tr.Observe, tr.Sample, claims)
 	n, blocks := 1<<L, 1<<(L-LowBits)
@@ -251,13 +258,13 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 		c.RowsTensorOn(claims[t].Col, mu, circuit.RowSink{Dst: rowsV[t], U: u[t], UHigh: hiR[t]}, w)
 	})
 	if err := workers.Err(); err != nil {
-		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
+		return MatrixClaim{}, nil, nil, fmt.Errorf("recursion: matrix-claim batch: %w", err)
 	}
 	low := make([][]field.E, T)
 	for t, cl := range claims {
 		low[t] = append([]field.E(nil), cl.Row.Low...)
 	}
-	rRow := make([]field.E, L)
+	rRow = make([]field.E, L)
 	proveProductRounds(tr, rRow[:LowBits], low, u, lambda)
 	// Rounds 6..L−1: Σ_t λ_t·ℓ_t·eq(High_t, j)·VF_t(j), ℓ_t = Row_t.Low at r_low.
 	eqLow := make([]field.E, 1<<LowBits)
@@ -274,7 +281,7 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 		foldBlocks(vf[t], rowsV[t], eqLow, w)
 	})
 	if err := workers.Err(); err != nil {
-		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
+		return MatrixClaim{}, nil, nil, fmt.Errorf("recursion: matrix-claim batch: %w", err)
 	}
 	// The column phase reuses the row vectors' storage: f and the extra workers'
 	// sums of the backward walk.
@@ -305,7 +312,7 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 	c.TransposeTensorWith(f, spare, EqWeight(rRow), mu, workers)
 	free = nil
 	if err := workers.Err(); err != nil {
-		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
+		return MatrixClaim{}, nil, nil, fmt.Errorf("recursion: matrix-claim batch: %w", err)
 	}
 	coef := make([]field.E, T)
 	hiC := make([][]field.E, T)
@@ -318,7 +325,7 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 	for t, cl := range claims {
 		low[t] = append(low[t][:0], cl.Col.Low...)
 	}
-	rCol := make([]field.E, L)
+	rCol = make([]field.E, L)
 	proveProductRounds(tr, rCol[:LowBits], low, fu, coef)
 	// Rounds 6..L−1: fr(j)·Σ_t c_t·Col_t.Low(r_low)·eq(Col_t.High, j).
 	field.EqTable(eqLow, rCol[:LowBits])
@@ -333,16 +340,16 @@ func BatchMatrixClaimsWith(tr ClaimsProver, c Matrices, claims []MatrixClaim, op
 	// The passes on the workers skip their chunks once the workers stop: their sums
 	// are then partial.
 	if err := workers.Err(); err != nil {
-		return MatrixClaim{}, fmt.Errorf("recursion: matrix-claim batch: %w", err)
+		return MatrixClaim{}, nil, nil, fmt.Errorf("recursion: matrix-claim batch: %w", err)
 	}
-	out := MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol)}
+	out = MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol)}
 	out.VA, out.VB = c.BilinearTensor(out.Row, out.Col)
 	if out.VA.Add(mu.Mul(out.VB)) != fr[0] {
-		return MatrixClaim{}, errors.New("recursion: matrix-claim batch: the backward walk and the point evaluation disagree (a bug)")
+		return MatrixClaim{}, nil, nil, errors.New("recursion: matrix-claim batch: the backward walk and the point evaluation disagree (a bug)")
 	}
 	tr.Send(out.VA)
 	tr.Send(out.VB)
-	return out, nil
+	return out, rRow, rCol, nil
 }
 
 // eachClaim runs fn for claims 0..T−1: side by side, one worker each, as many at a
@@ -434,39 +441,49 @@ func blockSums(src []field.E, hi [][]field.E, workers par.Workers) [][]field.E {
 // the claims' weights alone. The returned claim is true only if every input claim
 // was (up to the sumcheck's soundness error); CheckMatrixClaim decides it.
 func VerifyMatrixClaims(tr ClaimsVerifier, logSize int, claims []MatrixClaim) (MatrixClaim, error) {
+	out, _, _, err := verifyMatrixClaims(tr, logSize, claims)
+	return out, err
+}
+
+// verifyMatrixClaims is VerifyMatrixClaims, also returning the batched claim's row and
+// column points.
+func verifyMatrixClaims(tr ClaimsVerifier, logSize int, claims []MatrixClaim) (MatrixClaim, []field.E, []field.E, error) {
 	if err := checkClaims(logSize, claims); err != nil {
-		return MatrixClaim{}, err
+		return MatrixClaim{}, nil, nil, err
 	}
 	mu, lambda := observeClaims(tr.Observe, tr.Sample, claims)
 	running := batchTarget(claims, mu, lambda)
 	point, running, err := verifyProductRounds(tr, 2*logSize, running, "batch")
 	if err != nil {
-		return MatrixClaim{}, err
+		return MatrixClaim{}, nil, nil, err
 	}
 	rRow, rCol := point[:logSize], point[logSize:]
 	va, err := tr.Receive()
 	if err != nil {
-		return MatrixClaim{}, fmt.Errorf("recursion: batch A value: %w", err)
+		return MatrixClaim{}, nil, nil, fmt.Errorf("recursion: batch A value: %w", err)
 	}
 	vb, err := tr.Receive()
 	if err != nil {
-		return MatrixClaim{}, fmt.Errorf("recursion: batch B value: %w", err)
+		return MatrixClaim{}, nil, nil, fmt.Errorf("recursion: batch B value: %w", err)
 	}
 	var weight field.E
 	for t, c := range claims {
 		weight = weight.Add(lambda[t].Mul(weightEval(c.Row, rRow)).Mul(weightEval(c.Col, rCol)))
 	}
 	if va.Add(mu.Mul(vb)).Mul(weight) != running {
-		return MatrixClaim{}, ErrBatch
+		return MatrixClaim{}, nil, nil, ErrBatch
 	}
-	return MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol), VA: va, VB: vb}, nil
+	return MatrixClaim{Row: EqWeight(rRow), Col: EqWeight(rCol), VA: va, VB: vb}, rRow, rCol, nil
 }
 
 // CheckMatrixClaim evaluates claim natively against m's matrices by the circuit's
 // tensor evaluation (circuit.Matrices.BilinearTensor: no block-sized weight vectors;
 // aggregate.VerifierMatrices() evaluates the XMSS circuit from its description unless
 // the process has built it): the root verifier's discharge of a deferred claim.
-func CheckMatrixClaim(m circuit.Matrices, claim MatrixClaim) error {
+func CheckMatrixClaim(m interface {
+	LogSize() int
+	BilinearTensor(e, w circuit.Tensor) (va, vb field.E)
+}, claim MatrixClaim) error {
 	if err := checkClaims(m.LogSize(), []MatrixClaim{claim}); err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/transcript"
 )
 
@@ -82,7 +83,7 @@ func depthFixtureOf(t *testing.T) *depthFixture {
 // nrForge is what forgeNR changes of an honest MergeNRChildren run (nil: nothing).
 type nrForge struct {
 	// extract replaces merged child i's extraction (extractSub).
-	extract func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error)
+	extract func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error)
 	// statement edits the merge's statement (what the proof claims and carries)
 	// before the layout, which is then the verifier's own for that statement.
 	statement func(m *MergedNR)
@@ -234,7 +235,7 @@ func rechain(chain []transcript.Step) {
 // verification of mm, traces, replay on the traced values and carried values, with
 // the batch trace taken from another proof, the chains' blocks edited, or the carried
 // values edited.
-func extractSubForged(mm *MergedNR, f subForge) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
+func extractSubForged(mm *MergedNR, f subForge) (*childExtract, []TranscriptRun, *nrSub, error) {
 	sh := &subHooks{carried: f.carried}
 	if f.batchOf != nil || f.batchStart != nil {
 		sh.batch = func(s *nrSub) ([]transcript.Step, error) {
@@ -249,7 +250,7 @@ func extractSubForged(mm *MergedNR, f subForge) (*childExtract, []TranscriptRun,
 			if f.batchStart != nil {
 				bstart = f.batchStart
 			}
-			return lenientBatchTrace(bm, bstart)
+			return lenientBatchTrace(bm, bstart, mm)
 		}
 	}
 	if f.chains != nil {
@@ -259,17 +260,57 @@ func extractSubForged(mm *MergedNR, f subForge) (*childExtract, []TranscriptRun,
 			rechain(batch)
 		}
 	}
-	x, runs, s, err := extractSub(mm, sh)
+	return extractSub(mm, sh)
+}
+
+// batchParts are what m's batch reads besides its statement: m's layout and merged
+// children, and the lincheck terminal checks of main's proof (m's own, or the proof
+// whose segments a forged batch is made for).
+func batchParts(m, main *MergedNR) (*nrLayout, []*nrSub, []*lincheck.TerminalCheck, error) {
+	l, subs, err := m.layout()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return x, runs, s.carried, nil
+	ml, _, err := main.layout()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tr, err := flows.VerifySegmentsTraced(main.Proof, MergeLabelNR, main.statementBytes(), ml.shapes(),
+		&flows.Evaluations{Relations: ml.rels, DeferTerminals: true}, main.LogInvRate, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return l, subs, tr.Terminals, nil
 }
 
-// lenientBatchTrace is the on-chain steps of m's batch transcript after start, read
-// to its end even where the matrix claims' batch does not hold (a batch of claims
-// that are not all true: its last check fails, its transcript is whole).
-func lenientBatchTrace(m *MergedNR, start []byte) ([]transcript.Step, error) {
+// reBatch proves m's batch after start for the segments of main's proof.
+func reBatch(m, main *MergedNR, start []byte) (*transcript.Proof, error) {
+	l, subs, terms, err := batchParts(m, main)
+	if err != nil {
+		return nil, err
+	}
+	return m.proveBatch(start, l, subs, terms, par.New(nil, 2))
+}
+
+// checkBatch verifies m's batch after start for the segments of main's proof.
+func checkBatch(m, main *MergedNR, start []byte) error {
+	l, subs, terms, err := batchParts(m, main)
+	if err != nil {
+		return err
+	}
+	_, err = m.verifyBatchTraced(start, l, subs, terms, nil)
+	return err
+}
+
+// lenientBatchTrace is the on-chain steps of m's batch transcript after start (for
+// the segments of main's proof), read to its end even where the matrix claims' batch
+// does not hold (a batch of claims that are not all true: its last check fails, its
+// transcript is whole).
+func lenientBatchTrace(m *MergedNR, start []byte, main *MergedNR) ([]transcript.Step, error) {
+	l, subs, terms, err := batchParts(m, main)
+	if err != nil {
+		return nil, err
+	}
 	kt, err := m.keyTable()
 	if err != nil {
 		return nil, err
@@ -292,20 +333,19 @@ func lenientBatchTrace(m *MergedNR, start []byte) ([]transcript.Step, error) {
 	if _, _, err := VerifyKeyClaims(tr, kt.T.W.Log, kt.SlotBits, keys); err != nil {
 		return nil, err
 	}
+	if _, _, err := verifyBlocks(tr, l, subs, terms); err != nil {
+		return nil, err
+	}
 	return chain, tr.Finish()
 }
 
 // onChild0 runs extractSubForged with f on merged child 0, extractSub on the others.
-func onChild0(f subForge) func(int, *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
-	return func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
+func onChild0(f subForge) func(int, *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
+	return func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
 		if i == 0 {
 			return extractSubForged(mm, f)
 		}
-		x, r, s, err := extractSub(mm, nil)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		return x, r, s.carried, nil
+		return extractSub(mm, nil)
 	}
 }
 
@@ -390,7 +430,7 @@ func TestForgeDepthTie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if other.Batch, err = other.proveBatch(start, par.New(nil, 2)); err != nil {
+	if other.Batch, err = reBatch(&other, fx.m1, start); err != nil {
 		t.Fatal(err)
 	}
 	broken := forgeAndReject(t, "a genuine batch of another VA", nrForge{extract: onChild0(subForge{batchOf: &other})})
@@ -411,10 +451,10 @@ func TestForgeDepthTie(t *testing.T) {
 	if start, err = otherStart(&swapped); err != nil {
 		t.Fatal(err)
 	}
-	if swapped.Batch, err = swapped.proveBatch(start, par.New(nil, 2)); err != nil {
+	if swapped.Batch, err = reBatch(&swapped, fx.m1, start); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, _, err := swapped.verifyBatch(start); err != nil {
+	if err := checkBatch(&swapped, fx.m1, start); err != nil {
 		t.Fatalf("the batch of another child's true claims does not hold: %v", err)
 	}
 	broken = forgeAndReject(t, "a batch of true claims not the child's", nrForge{extract: onChild0(subForge{batchOf: &swapped})})
@@ -429,10 +469,10 @@ func TestForgeDepthTie(t *testing.T) {
 	lying := slices.Clone(start)
 	lying[atomByte(t, fx.m1, start, k)] ^= 1
 	honest := *fx.m1
-	if honest.Batch, err = honest.proveBatch(lying, par.New(nil, 2)); err != nil {
+	if honest.Batch, err = reBatch(&honest, fx.m1, lying); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, _, err := honest.verifyBatch(lying); err != nil {
+	if err := checkBatch(&honest, fx.m1, lying); err != nil {
 		t.Fatalf("the batch absorbing the lying string does not hold: %v", err)
 	}
 	broken = forgeAndReject(t, "a valid batch absorbing another VA", nrForge{extract: onChild0(subForge{batchOf: &honest, batchStart: lying})})
@@ -1083,8 +1123,8 @@ func TestForgeDepthMutations(t *testing.T) {
 }
 
 // withExtract0 runs extractSub on every merged child and edits child 0's extract.
-func withExtract0(edit func(x *childExtract)) func(int, *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
-	return func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error) {
+func withExtract0(edit func(x *childExtract)) func(int, *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
+	return func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
 		x, r, s, err := extractSub(mm, nil)
 		if err != nil {
 			return nil, nil, nil, err
@@ -1092,7 +1132,7 @@ func withExtract0(edit func(x *childExtract)) func(int, *MergedNR) (*childExtrac
 		if i == 0 {
 			edit(x)
 		}
-		return x, r, s.carried, nil
+		return x, r, s, nil
 	}
 }
 

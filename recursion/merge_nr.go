@@ -30,15 +30,16 @@ import (
 // key table, which the verifier checks natively. Merges of leaves only, so far.
 
 // MergeLabelNR is the transcript label of a no-reveal merged proof.
-const MergeLabelNR = "leanpipe-xmss-merge-nr-v0"
+const MergeLabelNR = "leanpipe-xmss-merge-nr-v1"
 
 // MergeBatchLabelNR is the transcript label of the batch of a no-reveal merge's
 // carried claims (the children's matrix claims into one, their key claims into one
-// evaluation of the merged key table), which absorbs the segmented proof's layout and
+// evaluation of the merged key table, the segments' and the merged children's block
+// claims into one per block circuit), which absorbs the segmented proof's layout and
 // statement first.
-const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v0"
+const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v1"
 
-const mergeTagNR = "leanpipe/xmss-merge-nr/v0"
+const mergeTagNR = "leanpipe/xmss-merge-nr/v1"
 
 // MergedNR is a no-reveal merged proof with its statement.
 type MergedNR struct {
@@ -55,7 +56,9 @@ type MergedNR struct {
 	Proof      *transcript.Proof
 	// Batch reduces the children's carried claims to one claim on the xmss-aggregate
 	// circuit's matrices and one evaluation of the merged key table (docs/recursion.md
-	// §5, §6.7): the root evaluates those two natively, whatever the child count.
+	// §5, §6.7), and the segments' matrix claims with the merged children's block
+	// claims to one claim per block circuit (§6.9): the root evaluates those natively,
+	// whatever the child count and depth.
 	Batch *transcript.Proof
 	// Took is the prover's wall time, BatchTook the batch's part (not part of the proof).
 	Took, BatchTook time.Duration
@@ -416,6 +419,17 @@ func (m *MergedNR) layoutWith(editSubs func([]*nrSub)) (*nrLayout, []*nrSub, err
 		(m.Subs != nil && len(m.Subs) != len(m.Children)) {
 		return nil, nil, fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
 	}
+	for i := range m.Children {
+		if sc := m.sub(i); sc != nil {
+			for _, g := range sc.Subs {
+				if g != nil {
+					if err := g.checkTrimmed(); err != nil {
+						return nil, nil, err
+					}
+				}
+			}
+		}
+	}
 	sts := make([]flows.Statement, len(m.Children))
 	subs := make([]*nrSub, len(m.Children))
 	off := 0
@@ -490,7 +504,7 @@ func MergeNRChildren(children []NRChild, logInvRate int, workers par.Workers) (*
 // (possibly edited) statement as its verifier lays it out.
 type nrHooks struct {
 	// extract replaces merged child i's extraction (extractSub).
-	extract func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *MergedChildNR, error)
+	extract func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error)
 	// statement edits the statement before the layout; subs the merged children's
 	// layouts before the parent's is built on them.
 	statement func(m *MergedNR)
@@ -538,9 +552,7 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 		for i := lo; i < hi; i++ {
 			if mm := children[i].Merged; mm != nil {
 				if h != nil && h.extract != nil {
-					var mc *MergedChildNR
-					xs[i], runs[i], mc, errs[i] = h.extract(i, mm)
-					subs[i] = &nrSub{carried: mc}
+					xs[i], runs[i], subs[i], errs[i] = h.extract(i, mm)
 					continue
 				}
 				xs[i], runs[i], subs[i], errs[i] = extractSub(mm, nil)
@@ -585,13 +597,14 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 		m.Deferred[i] = ct.Deferred(value, hints)
 	}
 	var l *nrLayout
+	batchSubs := subs
 	if h == nil {
 		l, err = buildNRSubs(sts, m.Deferred, subs)
 	} else {
 		if h.statement != nil {
 			h.statement(m)
 		}
-		l, _, err = m.layoutWith(h.subs)
+		l, batchSubs, err = m.layoutWith(h.subs)
 	}
 	if err != nil {
 		return nil, err
@@ -608,8 +621,8 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 		}
 		allRuns = append(allRuns, r...)
 		grinds = append(grinds, xs[i].grind...)
-		if sc := m.sub(i); sc != nil {
-			hintValues = append(hintValues, sc.Values...)
+		if m.sub(i) != nil {
+			hintValues = append(hintValues, subs[i].hintValues...)
 		} else {
 			d := m.Deferred[i]
 			hintValues = append(hintValues, d.VA, d.VB, d.Key)
@@ -665,11 +678,18 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 		return nil, err
 	}
 	began := time.Now()
-	_, _, _, absorbed, err := flows.SegmentsLayout(l.shapes(), logInvRate, m.statementBytes())
+	shapes := l.shapes()
+	_, _, _, absorbed, err := flows.SegmentsLayout(shapes, logInvRate, m.statementBytes())
 	if err != nil {
 		return nil, err
 	}
-	if m.Batch, err = m.proveBatch(absorbed, workers); err != nil {
+	// The segments' lincheck points, from a replay of the proof (its terminal checks
+	// left to the batch).
+	tr, err := flows.VerifySegmentsTraced(m.Proof, MergeLabelNR, m.statementBytes(), shapes, &flows.Evaluations{Relations: l.rels, DeferTerminals: true}, logInvRate, nil)
+	if err != nil {
+		return nil, fmt.Errorf("recursion: the merge's own proof does not verify (a bug): %w", err)
+	}
+	if m.Batch, err = m.proveBatch(absorbed, l, batchSubs, tr.Terminals, workers); err != nil {
 		return nil, err
 	}
 	m.BatchTook = time.Since(began)
@@ -721,8 +741,10 @@ func (m *MergedNR) keyTable() (KeyTable, error) {
 
 // proveBatch batches the carried claims under MergeBatchLabelNR on the workers, after
 // absorbing start (the segmented proof's layout and statement, so that the carried
-// values sit on whole steps in both transcripts).
-func (m *MergedNR) proveBatch(start []byte, workers par.Workers) (*transcript.Proof, error) {
+// values sit on whole steps in both transcripts): the matrix and key claims, then the
+// block claims of the segments (terminals: their linchecks' points, on layout l) and
+// of the merged children (subs).
+func (m *MergedNR) proveBatch(start []byte, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck, workers par.Workers) (*transcript.Proof, error) {
 	kt, err := m.keyTable()
 	if err != nil {
 		return nil, err
@@ -739,46 +761,68 @@ func (m *MergedNR) proveBatch(start []byte, workers par.Workers) (*transcript.Pr
 	if _, _, err := BatchKeyClaims(tr, kt, keys); err != nil {
 		return nil, err
 	}
+	if _, err := proveBlocks(tr, l, subs, terminals, workers); err != nil {
+		return nil, err
+	}
 	return tr.Proof(), nil
 }
 
-// verifyBatch replays the batch and returns the two claims it leaves: on the
-// xmss-aggregate circuit's matrices, and the merged key table's value at a point.
-func (m *MergedNR) verifyBatch(start []byte) (MatrixClaim, KeyTable, []field.E, field.E, error) {
-	return m.verifyBatchTraced(start, nil)
+// nrBatched is what a merge's batch leaves for its verifier to evaluate natively:
+// one claim on the xmss-aggregate circuit's matrices, the merged key table's value at
+// a point, and one claim per block circuit of its kinds.
+type nrBatched struct {
+	matrix   MatrixClaim
+	kt       KeyTable
+	keyPoint []field.E
+	keyValue field.E
+	kinds    []nrKind
+	blocks   KindsClaim
 }
 
-// verifyBatchTraced is verifyBatch calling trace (if not nil) with every compression
-// of the batch's transcript.
-func (m *MergedNR) verifyBatchTraced(start []byte, trace func(transcript.Step)) (MatrixClaim, KeyTable, []field.E, field.E, error) {
+// checks are the batched claims' native evaluations.
+func (b *nrBatched) checks() []flows.NativeCheck {
+	mats := aggregate.VerifierMatrices()
+	out := []flows.NativeCheck{
+		{What: "the batched matrix claim", Check: func() error { return CheckMatrixClaim(mats, b.matrix) }},
+		{What: "the batched key claim", Check: func() error { return CheckTableEval(b.kt, b.keyPoint, b.keyValue) }},
+	}
+	return append(out, blockChecks(b.kinds, b.blocks)...)
+}
+
+// verifyBatchTraced replays the batch (after start, the absorbed string; the
+// segments' lincheck terminal checks on layout l, the merged children subs) calling
+// trace (if not nil) with every compression of its transcript.
+func (m *MergedNR) verifyBatchTraced(start []byte, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck, trace func(transcript.Step)) (*nrBatched, error) {
 	if m.Batch == nil {
-		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: no batch of the carried claims", ErrMerged)
+		return nil, fmt.Errorf("%w: no batch of the carried claims", ErrMerged)
 	}
 	kt, err := m.keyTable()
 	if err != nil {
-		return MatrixClaim{}, KeyTable{}, nil, field.E{}, err
+		return nil, err
 	}
 	mats, keys, err := m.carriedClaims(kt.T.W.Log)
 	if err != nil {
-		return MatrixClaim{}, KeyTable{}, nil, field.E{}, err
+		return nil, err
 	}
 	tr := transcript.NewVerifier(m.Batch, []byte(MergeBatchLabelNR), nil)
 	if trace != nil {
 		tr.Trace(trace)
 	}
 	tr.AbsorbBytes(start)
-	batched, err := VerifyMatrixClaims(tr, aggregate.LogSize, mats)
-	if err != nil {
-		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: the carried matrix claims: %w", ErrMerged, err)
+	out := &nrBatched{kt: kt}
+	if out.matrix, err = VerifyMatrixClaims(tr, aggregate.LogSize, mats); err != nil {
+		return nil, fmt.Errorf("%w: the carried matrix claims: %w", ErrMerged, err)
 	}
-	pt, v, err := VerifyKeyClaims(tr, kt.T.W.Log, kt.SlotBits, keys)
-	if err != nil {
-		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: the carried key claims: %w", ErrMerged, err)
+	if out.keyPoint, out.keyValue, err = VerifyKeyClaims(tr, kt.T.W.Log, kt.SlotBits, keys); err != nil {
+		return nil, fmt.Errorf("%w: the carried key claims: %w", ErrMerged, err)
+	}
+	if out.kinds, out.blocks, err = verifyBlocks(tr, l, subs, terminals); err != nil {
+		return nil, err
 	}
 	if err := tr.Finish(); err != nil {
-		return MatrixClaim{}, KeyTable{}, nil, field.E{}, fmt.Errorf("%w: the carried claims' batch: %w", ErrMerged, err)
+		return nil, fmt.Errorf("%w: the carried claims' batch: %w", ErrMerged, err)
 	}
-	return batched, kt, pt, v, nil
+	return out, nil
 }
 
 // segment is the prover's query segment of a group: its members' queries in order,
@@ -901,25 +945,26 @@ func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcr
 			checks = append(checks, cs...)
 		}
 	}
-	// The carried claims, batched: one evaluation of the xmss-aggregate circuit's
-	// matrices and one of the merged key table, beside the segments' checks.
+	// The segments, their linchecks' terminal checks left to the batch, with the
+	// carried claims' native checks beside them.
 	shapes := l.shapes()
 	_, _, _, start, err := flows.SegmentsLayout(shapes, m.LogInvRate, m.statementBytes())
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
-	batched, kt, pt, v, err := m.verifyBatchTraced(start, batch)
+	ev := &flows.Evaluations{Relations: l.rels, Native: checks, DeferTerminals: true}
+	tr, err := flows.VerifySegmentsTraced(m.Proof, MergeLabelNR, m.statementBytes(), shapes, ev, m.LogInvRate, main)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)
+	}
+	// The batch: the children's matrix and key claims into one each, the segments'
+	// matrix values (checked against their terminal identities) and the merged
+	// children's block claims into one per block circuit; then each evaluated natively.
+	batched, err := m.verifyBatchTraced(start, l, subs, tr.Terminals, batch)
 	if err != nil {
 		return nil, nil, err
 	}
-	mats := aggregate.VerifierMatrices()
-	ev := &flows.Evaluations{Relations: l.rels, Native: []flows.NativeCheck{
-		{What: "the batched matrix claim", Check: func() error { return CheckMatrixClaim(mats, batched) }},
-		{What: "the batched key claim", Check: func() error { return CheckTableEval(kt, pt, v) }},
-	}}
-	ev.Native = append(ev.Native, checks...)
-	tr, err := flows.VerifySegmentsTraced(m.Proof, MergeLabelNR, m.statementBytes(), shapes, ev, m.LogInvRate, main)
-	if err != nil {
+	if err := flows.StartChecks(batched.checks())(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
 	return tr.Raw, l, nil

@@ -34,9 +34,10 @@ type MergedChildNR struct {
 	// verifier checks them natively, and so does every ancestor.
 	Children []ChildInfo
 	Subs     []*MergedChildNR
-	// Values are the child's segments tape's hints' values, in its hints' order;
-	// Points their points, each once (hintPoints: a segment's two matrix hints share one,
-	// every linear batch's weight one).
+	// Values are the child's segments tape's carried hints' values (every hint but the
+	// segments' matrix values, which the child's batch reduces to Blocks), in its hints'
+	// order; Points their points, each once (hintPoints: every linear batch's weight
+	// shares one).
 	Values []field.E
 	Points [][]field.E
 	// RRow, RCol, VA, VB are the child's batched matrix claim on the xmss-aggregate
@@ -47,20 +48,71 @@ type MergedChildNR struct {
 	// the parent's from its offset) at KeyPoint.
 	KeyPoint []field.E
 	KeyValue field.E
+	// Blocks are the child's batched block claims: one point, and one pair of values
+	// per kind of its batch (batchKinds: its segments' block circuits and its merged
+	// children's kinds, by key), which join the parent's batch of the same kinds.
+	Blocks KindsClaim
 }
+
+// A record's Subs are trimmed (trim): what the merged child's verifier checks
+// natively of its own merged children, their hints' values and points and their
+// trimmed Subs below. Their batched claims were read by the child's batch, which the
+// parent replays, so no ancestor carries them.
 
 // lists are the carried values in the order the parent's layout asserts them: each
 // hint's point, the hints' values, then the batch's row and column points, its two
-// values, the key point and value; then each merged child's lists, in order.
+// values, the key point and value, each block claim's row and column points and
+// values; then each merged child's trimmed lists, in order.
 func (mc *MergedChildNR) lists() [][]field.E {
 	out := append([][]field.E(nil), mc.Points...)
-	out = append(out, mc.Values, mc.RRow, mc.RCol, []field.E{mc.VA, mc.VB}, mc.KeyPoint, []field.E{mc.KeyValue})
+	out = append(out, mc.Values)
+	out = append(out, mc.outLists()...)
+	return append(out, mc.subLists()...)
+}
+
+// outLists are the record's batched claims' lists.
+func (mc *MergedChildNR) outLists() [][]field.E {
+	return [][]field.E{mc.RRow, mc.RCol, {mc.VA, mc.VB}, mc.KeyPoint, {mc.KeyValue},
+		mc.Blocks.RRow, mc.Blocks.RCol, mc.Blocks.VA, mc.Blocks.VB}
+}
+
+// subLists are the merged children's trimmed lists, in order.
+func (mc *MergedChildNR) subLists() [][]field.E {
+	var out [][]field.E
 	for _, sub := range mc.Subs {
 		if sub != nil {
-			out = append(out, sub.lists()...)
+			out = append(out, sub.checkedLists()...)
 		}
 	}
 	return out
+}
+
+// checkedLists are a trimmed record's lists: its hints' points and values, then its
+// merged children's trimmed lists.
+func (mc *MergedChildNR) checkedLists() [][]field.E {
+	out := append(append([][]field.E(nil), mc.Points...), mc.Values)
+	return append(out, mc.subLists()...)
+}
+
+// trim is the record as the parent of its parent carries it: its shape, hints and
+// trimmed Subs (the record's own Subs already are).
+func (mc *MergedChildNR) trim() *MergedChildNR {
+	return &MergedChildNR{Children: mc.Children, Subs: mc.Subs, Values: mc.Values, Points: mc.Points}
+}
+
+// checkTrimmed refuses a trimmed record that holds batched claims, at any depth.
+func (mc *MergedChildNR) checkTrimmed() error {
+	if len(mc.RRow) != 0 || len(mc.RCol) != 0 || len(mc.KeyPoint) != 0 || len(mc.Blocks.RRow) != 0 || len(mc.Blocks.RCol) != 0 || len(mc.Blocks.VA) != 0 || len(mc.Blocks.VB) != 0 || !mc.VA.IsZero() || !mc.VB.IsZero() || !mc.KeyValue.IsZero() {
+		return fmt.Errorf("%w: a merged grandchild's record holds batched claims", ErrMerged)
+	}
+	for _, g := range mc.Subs {
+		if g != nil {
+			if err := g.checkTrimmed(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // sub is what mc carries of its child i if that is merged, else nil.
@@ -87,6 +139,15 @@ func shapeKey(c ChildInfo, mc *MergedChildNR) string {
 	}
 	walk(c, mc)
 	return string(b)
+}
+
+// flatten concatenates values and lists.
+func flatten(lists ...[]field.E) []field.E {
+	var out []field.E
+	for _, v := range lists {
+		out = append(out, v...)
+	}
+	return out
 }
 
 // flatLen is the number of values in lists.
@@ -118,6 +179,15 @@ func hintPoints(hints []SegmentHint) (index []int, count int) {
 		index = append(index, k)
 	}
 	return index, len(seen)
+}
+
+// keptHints are the child's carried hints.
+func (s *nrSub) keptHints() []SegmentHint {
+	out := make([]SegmentHint, len(s.kept))
+	for i, h := range s.kept {
+		out[i] = s.hints[h]
+	}
+	return out
 }
 
 // carriedHints are the hints' values and points (each hint's own) as CheckCarried
@@ -152,7 +222,15 @@ type nrSub struct {
 	// proved by the query blocks).
 	main, batch []TapeStep
 	hints       []SegmentHint
-	kt          KeyTable
+	// kept are the indices of the carried hints (all but the segments' matrix values)
+	// among hints; hintValues, on the prover's side, every hint's value.
+	kept       []int
+	hintValues []field.E
+	// kinds are the kinds of the child's batch; childKinds, per child of it, a merged
+	// one's kinds (nil for a leaf).
+	kinds      []nrKind
+	childKinds [][]nrKind
+	kt         KeyTable
 	// pointLens are the lengths of the hints' distinct points, keyLen the batched key
 	// claim's point's.
 	pointLens []int
@@ -162,7 +240,7 @@ type nrSub struct {
 // newNRSub lays out merged child m (carried: what the parent carries of it, nil on a
 // dry run).
 func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
-	lm, _, err := m.layout()
+	lm, lsubs, err := m.layout()
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +260,7 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 	if v, ok := subShapes.Load(key); ok {
 		d := v.(*nrSub)
 		s.main, s.batch, s.hints, s.cfg, s.pointLens, s.keyLen = d.main, d.batch, d.hints, d.cfg, d.pointLens, d.keyLen
+		s.kept, s.kinds, s.childKinds = d.kept, d.kinds, d.childKinds
 		return s, nil
 	}
 	sh, err := flows.CommittedShape(places, stackLog, m.LogInvRate)
@@ -191,25 +270,36 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 	if s.cfg, err = open.DeriveConfig(sh.StackLog, sh.LogInvRate); err != nil {
 		return nil, err
 	}
+	s.kinds = batchKinds(lm, lsubs)
+	s.childKinds = make([][]nrKind, len(lsubs))
+	for c, g := range lsubs {
+		if g != nil {
+			s.childKinds[c] = g.kinds
+		}
+	}
 	harness, _ := nativeTapeInputs(nil, nil, nil)
 	st, sb, out, err := s.replay(harness, TapeInputs{})
 	if err != nil {
 		return nil, err
 	}
 	s.main, s.batch = scheduleOf(st.Steps), scheduleOf(sb.steps)
-	for _, h := range st.Hints {
-		if h.Kind == HintLevelEnforced || h.Kind == HintLevelInduced {
+	for h, hk := range st.Hints {
+		if hk.Kind == HintLevelEnforced || hk.Kind == HintLevelInduced {
 			break
 		}
-		s.hints = append(s.hints, h)
+		s.hints = append(s.hints, hk)
+		if hk.Kind != HintSegmentA && hk.Kind != HintSegmentB {
+			s.kept = append(s.kept, h)
+		}
 	}
-	index, count := hintPoints(s.hints)
+	index, count := hintPoints(s.keptHints())
 	s.pointLens = make([]int, count)
-	for h := range s.hints {
-		s.pointLens[index[h]] = len(st.HintPoint(h))
+	for i, h := range s.kept {
+		s.pointLens[index[i]] = len(st.HintPoint(h))
 	}
 	s.keyLen = len(out.keyPt)
-	subShapes.Store(key, &nrSub{main: s.main, batch: s.batch, hints: s.hints, cfg: s.cfg, pointLens: s.pointLens, keyLen: s.keyLen})
+	subShapes.Store(key, &nrSub{main: s.main, batch: s.batch, hints: s.hints, cfg: s.cfg, pointLens: s.pointLens, keyLen: s.keyLen,
+		kept: s.kept, kinds: s.kinds, childKinds: s.childKinds})
 	return s, nil
 }
 
@@ -251,8 +341,26 @@ func blankRecord(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &MergedChildNR{Children: mc.Children, Values: make([]field.E, len(s.hints)), Points: make([][]field.E, len(s.pointLens)),
-		RRow: make([]field.E, aggregate.LogSize), RCol: make([]field.E, aggregate.LogSize), KeyPoint: make([]field.E, s.keyLen)}
+	b, err := blankTrimmed(c, mc)
+	if err != nil {
+		return nil, err
+	}
+	b.RRow, b.RCol, b.KeyPoint = make([]field.E, aggregate.LogSize), make([]field.E, aggregate.LogSize), make([]field.E, s.keyLen)
+	L := kindsLog(s.kinds)
+	b.Blocks = KindsClaim{RRow: make([]field.E, L), RCol: make([]field.E, L), VA: make([]field.E, len(s.kinds)), VB: make([]field.E, len(s.kinds))}
+	return b, nil
+}
+
+// blankTrimmed is blankRecord trimmed: the shape, hints and trimmed Subs.
+func blankTrimmed(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
+	if len(mc.Subs) != 0 && len(mc.Subs) != len(mc.Children) {
+		return nil, fmt.Errorf("%w: %d merged children's claims for %d children", ErrMerged, len(mc.Subs), len(mc.Children))
+	}
+	s, err := subShape(c, mc)
+	if err != nil {
+		return nil, err
+	}
+	b := &MergedChildNR{Children: mc.Children, Values: make([]field.E, len(s.kept)), Points: make([][]field.E, len(s.pointLens))}
 	for u, n := range s.pointLens {
 		b.Points[u] = make([]field.E, n)
 	}
@@ -260,7 +368,7 @@ func blankRecord(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
 		b.Subs = make([]*MergedChildNR, len(mc.Subs))
 		for i, g := range mc.Subs {
 			if g != nil {
-				if b.Subs[i], err = blankRecord(mc.Children[i], g); err != nil {
+				if b.Subs[i], err = blankTrimmed(mc.Children[i], g); err != nil {
 					return nil, err
 				}
 			}
@@ -348,6 +456,7 @@ func scheduleOf(steps []TapeStep) []TapeStep {
 type nrBatchOut struct {
 	rRow, rCol, keyPt []Lin
 	va, vb, keyV      Lin
+	blocks            tapeBlockOut
 }
 
 // replay records the child's segments verification on in's tape (with the child's
@@ -366,13 +475,16 @@ func (s *nrSub) replay(in, bIn TapeInputs) (*SegmentsTape, *tapeTr, nrBatchOut, 
 	bIn.Tape = st.Tape
 	sb := &tapeTr{t: st.Tape, in: bIn}
 	sb.observeBytesTail(s.start, st.Atoms)
-	return st, sb, s.batchOn(st.Tape, sb, st.Atoms), nil
+	return st, sb, s.batchOn(st, sb, in.Hint), nil
 }
 
 // batchOn replays the child's MergeBatchLabelNR transcript after its absorbed string:
 // its children's matrix and key claims, read from the atoms in the statement's order
-// (per child: z, chi_in, s, chi_in′, τ, chi_out, VA, VB, key).
-func (s *nrSub) batchOn(t *Tape, sb *tapeTr, atoms []Lin) nrBatchOut {
+// (per leaf: z, chi_in, s, chi_in′, τ, chi_out, VA, VB, key; per merged child its
+// record's lists), then its block claims (blocksOn; hint: the replay's hints).
+func (s *nrSub) batchOn(st *SegmentsTape, sb *tapeTr, hint func(h int) Lin) nrBatchOut {
+	t, atoms := st.Tape, st.Atoms
+	childBlocks := make([]*tapeBlockOut, len(s.m.Children))
 	var tmats []TapeMatrixClaim
 	var tkeys []TapeTableClaim
 	next := func(n int) []Lin { out := atoms[:n]; atoms = atoms[n:]; return out }
@@ -388,11 +500,9 @@ func (s *nrSub) batchOn(t *Tape, sb *tapeTr, atoms []Lin) nrBatchOut {
 			wl := s.kt.T.W.Log
 			tmats = append(tmats, TapeMatrixClaim{RowLow: t.EqTable(rRow[:LowBits]), RowHigh: rRow[LowBits:], ColLow: t.EqTable(rCol[:LowBits]), ColHigh: rCol[LowBits:], VA: v[0], VB: v[1]})
 			tkeys = append(tkeys, TapeTableClaim{Tau: keyPt[:wl], Chi: keyPt[wl:], Offset: off, N: s.m.Children[i].N, Value: keyV})
-			for _, g := range mc.Subs {
-				if g != nil {
-					next(flatLen(g.lists()))
-				}
-			}
+			b := mc.Blocks
+			childBlocks[i] = &tapeBlockOut{rRow: next(len(b.RRow)), rCol: next(len(b.RCol)), va: next(len(b.VA)), vb: next(len(b.VB))}
+			next(flatLen(mc.subLists()))
 			off += s.m.Children[i].N
 			continue
 		}
@@ -406,6 +516,7 @@ func (s *nrSub) batchOn(t *Tape, sb *tapeTr, atoms []Lin) nrBatchOut {
 	var o nrBatchOut
 	o.rRow, o.rCol, o.va, o.vb = tapeBatchMatrix(t, sb, aggregate.LogSize, tmats)
 	o.keyPt, o.keyV = tapeBatchKeys(t, sb, s.kt.T.W.Log, s.kt.SlotBits, tkeys)
+	o.blocks = s.blocksOn(t, sb, st, hint, childBlocks)
 	return o
 }
 
@@ -429,9 +540,12 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 		return 0, fmt.Errorf("%w: child %d: %d hints, %d carried", ErrMerged, c, len(st.Hints), len(s.hints))
 	}
 	mc := s.carried
-	index, count := hintPoints(s.hints)
-	if len(mc.Points) != count || len(mc.Values) != len(s.hints) {
-		return 0, fmt.Errorf("%w: child %d: %d carried points and %d values for %d hints at %d points", ErrMerged, c, len(mc.Points), len(mc.Values), len(s.hints), count)
+	index, count := hintPoints(s.keptHints())
+	if len(mc.Points) != count || len(mc.Values) != len(s.kept) {
+		return 0, fmt.Errorf("%w: child %d: %d carried points and %d values for %d hints at %d points", ErrMerged, c, len(mc.Points), len(mc.Values), len(s.kept), count)
+	}
+	if b := mc.Blocks; len(b.RRow) != len(out.blocks.rRow) || len(b.RCol) != len(out.blocks.rCol) || len(b.VA) != len(out.blocks.va) || len(b.VB) != len(out.blocks.vb) {
+		return 0, fmt.Errorf("%w: child %d: carried block claims of %d kinds at a point of %d coordinates, %d kinds and %d coordinates laid out", ErrMerged, c, len(b.VA), len(b.RRow), len(out.blocks.va), len(out.blocks.rRow))
 	}
 	k := base
 	assertAt := func(what string, xs []Lin, vs []field.E, at int) error {
@@ -455,14 +569,14 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 		at[u] = k
 		k += len(mc.Points[u])
 	}
-	for h := range s.hints {
-		if err := assertAt("a carried point", st.HintPoint(h), mc.Points[index[h]], at[index[h]]); err != nil {
+	for i, h := range s.kept {
+		if err := assertAt("a carried point", st.HintPoint(h), mc.Points[index[i]], at[index[i]]); err != nil {
 			return 0, err
 		}
 	}
-	hs := make([]Lin, len(s.hints))
-	for h := range hs {
-		hs[h] = hint(h)
+	hs := make([]Lin, len(s.kept))
+	for i, h := range s.kept {
+		hs[i] = hint(h)
 	}
 	for _, p := range []struct {
 		what string
@@ -478,6 +592,18 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 			return 0, err
 		}
 	}
+	for _, p := range []struct {
+		what string
+		xs   []Lin
+		vs   []field.E
+	}{
+		{"the block claims' row point", out.blocks.rRow, mc.Blocks.RRow}, {"the block claims' column point", out.blocks.rCol, mc.Blocks.RCol},
+		{"the block claims' A0 values", out.blocks.va, mc.Blocks.VA}, {"the block claims' B0 values", out.blocks.vb, mc.Blocks.VB},
+	} {
+		if err := assert(p.what, p.xs, p.vs); err != nil {
+			return 0, err
+		}
+	}
 	// The child's merged children's carried values: atoms of its statement that its
 	// verifier checks natively, so this proof carries them too.
 	pos := 0
@@ -487,16 +613,19 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 			pos += s.m.Deferred[j].carriedCount()
 			continue
 		}
-		n := flatLen(g.lists())
 		want := mc.sub(j)
 		if want == nil {
 			return 0, fmt.Errorf("%w: child %d's child %d is merged and its claims are not carried", ErrMerged, c, j)
 		}
-		var vs []field.E
-		for _, v := range want.lists() {
-			vs = append(vs, v...)
+		// The grandchild's record in the child's statement: its hints, its batched
+		// claims (read by the child's batch, replayed above), its trimmed Subs. This
+		// proof carries the first and last parts, trimmed.
+		a, outs := flatLen(g.Points)+len(g.Values), flatLen(g.outLists())
+		n := flatLen(g.lists())
+		if err := assert("a grandchild's carried value", st.Atoms[pos:pos+a], flatten(append(append([][]field.E(nil), want.Points...), want.Values)...)); err != nil {
+			return 0, err
 		}
-		if err := assert("a grandchild's carried value", st.Atoms[pos:pos+n], vs); err != nil {
+		if err := assert("a grandchild's carried value", st.Atoms[pos+a+outs:pos+n], flatten(want.subLists()...)); err != nil {
 			return 0, err
 		}
 		pos += n
@@ -551,11 +680,12 @@ func (s *nrSub) checks(what string) ([]flows.NativeCheck, error) {
 // (with the relations' target's constant part: the blank child's relations carry zeros
 // where the true ones carry its statement's values).
 func (s *nrSub) check() error {
-	c, err := s.carried.carriedHints(s.hints)
+	kept := s.keptHints()
+	c, err := s.carried.carriedHints(kept)
 	if err != nil {
 		return err
 	}
-	return CheckCarried(s.hints, c, s.shapes, s.ev, s.m.LogInvRate, s.statement)
+	return CheckCarried(kept, c, s.shapes, s.ev, s.m.LogInvRate, s.statement)
 }
 
 // subHooks change one step of extractSub: the forging tests' reading of a merged
@@ -653,20 +783,36 @@ func extractSub(mm *MergedNR, sh *subHooks) (*childExtract, []TranscriptRun, *nr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mc := &MergedChildNR{Children: mm.Children, Subs: mm.Subs, RRow: evs(out.rRow), RCol: evs(out.rCol), KeyPoint: evs(out.keyPt)}
+	mc := &MergedChildNR{Children: mm.Children, RRow: evs(out.rRow), RCol: evs(out.rCol), KeyPoint: evs(out.keyPt)}
+	if mm.Subs != nil {
+		mc.Subs = make([]*MergedChildNR, len(mm.Subs))
+		for i, g := range mm.Subs {
+			if g != nil {
+				mc.Subs[i] = g.trim()
+			}
+		}
+	}
 	mc.VA, mc.VB, mc.KeyValue = out.va.Eval(value, units), out.vb.Eval(value, units), out.keyV.Eval(value, units)
-	index, count := hintPoints(s.hints)
+	mc.Blocks = KindsClaim{RRow: evs(out.blocks.rRow), RCol: evs(out.blocks.rCol), VA: evs(out.blocks.va), VB: evs(out.blocks.vb)}
+	// Every hint's value (the parent's hint segment holds them all); the kept ones and
+	// their points are carried.
+	index, count := hintPoints(s.keptHints())
 	mc.Points = make([][]field.E, count)
+	k := 0
 	for h, hk := range s.hints {
 		pt := evs(st.HintPoint(h))
 		v, err := carriedValue(hk, pt, s.shapes, s.ev, places)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if mc.Points[index[h]] == nil {
-			mc.Points[index[h]] = pt
+		s.hintValues = append(s.hintValues, v)
+		if k < len(s.kept) && s.kept[k] == h {
+			if mc.Points[index[k]] == nil {
+				mc.Points[index[k]] = pt
+			}
+			mc.Values = append(mc.Values, v)
+			k++
 		}
-		mc.Values = append(mc.Values, v)
 	}
 	if sh != nil && sh.carried != nil {
 		sh.carried(mc, s, evs(st.RelTau))

@@ -15,7 +15,7 @@ import (
 // kept in PROOF.json (MergeStatement: message, epoch, keys, depth, the children's sizes
 // and rates). Such a proof can be a child of another no-reveal merge, to any depth.
 
-const mergeMagicNR = "LPMERGN1"
+const mergeMagicNR = "LPMERGN2"
 
 // maxNesting and maxRecords bound a file's nesting of merged children and their count:
 // a verifier lays out every merged shape it is given, so a file may not ask for more
@@ -85,7 +85,8 @@ func (m *MergedNR) ProofBytes() []byte {
 
 // appendBinary encodes a merged child's record: its children (count, then each one's
 // size, rate and kind, a merged one's record following), its hints' values and
-// points, its batched claims.
+// points, its batched claims, its block claims (row and column points, then the A0 and
+// B0 values, one per kind). A trimmed record has no batched or block claims.
 func (mc *MergedChildNR) appendBinary(b []byte) []byte {
 	u64 := func(v int) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
 	u64(len(mc.Children))
@@ -107,6 +108,9 @@ func (mc *MergedChildNR) appendBinary(b []byte) []byte {
 	b = appendEs(appendEs(b, mc.RRow), mc.RCol)
 	b = appendE(appendE(b, mc.VA), mc.VB)
 	b = appendE(appendEs(b, mc.KeyPoint), mc.KeyValue)
+	for _, v := range [][]field.E{mc.Blocks.RRow, mc.Blocks.RCol, mc.Blocks.VA, mc.Blocks.VB} {
+		b = appendEs(b, v)
+	}
 	return b
 }
 
@@ -148,6 +152,7 @@ func (r *byteReader) record(nesting int) *MergedChildNR {
 	mc.RRow, mc.RCol = r.es(), r.es()
 	mc.VA, mc.VB = r.e(), r.e()
 	mc.KeyPoint, mc.KeyValue = r.es(), r.e()
+	mc.Blocks = KindsClaim{RRow: r.es(), RCol: r.es(), VA: r.es(), VB: r.es()}
 	return mc
 }
 

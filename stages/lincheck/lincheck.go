@@ -215,12 +215,29 @@ type TerminalCheck struct {
 
 // Check evaluates the matrices and compares the terminal value with the claim.
 func (t *TerminalCheck) Check() error {
-	va, vb := t.c.BilinearTensor(circuit.Tensor{Low: t.skip, High: t.chiIn}, circuit.Tensor{Low: t.s, High: t.chiInPrime})
+	row, col := t.Weights()
+	return t.CheckValues(t.c.BilinearTensor(row, col))
+}
+
+// Weights are the matrices' row and column weights at the lincheck's point: the skip
+// weights ⊗ eq(chi_in, ·) and the slice values ⊗ eq(chi_in′, ·). Callers must not
+// write them.
+func (t *TerminalCheck) Weights() (row, col circuit.Tensor) {
+	return circuit.Tensor{Low: t.skip, High: t.chiIn}, circuit.Tensor{Low: t.s, High: t.chiInPrime}
+}
+
+// CheckValues compares the terminal value with the claim, the matrices' bilinear
+// forms at Weights taken to be va and vb: a verifier that batches the matrices'
+// evaluations checks va and vb elsewhere, and the lincheck holds only once it has.
+func (t *TerminalCheck) CheckValues(va, vb field.E) error {
 	if Terminal(va.Add(t.alpha.Mul(vb)), t.alpha, t.skip, t.chiIn, t.chiInPrime, t.s, t.c.ConstCol(), t.win, t.tau) != t.running {
 		return ErrTerminal
 	}
 	return nil
 }
+
+// Matrices are the circuit the check evaluates.
+func (t *TerminalCheck) Matrices() Matrices { return t.c }
 
 // VerifyPublicDeferred is VerifyPublic up to its terminal check, which it returns
 // undone: the lincheck is verified only once that check passes too.

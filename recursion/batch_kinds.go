@@ -1,0 +1,347 @@
+package recursion
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
+)
+
+// One batch of matrix claims on several circuits of different sizes, at one point
+// (docs/recursion.md §6.9): BatchMatrixClaims generalised. Circuit k of 2^L_k columns
+// is embedded in the top-left corner of a 2^L matrix, L the largest L_k:
+// M'_k(x, y) = M_k(x_low, y_low)·eq(0, x_high)·eq(0, y_high), x_low its first L_k
+// coordinates. A claim on M_k is the same claim on M'_k with its weights extended by
+// eq(0, ·), so the batch is one two-phase sumcheck of 2L rounds; its output is one
+// point (r_row, r_col) and, per circuit, the values of A0 and B0 at its first L_k
+// coordinates of each. A claim's weights past its circuit's size are zero-extended in
+// the rounds: a vector of one entry a stands for (a, 0, 0, …), whose round
+// polynomial against another such b is a·b·(1 − X)². Both factors of each product
+// are extended, so the final identity weighs circuit k by the square of
+// eq(0, r_row past L_k)·eq(0, r_col past L_k).
+
+// KindsClaim is the output of a batch over several circuits: the common point and,
+// per circuit, A0 and B0 at (RRow[:L_k], RCol[:L_k]).
+type KindsClaim struct {
+	RRow, RCol []field.E
+	VA, VB     []field.E
+}
+
+// claim is circuit k's claim of the output.
+func (c KindsClaim) claim(k, logSize int) MatrixClaim {
+	return MatrixClaim{Row: EqWeight(c.RRow[:logSize]), Col: EqWeight(c.RCol[:logSize]), VA: c.VA[k], VB: c.VB[k]}
+}
+
+// padWeight is Π_{j ≥ n} (1 + r_j): eq(0, r past its first n coordinates).
+func padWeight(r []field.E, n int) field.E {
+	w := field.One
+	for _, x := range r[n:] {
+		w = w.Mul(field.One.Add(x))
+	}
+	return w
+}
+
+// kindsShape checks the claims against the circuits' sizes and returns the largest.
+func kindsShape(logSizes []int, claims [][]MatrixClaim) (int, error) {
+	if len(logSizes) == 0 || len(claims) != len(logSizes) {
+		return 0, fmt.Errorf("%w: %d circuits and %d claim lists", ErrClaimShape, len(logSizes), len(claims))
+	}
+	L := 0
+	for k, cs := range claims {
+		if err := checkClaims(logSizes[k], cs); err != nil {
+			return 0, fmt.Errorf("circuit %d: %w", k, err)
+		}
+		L = max(L, logSizes[k])
+	}
+	return L, nil
+}
+
+// flatClaims is the claims in order, circuit by circuit, with each one's circuit.
+func flatClaims(claims [][]MatrixClaim) (flat []MatrixClaim, kindOf []int) {
+	for k, cs := range claims {
+		for _, c := range cs {
+			flat = append(flat, c)
+			kindOf = append(kindOf, k)
+		}
+	}
+	return flat, kindOf
+}
+
+// proveProductRoundsPadded is proveProductRounds over vectors zero-extended to the
+// round count's length: a vector that has one entry left stands for that entry
+// followed by zeros.
+func proveProductRoundsPadded(tr ClaimsProver, point []field.E, f, g [][]field.E, w []field.E) {
+	for i := range point {
+		var q0, q1, qInf field.E
+		for t := range f {
+			var a0, a1, ai field.E
+			if len(f[t]) == 1 {
+				a0 = f[t][0].Mul(g[t][0])
+				ai = a0
+			} else {
+				a0, a1, ai = field.SumcheckRoundLow(f[t], g[t])
+			}
+			if w != nil {
+				a0, a1, ai = w[t].Mul(a0), w[t].Mul(a1), w[t].Mul(ai)
+			}
+			q0, q1, qInf = q0.Add(a0), q1.Add(a1), qInf.Add(ai)
+		}
+		tr.SendRoundPoly(roundCoeffs(q0, q1, qInf), false)
+		r := tr.Sample()
+		point[i] = r
+		fold := func(v []field.E) []field.E {
+			if len(v) == 1 {
+				v[0] = v[0].Mul(field.One.Add(r))
+				return v
+			}
+			h := len(v) / 2
+			field.FoldLow(v[:h], v, r)
+			return v[:h]
+		}
+		for t := range f {
+			f[t], g[t] = fold(f[t]), fold(g[t])
+		}
+	}
+}
+
+// BatchKindClaims proves claims on several circuits (claims[k] on cs[k], at least one
+// each) at one point, on the workers: the claims' weights and values are observed,
+// then μ and one λ per claim are drawn and Σ λ_t·(VA_t + μ·VB_t) is reduced to the
+// circuits' values at the output point, which are sent.
+func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, workers par.Workers) (KindsClaim, error) {
+	logSizes := make([]int, len(cs))
+	for k, c := range cs {
+		logSizes[k] = c.LogSize()
+	}
+	L, err := kindsShape(logSizes, claims)
+	if err != nil {
+		return KindsClaim{}, err
+	}
+	flat, kindOf := flatClaims(claims)
+	mu, lambda := observeClaims(tr.Observe, tr.Sample, flat)
+	T := len(flat)
+
+	// Row phase, rounds 0..5: Σ_t λ_t·Σ_i Row_t.Low[i]·U_t[i], each claim on its own
+	// circuit's rows.
+	hiR := make([][]field.E, T)
+	u := make([][]field.E, T)
+	for t, cl := range flat {
+		hiR[t] = make([]field.E, 1<<(logSizes[kindOf[t]]-LowBits))
+		field.EqTable(hiR[t], cl.Row.High)
+		u[t] = make([]field.E, 1<<LowBits)
+	}
+	eachClaim(T, workers, func(t int, w par.Workers) {
+		cs[kindOf[t]].RowsTensorOn(flat[t].Col, mu, circuit.RowSink{U: u[t], UHigh: hiR[t]}, w)
+	})
+	if err := workers.Err(); err != nil {
+		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
+	}
+	low := make([][]field.E, T)
+	for t, cl := range flat {
+		low[t] = append([]field.E(nil), cl.Row.Low...)
+	}
+	rRow := make([]field.E, L)
+	proveProductRounds(tr, rRow[:LowBits], low, u, lambda)
+	// Rounds 6..L−1, each claim's vectors zero-extended past its circuit.
+	eqLow := make([]field.E, 1<<LowBits)
+	field.EqTable(eqLow, rRow[:LowBits])
+	vf := make([][]field.E, T)
+	for t := range vf {
+		vf[t] = make([]field.E, len(hiR[t]))
+	}
+	eachClaim(T, workers, func(t int, w par.Workers) {
+		cs[kindOf[t]].RowsTensorOn(flat[t].Col, mu, circuit.RowSink{Fold: vf[t], FoldLow: eqLow}, w)
+	})
+	if err := workers.Err(); err != nil {
+		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
+	}
+	for t := range hiR {
+		field.ScaleE(hiR[t], hiR[t], low[t][0])
+	}
+	proveProductRoundsPadded(tr, rRow[LowBits:], hiR, vf, lambda)
+
+	// Column phase: per circuit f_k = (A0 + μ·B0)ᵀ·eq(r_row[:L_k]) times the row
+	// padding's weight; rounds 0..5: Σ_t c_t·Σ_i Col_t.Low[i]·F_t[i].
+	coef := make([]field.E, T)
+	hiC := make([][]field.E, T)
+	for t, cl := range flat {
+		coef[t] = lambda[t].Mul(hiR[t][0])
+		hiC[t] = make([]field.E, 1<<(logSizes[kindOf[t]]-LowBits))
+		field.EqTable(hiC[t], cl.Col.High)
+	}
+	f := make([][]field.E, len(cs))
+	fu := make([][]field.E, T)
+	var spares [][]field.E
+	for k, c := range cs {
+		n := 1 << logSizes[k]
+		f[k] = make([]field.E, n)
+		spare := func(i int) []field.E {
+			for len(spares) < i {
+				spares = append(spares, nil)
+			}
+			if len(spares[i-1]) < n {
+				spares[i-1] = make([]field.E, n)
+			}
+			return spares[i-1][:n]
+		}
+		c.TransposeTensorWith(f[k], spare, EqWeight(rRow[:logSizes[k]]), mu, workers)
+		if err := workers.Err(); err != nil {
+			return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
+		}
+		field.ScaleE(f[k], f[k], padWeight(rRow, logSizes[k]))
+		var his [][]field.E
+		var ts []int
+		for t := range flat {
+			if kindOf[t] == k {
+				his, ts = append(his, hiC[t]), append(ts, t)
+			}
+		}
+		for i, s := range blockSums(f[k], his, workers) {
+			fu[ts[i]] = s
+		}
+	}
+	spares = nil
+	for t, cl := range flat {
+		low[t] = append(low[t][:0], cl.Col.Low...)
+	}
+	rCol := make([]field.E, L)
+	proveProductRounds(tr, rCol[:LowBits], low, fu, coef)
+	// Rounds 6..L−1: per circuit fr_k(j)·Σ_{t on k} c_t·Col_t.Low(r_low)·eq(Col_t.High, j).
+	field.EqTable(eqLow, rCol[:LowBits])
+	fr := make([][]field.E, len(cs))
+	g := make([][]field.E, len(cs))
+	for k := range cs {
+		fr[k] = make([]field.E, len(f[k])>>LowBits)
+		foldBlocks(fr[k], f[k], eqLow, workers)
+		f[k] = nil
+		g[k] = make([]field.E, len(fr[k]))
+	}
+	for t := range flat {
+		field.AddScaledE(g[kindOf[t]], hiC[t], coef[t].Mul(low[t][0]))
+	}
+	proveProductRoundsPadded(tr, rCol[LowBits:], fr, g, nil)
+	if err := workers.Err(); err != nil {
+		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
+	}
+	out := KindsClaim{RRow: rRow, RCol: rCol, VA: make([]field.E, len(cs)), VB: make([]field.E, len(cs))}
+	for k, c := range cs {
+		out.VA[k], out.VB[k] = c.BilinearTensor(EqWeight(rRow[:logSizes[k]]), EqWeight(rCol[:logSizes[k]]))
+		pad := padWeight(rRow, logSizes[k]).Mul(padWeight(rCol, logSizes[k]))
+		if out.VA[k].Add(mu.Mul(out.VB[k])).Mul(pad) != fr[k][0] {
+			return KindsClaim{}, errors.New("recursion: kinds batch: the backward walk and the point evaluation disagree (a bug)")
+		}
+	}
+	for k := range cs {
+		tr.Send(out.VA[k])
+		tr.Send(out.VB[k])
+	}
+	return out, nil
+}
+
+// VerifyKindClaims replays BatchKindClaims for circuits of 2^logSizes[k] columns and
+// returns the output, whose values the caller evaluates natively (CheckKindsClaim).
+func VerifyKindClaims(tr ClaimsVerifier, logSizes []int, claims [][]MatrixClaim) (KindsClaim, error) {
+	L, err := kindsShape(logSizes, claims)
+	if err != nil {
+		return KindsClaim{}, err
+	}
+	flat, kindOf := flatClaims(claims)
+	mu, lambda := observeClaims(tr.Observe, tr.Sample, flat)
+	running := batchTarget(flat, mu, lambda)
+	point, running, err := verifyProductRounds(tr, 2*L, running, "kinds batch")
+	if err != nil {
+		return KindsClaim{}, err
+	}
+	out := KindsClaim{RRow: point[:L], RCol: point[L:], VA: make([]field.E, len(logSizes)), VB: make([]field.E, len(logSizes))}
+	for k := range logSizes {
+		if out.VA[k], err = tr.Receive(); err == nil {
+			out.VB[k], err = tr.Receive()
+		}
+		if err != nil {
+			return KindsClaim{}, fmt.Errorf("recursion: kinds batch values %d: %w", k, err)
+		}
+	}
+	weights := make([]field.E, len(logSizes))
+	for t, c := range flat {
+		n := logSizes[kindOf[t]]
+		weights[kindOf[t]] = weights[kindOf[t]].Add(lambda[t].Mul(weightEval(c.Row, out.RRow[:n])).Mul(weightEval(c.Col, out.RCol[:n])))
+	}
+	var total field.E
+	for k, n := range logSizes {
+		// Both factors of every product carry the padding's weight.
+		pad := padWeight(out.RRow, n).Mul(padWeight(out.RCol, n)).Square()
+		total = total.Add(out.VA[k].Add(mu.Mul(out.VB[k])).Mul(pad).Mul(weights[k]))
+	}
+	if total != running {
+		return KindsClaim{}, ErrBatch
+	}
+	return out, nil
+}
+
+// tapeBatchKinds replays VerifyKindClaims on the tape (claims[k] on a circuit of
+// 2^logSizes[k] columns) and returns the output's point and values.
+func tapeBatchKinds(t *Tape, s *tapeTr, logSizes []int, claims [][]TapeMatrixClaim) (rRow, rCol, va, vb []Lin) {
+	L := 0
+	for _, n := range logSizes {
+		L = max(L, n)
+	}
+	var flat []TapeMatrixClaim
+	var kindOf []int
+	for k, cs := range claims {
+		for _, c := range cs {
+			flat, kindOf = append(flat, c), append(kindOf, k)
+		}
+	}
+	for _, c := range flat {
+		for _, ls := range [][]Lin{c.RowLow, c.RowHigh, c.ColLow, c.ColHigh} {
+			for _, x := range ls {
+				s.observe(x)
+			}
+		}
+		s.observe(c.VA)
+		s.observe(c.VB)
+	}
+	mu := s.Sample()
+	lambda := make([]Lin, len(flat))
+	for i := range lambda {
+		lambda[i] = s.Sample()
+	}
+	var running Lin
+	for i, c := range flat {
+		running = running.Add(t.Mul(lambda[i], c.VA.Add(t.Mul(mu, c.VB))))
+	}
+	point := make([]Lin, 2*L)
+	for i := range point {
+		q := s.roundPoly(3, running, nil)
+		point[i] = s.Sample()
+		running = t.Poly(q, point[i])
+	}
+	rRow, rCol = point[:L], point[L:]
+	va, vb = make([]Lin, len(logSizes)), make([]Lin, len(logSizes))
+	for k := range logSizes {
+		va[k], vb[k] = s.Receive(), s.Receive()
+	}
+	weights := make([]Lin, len(logSizes))
+	for i, c := range flat {
+		n := logSizes[kindOf[i]]
+		w := t.Mul(lambda[i], t.Mul(tapeWeightEval(t, c.RowLow, c.RowHigh, rRow[:n]), tapeWeightEval(t, c.ColLow, c.ColHigh, rCol[:n])))
+		weights[kindOf[i]] = weights[kindOf[i]].Add(w)
+	}
+	one := ConstLin(field.One)
+	pad := func(r []Lin, n int) Lin {
+		w := one
+		for _, x := range r[n:] {
+			w = t.Mul(w, one.Add(x))
+		}
+		return w
+	}
+	var total Lin
+	for k, n := range logSizes {
+		p := t.Mul(pad(rRow, n), pad(rCol, n))
+		total = total.Add(t.Mul(t.Mul(va[k].Add(t.Mul(mu, vb[k])), t.Mul(p, p)), weights[k]))
+	}
+	t.Equal("the block claims' batch", total, running)
+	return rRow, rCol, va, vb
+}

@@ -1,0 +1,95 @@
+package recursion
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/internal/testrand"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/transcript"
+)
+
+// kindsBatch proves claims on cs and verifies verify against them.
+func kindsBatch(t *testing.T, cs []*circuit.Circuit, prove, verify [][]MatrixClaim) (KindsClaim, KindsClaim, error) {
+	t.Helper()
+	ms := make([]Matrices, len(cs))
+	logs := make([]int, len(cs))
+	for k, c := range cs {
+		ms[k], logs[k] = c, c.LogSize()
+	}
+	p := transcript.NewProver(claimsLabel, nil)
+	got, err := BatchKindClaims(p, ms, prove, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := transcript.NewVerifier(p.Proof(), claimsLabel, nil)
+	out, err := VerifyKindClaims(v, logs, verify)
+	if err == nil {
+		err = v.Finish()
+	}
+	return got, out, err
+}
+
+// TestBatchKindClaims: claims on three circuits of different sizes (the smaller ones
+// zero-extended) batch to one point, where each circuit's values are true, prover and
+// verifier agree, and a changed value, a claim moved to another circuit or a wrong
+// output value is refused.
+func TestBatchKindClaims(t *testing.T) {
+	r := testrand.New(t)
+	cs := []*circuit.Circuit{squareLayout(12).compile(), circuit.BLAKE2s(), squareLayout(14).compile()}
+	claims := [][]MatrixClaim{trueClaims(r, cs[0], 2), trueClaims(r, cs[1], 1), trueClaims(r, cs[2], 3)}
+	got, out, err := kindsBatch(t, cs, claims, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, c := range cs {
+		if got.VA[k] != out.VA[k] || got.VB[k] != out.VB[k] {
+			t.Fatalf("circuit %d: prover and verifier disagree", k)
+		}
+		if err := CheckMatrixClaim(c, out.claim(k, c.LogSize())); err != nil {
+			t.Fatalf("circuit %d's batched claim: %v", k, err)
+		}
+		// A wrong output value is the native check's to refuse.
+		bad := out
+		bad.VB = append([]field.E(nil), out.VB...)
+		bad.VB[k] = bad.VB[k].Add(field.One)
+		if err := CheckMatrixClaim(c, bad.claim(k, c.LogSize())); !errors.Is(err, ErrClaim) {
+			t.Fatalf("circuit %d: a wrong batched value: %v", k, err)
+		}
+	}
+	// An output batches again beside fresh claims.
+	again := [][]MatrixClaim{{out.claim(0, 12), claims[0][0]}, {out.claim(1, cs[1].LogSize())}, {out.claim(2, 14)}}
+	if _, out2, err := kindsBatch(t, cs, again, again); err != nil {
+		t.Fatal(err)
+	} else {
+		for k, c := range cs {
+			if err := CheckMatrixClaim(c, out2.claim(k, c.LogSize())); err != nil {
+				t.Fatalf("re-batched circuit %d: %v", k, err)
+			}
+		}
+	}
+	// A changed claimed value: the final identity fails.
+	for k := range claims {
+		lie := [][]MatrixClaim{append([]MatrixClaim(nil), claims[0]...), append([]MatrixClaim(nil), claims[1]...), append([]MatrixClaim(nil), claims[2]...)}
+		lie[k][0].VA = lie[k][0].VA.Add(field.One)
+		if _, _, err := kindsBatch(t, cs, claims, lie); !errors.Is(err, ErrBatch) {
+			t.Fatalf("a changed value on circuit %d: %v", k, err)
+		}
+		// Batched as given, the false claim ends in an output the native check refuses.
+		if _, out, err := kindsBatch(t, cs, lie, lie); err == nil {
+			if err := CheckMatrixClaim(cs[k], out.claim(k, cs[k].LogSize())); !errors.Is(err, ErrClaim) {
+				t.Fatalf("a false claim on circuit %d batched to a true output: %v", k, err)
+			}
+		} else if !errors.Is(err, ErrBatch) {
+			t.Fatal(err)
+		}
+	}
+	// A true claim of circuit 0 presented as circuit 2's (a smaller circuit's claim
+	// zero-extended is not a claim on the larger one): refused by shape.
+	moved := [][]MatrixClaim{claims[0][1:], claims[1], append(claims[2], claims[0][0])}
+	if _, _, err := kindsBatch(t, cs, claims, moved); !errors.Is(err, ErrClaimShape) {
+		t.Fatalf("a claim moved to another circuit: %v", err)
+	}
+}

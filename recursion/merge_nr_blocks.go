@@ -1,0 +1,288 @@
+package recursion
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
+)
+
+// The block claims of a no-reveal merge (docs/recursion.md §6.9). Each segment's
+// lincheck leaves a claim on its block circuit's matrices A0 and B0 at the lincheck's
+// point. A merge does not evaluate them segment by segment: its batch transcript
+// receives the claimed values and reduces them, with its merged children's batched
+// claims on the same blocks, to one claim per block circuit (a *kind*), which its
+// verifier evaluates natively. A parent replays that batch on its tape, so it carries
+// of a merged child only the batch's outputs, one point and two values per kind,
+// whatever the child's depth, and the children's children's block claims end there
+// instead of being carried up the tree.
+
+// nrBlock is a block circuit of a no-reveal merge's segments.
+type nrBlock interface {
+	LogSize() int
+	// Matrices are the block's matrices for a verifier; compile builds the circuit
+	// (the batching prover walks it).
+	Matrices() lincheck.Matrices
+	compile() *circuit.Circuit
+}
+
+// nrKind is a block circuit with its key: its name and size, which fix its matrices.
+type nrKind struct {
+	key   string
+	block nrBlock
+}
+
+// blockKey names a block circuit.
+func blockKey(b nrBlock) string {
+	var name string
+	switch b := b.(type) {
+	case *TranscriptBlock:
+		name = transcriptName
+	case *ArithBlock:
+		name = b.name()
+	case *SquareBlock:
+		name = b.name()
+	case *QueryBlock:
+		name = b.name
+	case *GrindBlock:
+		name = grindName
+		if b.nr {
+			name = grindNameNR
+		}
+	default:
+		panic(fmt.Sprintf("recursion: a block of type %T", b))
+	}
+	return fmt.Sprintf("%s/%d", name, b.LogSize())
+}
+
+// segmentBlocks are the layout's segments' block circuits, in segment order.
+func (l *nrLayout) segmentBlocks() []nrBlock {
+	out := []nrBlock{l.tb, l.arith.F, l.arith.S, nrHints()}
+	for _, g := range l.groups {
+		out = append(out, g.qb)
+	}
+	return append(out, l.gb)
+}
+
+// batchKinds are the kinds a merge's batch reduces, sorted by key: its own segments'
+// blocks and its merged children's kinds (subs, nil for a leaf).
+func batchKinds(l *nrLayout, subs []*nrSub) []nrKind {
+	byKey := map[string]nrBlock{}
+	for _, b := range l.segmentBlocks() {
+		byKey[blockKey(b)] = b
+	}
+	for _, s := range subs {
+		if s != nil {
+			for _, k := range s.kinds {
+				byKey[k.key] = k.block
+			}
+		}
+	}
+	out := make([]nrKind, 0, len(byKey))
+	for k, b := range byKey {
+		out = append(out, nrKind{k, b})
+	}
+	slices.SortFunc(out, func(a, b nrKind) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// kindsLog is the largest block of kinds: the batch's point's length.
+func kindsLog(kinds []nrKind) int {
+	L := 0
+	for _, k := range kinds {
+		L = max(L, k.block.LogSize())
+	}
+	return L
+}
+
+// kindClaims sorts a merge's block claims into its kinds: per kind, its own
+// segments' (ownAt: their segment indices, in order) and then its merged children's
+// (subs[c].kinds beside outs[c]), in child order. A child's claims that do not fit
+// its kinds, or a kind the merge does not batch, are an error.
+func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsClaim) (ownAt [][]int, children [][]MatrixClaim, err error) {
+	at := map[string]int{}
+	for i, k := range kinds {
+		at[k.key] = i
+	}
+	ownAt = make([][]int, len(kinds))
+	for j, b := range blocks {
+		i := at[blockKey(b)]
+		ownAt[i] = append(ownAt[i], j)
+	}
+	children = make([][]MatrixClaim, len(kinds))
+	for c, s := range subs {
+		if s == nil {
+			continue
+		}
+		o := outs[c]
+		if o == nil || len(o.VA) != len(s.kinds) || len(o.VB) != len(s.kinds) || len(o.RRow) != kindsLog(s.kinds) || len(o.RCol) != kindsLog(s.kinds) {
+			return nil, nil, fmt.Errorf("%w: child %d's block claims do not fit its %d kinds", ErrMerged, c, len(s.kinds))
+		}
+		for j, k := range s.kinds {
+			i, ok := at[k.key]
+			if !ok {
+				return nil, nil, fmt.Errorf("%w: child %d's block kind %s is not batched", ErrMerged, c, k.key)
+			}
+			children[i] = append(children[i], o.claim(j, k.block.LogSize()))
+		}
+	}
+	return ownAt, children, nil
+}
+
+// subOuts are the merged children's carried block claims (nil for a leaf).
+func subOuts(subs []*nrSub) []*KindsClaim {
+	outs := make([]*KindsClaim, len(subs))
+	for c, s := range subs {
+		if s != nil && s.carried != nil {
+			outs[c] = &s.carried.Blocks
+		}
+	}
+	return outs
+}
+
+// proveBlocks is the batch's last part: it sends the matrix values of each of the
+// merge's segments at its lincheck's point (terminals, in segment order; kind by
+// kind, each kind's in segment order) and batches them with the merged children's
+// claims, every kind at one point.
+func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck, workers par.Workers) (KindsClaim, error) {
+	blocks := l.segmentBlocks()
+	if len(terminals) != len(blocks) {
+		return KindsClaim{}, fmt.Errorf("recursion: %d terminal checks for %d segments", len(terminals), len(blocks))
+	}
+	kinds := batchKinds(l, subs)
+	ownAt, children, err := kindClaims(kinds, blocks, subs, subOuts(subs))
+	if err != nil {
+		return KindsClaim{}, err
+	}
+	claims := make([][]MatrixClaim, len(kinds))
+	cs := make([]Matrices, len(kinds))
+	for i, k := range kinds {
+		for _, j := range ownAt[i] {
+			row, col := terminals[j].Weights()
+			c := MatrixClaim{Row: row, Col: col}
+			c.VA, c.VB = terminals[j].Matrices().BilinearTensor(row, col)
+			tr.Send(c.VA)
+			tr.Send(c.VB)
+			claims[i] = append(claims[i], c)
+		}
+		claims[i] = append(claims[i], children[i]...)
+		cs[i] = k.block.compile()
+	}
+	return BatchKindClaims(tr, cs, claims, workers)
+}
+
+// verifyBlocks replays proveBlocks: it receives the segments' matrix values, checks
+// each lincheck's terminal identity with them, and replays the batch. It returns the
+// kinds and the batch's output, which the verifier evaluates natively (blockChecks).
+func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck) ([]nrKind, KindsClaim, error) {
+	blocks := l.segmentBlocks()
+	if len(terminals) != len(blocks) {
+		return nil, KindsClaim{}, fmt.Errorf("%w: %d terminal checks for %d segments", ErrMerged, len(terminals), len(blocks))
+	}
+	kinds := batchKinds(l, subs)
+	ownAt, children, err := kindClaims(kinds, blocks, subs, subOuts(subs))
+	if err != nil {
+		return nil, KindsClaim{}, err
+	}
+	claims := make([][]MatrixClaim, len(kinds))
+	logs := make([]int, len(kinds))
+	for i, k := range kinds {
+		for _, j := range ownAt[i] {
+			row, col := terminals[j].Weights()
+			c := MatrixClaim{Row: row, Col: col}
+			if c.VA, err = tr.Receive(); err == nil {
+				c.VB, err = tr.Receive()
+			}
+			if err != nil {
+				return nil, KindsClaim{}, fmt.Errorf("%w: segment %d's matrix values: %w", ErrMerged, j, err)
+			}
+			if err := terminals[j].CheckValues(c.VA, c.VB); err != nil {
+				return nil, KindsClaim{}, fmt.Errorf("%w: segment %d: %w", ErrMerged, j, err)
+			}
+			claims[i] = append(claims[i], c)
+		}
+		claims[i] = append(claims[i], children[i]...)
+		logs[i] = k.block.LogSize()
+	}
+	out, err := VerifyKindClaims(tr, logs, claims)
+	if err != nil {
+		return nil, KindsClaim{}, fmt.Errorf("%w: the block claims: %w", ErrMerged, err)
+	}
+	return kinds, out, nil
+}
+
+// blockChecks evaluate the batch's block claims natively, one per kind.
+func blockChecks(kinds []nrKind, out KindsClaim) []flows.NativeCheck {
+	checks := make([]flows.NativeCheck, len(kinds))
+	for i, k := range kinds {
+		checks[i] = flows.NativeCheck{What: "the batched " + k.key + " claim", Check: func() error {
+			return CheckMatrixClaim(k.block.Matrices(), out.claim(i, k.block.LogSize()))
+		}}
+	}
+	return checks
+}
+
+// tapeBlockOut is the block claims' batch replayed on a parent's tape.
+type tapeBlockOut struct {
+	rRow, rCol, va, vb []Lin
+}
+
+// blocksOn replays a merged child's proveBlocks on the parent's tape: its segments'
+// claims at the points its replay committed (st, each value received and asserted
+// equal to the segment's matrix hint, hint(h) for st.Hints[h]), and its merged
+// children's batched claims read from its atoms (children, nil for a leaf).
+func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int) Lin, children []*tapeBlockOut) tapeBlockOut {
+	blocks := s.lm.segmentBlocks()
+	hintOf := map[[2]int]int{}
+	for h, hk := range st.Hints {
+		if hk.Kind == HintSegmentA || hk.Kind == HintSegmentB {
+			hintOf[[2]int{int(hk.Kind), hk.Of}] = h
+		}
+	}
+	at := map[string]int{}
+	for i, k := range s.kinds {
+		at[k.key] = i
+	}
+	byKind := make([][]TapeMatrixClaim, len(s.kinds))
+	for c, o := range children {
+		if o == nil {
+			continue
+		}
+		for j, k := range s.childKinds[c] {
+			n := k.block.LogSize()
+			i := at[k.key]
+			byKind[i] = append(byKind[i], TapeMatrixClaim{RowLow: t.EqTable(o.rRow[:LowBits]), RowHigh: o.rRow[LowBits:n],
+				ColLow: t.EqTable(o.rCol[:LowBits]), ColHigh: o.rCol[LowBits:n], VA: o.va[j], VB: o.vb[j]})
+		}
+	}
+	claims := make([][]TapeMatrixClaim, len(s.kinds))
+	logs := make([]int, len(s.kinds))
+	for i, k := range s.kinds {
+		for j, b := range blocks {
+			if blockKey(b) != k.key {
+				continue
+			}
+			ft := st.Flock[j]
+			va, vb := sb.Receive(), sb.Receive()
+			t.Equal("a segment's A0 value", va, hint(hintOf[[2]int{int(HintSegmentA), j}]))
+			t.Equal("a segment's B0 value", vb, hint(hintOf[[2]int{int(HintSegmentB), j}]))
+			claims[i] = append(claims[i], TapeMatrixClaim{RowLow: ft.skip, RowHigh: ft.chiIn, ColLow: ft.s, ColHigh: ft.chiInPrime, VA: va, VB: vb})
+		}
+		claims[i] = append(claims[i], byKind[i]...)
+		logs[i] = k.block.LogSize()
+	}
+	var o tapeBlockOut
+	o.rRow, o.rCol, o.va, o.vb = tapeBatchKinds(t, sb, logs, claims)
+	return o
+}
