@@ -272,6 +272,19 @@ type SegmentsTrace struct {
 	// evaluations asked for that (Evaluations.DeferTerminals).
 	Terminals []*lincheck.TerminalCheck
 	step      func(transcript.Step)
+	prefix    bool // replay the segments' checks only (SegmentsTerminals)
+}
+
+// SegmentsTerminals replays a segmented proof's transcript up to its segments'
+// linchecks and returns their terminal checks, undone: what a prover batching its
+// segments' matrix evaluations needs of its own proof. It verifies nothing past them
+// (the relations, linear claims and opening are not read), so it accepts no proof.
+func SegmentsTerminals(proof *transcript.Proof, label string, statement []byte, shapes []SegmentShape, logInvRate int) ([]*lincheck.TerminalCheck, error) {
+	t := &SegmentsTrace{prefix: true}
+	if _, err := verifySegments(proof, label, statement, shapes, nil, logInvRate, t); err != nil {
+		return nil, err
+	}
+	return t.Terminals, nil
 }
 
 // SegmentTrace is one segment's part of a SegmentsTrace.
@@ -382,6 +395,10 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 	// runs), and the proof is accepted only once every one has passed.
 	// The native checks come first: they are the caller's (a recursion's deferred
 	// claims), usually the longest, and the slots are taken in order.
+	if trace.prefix {
+		trace.Terminals = terminals
+		return nil, nil
+	}
 	checks := make([]NativeCheck, 0, len(terminals))
 	if ev != nil {
 		checks = append(checks, ev.Native...)

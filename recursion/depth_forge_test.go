@@ -275,12 +275,11 @@ func batchParts(m, main *MergedNR) (*nrLayout, []*nrSub, []*lincheck.TerminalChe
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tr, err := flows.VerifySegmentsTraced(main.Proof, MergeLabelNR, main.statementBytes(), ml.shapes(),
-		&flows.Evaluations{Relations: ml.rels, DeferTerminals: true}, main.LogInvRate, nil)
+	terms, err := flows.SegmentsTerminals(main.Proof, MergeLabelNR, main.statementBytes(), ml.shapes(), main.LogInvRate)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return l, subs, tr.Terminals, nil
+	return l, subs, terms, nil
 }
 
 // reBatch proves m's batch after start for the segments of main's proof.
@@ -509,12 +508,26 @@ func otherStart(m *MergedNR) ([]byte, error) {
 	return start, err
 }
 
-// hintOf is the index of merged child s's first carried hint of kind k.
+// hintOf is the index of merged child s's first hint of kind k among all its hints
+// (the parent's hint segment holds them all, in order).
 func hintOf(t *testing.T, s *nrSub, k SegmentHintKind) int {
 	t.Helper()
 	for h, hk := range s.hints {
 		if hk.Kind == k {
 			return h
+		}
+	}
+	t.Fatalf("no hint of kind %d", k)
+	return -1
+}
+
+// keptOf is the index of merged child s's first carried hint of kind k among its
+// carried values (MergedChildNR.Values).
+func keptOf(t *testing.T, s *nrSub, k SegmentHintKind) int {
+	t.Helper()
+	for i, hk := range s.keptHints() {
+		if hk.Kind == k {
+			return i
 		}
 	}
 	t.Fatalf("no carried hint of kind %d", k)
@@ -533,7 +546,7 @@ func TestForgeDepthSplitTarget(t *testing.T) {
 	skipForgeSweep(t)
 	fx := depthFixtureOf(t)
 	forgeAndReject(t, "a wrong constant part of the target", nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
-		h := hintOf(t, s, HintRelationTarget)
+		h := keptOf(t, s, HintRelationTarget)
 		mc.Values[h] = mc.Values[h].Add(field.One)
 	}})})
 
@@ -542,7 +555,7 @@ func TestForgeDepthSplitTarget(t *testing.T) {
 	forgeAndReject(t, "the target compensating a changed atom", nrForge{extract: onChild0(subForge{
 		chains: func(main, batch []transcript.Step) { bumpBlock(&main[step]); bumpBlock(&batch[step]) },
 		carried: func(mc *MergedChildNR, s *nrSub, tau []field.E) {
-			h := hintOf(t, s, HintRelationTarget)
+			h := keptOf(t, s, HintRelationTarget)
 			found := false
 			for _, p := range s.lm.carriedRels {
 				if p[1] == k {
@@ -574,7 +587,7 @@ func TestForgeDepthCarriedRelation(t *testing.T) {
 					t.Fatal("relation 0 already carries a value")
 				}
 			}
-			h := hintOf(t, s, HintRelationTarget)
+			h := keptOf(t, s, HintRelationTarget)
 			mc.Values[h] = mc.Values[h].Add(eqIndex(tau, 0).Mul(va))
 		}}),
 		subs: func(subs []*nrSub) {
@@ -612,7 +625,7 @@ func TestForgeDepthNativeCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hT, hW := hintOf(t, s0, HintRelationTarget), hintOf(t, s0, HintLinearWeight)
+	hT, hW, kW := keptOf(t, s0, HintRelationTarget), hintOf(t, s0, HintLinearWeight), keptOf(t, s0, HintLinearWeight)
 	// Pass 1: the target moved; the weight that makes the final identity hold again.
 	var weight field.E
 	solved := false
@@ -665,8 +678,8 @@ func TestForgeDepthNativeCheck(t *testing.T) {
 	// Pass 2: both hints carried wrong, the witness consistent.
 	res, err := forgeNR(fx.children, 2, nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
 		mc.Values[hT] = mc.Values[hT].Add(field.One)
-		mc.Values[hW] = weight
-		if CheckCarried(s.hints, hintsCarried(t, mc, s), s.shapes, s.ev, s.m.LogInvRate, s.statement) == nil {
+		mc.Values[kW] = weight
+		if CheckCarried(s.keptHints(), hintsCarried(t, mc, s), s.shapes, s.ev, s.m.LogInvRate, s.statement) == nil {
 			t.Fatal("the wrong hints hold natively")
 		}
 	}})})
@@ -713,31 +726,85 @@ func TestForgeDepthBatchedClaim(t *testing.T) {
 	}
 }
 
-// TestForgeDepthCarriedHints: one carried hint of merged child 0 wrong (a segment's
-// A or B matrix value, a public-table value, a linear batch's weight), the hint
-// segment holding the same wrong value (a consistent witness), or one coordinate of
-// a carried hint's point wrong. Each rejected.
+// TestForgeDepthBlockClaims: merged child 0's block claims carried at another point
+// (each coordinate + 1) with every kind's true values there (computed natively), so
+// the parent's batch and its verifier's native checks hold; only the tape's
+// assertions of the child's batch outputs refuse it. And a segment's matrix value in
+// the hint segment changed (a witness consistent with it): the tie between the
+// child's lincheck and its batch's received value refuses it.
+func TestForgeDepthBlockClaims(t *testing.T) {
+	skipForgeSweep(t)
+	broken := forgeAndReject(t, "true block claims at another point", nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
+		b := &mc.Blocks
+		b.RRow, b.RCol = slices.Clone(b.RRow), slices.Clone(b.RCol)
+		for i := range b.RRow {
+			b.RRow[i] = b.RRow[i].Add(field.One)
+			b.RCol[i] = b.RCol[i].Add(field.One)
+		}
+		b.VA, b.VB = slices.Clone(b.VA), slices.Clone(b.VB)
+		for k, kd := range s.kinds {
+			n := kd.block.LogSize()
+			b.VA[k], b.VB[k] = kd.block.Matrices().BilinearTensor(EqWeight(b.RRow[:n]), EqWeight(b.RCol[:n]))
+		}
+	}})})
+	for _, b := range broken {
+		if !strings.Contains(b, "the block claims'") {
+			t.Fatalf("the forged witness breaks %q, not only the block claims' assertions", broken)
+		}
+	}
+	if !breaks(broken, "the block claims' row point") {
+		t.Fatalf("the forged witness breaks %q, not the block claims' row point", broken)
+	}
+	fx := depthFixtureOf(t)
+	blank, err := blankMerged(fx.m1.Message, fx.m1.Epoch, fx.m1.Keys, fx.m1.LogInvRate, fx.m1.Children, fx.m1.Subs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s0, err := newNRSub(blank, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hA := hintOf(t, s0, HintSegmentA)
+	broken = forgeAndReject(t, "a segment's A0 value in the hint segment", nrForge{hints: func(hv []field.E) {
+		hv[hA] = hv[hA].Add(field.One) // merged child 0's hints come first
+	}})
+	if !breaks(broken, "a segment's A0 value") {
+		t.Fatalf("the forged witness breaks %q, not the A0 value's tie", broken)
+	}
+}
+
+// TestForgeDepthCarriedHints: one carried hint of merged child 0 wrong (a
+// public-table value, a linear batch's weight), the hint segment holding the same
+// wrong value (a consistent witness); one of its carried block claims' values wrong;
+// or one coordinate of a carried hint's point wrong. Each rejected.
 func TestForgeDepthCarriedHints(t *testing.T) {
 	skipForgeSweep(t)
 	for _, tc := range []struct {
 		name string
 		kind SegmentHintKind
 	}{
-		{"a segment's A value", HintSegmentA},
-		{"a segment's B value", HintSegmentB},
 		{"a public-table value", HintSegmentPublic},
 		{"a linear batch's weight", HintLinearWeight},
 	} {
 		forgeAndReject(t, tc.name, nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
-			h := hintOf(t, s, tc.kind)
+			h := keptOf(t, s, tc.kind)
 			mc.Values[h] = mc.Values[h].Add(field.One)
 		}})})
 	}
+	forgeAndReject(t, "a block claim's A0 value", nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, _ *nrSub, _ []field.E) {
+		mc.Blocks.VA = slices.Clone(mc.Blocks.VA)
+		mc.Blocks.VA[0] = mc.Blocks.VA[0].Add(field.One)
+	}})})
+	forgeAndReject(t, "a block claim's B0 value", nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, _ *nrSub, _ []field.E) {
+		mc.Blocks.VB = slices.Clone(mc.Blocks.VB)
+		mc.Blocks.VB[len(mc.Blocks.VB)-1] = mc.Blocks.VB[len(mc.Blocks.VB)-1].Add(field.One)
+	}})})
 	// The point moved and the value recomputed at it natively: the native check of
 	// the carried hints holds, the tape's assertion of the point does not.
 	broken := forgeAndReject(t, "a carried point, its value at it", nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, s *nrSub, _ []field.E) {
-		h := hintOf(t, s, HintSegmentPublic)
-		index, _ := hintPoints(s.hints)
+		h := keptOf(t, s, HintSegmentPublic)
+		kept := s.keptHints()
+		index, _ := hintPoints(kept)
 		u := index[h]
 		mc.Points[u] = slices.Clone(mc.Points[u])
 		mc.Points[u][0] = mc.Points[u][0].Add(field.One)
@@ -747,12 +814,12 @@ func TestForgeDepthCarriedHints(t *testing.T) {
 		}
 		for h2, u2 := range index {
 			if u2 == u {
-				if mc.Values[h2], err = carriedValue(s.hints[h2], mc.Points[u], s.shapes, s.ev, places); err != nil {
+				if mc.Values[h2], err = carriedValue(kept[h2], mc.Points[u], s.shapes, s.ev, places); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		if err := CheckCarried(s.hints, hintsCarried(t, mc, s), s.shapes, s.ev, s.m.LogInvRate, s.statement); err != nil {
+		if err := CheckCarried(kept, hintsCarried(t, mc, s), s.shapes, s.ev, s.m.LogInvRate, s.statement); err != nil {
 			t.Fatalf("the moved point's carried hints do not hold natively: %v", err)
 		}
 	}})})
@@ -1178,7 +1245,7 @@ func TestForgeDepthQueries(t *testing.T) {
 // takes them.
 func hintsCarried(t *testing.T, mc *MergedChildNR, s *nrSub) *SegmentsCarried {
 	t.Helper()
-	c, err := mc.carriedHints(s.hints)
+	c, err := mc.carriedHints(s.keptHints())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,6 +92,7 @@ func TestMergeNRDepth2(t *testing.T) {
 		s.Values = slices.Clone(s.Values)
 		s.Points = slices.Clone(s.Points)
 		s.RRow, s.RCol, s.KeyPoint = slices.Clone(s.RRow), slices.Clone(s.RCol), slices.Clone(s.KeyPoint)
+		s.Blocks = KindsClaim{RRow: slices.Clone(s.Blocks.RRow), RCol: slices.Clone(s.Blocks.RCol), VA: slices.Clone(s.Blocks.VA), VB: slices.Clone(s.Blocks.VB)}
 		s.Children = slices.Clone(s.Children)
 		c.Subs[0] = &s
 		return &c
@@ -101,7 +102,7 @@ func TestMergeNRDepth2(t *testing.T) {
 		name string
 		edit func(s *MergedChildNR, c *MergedNR)
 	}{
-		{"a carried matrix value", func(s *MergedChildNR, _ *MergedNR) { s.Values[0] = s.Values[0].Add(one) }},
+		{"a carried public term", func(s *MergedChildNR, _ *MergedNR) { s.Values[0] = s.Values[0].Add(one) }},
 		{"the carried relations' target", func(s *MergedChildNR, _ *MergedNR) {
 			k := len(s.Values) - 1
 			s.Values[k] = s.Values[k].Add(one)
@@ -115,6 +116,14 @@ func TestMergeNRDepth2(t *testing.T) {
 		{"the batch's value", func(s *MergedChildNR, _ *MergedNR) { s.VB = s.VB.Add(one) }},
 		{"the key batch's point", func(s *MergedChildNR, _ *MergedNR) { s.KeyPoint[1] = s.KeyPoint[1].Add(one) }},
 		{"the key batch's value", func(s *MergedChildNR, _ *MergedNR) { s.KeyValue = s.KeyValue.Add(one) }},
+		{"the block claims' row point", func(s *MergedChildNR, _ *MergedNR) { s.Blocks.RRow[7] = s.Blocks.RRow[7].Add(one) }},
+		{"the block claims' column point", func(s *MergedChildNR, _ *MergedNR) { s.Blocks.RCol[0] = s.Blocks.RCol[0].Add(one) }},
+		{"a block claim's A0 value", func(s *MergedChildNR, _ *MergedNR) { s.Blocks.VA[1] = s.Blocks.VA[1].Add(one) }},
+		{"a block claim's B0 value", func(s *MergedChildNR, _ *MergedNR) {
+			k := len(s.Blocks.VB) - 1
+			s.Blocks.VB[k] = s.Blocks.VB[k].Add(one)
+		}},
+		{"a block claim dropped", func(s *MergedChildNR, _ *MergedNR) { s.Blocks.VA, s.Blocks.VB = s.Blocks.VA[1:], s.Blocks.VB[1:] }},
 		{"the merged child's children's sizes", func(s *MergedChildNR, _ *MergedNR) { s.Children[0].N++; s.Children[1].N-- }},
 		{"keys in another order", func(_ *MergedChildNR, c *MergedNR) { c.Keys[0], c.Keys[5] = c.Keys[5], c.Keys[0] }},
 		{"keys across the children", func(_ *MergedChildNR, c *MergedNR) { c.Keys[0], c.Keys[13] = c.Keys[13], c.Keys[0] }},
@@ -135,9 +144,10 @@ func TestMergeNRDepth2(t *testing.T) {
 }
 
 // TestMergeNRDepth3 merges a depth-2 proof (a merge of a 2→1 merge and a leaf) with a
-// leaf: every level's verification replayed in its parent, the grandchild's carried
-// claims carried up. The root verifies, its keys are its leaves' in order, and it is
-// rejected when a value it carries of the grandchild is changed.
+// leaf: every level's verification replayed in its parent, the grandchild's hints
+// carried up trimmed (its batched and block claims end in the depth-2 child's batch).
+// The root verifies, its keys are its leaves' in order, and it is rejected when a
+// value it carries of the grandchild is changed or the trimmed record holds claims.
 func TestMergeNRDepth3(t *testing.T) {
 	skipProofs(t, "proves a depth-3 no-reveal merge")
 	w := par.New(nil, 2)
@@ -170,6 +180,7 @@ func TestMergeNRDepth3(t *testing.T) {
 		{"the grandchild's carried value", func(s *MergedChildNR) { s.Values[1] = s.Values[1].Add(field.One) }},
 		{"the grandchild's carried point", func(s *MergedChildNR) { s.Points[0][0] = s.Points[0][0].Add(field.One) }},
 		{"the grandchild's batch value", func(s *MergedChildNR) { s.VA = s.VA.Add(field.One) }},
+		{"block claims on the trimmed grandchild", func(s *MergedChildNR) { s.Blocks.VA = []field.E{field.One} }},
 	} {
 		c := *h
 		c.Subs = slices.Clone(h.Subs)
