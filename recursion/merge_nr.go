@@ -621,8 +621,15 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 		}
 		allRuns = append(allRuns, r...)
 		grinds = append(grinds, xs[i].grind...)
-		if m.sub(i) != nil {
-			hintValues = append(hintValues, subs[i].hintValues...)
+		if sc := m.sub(i); sc != nil {
+			// Every hint's value, the carried ones as the statement carries them.
+			hv := slices.Clone(subs[i].hintValues)
+			for k, h := range subs[i].kept {
+				if k < len(sc.Values) && h < len(hv) {
+					hv[h] = sc.Values[k]
+				}
+			}
+			hintValues = append(hintValues, hv...)
 		} else {
 			d := m.Deferred[i]
 			hintValues = append(hintValues, d.VA, d.VB, d.Key)

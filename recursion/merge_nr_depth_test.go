@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -218,25 +219,35 @@ func TestMergeNRTree8(t *testing.T) {
 	for i := range mc {
 		level[i] = NRChild{Leaf: &mc[i]}
 	}
+	// LEANPIPE_TREE8_RATE sets the merges' log inverse rate (measurements; default 2).
+	rate := 2
+	if v := os.Getenv("LEANPIPE_TREE8_RATE"); v != "" {
+		var err error
+		if rate, err = strconv.Atoi(v); err != nil {
+			t.Fatalf("LEANPIPE_TREE8_RATE=%q: %v", v, err)
+		}
+	}
 	var sizes []string
 	for depth := 1; len(level) > 1; depth++ {
 		next := make([]NRChild, len(level)/2)
 		for i := range next {
-			m, err := MergeNRChildren(level[2*i:2*i+2], 2, w)
+			m, err := MergeNRChildren(level[2*i:2*i+2], rate, w)
 			if err != nil {
 				t.Fatalf("depth %d, node %d: %v", depth, i, err)
 			}
 			next[i] = NRChild{Merged: m}
 		}
 		m := next[0].Merged
-		sizes = append(sizes, fmt.Sprintf("depth %d: proof %d B + batch %d B + statement %d B, proved in %v", depth,
-			len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()), m.Took))
+		sizes = append(sizes, fmt.Sprintf("depth %d (rate %d): file %d B (proof %d B + batch %d B + statement %d B), proved in %v", depth, rate,
+			len(m.ProofBytes()), len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()), m.Took))
 		level = next
 	}
 	root := level[0].Merged
+	began := time.Now()
 	if err := root.Verify(); err != nil {
 		t.Fatal(err)
 	}
+	sizes = append(sizes, fmt.Sprintf("the root verified in %v", time.Since(began)))
 	wantSignersKeys(t, root.Keys, in)
 	for _, s := range sizes {
 		t.Log(s)
