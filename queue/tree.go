@@ -30,7 +30,7 @@ type Tree struct {
 	Dir string
 	// LeafRate and MergeRate are the leaves' and the merged proof's log inverse
 	// rates (0: the jobs' defaults, 1 and the merger's choice, recursion.DefaultRate
-	// of the leaf count).
+	// of the leaf count; a depth-2 root's recursion.DefaultRateOf its merged groups).
 	LeafRate, MergeRate int
 }
 
@@ -161,7 +161,11 @@ func SubmitTree(ctx context.Context, js jetstream.JetStream, t Tree, o Options) 
 			return leaves, root, err
 		}
 		ro.tree.children, ro.tree.nested = groups, true
-		merge := stream.Envelope[stream.Job]{Seq: uint64(k + groups), Val: stream.Job{ID: t.ID, Flow: aggregate.FlowName, Children: gnames, LogInvRate: t.MergeRate}}
+		rootRate := t.MergeRate
+		if rootRate == 0 {
+			rootRate = recursion.DefaultRateOf(groups, true) // its children are merged proofs
+		}
+		merge := stream.Envelope[stream.Job]{Seq: uint64(k + groups), Val: stream.Job{ID: t.ID, Flow: aggregate.FlowName, Children: gnames, LogInvRate: rootRate}}
 		rs, err := Submit(ctx, js, []stream.Envelope[stream.Job]{merge}, ro)
 		if len(rs) == 1 {
 			root = rs[0]

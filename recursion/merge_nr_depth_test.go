@@ -261,11 +261,11 @@ func TestMergeNRTree8(t *testing.T) {
 func TestMergeNRDepthCost(t *testing.T) {
 	spec := os.Getenv("LEANPIPE_MERGE_NR_DEPTH")
 	if spec == "" {
-		t.Skip("set LEANPIPE_MERGE_NR_DEPTH=S")
+		t.Skip("set LEANPIPE_MERGE_NR_DEPTH=S[,R]")
 	}
-	var s int
-	if n, _ := fmt.Sscanf(spec, "%d", &s); n != 1 || s < 1 {
-		t.Fatalf("LEANPIPE_MERGE_NR_DEPTH=%q: want S", spec)
+	s, rate := 0, 2
+	if n, _ := fmt.Sscanf(spec, "%d,%d", &s, &rate); n < 1 || s < 1 || rate < 1 || rate > 4 {
+		t.Fatalf("LEANPIPE_MERGE_NR_DEPTH=%q: want S or S,R (R the depth-2 node's rate)", spec)
 	}
 	mc := mergeChildren(siblingLeaves(t, 3, s, 2, 97))
 	for _, w := range []int{2, 1, 2, 1} {
@@ -273,7 +273,7 @@ func TestMergeNRDepthCost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := MergeNRChildren([]NRChild{{Merged: m1}, {Leaf: &mc[2]}}, 2, par.New(nil, w))
+		g, err := MergeNRChildren([]NRChild{{Merged: m1}, {Leaf: &mc[2]}}, rate, par.New(nil, w))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,9 +284,9 @@ func TestMergeNRDepthCost(t *testing.T) {
 		v := time.Since(start)
 		var ru syscall.Rusage
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		t.Logf("%d workers: 2→1 of %d-signer leaves: prove %v, %d B + %d B + %d B; depth 2 with a leaf: prove %v (batch %v), verify %v, proof %d B + batch %d B + statement %d B; peak RSS %d MB",
+		t.Logf("%d workers: 2→1 of %d-signer leaves: prove %v, %d B + %d B + %d B; depth 2 with a leaf at rate %d: prove %v (batch %v), verify %v, file %d B (proof %d B + batch %d B + statement %d B); peak RSS %d MB",
 			w, s, m1.Took, len(m1.Proof.MarshalWire()), len(m1.Batch.MarshalWire()), len(m1.statementBytes()),
-			g.Took, g.BatchTook, v, len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()), ru.Maxrss>>10)
+			rate, g.Took, g.BatchTook, v, len(g.ProofBytes()), len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()), ru.Maxrss>>10)
 	}
 }
 

@@ -193,6 +193,22 @@ func checkMergeCount(children int, sigs bool) error {
 	return nil
 }
 
+// defaultRate sets the job's rate, if unset (0), to recursion.DefaultRateOf its
+// children (the raw signers counting as one): 3 when one is a merged proof.
+func (j *mergeJob) defaultRate() {
+	if j.rate != 0 {
+		return
+	}
+	k, merged := len(j.children), false
+	if j.sigsName != "" {
+		k++
+	}
+	for _, c := range j.children {
+		merged = merged || c.nr != nil
+	}
+	j.rate = recursion.DefaultRateOf(k, merged)
+}
+
 // run proves the raw signers as a leaf at the first child's rate, and merges; Merge
 // checks every child natively first (an invalid one is a usage error naming it).
 func (j mergeJob) run(ctx context.Context) (*mergeResult, error) {
@@ -326,13 +342,8 @@ func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string
 		return usage("--out is required")
 	}
 	if !cmd.Flags().Changed("log-inv-rate") {
-		k := len(paths)
-		if sigsPath != "" {
-			k++
-		}
-		rate = recursion.DefaultRate(k)
-	}
-	if rate < 1 || rate > 4 {
+		rate = 0 // recursion.DefaultRateOf, once the children are read
+	} else if rate < 1 || rate > 4 {
 		return usage("--log-inv-rate: %d is out of range [1, 4]", rate)
 	}
 	if workers < 0 || workers > 1024 {
@@ -360,6 +371,7 @@ func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string
 		}
 		j.children = append(j.children, c)
 	}
+	j.defaultRate()
 	if sigsPath != "" {
 		in, err := readSignatures("--signatures", sigsPath)
 		if err != nil {
@@ -371,7 +383,7 @@ func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string
 		j.sigs = in
 	}
 	log := newLogger(cmd)
-	log.Info().Int("children", len(paths)).Bool("signatures", sigsPath != "").Int("log_inv_rate", rate).Msg("merging")
+	log.Info().Int("children", len(paths)).Bool("signatures", sigsPath != "").Int("log_inv_rate", j.rate).Msg("merging")
 	res, err := j.run(context.Background())
 	if err != nil {
 		return err
@@ -486,13 +498,6 @@ const mergeEstimate = 4 << 30
 func serveMerger(workers int) *stream.Merger {
 	return &stream.Merger{Estimate: mergeEstimate, Merge: func(ctx context.Context, job *stream.Job) (flows.Meta, []byte, error) {
 		j := mergeJob{rate: job.LogInvRate, workers: workers, sigsName: job.Signatures, inJob: true, nestable: job.Nestable}
-		if j.rate == 0 {
-			k := len(job.Children)
-			if job.Signatures != "" {
-				k++
-			}
-			j.rate = recursion.DefaultRate(k)
-		}
 		for _, p := range job.Children {
 			c, err := readChildAs("child", p)
 			if err != nil {
@@ -500,6 +505,7 @@ func serveMerger(workers int) *stream.Merger {
 			}
 			j.children = append(j.children, c)
 		}
+		j.defaultRate()
 		if job.Signatures != "" {
 			in, err := readSignatures("signatures", job.Signatures)
 			if err != nil {

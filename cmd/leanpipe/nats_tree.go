@@ -35,7 +35,7 @@ func (t *treeFlags) add(cmd *cobra.Command) {
 	f.IntVar(&t.leaf, "leaf", 0, "with --tree, signers per leaf (2 to 8 leaves)")
 	f.StringVar(&t.id, "id", "", "with --tree, the merge job's id (default: the file's name); leaf i is <id>-leaf-<i>")
 	f.IntVar(&t.leafRate, "leaf-rate", 1, "with --tree, the leaves' log inverse rate (1..4)")
-	f.IntVar(&t.mergeRate, "merge-rate", 0, "with --tree, the merged proof's log inverse rate (1..4; default: recursion.DefaultRate of the leaf count, 2 up to four leaves, else 3)")
+	f.IntVar(&t.mergeRate, "merge-rate", 0, "with --tree, the merged proof's log inverse rate (1..4; default: 2 up to four leaves, else 3; a depth-2 root of merged groups 3)")
 }
 
 var notIDChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

@@ -106,9 +106,11 @@ signers, which are proved first as one more leaf at the first child's rate):
 The children must sign one message and epoch with disjoint keys and verify; each is
 checked natively before any work, and a bad one is an input error (exit status 2) naming
 it. Children of rate 1 (prove's default) and 2 merge alike. The merged proof's
---log-inv-rate defaults to 2. Only leaf proofs merge in this version: a merged child
-(a tree of depth 2 or more) is refused as not supported yet. "leanpipe verify m.bin"
-verifies the merged proof and prints its statement.`,
+--log-inv-rate defaults to 2 up to four children, 3 above, and 3 when a child is itself
+a merged proof. --nestable makes a no-reveal merged proof, which can be a --child again
+(a tree of any depth); a merge with such a child is no-reveal too. A merge made without
+--nestable cannot be merged again. "leanpipe verify m.bin" verifies the merged proof and
+prints its statement.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := newLogger(cmd)
@@ -220,7 +222,7 @@ verifies the merged proof and prints its statement.`,
 	f.Uint64Var(&seed, "seed", 1, "seed of the generated instances (with --n)")
 	f.StringVar(&out, "out", "", "proof file to write (PROOF.json is written beside it)")
 	f.StringVar(&format, "format", "wire", "proof form: wire (the reference prover's) or raw (one path per query)")
-	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's; a merge's default is 2 up to four children, 3 above)")
+	f.IntVar(&rate, "log-inv-rate", 1, "WHIR level-0 log inverse rate (1..4; 1 is the reference's; a merge's default is 2 up to four children, 3 above or with a merged child)")
 	f.StringArrayVar(&children, "child", nil, "merge this xmss-aggregate proof, a leaf or a no-reveal merged proof (PROOF.json beside it); repeat, 2 to 8 children in all with --signatures")
 	f.Bool("nestable", false, "with --child: make a no-reveal merged proof, which can itself be a --child (the default for leaves only is the revealing form, which cannot; a no-reveal child makes one anyway)")
 	f.IntVar(&workers, "workers", 0, "cores to use (0 = all)")

@@ -204,9 +204,10 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 	return nil
 }
 
-// mergeTree merges leaves into one proof at rate (0: the default of its root's child
-// count): one revealing merge up to recursion.MaxChildren leaves, else a no-reveal
-// tree of depth 2 (the leaves in balanced groups of at most MaxChildren, in order).
+// mergeTree merges leaves into one proof at rate (0: the defaults: DefaultRate of the
+// child count for a merge of leaves, DefaultRateOf for the root of merged groups): one
+// revealing merge up to recursion.MaxChildren leaves, else a no-reveal tree of depth 2
+// (the leaves in balanced groups of at most MaxChildren, in order).
 func mergeTree(kids []recursion.MergeChild, rate int, workers par.Workers) ([]byte, flows.Meta, error) {
 	if len(kids) <= recursion.MaxChildren {
 		if rate == 0 {
@@ -220,24 +221,25 @@ func mergeTree(kids []recursion.MergeChild, rate int, workers par.Workers) ([]by
 		return m.ProofBytes(), meta, err
 	}
 	groups := (len(kids) + recursion.MaxChildren - 1) / recursion.MaxChildren
+	groupRate, rootRate := rate, rate
 	if rate == 0 {
-		rate = recursion.DefaultRate(groups)
+		groupRate, rootRate = recursion.DefaultRate(groups), recursion.DefaultRateOf(groups, true)
 	}
 	top := make([]recursion.NRChild, groups)
 	lo := 0
 	for g := range groups {
 		hi := lo + (len(kids)-lo)/(groups-g) // balanced: every group takes 2 or more
-		m, err := recursion.MergeNR(kids[lo:hi], rate, workers)
+		m, err := recursion.MergeNR(kids[lo:hi], groupRate, workers)
 		if err != nil {
 			return nil, flows.Meta{}, fmt.Errorf("group %d (leaves %d to %d): %w", g, lo, hi-1, err)
 		}
 		top[g].Merged = m
 		lo = hi
 	}
-	m, err := recursion.MergeNRChildren(top, rate, workers)
+	m, err := recursion.MergeNRChildren(top, rootRate, workers)
 	if err != nil {
 		return nil, flows.Meta{}, err
 	}
-	meta, err := mergedMeta(m.Statement(), rate, recursion.MergeLabelNR)
+	meta, err := mergedMeta(m.Statement(), rootRate, recursion.MergeLabelNR)
 	return m.ProofBytes(), meta, err
 }
