@@ -22,6 +22,10 @@ import (
 // are extended, so the final identity weighs circuit k by the square of
 // eq(0, r_row past L_k)·eq(0, r_col past L_k).
 
+// storedRowsLog bounds the circuits whose claims' row vectors BatchKindClaims keeps
+// between its two walks (2^20 values: 24 MiB a claim).
+const storedRowsLog = 20
+
 // KindsClaim is the output of a batch over several circuits: the common point and,
 // per circuit, A0 and B0 at (RRow[:L_k], RCol[:L_k]).
 type KindsClaim struct {
@@ -125,15 +129,21 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, wor
 
 	// Row phase, rounds 0..5: Σ_t λ_t·Σ_i Row_t.Low[i]·U_t[i], each claim on its own
 	// circuit's rows.
+	// A claim's row vector is kept for the second phase when its circuit is at most
+	// 2^storedRowsLog columns (one walk instead of two); larger ones are walked again.
 	hiR := make([][]field.E, T)
 	u := make([][]field.E, T)
+	rowsV := make([][]field.E, T)
 	for t, cl := range flat {
 		hiR[t] = make([]field.E, 1<<(logSizes[kindOf[t]]-LowBits))
 		field.EqTable(hiR[t], cl.Row.High)
 		u[t] = make([]field.E, 1<<LowBits)
+		if logSizes[kindOf[t]] <= storedRowsLog {
+			rowsV[t] = make([]field.E, 1<<logSizes[kindOf[t]])
+		}
 	}
 	eachClaim(T, workers, func(t int, w par.Workers) {
-		cs[kindOf[t]].RowsTensorOn(flat[t].Col, mu, circuit.RowSink{U: u[t], UHigh: hiR[t]}, w)
+		cs[kindOf[t]].RowsTensorOn(flat[t].Col, mu, circuit.RowSink{Dst: rowsV[t], U: u[t], UHigh: hiR[t]}, w)
 	})
 	if err := workers.Err(); err != nil {
 		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
@@ -152,6 +162,11 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, wor
 		vf[t] = make([]field.E, len(hiR[t]))
 	}
 	eachClaim(T, workers, func(t int, w par.Workers) {
+		if rowsV[t] != nil {
+			foldBlocks(vf[t], rowsV[t], eqLow, w)
+			rowsV[t] = nil
+			return
+		}
 		cs[kindOf[t]].RowsTensorOn(flat[t].Col, mu, circuit.RowSink{Fold: vf[t], FoldLow: eqLow}, w)
 	})
 	if err := workers.Err(); err != nil {
