@@ -73,43 +73,6 @@ func flatClaims(claims [][]MatrixClaim) (flat []MatrixClaim, kindOf []int) {
 	return flat, kindOf
 }
 
-// proveProductRoundsPadded is proveProductRounds over vectors zero-extended to the
-// round count's length: a vector that has one entry left stands for that entry
-// followed by zeros.
-func proveProductRoundsPadded(tr ClaimsProver, point []field.E, f, g [][]field.E, w []field.E) {
-	for i := range point {
-		var q0, q1, qInf field.E
-		for t := range f {
-			var a0, a1, ai field.E
-			if len(f[t]) == 1 {
-				a0 = f[t][0].Mul(g[t][0])
-				ai = a0
-			} else {
-				a0, a1, ai = field.SumcheckRoundLow(f[t], g[t])
-			}
-			if w != nil {
-				a0, a1, ai = w[t].Mul(a0), w[t].Mul(a1), w[t].Mul(ai)
-			}
-			q0, q1, qInf = q0.Add(a0), q1.Add(a1), qInf.Add(ai)
-		}
-		tr.SendRoundPoly(roundCoeffs(q0, q1, qInf), false)
-		r := tr.Sample()
-		point[i] = r
-		fold := func(v []field.E) []field.E {
-			if len(v) == 1 {
-				v[0] = v[0].Mul(field.One.Add(r))
-				return v
-			}
-			h := len(v) / 2
-			field.FoldLow(v[:h], v, r)
-			return v[:h]
-		}
-		for t := range f {
-			f[t], g[t] = fold(f[t]), fold(g[t])
-		}
-	}
-}
-
 // BatchKindClaims proves claims on several circuits (claims[k] on cs[k], at least one
 // each) at one point, on the workers: the claims' weights and values are observed,
 // then μ and one λ per claim are drawn and Σ λ_t·(VA_t + μ·VB_t) is reduced to the
@@ -175,7 +138,7 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, wor
 	for t := range hiR {
 		field.ScaleE(hiR[t], hiR[t], low[t][0])
 	}
-	proveProductRoundsPadded(tr, rRow[LowBits:], hiR, vf, lambda)
+	proveProductRounds(tr, rRow[LowBits:], hiR, vf, lambda)
 
 	// Column phase: per circuit f_k = (A0 + μ·B0)ᵀ·eq(r_row[:L_k]) times the row
 	// padding's weight; rounds 0..5: Σ_t c_t·Σ_i Col_t.Low[i]·F_t[i].
@@ -236,7 +199,7 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, wor
 	for t := range flat {
 		field.AddScaledE(g[kindOf[t]], hiC[t], coef[t].Mul(low[t][0]))
 	}
-	proveProductRoundsPadded(tr, rCol[LowBits:], fr, g, nil)
+	proveProductRounds(tr, rCol[LowBits:], fr, g, nil)
 	if err := workers.Err(); err != nil {
 		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
 	}
@@ -309,30 +272,7 @@ func tapeBatchKinds(t *Tape, s *tapeTr, logSizes []int, claims [][]TapeMatrixCla
 			flat, kindOf = append(flat, c), append(kindOf, k)
 		}
 	}
-	for _, c := range flat {
-		for _, ls := range [][]Lin{c.RowLow, c.RowHigh, c.ColLow, c.ColHigh} {
-			for _, x := range ls {
-				s.observe(x)
-			}
-		}
-		s.observe(c.VA)
-		s.observe(c.VB)
-	}
-	mu := s.Sample()
-	lambda := make([]Lin, len(flat))
-	for i := range lambda {
-		lambda[i] = s.Sample()
-	}
-	var running Lin
-	for i, c := range flat {
-		running = running.Add(t.Mul(lambda[i], c.VA.Add(t.Mul(mu, c.VB))))
-	}
-	point := make([]Lin, 2*L)
-	for i := range point {
-		q := s.roundPoly(3, running, nil)
-		point[i] = s.Sample()
-		running = t.Poly(q, point[i])
-	}
+	mu, lambda, point, running := tapeBatchRounds(t, s, L, flat)
 	rRow, rCol = point[:L], point[L:]
 	va, vb = make([]Lin, len(logSizes)), make([]Lin, len(logSizes))
 	for k := range logSizes {

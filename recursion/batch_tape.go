@@ -33,6 +33,21 @@ func tapeWeightEval(t *Tape, low, high, r []Lin) Lin {
 // tapeBatchMatrix replays VerifyMatrixClaims for a circuit of 2^logSize columns and
 // returns the batched claim: its row and column points and values.
 func tapeBatchMatrix(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim) (rRow, rCol []Lin, va, vb Lin) {
+	mu, lambda, point, running := tapeBatchRounds(t, s, logSize, claims)
+	rRow, rCol = point[:logSize], point[logSize:]
+	va, vb = s.Receive(), s.Receive()
+	var weight Lin
+	for i, c := range claims {
+		weight = weight.Add(t.Mul(lambda[i], t.Mul(tapeWeightEval(t, c.RowLow, c.RowHigh, rRow), tapeWeightEval(t, c.ColLow, c.ColHigh, rCol))))
+	}
+	t.Equal("the matrix claims' batch", t.Mul(va.Add(t.Mul(mu, vb)), weight), running)
+	return rRow, rCol, va, vb
+}
+
+// tapeBatchRounds replays a matrix-claim batch's start on the tape (observeClaims,
+// batchTarget) and its 2·logSize rounds: it returns μ, the λs, the point and the
+// final running value.
+func tapeBatchRounds(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim) (mu Lin, lambda, point []Lin, running Lin) {
 	for _, c := range claims {
 		for _, ls := range [][]Lin{c.RowLow, c.RowHigh, c.ColLow, c.ColHigh} {
 			for _, x := range ls {
@@ -42,29 +57,21 @@ func tapeBatchMatrix(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim) 
 		s.observe(c.VA)
 		s.observe(c.VB)
 	}
-	mu := s.Sample()
-	lambda := make([]Lin, len(claims))
+	mu = s.Sample()
+	lambda = make([]Lin, len(claims))
 	for i := range lambda {
 		lambda[i] = s.Sample()
 	}
-	var running Lin
 	for i, c := range claims {
 		running = running.Add(t.Mul(lambda[i], c.VA.Add(t.Mul(mu, c.VB))))
 	}
-	point := make([]Lin, 2*logSize)
+	point = make([]Lin, 2*logSize)
 	for i := range point {
 		q := s.roundPoly(3, running, nil)
 		point[i] = s.Sample()
 		running = t.Poly(q, point[i])
 	}
-	rRow, rCol = point[:logSize], point[logSize:]
-	va, vb = s.Receive(), s.Receive()
-	var weight Lin
-	for i, c := range claims {
-		weight = weight.Add(t.Mul(lambda[i], t.Mul(tapeWeightEval(t, c.RowLow, c.RowHigh, rRow), tapeWeightEval(t, c.ColLow, c.ColHigh, rCol))))
-	}
-	t.Equal("the matrix claims' batch", t.Mul(va.Add(t.Mul(mu, vb)), weight), running)
-	return rRow, rCol, va, vb
+	return mu, lambda, point, running
 }
 
 // tapeTableWeight is TableClaim.weightAt on the tape: Σ_{s<N} eq(χ, s)·eq(r, o+s) plus

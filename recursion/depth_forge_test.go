@@ -348,10 +348,9 @@ func onChild0(f subForge) func(int, *MergedNR) (*childExtract, []TranscriptRun, 
 	}
 }
 
-// atomStep is the chain step (of the main or batch chain, both absorbing the
-// child's layout and statement first: a length step, then one step per 24 bytes)
-// that carries the child's carried value number k.
-func atomStep(t *testing.T, mm *MergedNR, k int) int {
+// blankSub is merged child mm laid out as its parent's verifier lays it out (its
+// carried values zero).
+func blankSub(t *testing.T, mm *MergedNR) *nrSub {
 	t.Helper()
 	blank, err := blankMerged(mm.Message, mm.Epoch, mm.Keys, mm.LogInvRate, mm.Children, mm.Subs)
 	if err != nil {
@@ -361,6 +360,15 @@ func atomStep(t *testing.T, mm *MergedNR, k int) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// atomStep is the chain step (of the main or batch chain, both absorbing the
+// child's layout and statement first: a length step, then one step per 24 bytes)
+// that carries the child's carried value number k.
+func atomStep(t *testing.T, mm *MergedNR, k int) int {
+	t.Helper()
+	s := blankSub(t, mm)
 	if len(s.start)%24 != 0 {
 		t.Fatalf("the child's absorbed string is %d bytes, not whole steps", len(s.start))
 	}
@@ -617,19 +625,12 @@ func TestForgeDepthCarriedRelation(t *testing.T) {
 func TestForgeDepthNativeCheck(t *testing.T) {
 	skipForgeSweep(t)
 	fx := depthFixtureOf(t)
-	blank, err := blankMerged(fx.m1.Message, fx.m1.Epoch, fx.m1.Keys, fx.m1.LogInvRate, fx.m1.Children, fx.m1.Subs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s0, err := newNRSub(blank, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s0 := blankSub(t, fx.m1)
 	hT, hW, kW := keptOf(t, s0, HintRelationTarget), hintOf(t, s0, HintLinearWeight), keptOf(t, s0, HintLinearWeight)
 	// Pass 1: the target moved; the weight that makes the final identity hold again.
 	var weight field.E
 	solved := false
-	_, err = forgeNR(fx.children, 2, nrForge{
+	_, err := forgeNR(fx.children, 2, nrForge{
 		extract: onChild0(subForge{carried: func(mc *MergedChildNR, _ *nrSub, _ []field.E) {
 			mc.Values[hT] = mc.Values[hT].Add(field.One)
 		}}),
@@ -756,14 +757,7 @@ func TestForgeDepthBlockClaims(t *testing.T) {
 		t.Fatalf("the forged witness breaks %q, not the block claims' row point", broken)
 	}
 	fx := depthFixtureOf(t)
-	blank, err := blankMerged(fx.m1.Message, fx.m1.Epoch, fx.m1.Keys, fx.m1.LogInvRate, fx.m1.Children, fx.m1.Subs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s0, err := newNRSub(blank, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s0 := blankSub(t, fx.m1)
 	hA := hintOf(t, s0, HintSegmentA)
 	broken = forgeAndReject(t, "a segment's A0 value in the hint segment", nrForge{hints: func(hv []field.E) {
 		hv[hA] = hv[hA].Add(field.One) // merged child 0's hints come first

@@ -13,12 +13,20 @@ import (
 // proveProductRounds runs len(point) rounds on the pairs (f_t, g_t) weighted by w
 // (nil: all ones), folding them in place, and writes the challenges to point. The
 // callers' table slices are updated: after all the rounds of a table's variables,
-// each is left as its single value at the point.
+// each is left as its single value at the point. A table may have fewer variables than
+// rounds (BatchKindClaims): once it is down to one entry a, it stands for (a, 0, 0, …),
+// whose round polynomial against another such b is a·b·(1 − X)², and folds to a·(1 − r).
 func proveProductRounds(tr ClaimsProver, point []field.E, f, g [][]field.E, w []field.E) {
 	for i := range point {
 		var q0, q1, qInf field.E
 		for t := range f {
-			a0, a1, ai := field.SumcheckRoundLow(f[t], g[t])
+			var a0, a1, ai field.E
+			if len(f[t]) == 1 {
+				a0 = f[t][0].Mul(g[t][0])
+				ai = a0
+			} else {
+				a0, a1, ai = field.SumcheckRoundLow(f[t], g[t])
+			}
 			if w != nil {
 				a0, a1, ai = w[t].Mul(a0), w[t].Mul(a1), w[t].Mul(ai)
 			}
@@ -28,6 +36,10 @@ func proveProductRounds(tr ClaimsProver, point []field.E, f, g [][]field.E, w []
 		r := tr.Sample()
 		point[i] = r
 		fold := func(v []field.E) []field.E {
+			if len(v) == 1 {
+				v[0] = v[0].Mul(field.One.Add(r))
+				return v
+			}
 			h := len(v) / 2
 			field.FoldLow(v[:h], v, r)
 			return v[:h]
