@@ -210,27 +210,42 @@ func (t *Tape) Relations(l TapeLayout) ([]flows.Relation, error) {
 		seg, w := out1(a.Word)
 		return seg, w, nil
 	}
+	// Every relation's terms are cut from one arena: three per E-valued term, and
+	// three for a unit's own word.
+	size := 0
+	for _, u := range t.Units {
+		size += 3 * (len(u.X.Terms) + len(u.Y.Terms) + 2)
+	}
+	for _, a := range t.Asserts {
+		size += 3 * len(a.Form.Terms)
+	}
+	arena := make([]flows.RelationTerm, 0, size)
+	one := flows.LinearTermsE(0, field.One)
 	relation := func(lin Lin, extra ...flows.RelationTerm) (flows.Relation, error) {
 		// lin + extra = 0, i.e. Σ terms = C (characteristic 2).
-		r := flows.Relation{Value: lin.C, Terms: make([]flows.RelationTerm, 0, len(extra)+3*len(lin.Terms))}
-		r.Terms = append(r.Terms, extra...)
+		start := len(arena)
+		arena = append(arena, extra...)
 		for _, x := range lin.Terms {
 			seg, w, err := word(x.Atom)
 			if err != nil {
-				return r, err
+				return flows.Relation{}, err
 			}
-			for _, tm := range flows.LinearTermsE(w, x.Coeff) {
-				r.Terms = append(r.Terms, flows.RelationTerm{Segment: seg, Word: tm.Word, Coeff: tm.Coeff})
+			ts := one
+			if x.Coeff != field.One {
+				ts = flows.LinearTermsE(0, x.Coeff)
+			}
+			for k, tm := range ts {
+				arena = append(arena, flows.RelationTerm{Segment: seg, Word: w + k, Coeff: tm.Coeff})
 			}
 		}
-		return r, nil
+		return flows.Relation{Value: lin.C, Terms: arena[start:len(arena):len(arena)]}, nil
 	}
 	eWord := func(seg, w int) []flows.RelationTerm {
-		var out []flows.RelationTerm
-		for _, tm := range flows.LinearTermsE(w, field.One) {
-			out = append(out, flows.RelationTerm{Segment: seg, Word: tm.Word, Coeff: tm.Coeff})
+		var out [3]flows.RelationTerm
+		for k, tm := range one {
+			out[k] = flows.RelationTerm{Segment: seg, Word: w + k, Coeff: tm.Coeff}
 		}
-		return out
+		return out[:]
 	}
 	out := make([]flows.Relation, 0, 2*len(t.Units)+len(t.Asserts))
 	for i, u := range t.Units {
