@@ -848,6 +848,7 @@ func cloneNR(m *MergedNR) *MergedNR {
 				cs.Points[h] = slices.Clone(p)
 			}
 			cs.RRow, cs.RCol, cs.KeyPoint = slices.Clone(s.RRow), slices.Clone(s.RCol), slices.Clone(s.KeyPoint)
+			cs.Blocks = KindsClaim{RRow: slices.Clone(s.Blocks.RRow), RCol: slices.Clone(s.Blocks.RCol), VA: slices.Clone(s.Blocks.VA), VB: slices.Clone(s.Blocks.VB)}
 			c.Subs[i] = &cs
 		}
 	}
@@ -1081,6 +1082,33 @@ func TestForgeDepthMutations(t *testing.T) {
 			s := sub(c)
 			v := []*field.E{&s.VA, &s.VB, &s.KeyValue}[rng.IntN(3)]
 			*v = v.Add(randE())
+			return ""
+		}},
+		{"a block claim's point or value", func(c *MergedNR) string {
+			b := &sub(c).Blocks
+			switch rng.IntN(4) {
+			case 0:
+				return "row " + bumpE(b.RRow)
+			case 1:
+				return "column " + bumpE(b.RCol)
+			case 2:
+				return "A0 " + bumpE(b.VA)
+			default:
+				return "B0 " + bumpE(b.VB)
+			}
+		}},
+		{"a block claims' list's length", func(c *MergedNR) string {
+			b := &sub(c).Blocks
+			switch rng.IntN(4) {
+			case 0:
+				b.RRow = resize(b.RRow)
+			case 1:
+				b.RCol = resize(b.RCol)
+			case 2:
+				b.VA = resize(b.VA)
+			default:
+				b.VB = resize(b.VB)
+			}
 			return ""
 		}},
 		{"a merged child's leaf's size or rate", func(c *MergedNR) string {

@@ -25,9 +25,12 @@ import (
 // (arithmetic and squaring segments), its WHIR queries in no-reveal query blocks
 // (grouped by block shape across children), its grinding checks, all tied by
 // relations. The statement carries, per child, its size, rate and deferred claims
-// (DeferredReveal); a batch (its own transcript, after the statement) reduces them to
-// one claim on the xmss-aggregate circuit's matrices and one evaluation of the merged
-// key table, which the verifier checks natively. Merges of leaves only, so far.
+// (DeferredReveal) or, for a merged child, what the merge carries of it
+// (MergedChildNR). A batch (its own transcript, after the statement) reduces the
+// children's claims to one claim on the xmss-aggregate circuit's matrices and one
+// evaluation of the merged key table, and the segments' matrix claims with the merged
+// children's block claims to one claim per block circuit at one point (§6.9), which the
+// verifier checks natively.
 
 // MergeLabelNR is the transcript label of a no-reveal merged proof.
 const MergeLabelNR = "leanpipe-xmss-merge-nr-v1"
