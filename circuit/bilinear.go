@@ -53,8 +53,13 @@ const backWindow = 1 << 8
 
 // backSparse is the most rows a back row window may hold and still be folded in
 // row by row (one product for its weight and two for its sums each) rather than
-// by the windowed products over all its slots.
-const backSparse = 8
+// by the windowed products over all its slots. A back row window that held no more
+// is followed by one of backSmall rows (a stream of scattered rows behind the
+// window costs a short scan per row), one that held more by one of backWindow.
+const (
+	backSparse = 8
+	backSmall  = 16
+)
 
 // maxTensorLow is the longest tensor Low factor the windowed walk takes: a window
 // holds whole blocks.
@@ -89,6 +94,7 @@ type bilinearWalk struct {
 	rtag2                  []int32   // row rbase2+i's slot holds that row iff rtag2[i] = rbase2+i (−1 when folded in)
 	rbase2                 int
 	rcount2                int // rows stored in the back window
+	backN                  int // the length of the back row window's next placement
 	// accA, accB are the tensor row accumulators: accA[j] = Σ_b High_b·a_{b·len(Low)+j}
 	// over the rows folded so far. uacc, when not nil, holds them instead, unreduced
 	// (flush.go), and accA, accB are the scratch its sums are reduced into.
@@ -168,7 +174,7 @@ func newWalk(s *walkScratch, nregs, size int) *bilinearWalk {
 		s.rtag2[i] = -1
 	}
 	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf,
-		rowsA2: s.rowsA2[:0], rowsB2: s.rowsB2[:0], rtag2: s.rtag2[:0], colBuf2: s.colBuf2[:n2+1]}
+		rowsA2: s.rowsA2[:0], rowsB2: s.rowsB2[:0], rtag2: s.rtag2[:0], colBuf2: s.colBuf2[:n2+1], backN: backWindow}
 }
 
 // run walks code from its start.
@@ -300,14 +306,14 @@ func (bw *bilinearWalk) moveCols(col int) {
 // rowMiss serves the row at code[pc] (outside the windows) and returns the step to
 // resume at: the window is folded in and moves to the row's block when the row is
 // past it; when it is behind, the back window is folded in and moves to the row's
-// run of backWindow rows.
+// run of backN rows.
 func (bw *bilinearWalk) rowMiss(code []instr, pc int) int {
 	in := code[pc]
 	row := int(in.dst())
 	if row < bw.rbase {
 		bw.flushBack()
-		bw.rbase2 = row &^ (backWindow - 1)
-		n := min(backWindow, bw.size-bw.rbase2)
+		bw.rbase2 = row &^ (bw.backN - 1)
+		n := min(bw.backN, bw.size-bw.rbase2)
 		bw.rowsA2, bw.rowsB2, bw.rtag2 = bw.rowsA2[:n], bw.rowsB2[:n], bw.rtag2[:n]
 		return pc
 	}
@@ -375,6 +381,10 @@ func (bw *bilinearWalk) flushBack() {
 		return
 	}
 	a, b, tags, base := bw.rowsA2, bw.rowsB2, bw.rtag2, bw.rbase2
+	bw.backN = backWindow
+	if bw.rcount2 <= backSparse {
+		bw.backN = backSmall
+	}
 	switch {
 	case bw.rcount2 == 0:
 	case bw.rcount2 <= backSparse:
