@@ -16,10 +16,13 @@ import (
 //   - the row window receives each product row's A and B operand values, tagged
 //     with the row, for a run of rows; when the walk leaves it, its rows are folded
 //     into the two sums by inner products with their weights (at full weights) or,
-//     at tensor weights, into two accumulators of len(Low) entries: each block of
-//     len(Low) rows added to them scaled by its High factor, so that a row costs
-//     one product per sum; the accumulators meet Low in one inner product at the
-//     end (Σ_b High_b·Σ_j Low_j·a_{b,j} = Σ_j Low_j·Σ_b High_b·a_{b,j}).
+//     at tensor weights, a block of len(Low) rows at a time: where the unreduced
+//     flush kernel runs (flush.go), into two accumulators of len(Low) entries, each
+//     block added to them scaled by its High factor, the accumulators meeting Low
+//     in one inner product at the end (Σ_b High_b·Σ_j Low_j·a_{b,j} =
+//     Σ_j Low_j·Σ_b High_b·a_{b,j}); elsewhere, each block's inner products with
+//     Low (which the dot kernels accumulate unreduced) scaled by its High factor.
+//     Either way a row costs one product per sum.
 //     BilinearTensor first widens each Low factor to a window's length (Tensor.widen),
 //     so that a window of columns or rows is scaled in one run.
 //
@@ -97,7 +100,8 @@ type bilinearWalk struct {
 	backN                  int // the length of the back row window's next placement
 	// accA, accB are the tensor row accumulators: accA[j] = Σ_b High_b·a_{b·len(Low)+j}
 	// over the rows folded so far. uacc, when not nil, holds them instead, unreduced
-	// (flush.go), and accA, accB are the scratch its sums are reduced into.
+	// (flush.go), and accA, accB are the scratch its sums are reduced into; without
+	// uacc, the rows go straight to va, vb and accA, accB stay 0.
 	accA, accB []field.E
 	uacc       []uint64
 
@@ -356,11 +360,14 @@ func (bw *bilinearWalk) flushRows() {
 			flushAcc(bw.uacc, a[k:k+l], b[k:k+l], bw.rowHi[(bw.rbase+k)>>bw.rowK])
 		}
 	default:
+		// Without the unreduced kernel, each block's inner products with Low
+		// (accumulated unreduced by the dot kernels) are scaled by its High factor:
+		// one reduction per block instead of one per row.
 		l := len(bw.accA)
 		for k := 0; k < n; k += l {
 			h := bw.rowHi[(bw.rbase+k)>>bw.rowK]
-			field.AddScaledE(bw.accA, a[k:k+l], h)
-			field.AddScaledE(bw.accB, b[k:k+l], h)
+			bw.va = bw.va.Add(h.Mul(field.InnerProduct(bw.rowLow, a[k:k+l])))
+			bw.vb = bw.vb.Add(h.Mul(field.InnerProduct(bw.rowLow, b[k:k+l])))
 		}
 	}
 	bw.rowsA, bw.rowsB, bw.rtag = a[:0], b[:0], bw.rtag[:0]
@@ -418,8 +425,8 @@ func (bw *bilinearWalk) flushBack() {
 			if bw.uacc != nil {
 				flushAcc(bw.uacc[j/8*uaccGroupWords:(j+m)/8*uaccGroupWords], a[off:off+m], b[off:off+m], h)
 			} else {
-				field.AddScaledE(bw.accA[j:j+m], a[off:off+m], h)
-				field.AddScaledE(bw.accB[j:j+m], b[off:off+m], h)
+				bw.va = bw.va.Add(h.Mul(field.InnerProduct(bw.rowLow[j:j+m], a[off:off+m])))
+				bw.vb = bw.vb.Add(h.Mul(field.InnerProduct(bw.rowLow[j:j+m], b[off:off+m])))
 			}
 			off += m
 		}
