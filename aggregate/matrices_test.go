@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
@@ -26,7 +27,8 @@ func TestMatricesFingerprint(t *testing.T) {
 }
 
 // Matrices() and the compiled circuit's walk agree at random points and at random
-// tensor weights shaped as the lincheck verifier's (64 arbitrary low entries).
+// tensor weights shaped as the lincheck verifier's (64 arbitrary low entries) and
+// as the merged verifier's (1024), the walk at every level of the circuit family.
 func TestMatricesMatchCircuit(t *testing.T) {
 	r := testrand.New(t)
 	c, m := New().Circuit, Matrices()
@@ -43,11 +45,17 @@ func TestMatricesMatchCircuit(t *testing.T) {
 		if ga, gb := circuit.Eval(m, rr, rc); ga != wa || gb != wb {
 			t.Fatalf("trial %d: at a point: description (%v, %v), walk (%v, %v)", trial, ga, gb, wa, wb)
 		}
-		e := circuit.Tensor{Low: randVec(64), High: randVec(LogSize - 6)}
-		w := circuit.Tensor{Low: randVec(64), High: randVec(LogSize - 6)}
-		wa, wb = c.BilinearTensor(e, w)
-		if ga, gb := m.BilinearTensor(e, w); ga != wa || gb != wb {
-			t.Fatalf("trial %d: tensor weights: description (%v, %v), walk (%v, %v)", trial, ga, gb, wa, wb)
+		lowLog := []int{6, 10}[trial]
+		e := circuit.Tensor{Low: randVec(1 << lowLog), High: randVec(LogSize - lowLog)}
+		w := circuit.Tensor{Low: randVec(1 << lowLog), High: randVec(LogSize - lowLog)}
+		ga, gb := m.BilinearTensor(e, w)
+		for _, l := range circuit.Kernels.Levels() {
+			func() {
+				defer cpu.SetLevel(l)()
+				if wa, wb := c.BilinearTensor(e, w); ga != wa || gb != wb {
+					t.Fatalf("trial %d level %v: tensor weights: description (%v, %v), walk (%v, %v)", trial, l, ga, gb, wa, wb)
+				}
+			}()
 		}
 	}
 }

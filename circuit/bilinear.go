@@ -16,18 +16,28 @@ import (
 //   - the row window receives each product row's A and B operand values, tagged
 //     with the row, for a run of rows; when the walk leaves it, its rows are folded
 //     into the two sums by inner products with their weights (at full weights) or,
-//     at tensor weights, into two accumulators of len(Low) entries: each block of
-//     len(Low) rows added to them scaled by its High factor, so that a row costs
-//     one product per sum; the accumulators meet Low in one inner product at the
-//     end (Σ_b High_b·Σ_j Low_j·a_{b,j} = Σ_j Low_j·Σ_b High_b·a_{b,j}).
+//     at tensor weights, a block of len(Low) rows at a time: where the unreduced
+//     flush kernel runs (flush.go), into two accumulators of len(Low) entries, each
+//     block added to them scaled by its High factor, the accumulators meeting Low
+//     in one inner product at the end (Σ_b High_b·Σ_j Low_j·a_{b,j} =
+//     Σ_j Low_j·Σ_b High_b·a_{b,j}); elsewhere, each block's inner products with
+//     Low (which the dot kernels accumulate unreduced) scaled by its High factor.
+//     Either way a row costs one product per sum.
 //     BilinearTensor first widens each Low factor to a window's length (Tensor.widen),
 //     so that a window of columns or rows is scaled in one run.
 //
 // Programs load columns and emit rows in nearly increasing order, so each window
-// moves forward a few tens of thousands of times per walk of a large program. The
-// kernel stops at the first step outside a window; the driver moves the window
-// forward (a column or row past it) or evaluates that one step (one behind it) and
-// resumes. A row window slot without its row's tag holds no row and counts as 0.
+// moves forward a few tens of thousands of times per walk of a large program. Many
+// programs interleave a second stream behind the first: a block of gadgets whose
+// inputs or outputs sit in one region and whose product rows sit in another emits
+// rows (and loads columns) alternately in both. A back window of backWindow columns
+// and one of backWindow rows serve that stream: a column or row behind the
+// (forward) window, and behind the fixed column window, lands in them. The kernel
+// stops at the first step outside every window; the driver moves the forward window
+// (a column or row past it) or the back window (one behind it, the old back rows
+// folded in first) and resumes. A row window slot without its row's tag holds no
+// row and counts as 0; the back window's tags are cleared when it is folded in, since
+// it may come back to a base it had before.
 
 // Exits of a walk kernel.
 const (
@@ -40,6 +50,19 @@ const (
 const walkWindow = 1 << walkWindowLog
 
 const walkWindowLog = 10
+
+// backWindow is the number of columns (rows) in a back column (row) window.
+const backWindow = 1 << 8
+
+// backSparse is the most rows a back row window may hold and still be folded in
+// row by row (one product for its weight and two for its sums each) rather than
+// by the windowed products over all its slots. A back row window that held no more
+// is followed by one of backSmall rows (a stream of scattered rows behind the
+// window costs a short scan per row), one that held more by one of backWindow.
+const (
+	backSparse = 8
+	backSmall  = 16
+)
 
 // maxTensorLow is the longest tensor Low factor the windowed walk takes: a window
 // holds whole blocks.
@@ -59,6 +82,9 @@ type bilinearWalk struct {
 	low                    []field.E // the fixed window: the weight of column i at i (followed by one readable entry)
 	cbase                  int
 	colBuf                 []field.E // the window's storage, one entry longer
+	cols2                  []field.E // the back window: the weight of column cbase2+i at i (may be empty)
+	cbase2                 int
+	colBuf2                []field.E // the back window's storage, one entry longer
 
 	// Row weights, likewise.
 	rowFull, rowLow, rowHi []field.E
@@ -66,10 +92,16 @@ type bilinearWalk struct {
 	rowsA, rowsB           []field.E // the window: row rbase+i's operands at i
 	rtag                   []int32   // row rbase+i's slot holds that row iff rtag[i] = rbase+i
 	rbase                  int
-	rcount                 int // rows stored in the window (len(rowsA) of them: every slot holds its row)
+	rcount                 int       // rows stored in the window (len(rowsA) of them: every slot holds its row)
+	rowsA2, rowsB2         []field.E // the back window: row rbase2+i's operands at i (may be empty)
+	rtag2                  []int32   // row rbase2+i's slot holds that row iff rtag2[i] = rbase2+i (−1 when folded in)
+	rbase2                 int
+	rcount2                int // rows stored in the back window
+	backN                  int // the length of the back row window's next placement
 	// accA, accB are the tensor row accumulators: accA[j] = Σ_b High_b·a_{b·len(Low)+j}
 	// over the rows folded so far. uacc, when not nil, holds them instead, unreduced
-	// (flush.go), and accA, accB are the scratch its sums are reduced into.
+	// (flush.go), and accA, accB are the scratch its sums are reduced into; without
+	// uacc, the rows go straight to va, vb and accA, accB stay 0.
 	accA, accB []field.E
 	uacc       []uint64
 
@@ -81,7 +113,9 @@ type bilinearWalk struct {
 type walkScratch struct {
 	regs                                     []uint64
 	rowsA, rowsB, colBuf, accA, accB, lowBuf []field.E
+	rowsA2, rowsB2, colBuf2                  []field.E
 	rtag                                     []int32
+	rtag2                                    []int32
 	uacc                                     []uint64
 }
 
@@ -136,7 +170,15 @@ func newWalk(s *walkScratch, nregs, size int) *bilinearWalk {
 	for i := range s.rtag {
 		s.rtag[i] = -1
 	}
-	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf}
+	n2 := min(backWindow, size)
+	s.rowsA2, s.rowsB2 = buffers.Grow(s.rowsA2, n2), buffers.Grow(s.rowsB2, n2)
+	s.colBuf2 = buffers.Grow(s.colBuf2, n2+1)
+	s.rtag2 = buffers.Grow(s.rtag2, n2)
+	for i := range s.rtag2 {
+		s.rtag2[i] = -1
+	}
+	return &bilinearWalk{size: size, regs: s.regs, rowsA: s.rowsA[:0], rowsB: s.rowsB[:0], rtag: s.rtag[:0], colBuf: s.colBuf,
+		rowsA2: s.rowsA2[:0], rowsB2: s.rowsB2[:0], rtag2: s.rtag2[:0], colBuf2: s.colBuf2[:n2+1], backN: backWindow}
 }
 
 // run walks code from its start.
@@ -164,6 +206,7 @@ func (bw *bilinearWalk) run(code []instr) {
 // only moves forward, a slot's old tag names a row below the window).
 func (bw *bilinearWalk) restart() {
 	bw.flushRows()
+	bw.flushBack()
 	tags := bw.rtag[:cap(bw.rtag)]
 	for i := range tags {
 		tags[i] = -1
@@ -175,6 +218,7 @@ func (bw *bilinearWalk) restart() {
 // sums folds the row window and the accumulators in and returns the sums.
 func (bw *bilinearWalk) sums() (va, vb field.E) {
 	bw.flushRows()
+	bw.flushBack()
 	if bw.uacc != nil {
 		uaccSums(bw.accA, bw.accB, bw.uacc)
 		clear(bw.uacc)
@@ -204,10 +248,10 @@ func (bw *bilinearWalk) rowWeight(row int) field.E {
 	return bw.rowLow[row&(1<<bw.rowK-1)].Mul(bw.rowHi[row>>bw.rowK])
 }
 
-// colMiss serves the column load at code[pc] (outside the window) and returns the
+// colMiss serves the column load at code[pc] (outside the windows) and returns the
 // step to resume at: the window moves to the column's block when the column is past
-// it, and a column behind it is loaded alone (from the fixed window when it is
-// there).
+// it, and the back window to the column's when it is behind it (a column of the
+// fixed window, which the kernels serve, is loaded from it here).
 func (bw *bilinearWalk) colMiss(code []instr, pc int) int {
 	in := code[pc]
 	col := int(in.col())
@@ -215,15 +259,34 @@ func (bw *bilinearWalk) colMiss(code []instr, pc int) int {
 		bw.moveCols(col)
 		return pc
 	}
-	var v field.E
 	if col < len(bw.low) {
-		v = bw.low[col]
-	} else {
-		v = bw.colWeight(col)
+		v := bw.low[col]
+		d := 4 * int(in.dst())
+		bw.regs[d], bw.regs[d+1], bw.regs[d+2] = uint64(v.C0), uint64(v.C1), uint64(v.C2)
+		return pc + 1
 	}
-	d := 4 * int(in.dst())
-	bw.regs[d], bw.regs[d+1], bw.regs[d+2] = uint64(v.C0), uint64(v.C1), uint64(v.C2)
-	return pc + 1
+	bw.moveBackCols(col)
+	return pc
+}
+
+// moveBackCols places the back column window at the run of backWindow columns
+// holding col.
+func (bw *bilinearWalk) moveBackCols(col int) {
+	bw.cbase2 = col &^ (backWindow - 1)
+	n := min(len(bw.colBuf2)-1, bw.size-bw.cbase2)
+	bw.cols2 = bw.colBuf2[:n]
+	if bw.colFull != nil {
+		copy(bw.cols2, bw.colFull[bw.cbase2:])
+		return
+	}
+	l := len(bw.colLow)
+	for off := 0; off < n; {
+		c := bw.cbase2 + off
+		j := c & (l - 1)
+		m := min(n-off, l-j)
+		field.ScaleE(bw.cols2[off:off+m], bw.colLow[j:j+m], bw.colHi[c>>bw.colK])
+		off += m
+	}
 }
 
 // moveCols moves the column window to the block of col (never empty: the
@@ -244,18 +307,19 @@ func (bw *bilinearWalk) moveCols(col int) {
 	}
 }
 
-// rowMiss serves the row at code[pc] (outside the window) and returns the step to
+// rowMiss serves the row at code[pc] (outside the windows) and returns the step to
 // resume at: the window is folded in and moves to the row's block when the row is
-// past it, and a row behind it is added alone.
+// past it; when it is behind, the back window is folded in and moves to the row's
+// run of backN rows.
 func (bw *bilinearWalk) rowMiss(code []instr, pc int) int {
 	in := code[pc]
 	row := int(in.dst())
 	if row < bw.rbase {
-		x, y := 4*int(in.x()), 4*int(in.y())
-		wt := bw.rowWeight(row)
-		bw.va = bw.va.Add(wt.Mul(field.E{C0: field.K(bw.regs[x]), C1: field.K(bw.regs[x+1]), C2: field.K(bw.regs[x+2])}))
-		bw.vb = bw.vb.Add(wt.Mul(field.E{C0: field.K(bw.regs[y]), C1: field.K(bw.regs[y+1]), C2: field.K(bw.regs[y+2])}))
-		return pc + 1
+		bw.flushBack()
+		bw.rbase2 = row &^ (bw.backN - 1)
+		n := min(bw.backN, bw.size-bw.rbase2)
+		bw.rowsA2, bw.rowsB2, bw.rtag2 = bw.rowsA2[:n], bw.rowsB2[:n], bw.rtag2[:n]
+		return pc
 	}
 	bw.flushRows()
 	l := 1
@@ -296,22 +360,91 @@ func (bw *bilinearWalk) flushRows() {
 			flushAcc(bw.uacc, a[k:k+l], b[k:k+l], bw.rowHi[(bw.rbase+k)>>bw.rowK])
 		}
 	default:
+		// Without the unreduced kernel, each block's inner products with Low
+		// (accumulated unreduced by the dot kernels) are scaled by its High factor:
+		// one reduction per block instead of one per row.
 		l := len(bw.accA)
 		for k := 0; k < n; k += l {
 			h := bw.rowHi[(bw.rbase+k)>>bw.rowK]
-			field.AddScaledE(bw.accA, a[k:k+l], h)
-			field.AddScaledE(bw.accB, b[k:k+l], h)
+			bw.va = bw.va.Add(h.Mul(field.InnerProduct(bw.rowLow, a[k:k+l])))
+			bw.vb = bw.vb.Add(h.Mul(field.InnerProduct(bw.rowLow, b[k:k+l])))
 		}
 	}
 	bw.rowsA, bw.rowsB, bw.rtag = a[:0], b[:0], bw.rtag[:0]
+}
+
+// addRow adds row's weight times a and b to the sums.
+func (bw *bilinearWalk) addRow(row int, a, b field.E) {
+	wt := bw.rowWeight(row)
+	bw.va = bw.va.Add(wt.Mul(a))
+	bw.vb = bw.vb.Add(wt.Mul(b))
+}
+
+// flushBack adds the back row window's rows to the sums and empties it (its tags
+// cleared: it may be placed again at a base it had before).
+func (bw *bilinearWalk) flushBack() {
+	n := len(bw.rowsA2)
+	if n == 0 {
+		return
+	}
+	a, b, tags, base := bw.rowsA2, bw.rowsB2, bw.rtag2, bw.rbase2
+	bw.backN = backWindow
+	if bw.rcount2 <= backSparse {
+		bw.backN = backSmall
+	}
+	switch {
+	case bw.rcount2 == 0:
+	case bw.rcount2 <= backSparse:
+		for i, tag := range tags {
+			if tag == int32(base+i) {
+				bw.addRow(base+i, a[i], b[i])
+			}
+		}
+	default:
+		if bw.rcount2 != n {
+			for i, tag := range tags {
+				if tag != int32(base+i) {
+					a[i], b[i] = field.Zero, field.Zero
+				}
+			}
+		}
+		if bw.rowFull != nil {
+			e := bw.rowFull[base : base+n]
+			bw.va = bw.va.Add(field.InnerProduct(e, a))
+			bw.vb = bw.vb.Add(field.InnerProduct(e, b))
+			break
+		}
+		// Runs within one block of len(Low) rows share a High factor and go to
+		// the accumulators' slots of their rows.
+		l := len(bw.accA)
+		for off := 0; off < n; {
+			r := base + off
+			j := r & (l - 1)
+			m := min(n-off, l-j)
+			h := bw.rowHi[r>>bw.rowK]
+			if bw.uacc != nil {
+				flushAcc(bw.uacc[j/8*uaccGroupWords:(j+m)/8*uaccGroupWords], a[off:off+m], b[off:off+m], h)
+			} else {
+				bw.va = bw.va.Add(h.Mul(field.InnerProduct(bw.rowLow[j:j+m], a[off:off+m])))
+				bw.vb = bw.vb.Add(h.Mul(field.InnerProduct(bw.rowLow[j:j+m], b[off:off+m])))
+			}
+			off += m
+		}
+	}
+	for i := range tags {
+		tags[i] = -1
+	}
+	bw.rcount2 = 0
+	bw.rowsA2, bw.rowsB2, bw.rtag2 = a[:0], b[:0], tags[:0]
 }
 
 // bilinearGo is the portable walk kernel: it runs code from pc until the code
 // ends or a step falls outside a window, and returns that step and the exit.
 func bilinearGo(bw *bilinearWalk, code []instr, pc int) (int, int) {
 	r := bw.regs
-	cols, cbase, low := bw.cols, bw.cbase, bw.low
+	cols, cbase, low, cols2, cbase2 := bw.cols, bw.cbase, bw.low, bw.cols2, bw.cbase2
 	rowsA, rowsB, rtag, rbase := bw.rowsA, bw.rowsB, bw.rtag, bw.rbase
+	rowsA2, rowsB2, rtag2, rbase2 := bw.rowsA2, bw.rowsB2, bw.rtag2, bw.rbase2
 	for ; pc < len(code); pc++ {
 		in := code[pc]
 		switch in.op() {
@@ -322,6 +455,8 @@ func bilinearGo(bw *bilinearWalk, code []instr, pc int) (int, int) {
 				v = cols[i]
 			} else if col < len(low) {
 				v = low[col]
+			} else if j := col - cbase2; uint(j) < uint(len(cols2)) {
+				v = cols2[j]
 			} else {
 				return pc, walkColMiss
 			}
@@ -333,10 +468,18 @@ func bilinearGo(bw *bilinearWalk, code []instr, pc int) (int, int) {
 		default:
 			row := int(in.dst())
 			i := row - rbase
-			if uint(i) >= uint(len(rowsA)) {
-				return pc, walkRowMiss
-			}
 			x, y := r[4*in.x():][:3], r[4*in.y():][:3]
+			if uint(i) >= uint(len(rowsA)) {
+				j := row - rbase2
+				if uint(j) >= uint(len(rowsA2)) {
+					return pc, walkRowMiss
+				}
+				rowsA2[j] = field.E{C0: field.K(x[0]), C1: field.K(x[1]), C2: field.K(x[2])}
+				rowsB2[j] = field.E{C0: field.K(y[0]), C1: field.K(y[1]), C2: field.K(y[2])}
+				rtag2[j] = int32(row)
+				bw.rcount2++
+				continue
+			}
 			rowsA[i] = field.E{C0: field.K(x[0]), C1: field.K(x[1]), C2: field.K(x[2])}
 			rowsB[i] = field.E{C0: field.K(y[0]), C1: field.K(y[1]), C2: field.K(y[2])}
 			rtag[i] = int32(row)

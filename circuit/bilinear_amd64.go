@@ -12,32 +12,44 @@ import (
 // bilinearState is what bilinearAVX2 reads, and pc what it writes back (the
 // offsets are fixed in bilinear_amd64.s).
 type bilinearState struct {
-	code  *instr   // 0: the program
-	n     int      // 8: its length
-	pc    int      // 16: in, the step to start at; out, the step it stopped at
-	regs  *uint64  // 24: register i at words [4i, 4i+4)
-	cols  *field.E // 32: the column window
-	cbase int      // 40
-	cn    int      // 48
-	rowsA *field.E // 56: the row window
-	rowsB *field.E // 64
-	rtag  *int32   // 72
-	rbase int      // 80
-	rn    int      // 88
-	rcnt  int      // 96: in and out, the rows stored in the row window
-	low   *field.E // 104: the fixed column window
-	lown  int      // 112
+	code   *instr   // 0: the program
+	n      int      // 8: its length
+	pc     int      // 16: in, the step to start at; out, the step it stopped at
+	regs   *uint64  // 24: register i at words [4i, 4i+4)
+	cols   *field.E // 32: the column window
+	cbase  int      // 40
+	cn     int      // 48
+	rowsA  *field.E // 56: the row window
+	rowsB  *field.E // 64
+	rtag   *int32   // 72
+	rbase  int      // 80
+	rn     int      // 88
+	rcnt   int      // 96: in and out, the rows stored in the row window
+	low    *field.E // 104: the fixed column window
+	lown   int      // 112
+	cols2  *field.E // 120: the back column window
+	cbase2 int      // 128
+	cn2    int      // 136
+	rowsA2 *field.E // 144: the back row window
+	rowsB2 *field.E // 152
+	rtag2  *int32   // 160
+	rbase2 int      // 168
+	rn2    int      // 176
+	rcnt2  int      // 184: in and out, the rows stored in the back row window
 }
 
 // bilinearAVX2 is bilinearGo in assembly (bilinear_amd64.s): it runs the steps
 // [pc, n) of code until one falls outside a window, writes that step (or n) to pc,
-// adds the rows it stored in the row window to rcnt and returns the exit (walkDone, walkColMiss, walkRowMiss). A register is 32 bytes
+// adds the rows it stored in the row window to rcnt (in the back row window to
+// rcnt2) and returns the exit (walkDone, walkColMiss, walkRowMiss). A register is 32 bytes
 // (an E and 8 bytes of padding, which it may overwrite); column and row windows
 // hold E values (24 bytes); a column outside the window and below lown is read from
-// low. Preconditions (a compiled program and the walker guarantee them): every
-// register the code names is below len(regs)/4, cols holds cn values and low lown
-// (each followed by 8 readable bytes), rowsA, rowsB, rtag rn each, pc ≤ n. No alignment is needed. It
-// needs AVX2.
+// low, one outside both from cols2 when in [cbase2, cbase2+cn2); a row outside
+// the row window goes to the back row window when in [rbase2, rbase2+rn2).
+// Preconditions (a compiled program and the walker guarantee them): every
+// register the code names is below len(regs)/4, cols holds cn values, low lown
+// and cols2 cn2 (each followed by 8 readable bytes), rowsA, rowsB, rtag rn each,
+// rowsA2, rowsB2, rtag2 rn2 each, pc ≤ n. No alignment is needed. It needs AVX2.
 //
 //go:noescape
 func bilinearAVX2(st *bilinearState) int
@@ -47,7 +59,8 @@ func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {
 		return bilinearGo(bw, code, pc)
 	}
 	st := bilinearState{code: &code[0], n: len(code), pc: pc, regs: &bw.regs[0],
-		cbase: bw.cbase, cn: len(bw.cols), rbase: bw.rbase, rn: len(bw.rowsA), rcnt: bw.rcount}
+		cbase: bw.cbase, cn: len(bw.cols), rbase: bw.rbase, rn: len(bw.rowsA), rcnt: bw.rcount,
+		cbase2: bw.cbase2, cn2: len(bw.cols2), rbase2: bw.rbase2, rn2: len(bw.rowsA2), rcnt2: bw.rcount2}
 	raceRead(unsafe.Pointer(&code[0]), 8*len(code))
 	raceReadWrite(unsafe.Pointer(&bw.regs[0]), 8*len(bw.regs))
 	if len(bw.low) > 0 {
@@ -64,8 +77,18 @@ func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {
 		raceWrite(unsafe.Pointer(st.rowsB), 24*len(bw.rowsB))
 		raceWrite(unsafe.Pointer(st.rtag), 4*len(bw.rtag))
 	}
+	if len(bw.cols2) > 0 {
+		st.cols2 = &bw.cols2[0]
+		raceRead(unsafe.Pointer(st.cols2), 24*len(bw.cols2))
+	}
+	if len(bw.rowsA2) > 0 {
+		st.rowsA2, st.rowsB2, st.rtag2 = &bw.rowsA2[0], &bw.rowsB2[0], &bw.rtag2[0]
+		raceWrite(unsafe.Pointer(st.rowsA2), 24*len(bw.rowsA2))
+		raceWrite(unsafe.Pointer(st.rowsB2), 24*len(bw.rowsB2))
+		raceWrite(unsafe.Pointer(st.rtag2), 4*len(bw.rtag2))
+	}
 	exit := bilinearAVX2(&st)
-	bw.rcount = st.rcnt
+	bw.rcount, bw.rcount2 = st.rcnt, st.rcnt2
 	return st.pc, exit
 }
 

@@ -8,10 +8,13 @@
 // are the fields shifted left by 5) and:
 //   opXor: r[dst] = r[x] ^ r[y] (one 256-bit load, XOR and store)
 //   opCol: r[dst] = cols[col - cbase], or low[col] (state offsets 104, 112)
-//          outside [cbase, cbase+cn), or exit 1 outside both
+//          outside [cbase, cbase+cn), or cols2[col - cbase2] (offsets 120..136)
+//          outside both, or exit 1 outside all three
 //   opRow: rowsA[i] = r[x], rowsB[i] = r[y], rtag[i] = dst for i = dst - rbase,
-//          and rcnt (state offset 96, kept in R15) += 1, or exit 2 outside
-//          [rbase, rbase+rn)
+//          and rcnt (state offset 96, kept in R15) += 1; outside [rbase,
+//          rbase+rn) the same into the back window rowsA2, rowsB2, rtag2 at
+//          dst - rbase2 (offsets 144..176) and rcnt2 (offset 184, in memory)
+//          += 1; exit 2 outside both
 // Column and row windows hold 24-byte E values, slot i at byte 24i. A column
 // load reads 32 bytes, so each column window is followed by 8 readable bytes,
 // which land in the register's padding.
@@ -120,9 +123,18 @@ row:
 colmiss:
 	ADDQ    R12, R10
 	CMPQ    R10, 112(BX)
-	JCC     colexit
+	JCC     colback
 	LEAQ    (R10)(R10*2), R10
 	MOVQ    104(BX), AX
+	VMOVDQU (AX)(R10*8), Y0
+	JMP     colstore
+
+colback:
+	SUBQ    128(BX), R10
+	CMPQ    R10, 136(BX)
+	JCC     colexit
+	LEAQ    (R10)(R10*2), R10
+	MOVQ    120(BX), AX
 	VMOVDQU (AX)(R10*8), Y0
 	JMP     colstore
 
@@ -131,6 +143,34 @@ colexit:
 	JMP  exit
 
 rowmiss:
+	MOVQ    R9, DX
+	SUBQ    168(BX), DX
+	CMPQ    DX, 176(BX)
+	JCC     rowexit
+	MOVQ    160(BX), AX
+	MOVL    R9, (AX)(DX*4)
+	INCQ    184(BX)
+	MOVQ    R8, R10
+	SHRQ    $21, R10
+	ANDQ    $0xFFFFE0, R10
+	MOVQ    R8, R11
+	SHRQ    $40, R11
+	ANDQ    $-32, R11
+	LEAQ    (DX)(DX*2), DX
+	MOVQ    144(BX), AX
+	VMOVDQU (DI)(R10*1), X0
+	VMOVQ   16(DI)(R10*1), X1
+	VMOVDQU X0, (AX)(DX*8)
+	VMOVQ   X1, 16(AX)(DX*8)
+	MOVQ    152(BX), AX
+	VMOVDQU (DI)(R11*1), X0
+	VMOVQ   16(DI)(R11*1), X1
+	VMOVDQU X0, (AX)(DX*8)
+	VMOVQ   X1, 16(AX)(DX*8)
+	ADDQ    $8, SI
+	DISPATCH
+
+rowexit:
 	MOVQ $2, AX
 	JMP  exit
 

@@ -42,6 +42,35 @@ func scrambledCircuit(r *rand.Rand, logSize int) *Circuit {
 	return b.Compile()
 }
 
+// streamsCircuit is laid out as the recursion blocks are: per unit, inputs in a
+// first region (input rows), product rows in a last region and materialised outputs
+// in a middle one, emitted unit by unit, so that its walks run three streams of
+// rows and read columns far behind the forward window (inputs read again by later
+// units, and by the unit's own products long after its input rows).
+func streamsCircuit(r *rand.Rand, logSize int) *Circuit {
+	n := 1 << logSize
+	const perIn, perRow, perOut = 24, 40, 12
+	units := (n - 64) / (perIn + perRow + perOut)
+	in, out, rows := 64, 64+perIn*units, 64+(perIn+perOut)*units
+	b := NewBuilder("streams", logSize, 0)
+	for u := range units {
+		b.Input(fmt.Sprintf("x%d", u), in+perIn*u, perIn)
+		var prev []Wire
+		for i := range perRow {
+			x := b.Xor(b.Col(in+perIn*u+r.IntN(perIn)), b.Col(in+perIn*r.IntN(u+1)+r.IntN(perIn)))
+			y := b.Col(in + perIn*u + r.IntN(perIn))
+			if len(prev) > 0 {
+				y = b.Xor(y, prev[r.IntN(len(prev))])
+			}
+			prev = append(prev, b.Product(rows+perRow*u+i, x, y))
+		}
+		for i := range perOut {
+			b.Linear(out+perOut*u+i, b.Xor(prev[r.IntN(len(prev))], prev[r.IntN(len(prev))]))
+		}
+	}
+	return b.Compile()
+}
+
 // bilinearByRows is (eᵀA0·w, eᵀB0·w) from the row values: the reference the walks
 // are held to.
 func bilinearByRows(c *Circuit, e, w []field.E) (va, vb field.E) {
@@ -61,7 +90,7 @@ func TestBilinearKernels(t *testing.T) {
 	minSegmentSteps, maxSliceShare = 1<<10, 16
 	defer func() { minSegmentSteps, maxSliceShare, lowCols = oldSteps, oldShare, oldLow }()
 	r := testrand.New(t)
-	for _, c := range []*Circuit{buildBlake2s(), randomCircuit(r, 12), scrambledCircuit(r, 13)} {
+	for _, c := range []*Circuit{buildBlake2s(), randomCircuit(r, 12), scrambledCircuit(r, 13), streamsCircuit(r, 14)} {
 		for _, lc := range []int{oldLow, 2048, 0} {
 			lowCols = lc
 			n := c.Size()
@@ -103,21 +132,29 @@ func TestBilinearKernels(t *testing.T) {
 }
 
 // The walk kernels at every level stop at the same steps with the same exits and
-// leave the same registers, row windows and row counts, from random windows over a
-// scrambled circuit's code, with a fixed column window over its first 2048 columns
-// (loads behind the window are served by it or exit).
+// leave the same registers, row windows (forward and back) and row counts, from
+// random windows over a scrambled circuit's code and a three-stream circuit's, with
+// a fixed column window over their first 2048 columns (loads behind the window are
+// served by it or the back window, or exit).
 func TestBilinearKernelExits(t *testing.T) {
 	defer func(old int) { lowCols = old }(lowCols)
 	lowCols = 2048
 	r := testrand.New(t)
-	c := scrambledCircuit(r, 13)
+	for _, c := range []*Circuit{scrambledCircuit(r, 13), streamsCircuit(r, 14)} {
+		testKernelExits(t, r, c)
+	}
+}
+
+func testKernelExits(t *testing.T, r *rand.Rand, c *Circuit) {
 	w := randVec(r, c.Size())
 	e := randVec(r, c.Size())
 	type result struct {
 		pcs, exits []int
 		regs       []uint64
 		rowsA      []field.E
+		rowsA2     []field.E
 		rcounts    []int
+		backs      int // exits served by moving a back window
 	}
 	run := func(l cpu.Level, seed uint64) result {
 		defer cpu.SetLevel(l)()
@@ -129,13 +166,19 @@ func TestBilinearKernelExits(t *testing.T) {
 			var exit int
 			pc, exit = bilinearKernel(bw, c.code, pc)
 			res.pcs, res.exits = append(res.pcs, pc), append(res.exits, exit)
-			res.rcounts = append(res.rcounts, bw.rcount)
+			res.rcounts = append(res.rcounts, bw.rcount, bw.rcount2)
 			switch exit {
 			case walkColMiss:
+				if col := int(c.code[pc].col()); col < bw.cbase && col >= len(bw.low) {
+					res.backs++
+				}
 				pc = bw.colMiss(c.code, pc)
 			case walkRowMiss:
 				if row := int(c.code[pc].dst()); row >= bw.rbase {
 					res.rcounts = append(res.rcounts, -1) // the window is folded in
+				} else {
+					res.backs++
+					res.rowsA2 = append(res.rowsA2, bw.rowsA2...) // before it is folded in
 				}
 				pc = bw.rowMiss(c.code, pc)
 			}
@@ -154,16 +197,17 @@ func TestBilinearKernelExits(t *testing.T) {
 		return res
 	}
 	want := run(cpu.Portable, 9)
-	if len(want.exits) < 100 {
-		t.Fatalf("only %d kernel exits: the test does not exercise the windows", len(want.exits))
+	if len(want.exits) < 100 || want.backs < 20 || len(want.rowsA2) == 0 {
+		t.Fatalf("%s: only %d kernel exits, %d to the back windows: the test does not exercise the windows", c.Name(), len(want.exits), want.backs)
 	}
 	for _, l := range Kernels.Levels() {
 		got := run(l, 9)
 		if fmt.Sprint(got.pcs, got.exits, got.rcounts) != fmt.Sprint(want.pcs, want.exits, want.rcounts) {
-			t.Fatalf("level %v: the kernel stops at other steps than the portable one", l)
+			t.Fatalf("%s level %v: the kernel stops at other steps than the portable one", c.Name(), l)
 		}
-		if fmt.Sprint(got.regs) != fmt.Sprint(want.regs) || fmt.Sprint(got.rowsA) != fmt.Sprint(want.rowsA) {
-			t.Fatalf("level %v: registers or row window differ from the portable kernel's", l)
+		if fmt.Sprint(got.regs) != fmt.Sprint(want.regs) || fmt.Sprint(got.rowsA) != fmt.Sprint(want.rowsA) ||
+			fmt.Sprint(got.rowsA2) != fmt.Sprint(want.rowsA2) {
+			t.Fatalf("%s level %v: registers or row windows differ from the portable kernel's", c.Name(), l)
 		}
 	}
 }
@@ -176,7 +220,7 @@ func TestBilinearWalkerRestart(t *testing.T) {
 	minSegmentSteps, maxSliceShare = 1<<10, 16
 	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
 	r := testrand.New(t)
-	for _, c := range []*Circuit{randomCircuit(r, 12), scrambledCircuit(r, 13)} {
+	for _, c := range []*Circuit{randomCircuit(r, 12), scrambledCircuit(r, 13), streamsCircuit(r, 14)} {
 		segs := planSegments(c.code, c.nregs, 4)
 		if len(segs) < 2 {
 			t.Fatalf("%s: %d segments", c.Name(), len(segs))

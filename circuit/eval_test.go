@@ -60,8 +60,9 @@ func randTensor(r *rand.Rand, lowLog, logSize int) Tensor {
 }
 
 // matricesAgree checks that d gives c's values at random full weights, at random
-// tensor weights (with a 64-entry low factor, as the lincheck's, and a 1-entry one)
-// and at random points.
+// tensor weights (with a 64-entry low factor, as the lincheck's, a 1-entry one and
+// a 1024-entry one, as the merged verifier's: longer than a tensor cache's line) and
+// at random points.
 func matricesAgree(t *testing.T, r *rand.Rand, c *Circuit, d *Described) {
 	t.Helper()
 	n := c.Size()
@@ -75,7 +76,7 @@ func matricesAgree(t *testing.T, r *rand.Rand, c *Circuit, d *Described) {
 		if ga != wa || gb != wb {
 			t.Fatalf("%s trial %d: full weights: described (%v, %v), walk (%v, %v)", d.Name(), trial, ga, gb, wa, wb)
 		}
-		for _, lowLog := range []int{6, 0} {
+		for _, lowLog := range []int{6, 0, 10} {
 			te, tw := randTensor(r, lowLog, c.LogSize()), randTensor(r, lowLog, c.LogSize())
 			fe, fw := make([]field.E, n), make([]field.E, n)
 			te.Fill(fe)

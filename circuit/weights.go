@@ -70,26 +70,34 @@ func (t Tensor) Fill(dst []field.E) {
 	}
 }
 
-// tensorCache serves a Tensor's entries a block of len(Low) at a time: block j
-// (entries [j·len(Low), (j+1)·len(Low))) is Low scaled by eq(High, j), computed
-// on a miss into a direct-mapped cache of cacheBlocks blocks. A walk reading
-// entries in nearly increasing order computes each block about once, and never
-// holds the whole vector.
+// tensorCache serves a Tensor's entries a line of up to 2^cacheLineLog at a time:
+// line j (entries [j·L, (j+1)·L), L = min(len(Low), 2^cacheLineLog)) is its run of
+// Low scaled by the High factor eq(High, ·) of its block, computed on a miss into a
+// direct-mapped cache of cacheBlocks lines. A walk reading entries in nearly
+// increasing order computes each line about once, and never holds the whole
+// vector; a long Low (the merged verifier's has 1024 entries) neither makes the
+// cache larger nor a miss dearer.
 type tensorCache struct {
 	low  []field.E
 	k    uint      // log2 len(low)
+	line uint      // log2 of a line's entries: min(k, cacheLineLog)
 	hi   []field.E // eq(High, ·)
-	tags []int32   // block held in each cache line, −1 for none
-	blk  []field.E // cacheBlocks lines of len(low) entries
+	tags []int32   // line held in each cache slot, −1 for none
+	blk  []field.E // cacheBlocks slots of 2^line entries
 }
 
-// cacheBlocks is the number of blocks a tensorCache holds.
-const cacheBlocks = 256
+// cacheBlocks is the number of lines a tensorCache holds, and 2^cacheLineLog the
+// most entries of a line.
+const (
+	cacheBlocks  = 256
+	cacheLineLog = 6
+)
 
 // newTensorCache returns an empty cache of t; hi is eq(t.High, ·) when already
 // computed (nil: computed here).
 func newTensorCache(t Tensor, hi []field.E) *tensorCache {
-	c := &tensorCache{low: t.Low, k: uint(lowLog(t.Low)), hi: hi}
+	k := uint(lowLog(t.Low))
+	c := &tensorCache{low: t.Low, k: k, line: min(k, cacheLineLog), hi: hi}
 	if hi == nil {
 		c.hi = make([]field.E, 1<<len(t.High))
 		field.EqTable(c.hi, t.High)
@@ -98,24 +106,26 @@ func newTensorCache(t Tensor, hi []field.E) *tensorCache {
 	for i := range c.tags {
 		c.tags[i] = -1
 	}
-	c.blk = make([]field.E, cacheBlocks<<c.k)
+	c.blk = make([]field.E, cacheBlocks<<c.line)
 	return c
 }
 
 // at returns entry i.
 func (c *tensorCache) at(i int) field.E {
-	j := i >> c.k
-	line := j & (cacheBlocks - 1)
-	if c.tags[line] != int32(j) {
-		c.fill(line, j)
+	j := i >> c.line
+	slot := j & (cacheBlocks - 1)
+	if c.tags[slot] != int32(j) {
+		c.fill(slot, j)
 	}
-	return c.blk[line<<c.k|i&(1<<c.k-1)]
+	return c.blk[slot<<c.line|i&(1<<c.line-1)]
 }
 
-// fill computes block j into cache line line.
-func (c *tensorCache) fill(line, j int) {
-	field.ScaleE(c.blk[line<<c.k:(line+1)<<c.k], c.low, c.hi[j])
-	c.tags[line] = int32(j)
+// fill computes line j into cache slot slot.
+func (c *tensorCache) fill(slot, j int) {
+	first := j << c.line
+	off := first & (1<<c.k - 1)
+	field.ScaleE(c.blk[slot<<c.line:(slot+1)<<c.line], c.low[off:off+1<<c.line], c.hi[first>>c.k])
+	c.tags[slot] = int32(j)
 }
 
 // weights are column weights as a walk reads them: a full vector, or a tensor
