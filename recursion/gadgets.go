@@ -96,7 +96,15 @@ func clmulTo[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y, out, tmp []W
 // reduceK folds a polynomial of degree < 127 modulo x^64 + x^4 + x^3 + x + 1
 // (GF(2)-linear: no rows).
 func reduceK[W comparable, B circuit.Ops[W]](b B, p []W) KWiresOf[W] {
-	acc := append([]W(nil), p...)
+	// A product's 127 coefficients fold in place on the stack: a described block runs
+	// this once per K product on every evaluation.
+	var buf [2*KBits - 1]W
+	acc := buf[:]
+	if len(p) <= len(buf) {
+		acc = acc[:copy(acc, p)]
+	} else {
+		acc = append([]W(nil), p...)
+	}
 	var zero W
 	for d := len(acc) - 1; d >= KBits; d-- {
 		w := acc[d]
@@ -113,9 +121,15 @@ func reduceK[W comparable, B circuit.Ops[W]](b B, p []W) KWiresOf[W] {
 	return out
 }
 
-// MulK emits x·y in K: 729 rows (Karatsuba to bits), the reduction linear.
+// clmulScratchK is clmulScratch(KBits): MulK's partial products.
+const clmulScratchK = 486
+
+// MulK emits x·y in K: 729 rows (Karatsuba to bits), the reduction linear. Its
+// product and partial products are on the stack (clmulTo emits what clmul does).
 func MulK[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y KWiresOf[W]) KWiresOf[W] {
-	return reduceK[W](b, clmul[W](b, cols, x[:], y[:]))
+	var buf [2*KBits - 1 + clmulScratchK]W
+	clmulTo(b, cols, x[:], y[:], buf[:2*KBits-1], buf[2*KBits-1:])
+	return reduceK[W](b, buf[:2*KBits-1])
 }
 
 // AddK returns x + y (no rows).
@@ -156,8 +170,14 @@ func MulEK[W comparable, B circuit.Ops[W]](b B, cols *Cols, x EWiresOf[W], k KWi
 
 // InputK declares 64 input columns from cols and returns them as a K element.
 func InputK[W comparable, B circuit.Ops[W]](b B, cols *Cols, name string) KWiresOf[W] {
-	w, _ := input[W](b, cols, name, KBits)
-	return KWiresOf[W](w)
+	base := cols.Next()
+	cols.advance(base + KBits)
+	b.Input(name, base, KBits)
+	var out KWiresOf[W]
+	for i := range out {
+		out[i] = b.Col(base + i)
+	}
+	return out
 }
 
 // InputE declares 192 input columns (c0, c1, c2, low bit first) as an E element.

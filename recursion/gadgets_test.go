@@ -97,3 +97,10 @@ func TestMulEKGadget(t *testing.T) {
 		return MulEK(b, cols, x, y[1])
 	}, func(x, y field.E) field.E { return x.MulK(y.C1) })
 }
+
+// TestClmulScratchK: MulK's stack scratch is clmulTo's need for K operands.
+func TestClmulScratchK(t *testing.T) {
+	if got := clmulScratch(KBits); got != clmulScratchK {
+		t.Fatalf("clmulScratch(%d) = %d, clmulScratchK %d", KBits, got, clmulScratchK)
+	}
+}

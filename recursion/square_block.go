@@ -27,6 +27,9 @@ type SquareBlock struct {
 	logSize int
 	Units   int // squares per block
 	Out     int // first output column
+	// names are each square's input names (x<u>.c0, .c1, .c2), made once: a
+	// described block declares them on every evaluation.
+	names [][3]string
 }
 
 // NewSquareBlock builds the block of 2^logSize columns (2,730 squares at 2^20).
@@ -41,7 +44,11 @@ func squareLayout(logSize int) *SquareBlock {
 	if n < 1 {
 		panic(fmt.Sprintf("recursion: a squaring block of 2^%d columns holds no square", logSize))
 	}
-	sb := &SquareBlock{logSize: logSize, Units: n, Out: 64 + 3*KBits*n}
+	sb := &SquareBlock{logSize: logSize, Units: n, Out: 64 + 3*KBits*n, names: make([][3]string, n)}
+	for u := range sb.names {
+		x := fmt.Sprintf("x%d", u)
+		sb.names[u] = [3]string{x + ".c0", x + ".c1", x + ".c2"}
+	}
 	sb.desc = circuit.NewDescribed(sb.name(), logSize, 0, func(ev *circuit.Evaluator) { describeSquare[circuit.EvalWire](ev, sb) })
 	return sb
 }
@@ -71,17 +78,18 @@ func (sb *SquareBlock) Matrices() lincheck.Matrices {
 
 // squareK is c² in K: bit i of c to bit 2i, reduced (no rows).
 func squareK[W comparable, B circuit.Ops[W]](b B, c KWiresOf[W]) KWiresOf[W] {
-	p := make([]W, 2*KBits-1)
+	var p [2*KBits - 1]W
 	for i, w := range c {
 		p[2*i] = w
 	}
-	return reduceK(b, p)
+	return reduceK(b, p[:])
 }
 
 func describeSquare[W comparable, B circuit.Ops[W]](b B, sb *SquareBlock) {
 	in := NewCols(64, sb.Out)
 	for u := range sb.Units {
-		x := InputE[W](b, in, fmt.Sprintf("x%d", u))
+		nm := &sb.names[u]
+		x := EWiresOf[W]{InputK[W](b, in, nm[0]), InputK[W](b, in, nm[1]), InputK[W](b, in, nm[2])}
 		s0, s1, s2 := squareK(b, x[0]), squareK(b, x[1]), squareK(b, x[2])
 		z := EWiresOf[W]{s0, s2, AddK(b, s1, s2)}
 		for k := range z {
