@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -170,6 +171,32 @@ func TestMergeNRDepth3(t *testing.T) {
 	}
 	if len(h.Keys) != 16 || !slices.Equal(h.Keys[:12], g.Keys) {
 		t.Fatal("the root's keys are not its leaves' in order")
+	}
+	// The native checks of what the root carries of its grandchild run on the layout
+	// the child's own layout made of it: they pass, and refuse a changed value.
+	_, subs, err := h.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := subs[0].checks("child 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 {
+		t.Fatalf("%d native checks of the merged child and its merged child, want 2", len(cs))
+	}
+	for _, c := range cs {
+		if err := c.Check(); err != nil {
+			t.Fatalf("%s: %v", c.What, err)
+		}
+	}
+	bad := *h.Subs[0].Subs[0]
+	bad.Values = slices.Clone(bad.Values)
+	bad.Values[0] = bad.Values[0].Add(field.One)
+	gs := *subs[0].lsubs[0]
+	gs.carried = &bad
+	if err := gs.check(); !errors.Is(err, ErrClaim) {
+		t.Fatalf("a changed carried value of the grandchild, checked natively: %v", err)
 	}
 	t.Logf("depth 3: proved in %v (batch %v), proof %d B + batch %d B, statement %d B (depth 2: %d B + %d B + %d B)",
 		h.Took, h.BatchTook, len(h.Proof.MarshalWire()), len(h.Batch.MarshalWire()), len(h.statementBytes()),

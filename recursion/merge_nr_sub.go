@@ -230,6 +230,9 @@ type nrSub struct {
 	// one's kinds (nil for a leaf).
 	kinds      []nrKind
 	childKinds [][]nrKind
+	// lsubs are the child's merged children as its layout laid them out (nil for a
+	// leaf): the native checks of what the parent carries of them reuse them.
+	lsubs []*nrSub
 	kt         KeyTable
 	// pointLens are the lengths of the hints' distinct points, keyLen the batched key
 	// claim's point's.
@@ -244,7 +247,7 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &nrSub{m: m, carried: carried, lm: lm, shapes: lm.shapes(), ev: &flows.Evaluations{Relations: lm.rels}, statement: m.statementBytes()}
+	s := &nrSub{m: m, carried: carried, lm: lm, lsubs: lsubs, shapes: lm.shapes(), ev: &flows.Evaluations{Relations: lm.rels}, statement: m.statementBytes()}
 	_, places, stackLog, start, err := flows.SegmentsLayout(s.shapes, m.LogInvRate, s.statement)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
@@ -654,24 +657,21 @@ func (l *nrLayout) assertCarried(what string, x Lin, v field.E, k int) {
 // what) and of its merged children below.
 func (s *nrSub) checks(what string) ([]flows.NativeCheck, error) {
 	out := []flows.NativeCheck{{What: what + "'s carried claims", Check: s.check}}
-	off := 0
-	for j, c := range s.m.Children {
+	for j := range s.m.Children {
 		if g := s.carried.sub(j); g != nil {
-			blank, err := blankMerged(s.m.Message, s.m.Epoch, s.m.Keys[off:off+c.N], c.LogInvRate, g.Children, g.Subs)
-			if err != nil {
-				return nil, err
+			// The grandchild as the child's layout laid it out (from the same shape and
+			// keys), with the values this proof carries of it.
+			if j >= len(s.lsubs) || s.lsubs[j] == nil {
+				return nil, fmt.Errorf("%w: %s's child %d is carried merged and laid out as a leaf", ErrMerged, what, j)
 			}
-			gs, err := newNRSub(blank, g)
-			if err != nil {
-				return nil, err
-			}
+			gs := *s.lsubs[j]
+			gs.carried = g
 			cs, err := gs.checks(fmt.Sprintf("%s's child %d", what, j))
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, cs...)
 		}
-		off += c.N
 	}
 	return out, nil
 }
