@@ -377,3 +377,14 @@ func TestMergeJobFetchChecks(t *testing.T) {
 		t.Errorf("a merged proof that does not verify was written")
 	}
 }
+
+// TestTreeRootRate: a depth-2 tree's root takes the tree's merge rate, else rate 3
+// (recursion.DefaultRateOf merged groups).
+func TestTreeRootRate(t *testing.T) {
+	if got := (Tree{}).rootRate(2); got != recursion.DefaultRateOf(2, true) || got != 3 {
+		t.Fatalf("default root rate %d, want 3", got)
+	}
+	if got := (Tree{MergeRate: 2}).rootRate(4); got != 2 {
+		t.Fatalf("root rate %d with MergeRate 2", got)
+	}
+}

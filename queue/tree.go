@@ -34,6 +34,15 @@ type Tree struct {
 	LeafRate, MergeRate int
 }
 
+// rootRate is a depth-2 tree's root's rate: MergeRate, or recursion.DefaultRateOf its
+// groups, which are merged proofs.
+func (t Tree) rootRate(groups int) int {
+	if t.MergeRate != 0 {
+		return t.MergeRate
+	}
+	return recursion.DefaultRateOf(groups, true)
+}
+
 // MaxTreeGroups bounds a depth-2 tree's groups: its root verifies every group's merged
 // proof in its circuit (docs/recursion.md §6.8).
 const MaxTreeGroups = 4
@@ -161,11 +170,7 @@ func SubmitTree(ctx context.Context, js jetstream.JetStream, t Tree, o Options) 
 			return leaves, root, err
 		}
 		ro.tree.children, ro.tree.nested = groups, true
-		rootRate := t.MergeRate
-		if rootRate == 0 {
-			rootRate = recursion.DefaultRateOf(groups, true) // its children are merged proofs
-		}
-		merge := stream.Envelope[stream.Job]{Seq: uint64(k + groups), Val: stream.Job{ID: t.ID, Flow: aggregate.FlowName, Children: gnames, LogInvRate: rootRate}}
+		merge := stream.Envelope[stream.Job]{Seq: uint64(k + groups), Val: stream.Job{ID: t.ID, Flow: aggregate.FlowName, Children: gnames, LogInvRate: t.rootRate(groups)}}
 		rs, err := Submit(ctx, js, []stream.Envelope[stream.Job]{merge}, ro)
 		if len(rs) == 1 {
 			root = rs[0]

@@ -403,7 +403,9 @@ func TestRunTreeDepth2(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "tree.yaml")
 	out := filepath.Join(dir, "out")
-	os.WriteFile(cfg, []byte("flow: xmss-aggregate\nsigners: 9\ntree: {leaf: 1}\nlog_inv_rate: 2\nworkers: 2\noutput: "+out+"\n"), 0o644)
+	// The tree's rate is given: at the default (the root at rate 3) the root's proof
+	// takes about 11.7 GB against 10.1 GB at rate 2, and CI runs two packages at once.
+	os.WriteFile(cfg, []byte("flow: xmss-aggregate\nsigners: 9\ntree: {leaf: 1, log_inv_rate: 2}\nlog_inv_rate: 2\nworkers: 2\noutput: "+out+"\n"), 0o644)
 	code, o, e := run(t, "run", cfg)
 	if code != 0 || !strings.Contains(o, "9 leaves of up to 1 signatures proved and merged into one proof of all 9 signatures (depth 2") {
 		t.Fatalf("run: %d %s %s", code, o, e)
@@ -435,5 +437,34 @@ func skipMergeProofs(t *testing.T, what string) {
 	}
 	if cpu.Detected() == cpu.Portable {
 		t.Skip(what + " (kernels capped at the portable level)")
+	}
+}
+
+// TestMergeJobDefaultRate: a merge without a rate takes recursion.DefaultRate of its
+// children (the raw signers counting as one), and 3 once a child is a no-reveal merged
+// proof; a given rate stays.
+func TestMergeJobDefaultRate(t *testing.T) {
+	for _, tc := range []struct {
+		kids   int
+		merged bool
+		sigs   string
+		rate   int
+		want   int
+	}{
+		{2, false, "", 0, 2}, {4, false, "", 0, 2}, {4, false, "s.json", 0, 3}, {8, false, "", 0, 3},
+		{2, true, "", 0, 3}, {2, true, "", 2, 2}, {5, false, "", 1, 1},
+	} {
+		j := mergeJob{sigsName: tc.sigs, rate: tc.rate}
+		for i := range tc.kids {
+			c := &childFile{}
+			if tc.merged && i == 1 {
+				c.nr = &recursion.MergedNR{}
+			}
+			j.children = append(j.children, c)
+		}
+		j.defaultRate()
+		if j.rate != tc.want {
+			t.Errorf("%d children (merged %v, signatures %q, rate %d): rate %d, want %d", tc.kids, tc.merged, tc.sigs, tc.rate, j.rate, tc.want)
+		}
 	}
 }

@@ -224,7 +224,7 @@ func TestNATSTreeDepth2(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- executeIn([]string{"submit", "--nats", url, "--ack-wait", "30s", "--tree", sigs, "--leaf", "1", "--leaf-rate", "2",
-			"--fetch", fetch, "--timeout", "480s", "--id", "nine"}, strings.NewReader(""), &o, &e)
+			"--merge-rate", "2", "--fetch", fetch, "--timeout", "480s", "--id", "nine"}, strings.NewReader(""), &o, &e)
 	}()
 	var code int
 	select {
