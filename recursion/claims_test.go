@@ -13,8 +13,12 @@ import (
 
 var claimsLabel = []byte("recursion-claims-test")
 
-func randomWeight(r *rand.Rand, vars int) Weight {
-	w := Weight{Low: make([]field.E, 1<<LowBits), High: make([]field.E, vars-LowBits)}
+func randomWeight(r *rand.Rand, vars int) Weight { return randomTensor(r, LowBits, vars) }
+
+// randomTensor is a tensor weight over 2^logSize indices with 2^lowLog random low
+// entries and random high coordinates.
+func randomTensor(r *rand.Rand, lowLog, logSize int) circuit.Tensor {
+	w := circuit.Tensor{Low: make([]field.E, 1<<lowLog), High: make([]field.E, logSize-lowLog)}
 	for i := range w.Low {
 		w.Low[i] = randomE(r)
 	}

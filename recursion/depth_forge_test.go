@@ -348,6 +348,13 @@ func onChild0(f subForge) func(int, *MergedNR) (*childExtract, []TranscriptRun, 
 	}
 }
 
+// blockLists are a record's block claims' lists: row and column points, A0 and B0
+// values.
+func blockLists(mc *MergedChildNR) [4]*[]field.E {
+	b := &mc.Blocks
+	return [4]*[]field.E{&b.RRow, &b.RCol, &b.VA, &b.VB}
+}
+
 // blankSub is merged child mm laid out as its parent's verifier lays it out (its
 // carried values zero).
 func blankSub(t *testing.T, mm *MergedNR) *nrSub {
@@ -1085,31 +1092,14 @@ func TestForgeDepthMutations(t *testing.T) {
 			return ""
 		}},
 		{"a block claim's point or value", func(c *MergedNR) string {
-			b := &sub(c).Blocks
-			switch rng.IntN(4) {
-			case 0:
-				return "row " + bumpE(b.RRow)
-			case 1:
-				return "column " + bumpE(b.RCol)
-			case 2:
-				return "A0 " + bumpE(b.VA)
-			default:
-				return "B0 " + bumpE(b.VB)
-			}
+			k := rng.IntN(4)
+			return fmt.Sprint(k, ":", bumpE(*blockLists(sub(c))[k]))
 		}},
 		{"a block claims' list's length", func(c *MergedNR) string {
-			b := &sub(c).Blocks
-			switch rng.IntN(4) {
-			case 0:
-				b.RRow = resize(b.RRow)
-			case 1:
-				b.RCol = resize(b.RCol)
-			case 2:
-				b.VA = resize(b.VA)
-			default:
-				b.VB = resize(b.VB)
-			}
-			return ""
+			k := rng.IntN(4)
+			l := blockLists(sub(c))[k]
+			*l = resize(*l)
+			return fmt.Sprint(k)
 		}},
 		{"a merged child's leaf's size or rate", func(c *MergedNR) string {
 			s := sub(c)

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
-	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 )
 
@@ -13,19 +12,6 @@ import (
 // bilinear forms at random tensor weights, and its layout is the compiled block's.
 func TestBlocksDescribedMatchCompiled(t *testing.T) {
 	rng := testrand.New(t)
-	rnd := func() field.E {
-		return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
-	}
-	tensor := func(logSize int) circuit.Tensor {
-		tt := circuit.Tensor{Low: make([]field.E, 64), High: make([]field.E, logSize-6)}
-		for i := range tt.Low {
-			tt.Low[i] = rnd()
-		}
-		for i := range tt.High {
-			tt.High[i] = rnd()
-		}
-		return tt
-	}
 	type kind struct {
 		name     string
 		desc     circuit.Matrices
@@ -71,7 +57,7 @@ func TestBlocksDescribedMatchCompiled(t *testing.T) {
 			t.Fatalf("%s: shapes differ", k.name)
 		}
 		for range 2 {
-			e, w := tensor(k.desc.LogSize()), tensor(k.desc.LogSize())
+			e, w := randomTensor(rng, LowBits, k.desc.LogSize()), randomTensor(rng, LowBits, k.desc.LogSize())
 			da, db := k.desc.BilinearTensor(e, w)
 			ca, cb := k.compiled.BilinearTensor(e, w)
 			if da != ca || db != cb {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/cpu"
-	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 )
 
@@ -21,19 +20,6 @@ func TestBlocksWalkMatchesDescription(t *testing.T) {
 		t.Skip("compiles blocks of 2^20 columns")
 	}
 	rng := testrand.New(t)
-	rnd := func() field.E {
-		return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
-	}
-	tensor := func(lowLog, logSize int) circuit.Tensor {
-		tt := circuit.Tensor{Low: make([]field.E, 1<<lowLog), High: make([]field.E, logSize-lowLog)}
-		for i := range tt.Low {
-			tt.Low[i] = rnd()
-		}
-		for i := range tt.High {
-			tt.High[i] = rnd()
-		}
-		return tt
-	}
 	type kind struct {
 		name     string
 		desc     circuit.Matrices
@@ -50,7 +36,7 @@ func TestBlocksWalkMatchesDescription(t *testing.T) {
 	for _, k := range kinds {
 		c := k.compiled()
 		for _, lowLog := range []int{6, 10} {
-			e, w := tensor(lowLog, c.LogSize()), tensor(lowLog, c.LogSize())
+			e, w := randomTensor(rng, lowLog, c.LogSize()), randomTensor(rng, lowLog, c.LogSize())
 			da, db := k.desc.BilinearTensor(e, w)
 			for _, l := range circuit.Kernels.Levels() {
 				func() {
