@@ -233,7 +233,7 @@ type nrSub struct {
 	// lsubs are the child's merged children as its layout laid them out (nil for a
 	// leaf): the native checks of what the parent carries of them reuse them.
 	lsubs []*nrSub
-	kt         KeyTable
+	kt    KeyTable
 	// pointLens are the lengths of the hints' distinct points, keyLen the batched key
 	// claim's point's.
 	pointLens []int
