@@ -29,9 +29,10 @@ import (
 // commits, the values the parent cannot compute on its tape.
 type MergedChildNR struct {
 	// Children are the merged child's own children, in order; Subs, beside them, what
-	// the merged child carries of each of its merged children (nil for a leaf; nil
-	// when all are leaves). The parent carries those too, since the merged child's
-	// verifier checks them natively, and so does every ancestor.
+	// the merged child carries of each of its merged children, trimmed (trim: their
+	// hints only; nil for a leaf; nil when all are leaves). The parent carries those
+	// too, since the merged child's verifier checks them natively, and so does every
+	// ancestor.
 	Children []ChildInfo
 	Subs     []*MergedChildNR
 	// Values are the child's segments tape's carried hints' values (every hint but the
