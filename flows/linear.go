@@ -306,9 +306,26 @@ func linearWeightAt(claims []LinearClaim, which []int, pow []field.E, rho []fiel
 	mask := 1<<lo - 1
 	var total field.E
 	for _, i := range which {
-		var sum field.E
+		// Terms on one high half of the index share its eq factor: a run of them is
+		// summed against the low table, then weighed once (terms of coefficient one
+		// take no product).
+		var sum, run field.E
+		hi := -1
 		for _, t := range claims[i].Terms {
-			sum = sum.Add(t.Coeff.Mul(eqLo[t.Word&mask]).Mul(eqHi[t.Word>>lo]))
+			if h := t.Word >> lo; h != hi {
+				if hi >= 0 {
+					sum = sum.Add(run.Mul(eqHi[hi]))
+				}
+				hi, run = h, field.E{}
+			}
+			e := eqLo[t.Word&mask]
+			if t.Coeff != field.One {
+				e = t.Coeff.Mul(e)
+			}
+			run = run.Add(e)
+		}
+		if hi >= 0 {
+			sum = sum.Add(run.Mul(eqHi[hi]))
 		}
 		total = total.Add(pow[i].Mul(sum))
 	}
