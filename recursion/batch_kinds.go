@@ -63,7 +63,7 @@ func kindsShape(logSizes []int, claims [][]MatrixClaim) (int, error) {
 }
 
 // flatClaims is the claims in order, circuit by circuit, with each one's circuit.
-func flatClaims(claims [][]MatrixClaim) (flat []MatrixClaim, kindOf []int) {
+func flatClaims[C any](claims [][]C) (flat []C, kindOf []int) {
 	for k, cs := range claims {
 		for _, c := range cs {
 			flat = append(flat, c)
@@ -265,13 +265,7 @@ func tapeBatchKinds(t *Tape, s *tapeTr, logSizes []int, claims [][]TapeMatrixCla
 	for _, n := range logSizes {
 		L = max(L, n)
 	}
-	var flat []TapeMatrixClaim
-	var kindOf []int
-	for k, cs := range claims {
-		for _, c := range cs {
-			flat, kindOf = append(flat, c), append(kindOf, k)
-		}
-	}
+	flat, kindOf := flatClaims(claims)
 	mu, lambda, point, running := tapeBatchRounds(t, s, L, flat)
 	rRow, rCol = point[:L], point[L:]
 	va, vb = make([]Lin, len(logSizes)), make([]Lin, len(logSizes))
