@@ -172,6 +172,12 @@ func TestMergeNRDepth3(t *testing.T) {
 	if len(h.Keys) != 16 || !slices.Equal(h.Keys[:12], g.Keys) {
 		t.Fatal("the root's keys are not its leaves' in order")
 	}
+	// A fresh verifier (every shape cache empty, as in a one-shot `leanpipe verify`)
+	// lays the grandchild's shape out from placeholder keys: it verifies the file.
+	clearShapeCaches()
+	if err := VerifyMergedNR(h.ProofBytes(), h.Statement()); err != nil {
+		t.Fatalf("with empty shape caches: %v", err)
+	}
 	// The native checks of what the root carries of its grandchild run on the layout
 	// the child's own layout made of it: they pass, and refuse a changed value.
 	_, subs, err := h.layout()
@@ -328,4 +334,12 @@ func wantSignersKeys(t *testing.T, keys []xmss.PublicKey, in *aggregate.Input) {
 			t.Fatalf("merged key %d is not the leaves' in order", i)
 		}
 	}
+}
+
+// clearShapeCaches empties the caches a verifier fills by shape, so that the next
+// verification lays everything out as a fresh process does.
+func clearShapeCaches() {
+	subShapes.Clear()
+	deferredShapes.Clear()
+	nrSchedules.Clear()
 }

@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sync"
@@ -317,12 +318,22 @@ func subShape(c ChildInfo, mc *MergedChildNR) (*nrSub, error) {
 	if v, ok := subShapes.Load(shapeKey(c, mc)); ok {
 		return v.(*nrSub), nil
 	}
-	// The shape does not depend on the keys: lay out a child of placeholder keys.
-	m, err := blankMerged(xmss.Message{}, 0, make([]xmss.PublicKey, c.N), c.LogInvRate, mc.Children, mc.Subs)
+	// The shape does not depend on the keys: lay out a child of placeholder keys
+	// (distinct, as a statement's keys must be).
+	m, err := blankMerged(xmss.Message{}, 0, placeholderKeys(c.N), c.LogInvRate, mc.Children, mc.Subs)
 	if err != nil {
 		return nil, err
 	}
 	return newNRSub(m, nil)
+}
+
+// placeholderKeys are n distinct keys (key i's root holds i).
+func placeholderKeys(n int) []xmss.PublicKey {
+	keys := make([]xmss.PublicKey, n)
+	for i := range keys {
+		binary.LittleEndian.PutUint64(keys[i].Root[:], uint64(i))
+	}
+	return keys
 }
 
 // subConfig is the WHIR configuration of a merged child of this size and rate and
