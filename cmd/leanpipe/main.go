@@ -34,7 +34,10 @@ func usage(format string, a ...any) error { return usageError{fmt.Errorf(format,
 // rejected marks a proof that failed verification (exit status 1).
 var errRejected = errors.New("rejected")
 
-func newRoot() *cobra.Command {
+// newRoot is the command line and the profile its --cpuprofile starts, which the
+// caller stops once the command returns.
+func newRoot() (*cobra.Command, *cpuProfile) {
+	prof := &cpuProfile{}
 	root := &cobra.Command{
 		Use:           "leanpipe",
 		Short:         "leanpipe aggregates XMSS signatures into one proof and proves batches of BLAKE2s compressions, with leanVM-b's Flock + WHIR (byte-compatible with the reference)",
@@ -54,7 +57,7 @@ func newRoot() *cobra.Command {
 					return err
 				}
 			}
-			return nil
+			return prof.start(cmd)
 		},
 		// The root runs only when no command matched: a usage error.
 		Args: cobra.ArbitraryArgs,
@@ -77,12 +80,13 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(versionCmd())
 	addCommands(root)
+	addProfileFlag(root)
 	for _, c := range root.Commands() {
 		if c.Args != nil {
 			c.Args = usageArgs(c.Args)
 		}
 	}
-	return root
+	return root, prof
 }
 
 // usageArgs makes an argument check's error a usage error (exit status 2).
@@ -127,12 +131,13 @@ func execute(args []string, stdout, stderr io.Writer) int {
 
 // executeIn is execute with standard input from stdin.
 func executeIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot()
+	root, prof := newRoot()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
+	prof.stop(stderr)
 	if err == nil {
 		return 0
 	}

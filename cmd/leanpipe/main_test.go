@@ -180,3 +180,28 @@ func TestVerifySaysWhatItChecked(t *testing.T) {
 		t.Fatalf("verify garbage: %d %q", code, o)
 	}
 }
+
+// --cpuprofile writes a profile go tool pprof reads (a gzipped protocol buffer) of
+// any command; a path that cannot be created is a usage error before any work.
+func TestCPUProfileFlag(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cpu.prof")
+	if code, _, e := run(t, "prove", "--n", "300", "--out", filepath.Join(dir, "p.bin"), "--cpuprofile", path); code != 0 {
+		t.Fatalf("prove --cpuprofile: %d %s", code, e)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("the profile is %d bytes and not gzip", len(b))
+	}
+	// Another command can profile after it: the first profile was stopped.
+	if code, _, e := run(t, "version", "--cpuprofile", filepath.Join(dir, "v.prof")); code != 0 {
+		t.Fatalf("version --cpuprofile after a profiled prove: %d %s", code, e)
+	}
+	code, _, e := run(t, "version", "--cpuprofile", filepath.Join(dir, "missing", "x.prof"))
+	if code != 2 || !strings.Contains(e, "--cpuprofile") {
+		t.Fatalf("an uncreatable profile: exit %d, %q", code, e)
+	}
+}
