@@ -420,10 +420,14 @@ func Matrices() *circuit.Described { return matrices }
 
 // VerifierMatrices is what a verifier evaluates the circuit's matrices with: New()'s
 // compiled circuit when this process has built it (its walk is the faster), else
-// Matrices (no program built). Both give the same values.
-func VerifierMatrices() circuit.Matrices {
+// Matrices (no program built) until a verifier has evaluated them
+// circuit.CompileAfter times, which builds New()'s circuit in the background
+// (circuit.Lazy). Both give the same values.
+func VerifierMatrices() circuit.Matrices { return lazyMatrices.Matrices() }
+
+var lazyMatrices = circuit.NewLazy(matrices, func() *circuit.Circuit { return New().Circuit }, func() *circuit.Circuit {
 	if built.Load() {
 		return New().Circuit
 	}
-	return Matrices()
-}
+	return nil
+})

@@ -2,12 +2,10 @@ package recursion
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/stages/lincheck"
 )
 
 // Arithmetic blocks (segment F of docs/recursion.md §6.4): a block of independent E×E
@@ -25,8 +23,7 @@ import (
 // need, described for a verifier, as QueryBlock).
 type ArithBlock struct {
 	*circuit.Circuit
-	once     sync.Once
-	desc     *circuit.Described
+	blockForms
 	logSize  int
 	Products int // products per block
 	Out      int // first output column
@@ -50,7 +47,8 @@ func arithLayout(logSize int) *ArithBlock {
 		panic(fmt.Sprintf("recursion: an arithmetic block of 2^%d columns holds no product", logSize))
 	}
 	ab := &ArithBlock{logSize: logSize, Products: p, Out: 64 + 2*3*KBits*p}
-	ab.desc = circuit.NewDescribed(ab.name(), logSize, 0, func(ev *circuit.Evaluator) { describeArith[circuit.EvalWire](ev, ab) })
+	ab.describeForms(ab.name(), logSize, func(ev *circuit.Evaluator) { describeArith[circuit.EvalWire](ev, ab) },
+		func(b *circuit.Builder) { describeArith[circuit.Wire](b, ab) })
 	return ab
 }
 
@@ -59,23 +57,7 @@ func (ab *ArithBlock) name() string { return fmt.Sprintf("recursion-arith-%d", a
 // LogSize is log2 of the block's columns.
 func (ab *ArithBlock) LogSize() int { return ab.logSize }
 
-func (ab *ArithBlock) compile() *circuit.Circuit {
-	ab.once.Do(func() {
-		b := circuit.NewBuilder(ab.name(), ab.logSize, 0)
-		describeArith[circuit.Wire](b, ab)
-		ab.Circuit = b.Compile()
-	})
-	return ab.Circuit
-}
-
-// Matrices is the block's A0 and B0 for a verifier (compiled walks when built, else
-// the description's).
-func (ab *ArithBlock) Matrices() lincheck.Matrices {
-	if c := ab.Circuit; c != nil {
-		return c
-	}
-	return ab.desc
-}
+func (ab *ArithBlock) compile() *circuit.Circuit { return ab.compiled(&ab.Circuit) }
 
 func describeArith[W comparable, B circuit.Ops[W]](b B, ab *ArithBlock) {
 	in := NewCols(64, ab.Out)

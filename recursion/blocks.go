@@ -6,6 +6,7 @@ import (
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/stages/lincheck"
 )
 
 // What the block circuits share: inputs allocated from Cols, bit-sliced lanes set
@@ -94,3 +95,31 @@ func fillSlots(c *circuit.Circuit, n int, set func(v []uint64, lane uint, slot i
 		return workers.Err()
 	}
 }
+
+// blockForms are a block circuit's two forms (circuit.Lazy): described for a
+// verifier, which builds it once it has evaluated it often enough, and compiled for a
+// prover on first need.
+type blockForms struct {
+	once sync.Once
+	lazy *circuit.Lazy
+}
+
+// describeForms sets the block's forms: describe runs its rows' code on an evaluator,
+// build on a builder (its product rows' count returned, for the block to keep).
+func (f *blockForms) describeForms(name string, logSize int, describe func(*circuit.Evaluator), build func(*circuit.Builder)) {
+	f.lazy = circuit.NewLazy(circuit.NewDescribed(name, logSize, 0, describe), func() *circuit.Circuit {
+		b := circuit.NewBuilder(name, logSize, 0)
+		build(b)
+		return b.Compile()
+	}, nil)
+}
+
+// compiled builds the circuit once and sets *dst (the block's embedded circuit).
+func (f *blockForms) compiled(dst **circuit.Circuit) *circuit.Circuit {
+	f.once.Do(func() { *dst = f.lazy.Compiled() })
+	return *dst
+}
+
+// Matrices is the block's A0 and B0 for a verifier: the compiled circuit's walks once
+// it is built, else its description's.
+func (f *blockForms) Matrices() lincheck.Matrices { return f.lazy.Matrices() }

@@ -22,21 +22,21 @@ func TestBlocksDescribedMatchCompiled(t *testing.T) {
 	if tb.Out != tbc.Out || tb.ZeroData != tbc.ZeroData {
 		t.Fatal("transcript layouts differ")
 	}
-	kinds = append(kinds, kind{"transcript", tb.desc, tbc.Circuit})
+	kinds = append(kinds, kind{"transcript", tb.lazy.Described(), tbc.Circuit})
 	gb, gbc := grindLayout(), NewGrindBlock()
-	kinds = append(kinds, kind{"grind", gb.desc, gbc.Circuit})
+	kinds = append(kinds, kind{"grind", gb.lazy.Described(), gbc.Circuit})
 	gn, gnc := grindLayoutNR(), NewGrindBlockNR()
-	kinds = append(kinds, kind{"grind-nr", gn.desc, gnc.Circuit})
+	kinds = append(kinds, kind{"grind-nr", gn.lazy.Described(), gnc.Circuit})
 	ab, abc := arithLayout(arithTestLog), NewArithBlock(arithTestLog)
 	if ab.Out != abc.Out || ab.Products != abc.Products {
 		t.Fatal("arithmetic layouts differ")
 	}
-	kinds = append(kinds, kind{"arith", ab.desc, abc.Circuit})
+	kinds = append(kinds, kind{"arith", ab.lazy.Described(), abc.Circuit})
 	sb, sbc := squareLayout(arithTestLog), NewSquareBlock(arithTestLog)
 	if sb.Out != sbc.Out || sb.Units != sbc.Units {
 		t.Fatal("squaring layouts differ")
 	}
-	kinds = append(kinds, kind{"square", sb.desc, sbc.Circuit})
+	kinds = append(kinds, kind{"square", sb.lazy.Described(), sbc.Circuit})
 	for _, q := range []struct {
 		level0          bool
 		depth, pointLen int
@@ -45,12 +45,12 @@ func TestBlocksDescribedMatchCompiled(t *testing.T) {
 		if qb.Root != qbc.Root || qb.Fold != qbc.Fold || qb.Induced != qbc.Induced || qb.Point != qbc.Point {
 			t.Fatal("query layouts differ")
 		}
-		kinds = append(kinds, kind{qb.name, qb.desc, qbc.Circuit})
+		kinds = append(kinds, kind{qb.name, qb.lazy.Described(), qbc.Circuit})
 		nr, nrc := queryLayoutNR(q.level0, q.depth, q.pointLen), NewQueryBlockNR(q.level0, q.depth, q.pointLen)
 		if nr.Root != nrc.Root || nr.Sample != nrc.Sample || nr.Induced != nrc.Induced {
 			t.Fatal("no-reveal query layouts differ")
 		}
-		kinds = append(kinds, kind{nr.name, nr.desc, nrc.Circuit})
+		kinds = append(kinds, kind{nr.name, nr.lazy.Described(), nrc.Circuit})
 	}
 	for _, k := range kinds {
 		if k.desc.LogSize() != k.compiled.LogSize() || k.desc.ConstCol() != k.compiled.ConstCol() {

@@ -21,12 +21,12 @@ func TestBlockFingerprints(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks := map[string]circuit.Matrices{
-		"transcript": transcriptLayout().desc,
-		"grind":      grindLayout().desc,
+		"transcript": transcriptLayout().lazy.Described(),
+		"grind":      grindLayout().lazy.Described(),
 	}
 	for l := range 2 {
 		qb := queryLayout(l == 0, cfg.BlockLog(l), cfg.MessageLog(l))
-		blocks[qb.name] = qb.desc
+		blocks[qb.name] = qb.lazy.Described()
 	}
 	want := map[string][2]string{
 		"transcript":           {"17a3a1b17f118b47c04cc67be3d255b3c5c6c9ebc51b3e41", "7f3a9f8186d266bbdc3159fe7eff622f6cb346b9e3d66de2"},

@@ -2,7 +2,6 @@ package recursion
 
 import (
 	"math/bits"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -27,8 +26,7 @@ const GrindLogSize = 15
 // first need, described for a verifier, as QueryBlock).
 type GrindBlock struct {
 	*circuit.Circuit
-	once      sync.Once
-	desc      *circuit.Described
+	blockForms
 	CV, Nonce int // input bases: 256 bits, 192 bits
 	Low       int // base of the materialised low bits of the nonce compression's word 0
 	Bits      int
@@ -53,33 +51,19 @@ func NewGrindBlock() *GrindBlock {
 func grindLayout() *GrindBlock {
 	gb := &GrindBlock{Bits: open.QueryGrindingBits, CV: 1, Nonce: 1 + 256}
 	gb.Low = (gb.Nonce + 192 + 63) &^ 63
-	gb.desc = circuit.NewDescribed(grindName, GrindLogSize, 0, func(ev *circuit.Evaluator) { describeGrind[circuit.EvalWire](ev, gb) })
+	gb.describe(grindName)
 	return gb
 }
 
 // LogSize is log2 of the block's columns.
 func (gb *GrindBlock) LogSize() int { return GrindLogSize }
 
-func (gb *GrindBlock) compile() *circuit.Circuit {
-	gb.once.Do(func() {
-		name := grindName
-		if gb.nr {
-			name = grindNameNR
-		}
-		b := circuit.NewBuilder(name, GrindLogSize, 0)
-		describeGrind[circuit.Wire](b, gb)
-		gb.Circuit = b.Compile()
-	})
-	return gb.Circuit
-}
+func (gb *GrindBlock) compile() *circuit.Circuit { return gb.compiled(&gb.Circuit) }
 
-// Matrices is the block's A0 and B0 for a verifier (compiled walks when built, else
-// the description's).
-func (gb *GrindBlock) Matrices() lincheck.Matrices {
-	if c := gb.Circuit; c != nil {
-		return c
-	}
-	return gb.desc
+// describe sets the block's forms under its name.
+func (gb *GrindBlock) describe(name string) {
+	gb.describeForms(name, GrindLogSize, func(ev *circuit.Evaluator) { describeGrind[circuit.EvalWire](ev, gb) },
+		func(b *circuit.Builder) { describeGrind[circuit.Wire](b, gb) })
 }
 
 func describeGrind[W comparable, B circuit.Ops[W]](b B, gb *GrindBlock) {
@@ -199,8 +183,8 @@ const grindNameNR = "recursion-grind-nr"
 func grindLayoutNR() *GrindBlock {
 	gb := &GrindBlock{Bits: open.QueryGrindingBits, CV: 64, Nonce: 64 + 256}
 	gb.Low = (gb.Nonce + 192 + 63) &^ 63
-	gb.desc = circuit.NewDescribed(grindNameNR, GrindLogSize, 0, func(ev *circuit.Evaluator) { describeGrind[circuit.EvalWire](ev, gb) })
 	gb.nr = true
+	gb.describe(grindNameNR)
 	return gb
 }
 

@@ -4,13 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
 	"github.com/leanpipe/leanpipe/ntt"
-	"github.com/leanpipe/leanpipe/stages/lincheck"
 )
 
 // Query blocks (segments Q0 and Q of docs/recursion.md §4.2–4.3). One block checks one
@@ -34,11 +32,10 @@ const LaterRowWords = 24
 // (Matrices evaluates the same code on a circuit.Evaluator, nothing built).
 type QueryBlock struct {
 	*circuit.Circuit
-	level0   bool
-	logSize  int
-	name     string
-	once     sync.Once
-	desc     *circuit.Described
+	level0  bool
+	logSize int
+	name    string
+	blockForms
 	Depth    int // Merkle path length, bits of the query index
 	PointLen int // coordinates of the induced-weight point (the level's message log)
 	RowLen   int // words of a row: RowWords (level 0) or LaterRowWords
@@ -87,22 +84,12 @@ func newQueryBlock(level0 bool, depth, pointLen int) *QueryBlock {
 func (qb *QueryBlock) LogSize() int { return qb.logSize }
 
 // compile builds and compiles the circuit once.
-func (qb *QueryBlock) compile() *circuit.Circuit {
-	qb.once.Do(func() {
-		b := circuit.NewBuilder(qb.name, qb.logSize, 0)
-		qb.Rows = describeQuery[circuit.Wire](b, qb)
-		qb.Circuit = b.Compile()
-	})
-	return qb.Circuit
-}
+func (qb *QueryBlock) compile() *circuit.Circuit { return qb.compiled(&qb.Circuit) }
 
-// Matrices is the block's A0 and B0 for a verifier: the compiled circuit's walks when
-// it is built, else its description's.
-func (qb *QueryBlock) Matrices() lincheck.Matrices {
-	if c := qb.Circuit; c != nil {
-		return c
-	}
-	return qb.desc
+// describe sets the block's forms from its name and size.
+func (qb *QueryBlock) describe() {
+	qb.describeForms(qb.name, qb.logSize, func(ev *circuit.Evaluator) { describeQuery[circuit.EvalWire](ev, qb) },
+		func(b *circuit.Builder) { qb.Rows = describeQuery[circuit.Wire](b, qb) })
 }
 
 // queryLayout computes the block's layout (no rows).
@@ -134,7 +121,7 @@ func queryLayout(level0 bool, depth, pointLen int) *QueryBlock {
 	qb.Root = align(next)
 	qb.Fold = qb.Root + 256
 	qb.Induced = align(qb.Fold + 192)
-	qb.desc = circuit.NewDescribed(qb.name, logSize, 0, func(ev *circuit.Evaluator) { describeQuery[circuit.EvalWire](ev, qb) })
+	qb.describe()
 	return qb
 }
 

@@ -55,7 +55,7 @@ func queryLayoutNR(level0 bool, depth, pointLen int) *QueryBlock {
 			qb.logSize++
 		}
 	}
-	qb.desc = circuit.NewDescribed(qb.name, qb.logSize, 0, func(ev *circuit.Evaluator) { describeQuery[circuit.EvalWire](ev, qb) })
+	qb.describe()
 	return qb
 }
 

@@ -2,12 +2,10 @@ package recursion
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
-	"github.com/leanpipe/leanpipe/stages/lincheck"
 )
 
 // Squaring blocks (beside segment F, docs/recursion.md §6.4): independent squares
@@ -22,8 +20,7 @@ import (
 // SquareBlock is the block circuit with its layout.
 type SquareBlock struct {
 	*circuit.Circuit
-	once    sync.Once
-	desc    *circuit.Described
+	blockForms
 	logSize int
 	Units   int // squares per block
 	Out     int // first output column
@@ -49,7 +46,8 @@ func squareLayout(logSize int) *SquareBlock {
 		x := fmt.Sprintf("x%d", u)
 		sb.names[u] = [3]string{x + ".c0", x + ".c1", x + ".c2"}
 	}
-	sb.desc = circuit.NewDescribed(sb.name(), logSize, 0, func(ev *circuit.Evaluator) { describeSquare[circuit.EvalWire](ev, sb) })
+	sb.describeForms(sb.name(), logSize, func(ev *circuit.Evaluator) { describeSquare[circuit.EvalWire](ev, sb) },
+		func(b *circuit.Builder) { describeSquare[circuit.Wire](b, sb) })
 	return sb
 }
 
@@ -58,23 +56,7 @@ func (sb *SquareBlock) name() string { return fmt.Sprintf("recursion-square-%d",
 // LogSize is log2 of the block's columns.
 func (sb *SquareBlock) LogSize() int { return sb.logSize }
 
-func (sb *SquareBlock) compile() *circuit.Circuit {
-	sb.once.Do(func() {
-		b := circuit.NewBuilder(sb.name(), sb.logSize, 0)
-		describeSquare[circuit.Wire](b, sb)
-		sb.Circuit = b.Compile()
-	})
-	return sb.Circuit
-}
-
-// Matrices is the block's A0 and B0 for a verifier (compiled walks when built, else
-// the description's).
-func (sb *SquareBlock) Matrices() lincheck.Matrices {
-	if c := sb.Circuit; c != nil {
-		return c
-	}
-	return sb.desc
-}
+func (sb *SquareBlock) compile() *circuit.Circuit { return sb.compiled(&sb.Circuit) }
 
 // squareK is c² in K: bit i of c to bit 2i, reduced (no rows).
 func squareK[W comparable, B circuit.Ops[W]](b B, c KWiresOf[W]) KWiresOf[W] {

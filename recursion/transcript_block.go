@@ -3,7 +3,6 @@ package recursion
 import (
 	"fmt"
 	"math/bits"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -30,8 +29,7 @@ const TranscriptLogSize = 18
 // prover on first need, described for a verifier, as QueryBlock).
 type TranscriptBlock struct {
 	*circuit.Circuit
-	once sync.Once
-	desc *circuit.Described
+	blockForms
 	// Input bases: per step its 4 words (three data words and the tag: 256 bits, from
 	// column 64), the starting chaining value (256 bits, word 0 low first), the steps'
 	// squeeze flags (one bit each) and their claimed challenges (192 bits each).
@@ -65,30 +63,15 @@ func transcriptLayout() *TranscriptBlock {
 	tb.Out = (tb.Challenge + 192*TranscriptSteps + 63) &^ 63
 	tb.ZeroOut = tb.Out + 256*TranscriptSteps
 	tb.ZeroData = tb.ZeroOut + 192*TranscriptSteps
-	tb.desc = circuit.NewDescribed(transcriptName, TranscriptLogSize, 0, func(ev *circuit.Evaluator) { describeTranscript[circuit.EvalWire](ev, tb) })
+	tb.describeForms(transcriptName, TranscriptLogSize, func(ev *circuit.Evaluator) { describeTranscript[circuit.EvalWire](ev, tb) },
+		func(b *circuit.Builder) { tb.Rows = describeTranscript[circuit.Wire](b, tb) })
 	return tb
 }
 
 // LogSize is log2 of the block's columns.
 func (tb *TranscriptBlock) LogSize() int { return TranscriptLogSize }
 
-func (tb *TranscriptBlock) compile() *circuit.Circuit {
-	tb.once.Do(func() {
-		b := circuit.NewBuilder(transcriptName, TranscriptLogSize, 0)
-		tb.Rows = describeTranscript[circuit.Wire](b, tb)
-		tb.Circuit = b.Compile()
-	})
-	return tb.Circuit
-}
-
-// Matrices is the block's A0 and B0 for a verifier (compiled walks when built, else
-// the description's).
-func (tb *TranscriptBlock) Matrices() lincheck.Matrices {
-	if c := tb.Circuit; c != nil {
-		return c
-	}
-	return tb.desc
-}
+func (tb *TranscriptBlock) compile() *circuit.Circuit { return tb.compiled(&tb.Circuit) }
 
 // describeTranscript emits the block's rows on any backend and returns the product
 // rows' count.

@@ -26,12 +26,12 @@ func TestBlocksWalkMatchesDescription(t *testing.T) {
 		compiled func() *circuit.Circuit
 	}
 	kinds := []kind{
-		{"arith-20", arithLayout(20).desc, func() *circuit.Circuit { return NewArithBlock(20).Circuit }},
-		{"square-20", squareLayout(20).desc, func() *circuit.Circuit { return NewSquareBlock(20).Circuit }},
-		{"transcript", transcriptLayout().desc, func() *circuit.Circuit { return NewTranscriptBlock().Circuit }},
-		{"grind-nr", grindLayoutNR().desc, func() *circuit.Circuit { return NewGrindBlockNR().Circuit }},
-		{"q0-d18-m17-nr", queryLayoutNR(true, 18, 17).desc, func() *circuit.Circuit { return NewQueryBlockNR(true, 18, 17).Circuit }},
-		{"q-d15-m5-nr", queryLayoutNR(false, 15, 5).desc, func() *circuit.Circuit { return NewQueryBlockNR(false, 15, 5).Circuit }},
+		{"arith-20", arithLayout(20).lazy.Described(), func() *circuit.Circuit { return NewArithBlock(20).Circuit }},
+		{"square-20", squareLayout(20).lazy.Described(), func() *circuit.Circuit { return NewSquareBlock(20).Circuit }},
+		{"transcript", transcriptLayout().lazy.Described(), func() *circuit.Circuit { return NewTranscriptBlock().Circuit }},
+		{"grind-nr", grindLayoutNR().lazy.Described(), func() *circuit.Circuit { return NewGrindBlockNR().Circuit }},
+		{"q0-d18-m17-nr", queryLayoutNR(true, 18, 17).lazy.Described(), func() *circuit.Circuit { return NewQueryBlockNR(true, 18, 17).Circuit }},
+		{"q-d15-m5-nr", queryLayoutNR(false, 15, 5).lazy.Described(), func() *circuit.Circuit { return NewQueryBlockNR(false, 15, 5).Circuit }},
 	}
 	for _, k := range kinds {
 		c := k.compiled()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/leanpipe/leanpipe/buffers"
+	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/cpu"
 )
 
@@ -133,5 +134,29 @@ func TestVersionHugePagesInChild(t *testing.T) {
 	}
 	if got := line("GODEBUG=disablethp=1"); def != "unsupported" && !strings.HasPrefix(got, "off") {
 		t.Errorf("GODEBUG=disablethp=1: version says %q", got)
+	}
+}
+
+// An invalid $LEANPIPE_COMPILE_AFTER is a usage error naming it (read once at
+// start-up, so each case is a fresh process); a valid one runs.
+func TestCompileAfterEnvInChild(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		code int
+	}{{"x", 2}, {"-2", 2}, {"0", 0}, {"4", 0}} {
+		cmd := cliCommand(t, "", "version")
+		cmd.Env = append(cmd.Env, circuit.CompileAfterEnv+"="+c.v)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.code || (code == 2 && !strings.Contains(stderr.String(), circuit.CompileAfterEnv)) {
+			t.Errorf("%s=%s: exit %d, stderr %q", circuit.CompileAfterEnv, c.v, code, stderr.String())
+		}
 	}
 }

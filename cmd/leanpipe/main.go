@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leanpipe/leanpipe/buffers"
+	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/cpu"
 )
 
@@ -43,13 +44,16 @@ func newRoot() (*cobra.Command, *cpuProfile) {
 		Short:         "leanpipe aggregates XMSS signatures into one proof and proves batches of BLAKE2s compressions, with leanVM-b's Flock + WHIR (byte-compatible with the reference)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// An unknown $LEANPIPE_SIMD or $LEANPIPE_HUGEPAGES and bad global flags are refused before any
+		// An unknown $LEANPIPE_SIMD, $LEANPIPE_HUGEPAGES or $LEANPIPE_COMPILE_AFTER and bad global flags are refused before any
 		// command runs.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cpu.Check(); err != nil {
 				return usageError{err}
 			}
 			if err := buffers.CheckHugePagesEnv(); err != nil {
+				return usageError{err}
+			}
+			if err := circuit.CheckCompileAfterEnv(); err != nil {
 				return usageError{err}
 			}
 			if f := cmd.Flag("log-level"); f != nil {
