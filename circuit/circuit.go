@@ -156,6 +156,18 @@ type Builder struct {
 	inputs   []int
 	regions  []Region
 	one      Wire
+	// checkOnly builders (NewChecker) record no program.
+	checkOnly bool
+}
+
+// NewChecker is a Builder that records nothing: the circuit's code run on it panics
+// where it would on NewBuilder's (a column out of the block, read before its row,
+// defined twice), so it tells whether the circuit fits its block without the memory
+// and time of recording the program. It cannot Compile.
+func NewChecker(name string, logSize, constCol int) *Builder {
+	b := NewBuilder(name, logSize, constCol)
+	b.checkOnly, b.code, b.steps = true, nil, 0
+	return b
 }
 
 // NewBuilder starts a circuit of 2^logSize columns whose column constCol is the
@@ -218,6 +230,9 @@ func (b *Builder) checkRange(base, n int) {
 }
 
 func (b *Builder) emit(op, dst, x, y uint32) {
+	if b.checkOnly {
+		return
+	}
 	if b.steps&(stepBlock-1) == 0 {
 		// A new block (Compile leaves no steps, so a builder used after it
 		// comes here too).
@@ -293,6 +308,9 @@ func (b *Builder) Linear(row int, x Wire) Wire {
 func (b *Builder) Compile() *Circuit {
 	if b.compiled {
 		panic("circuit: Compile called twice")
+	}
+	if b.checkOnly {
+		panic("circuit: Compile on a checker")
 	}
 	b.compiled = true
 	defer func() { b.code, b.steps = nil, 0 }()

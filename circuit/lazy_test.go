@@ -90,3 +90,35 @@ func TestParseCompileAfter(t *testing.T) {
 		}
 	}
 }
+
+// A checker runs a circuit's code as a builder does, records nothing, and panics
+// where the builder panics: a row outside the block, a column read before its row.
+func TestChecker(t *testing.T) {
+	const logSize = 12
+	c := NewChecker("random", logSize, 3)
+	describeRandom(c, logSize, 9)
+	if c.steps != 0 || len(c.code) != 0 {
+		t.Fatalf("a checker recorded %d steps", c.steps)
+	}
+	panics := func(what string, f func(b *Builder)) {
+		t.Helper()
+		for _, b := range []*Builder{NewBuilder("x", 6, 0), NewChecker("x", 6, 0)} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s: no panic (checker %v)", what, b.checkOnly)
+					}
+				}()
+				f(b)
+			}()
+		}
+	}
+	panics("a row outside the block", func(b *Builder) { b.Row(64, b.One(), b.One()) })
+	panics("a column read before its row", func(b *Builder) { b.Col(5) })
+	panics("Compile on a checker", func(b *Builder) {
+		if !b.checkOnly {
+			panic("the builder compiles")
+		}
+		b.Compile()
+	})
+}

@@ -18,6 +18,15 @@ func TestQueryBlockNRFits(t *testing.T) {
 				if !qb.fits() {
 					t.Fatalf("level0 %v, depth %d, point %d: out of columns at 2^%d", l0, d, p, qb.logSize)
 				}
+				// fits runs a checker (nothing recorded): it agrees with a builder's run
+				// at the chosen size and one below.
+				for _, ls := range []int{qb.logSize, qb.logSize - 1} {
+					q := queryLayoutNR(l0, d, p)
+					q.logSize = ls
+					if got, want := q.fits(), builderFits(q); got != want {
+						t.Fatalf("level0 %v, depth %d, point %d at 2^%d: checker fits %v, builder %v", l0, d, p, ls, got, want)
+					}
+				}
 				qb.logSize = maxQueryLogSize
 				rows := describeRows(qb)
 				if est := queryRowsEstimate(l0, d, p); est < rows-rows/100 || est > rows+rows/100 {
@@ -30,4 +39,15 @@ func TestQueryBlockNRFits(t *testing.T) {
 
 func describeRows(qb *QueryBlock) int {
 	return describeQuery[circuit.Wire](circuit.NewBuilder(qb.name, qb.logSize, 0), qb)
+}
+
+// builderFits is fits on a recording builder.
+func builderFits(qb *QueryBlock) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	describeRows(qb)
+	return true
 }

@@ -79,7 +79,7 @@ func (qb *QueryBlock) fits() (ok bool) {
 			ok = false
 		}
 	}()
-	describeQuery[circuit.Wire](circuit.NewBuilder(qb.name, qb.logSize, 0), qb)
+	describeQuery[circuit.Wire](circuit.NewChecker(qb.name, qb.logSize, 0), qb)
 	return true
 }
 
