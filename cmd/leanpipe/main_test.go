@@ -182,7 +182,8 @@ func TestVerifySaysWhatItChecked(t *testing.T) {
 }
 
 // --cpuprofile writes a profile go tool pprof reads (a gzipped protocol buffer) of
-// any command; a path that cannot be created is a usage error before any work.
+// any command, --memprofile a heap profile at its end; a path that cannot be created
+// is a usage error before any work.
 func TestCPUProfileFlag(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cpu.prof")
@@ -195,6 +196,13 @@ func TestCPUProfileFlag(t *testing.T) {
 	}
 	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
 		t.Fatalf("the profile is %d bytes and not gzip", len(b))
+	}
+	mem := filepath.Join(dir, "mem.prof")
+	if code, _, e := run(t, "prove", "--n", "300", "--out", filepath.Join(dir, "q.bin"), "--memprofile", mem); code != 0 {
+		t.Fatalf("prove --memprofile: %d %s", code, e)
+	}
+	if b, err := os.ReadFile(mem); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("the heap profile: %d bytes, %v", len(b), err)
 	}
 	// Another command can profile after it: the first profile was stopped.
 	if code, _, e := run(t, "version", "--cpuprofile", filepath.Join(dir, "v.prof")); code != 0 {
