@@ -55,6 +55,18 @@
 	ADDQ $8, SI \
 	DISPATCH
 
+// COL_WINDOW loads column R10 (already made relative to a window's base) from the
+// window whose length and pointer are at state offsets n and p, and stores it by
+// way of colstore; it jumps to miss when R10 is not below the length. Clobbers AX,
+// R10, Y0.
+#define COL_WINDOW(n, p, miss) \
+	CMPQ    R10, n(BX) \
+	JCC     miss \
+	LEAQ    (R10)(R10*2), R10 \
+	MOVQ    p(BX), AX \
+	VMOVDQU (AX)(R10*8), Y0 \
+	JMP     colstore
+
 // func bilinearAVX2(st *bilinearState) int
 TEXT ·bilinearAVX2(SB), NOSPLIT, $0-16
 	MOVQ st+0(FP), BX
@@ -96,22 +108,12 @@ row:
 	ROW_WINDOW(80, 88, 72, 56, 64, R15, rowmiss)
 
 colmiss:
-	ADDQ    R12, R10
-	CMPQ    R10, 112(BX)
-	JCC     colback
-	LEAQ    (R10)(R10*2), R10
-	MOVQ    104(BX), AX
-	VMOVDQU (AX)(R10*8), Y0
-	JMP     colstore
+	ADDQ R12, R10
+	COL_WINDOW(112, 104, colback)
 
 colback:
-	SUBQ    128(BX), R10
-	CMPQ    R10, 136(BX)
-	JCC     colexit
-	LEAQ    (R10)(R10*2), R10
-	MOVQ    120(BX), AX
-	VMOVDQU (AX)(R10*8), Y0
-	JMP     colstore
+	SUBQ 128(BX), R10
+	COL_WINDOW(136, 120, colexit)
 
 colexit:
 	MOVQ $1, AX

@@ -34,6 +34,17 @@
 	VMOVQ   x, (p0)(R9*1) \
 	VPEXTRQ $1, x, (p1)(R9*1)
 
+// ROW_AND starts opRow: R9 = the row·8, R10 = x<<lg, R11 = y<<lg; it loads r[x]
+// into A and r[y] into B, sets W = A & B and stores W's low two lanes (Wx, W's
+// low half or W itself) to the row of w[0] and w[1] (R12, R13).
+#define ROW_AND(lg, A, B, W, Wx) \
+	INS_DST(3) \
+	INS_XY(lg) \
+	VMOVDQU (DI)(R10*1), A \
+	VMOVDQU (DI)(R11*1), B \
+	VPAND   B, A, W \
+	STORE2(Wx, R12, R13)
+
 // The g = 4 walk keeps the four w pointers in registers (R12–R15); the a and b
 // pointers are read from their arrays (DX, BX) when a row stores. A register is
 // 32 bytes, so register offsets are the fields shifted left by 5.
@@ -83,12 +94,7 @@ col4:
 	DISPATCH4
 
 row4:
-	INS_DST(3)
-	INS_XY(5)
-	VMOVDQU      (DI)(R10*1), Y0
-	VMOVDQU      (DI)(R11*1), Y1
-	VPAND        Y1, Y0, Y2
-	STORE2(X2, R12, R13)
+	ROW_AND(5, Y0, Y1, Y2, X2)
 	VEXTRACTI128 $1, Y2, X3
 	STORE2(X3, R14, R15)
 	STORE4(Y0, X0, DX)
@@ -135,12 +141,7 @@ col2:
 	DISPATCH2
 
 row2:
-	INS_DST(3)
-	INS_XY(4)
-	VMOVDQU (DI)(R10*1), X0
-	VMOVDQU (DI)(R11*1), X1
-	VPAND   X1, X0, X2
-	STORE2(X2, R12, R13)
+	ROW_AND(4, X0, X1, X2, X2)
 	STORE2(X0, R14, R15)
 	STORE2(X1, BX, DX)
 	DISPATCH2
