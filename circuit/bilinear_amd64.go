@@ -59,37 +59,41 @@ func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {
 		return bilinearGo(bw, code, pc)
 	}
 	st := bilinearState{code: &code[0], n: len(code), pc: pc, regs: &bw.regs[0],
-		cbase: bw.cbase, cn: len(bw.cols), rbase: bw.rbase, rn: len(bw.rowsA), rcnt: bw.rcount,
-		cbase2: bw.cbase2, cn2: len(bw.cols2), rbase2: bw.rbase2, rn2: len(bw.rowsA2), rcnt2: bw.rcount2}
+		cols: readWindow(bw.cols), cbase: bw.cbase, cn: len(bw.cols),
+		rbase: bw.rbase, rn: len(bw.rowsA), rcnt: bw.rcount,
+		low: readWindow(bw.low), lown: len(bw.low),
+		cols2: readWindow(bw.cols2), cbase2: bw.cbase2, cn2: len(bw.cols2),
+		rbase2: bw.rbase2, rn2: len(bw.rowsA2), rcnt2: bw.rcount2}
+	st.rowsA, st.rowsB, st.rtag = rowWindow(bw.rowsA, bw.rowsB, bw.rtag)
+	st.rowsA2, st.rowsB2, st.rtag2 = rowWindow(bw.rowsA2, bw.rowsB2, bw.rtag2)
 	raceRead(unsafe.Pointer(&code[0]), 8*len(code))
 	raceReadWrite(unsafe.Pointer(&bw.regs[0]), 8*len(bw.regs))
-	if len(bw.low) > 0 {
-		st.low, st.lown = &bw.low[0], len(bw.low)
-		raceRead(unsafe.Pointer(st.low), 24*len(bw.low))
-	}
-	if len(bw.cols) > 0 {
-		st.cols = &bw.cols[0]
-		raceRead(unsafe.Pointer(st.cols), 24*len(bw.cols))
-	}
-	if len(bw.rowsA) > 0 {
-		st.rowsA, st.rowsB, st.rtag = &bw.rowsA[0], &bw.rowsB[0], &bw.rtag[0]
-		raceWrite(unsafe.Pointer(st.rowsA), 24*len(bw.rowsA))
-		raceWrite(unsafe.Pointer(st.rowsB), 24*len(bw.rowsB))
-		raceWrite(unsafe.Pointer(st.rtag), 4*len(bw.rtag))
-	}
-	if len(bw.cols2) > 0 {
-		st.cols2 = &bw.cols2[0]
-		raceRead(unsafe.Pointer(st.cols2), 24*len(bw.cols2))
-	}
-	if len(bw.rowsA2) > 0 {
-		st.rowsA2, st.rowsB2, st.rtag2 = &bw.rowsA2[0], &bw.rowsB2[0], &bw.rtag2[0]
-		raceWrite(unsafe.Pointer(st.rowsA2), 24*len(bw.rowsA2))
-		raceWrite(unsafe.Pointer(st.rowsB2), 24*len(bw.rowsB2))
-		raceWrite(unsafe.Pointer(st.rtag2), 4*len(bw.rtag2))
-	}
 	exit := bilinearAVX2(&st)
 	bw.rcount, bw.rcount2 = st.rcnt, st.rcnt2
 	return st.pc, exit
+}
+
+// readWindow returns a column window's first element for bilinearAVX2 (nil when
+// the window is empty), telling the race detector that the kernel reads it.
+func readWindow(w []field.E) *field.E {
+	if len(w) == 0 {
+		return nil
+	}
+	raceRead(unsafe.Pointer(&w[0]), 24*len(w))
+	return &w[0]
+}
+
+// rowWindow returns a row window's first A value, B value and tag for
+// bilinearAVX2 (nils when the window is empty), telling the race detector that
+// the kernel writes them.
+func rowWindow(a, b []field.E, tag []int32) (*field.E, *field.E, *int32) {
+	if len(a) == 0 {
+		return nil, nil, nil
+	}
+	raceWrite(unsafe.Pointer(&a[0]), 24*len(a))
+	raceWrite(unsafe.Pointer(&b[0]), 24*len(b))
+	raceWrite(unsafe.Pointer(&tag[0]), 4*len(tag))
+	return &a[0], &b[0], &tag[0]
 }
 
 // flushAccE512 is flushAccGo in assembly (flush_amd64.s): it adds h·a[j] and

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "walk_amd64.h"
 
 // The bilinear walk's kernel (bilinearGo's twin). Every step decodes its
 // instruction (op bits 0..1, dst bits 2..25, column bits 26..49 or registers x
@@ -25,20 +26,46 @@
 
 // DISPATCH ends every step's handler (threaded code: each handler's branches
 // learn what follows its own op): it stops at the end of the code, loads the
-// next instruction into R8 and jumps to its op's handler (op bit 0 set: opXor, the
-// commonest, tested first; else bit 1 set: opRow; else opCol). The code is read once
-// per walk: it is prefetched ahead without displacing the register file from the
-// outer caches.
+// next instruction into R8 and jumps to its op's handler (walk_amd64.h).
 #define DISPATCH \
 	CMPQ SI, CX \
 	JEQ  done \
-	PREFETCHNTA 1024(SI) \
-	MOVQ (SI), R8 \
-	TESTB $1, R8 \
-	JNE   xor \
-	TESTB $2, R8 \
-	JNE   row \
-	JMP   col
+	WALK_FETCH(1024) \
+	OP_JUMP(xor, row, col)
+
+// ROW_WINDOW is opRow's handler for one row window, whose fields in the state are
+// at offsets base and n (its first row and length), tag, a and b (the tag, A and B
+// pointers): at i = R9 - base it stores the tag R9 and the E values of r[x] and
+// r[y], adds 1 to cnt, advances SI and dispatches; it jumps to miss, with nothing
+// stored, when R9 is outside [base, base+n). Clobbers AX, DX, R10, R11, X0, X1.
+#define ROW_WINDOW(base, n, tag, a, b, cnt, miss) \
+	MOVQ R9, DX \
+	SUBQ base(BX), DX \
+	CMPQ DX, n(BX) \
+	JCC  miss \
+	MOVQ tag(BX), AX \
+	MOVL R9, (AX)(DX*4) \
+	INCQ cnt \
+	INS_XY(5) \
+	LEAQ (DX)(DX*2), DX \
+	MOVQ a(BX), AX \
+	E24_COPY((DI)(R10*1), (AX)(DX*8)) \
+	MOVQ b(BX), AX \
+	E24_COPY((DI)(R11*1), (AX)(DX*8)) \
+	ADDQ $8, SI \
+	DISPATCH
+
+// COL_WINDOW loads column R10 (already made relative to a window's base) from the
+// window whose length and pointer are at state offsets n and p, and stores it by
+// way of colstore; it jumps to miss when R10 is not below the length. Clobbers AX,
+// R10, Y0.
+#define COL_WINDOW(n, p, miss) \
+	CMPQ    R10, n(BX) \
+	JCC     miss \
+	LEAQ    (R10)(R10*2), R10 \
+	MOVQ    p(BX), AX \
+	VMOVDQU (AX)(R10*8), Y0 \
+	JMP     colstore
 
 // func bilinearAVX2(st *bilinearState) int
 TEXT ·bilinearAVX2(SB), NOSPLIT, $0-16
@@ -56,25 +83,14 @@ TEXT ·bilinearAVX2(SB), NOSPLIT, $0-16
 	DISPATCH
 
 xor:
-	MOVQ    R8, R10
-	SHRQ    $21, R10
-	ANDQ    $0xFFFFE0, R10
-	MOVQ    R8, R11
-	SHRQ    $40, R11
-	ANDQ    $-32, R11
-	MOVQ    R8, R9
-	SHLQ    $3, R9
-	ANDQ    $0x1FFFFFE0, R9
-	VMOVDQU (DI)(R10*1), Y0
-	VPXOR   (DI)(R11*1), Y0, Y0
-	VMOVDQU Y0, (DI)(R9*1)
-	ADDQ    $8, SI
+	INS_XY(5)
+	INS_DST(5)
+	REG_XOR(Y0)
+	ADDQ $8, SI
 	DISPATCH
 
 col:
-	MOVQ    R8, R10
-	SHRQ    $26, R10
-	ANDQ    $0xFFFFFF, R10
+	INS_COL(0)
 	SUBQ    R12, R10
 	CMPQ    R10, R14
 	JCC     colmiss
@@ -82,93 +98,29 @@ col:
 	VMOVDQU (R13)(R10*8), Y0
 
 colstore:
-	MOVQ    R8, R9
-	SHLQ    $3, R9
-	ANDQ    $0x1FFFFFE0, R9
+	INS_DST(5)
 	VMOVDQU Y0, (DI)(R9*1)
 	ADDQ    $8, SI
 	DISPATCH
 
 row:
-	MOVQ    R8, R9
-	SHRQ    $2, R9
-	ANDQ    $0xFFFFFF, R9
-	MOVQ    R9, DX
-	SUBQ    80(BX), DX
-	CMPQ    DX, 88(BX)
-	JCC     rowmiss
-	MOVQ    72(BX), AX
-	MOVL    R9, (AX)(DX*4)
-	INCQ    R15
-	MOVQ    R8, R10
-	SHRQ    $21, R10
-	ANDQ    $0xFFFFE0, R10
-	MOVQ    R8, R11
-	SHRQ    $40, R11
-	ANDQ    $-32, R11
-	LEAQ    (DX)(DX*2), DX
-	MOVQ    56(BX), AX
-	VMOVDQU (DI)(R10*1), X0
-	VMOVQ   16(DI)(R10*1), X1
-	VMOVDQU X0, (AX)(DX*8)
-	VMOVQ   X1, 16(AX)(DX*8)
-	MOVQ    64(BX), AX
-	VMOVDQU (DI)(R11*1), X0
-	VMOVQ   16(DI)(R11*1), X1
-	VMOVDQU X0, (AX)(DX*8)
-	VMOVQ   X1, 16(AX)(DX*8)
-	ADDQ    $8, SI
-	DISPATCH
+	INS_ROW
+	ROW_WINDOW(80, 88, 72, 56, 64, R15, rowmiss)
 
 colmiss:
-	ADDQ    R12, R10
-	CMPQ    R10, 112(BX)
-	JCC     colback
-	LEAQ    (R10)(R10*2), R10
-	MOVQ    104(BX), AX
-	VMOVDQU (AX)(R10*8), Y0
-	JMP     colstore
+	ADDQ R12, R10
+	COL_WINDOW(112, 104, colback)
 
 colback:
-	SUBQ    128(BX), R10
-	CMPQ    R10, 136(BX)
-	JCC     colexit
-	LEAQ    (R10)(R10*2), R10
-	MOVQ    120(BX), AX
-	VMOVDQU (AX)(R10*8), Y0
-	JMP     colstore
+	SUBQ 128(BX), R10
+	COL_WINDOW(136, 120, colexit)
 
 colexit:
 	MOVQ $1, AX
 	JMP  exit
 
 rowmiss:
-	MOVQ    R9, DX
-	SUBQ    168(BX), DX
-	CMPQ    DX, 176(BX)
-	JCC     rowexit
-	MOVQ    160(BX), AX
-	MOVL    R9, (AX)(DX*4)
-	INCQ    184(BX)
-	MOVQ    R8, R10
-	SHRQ    $21, R10
-	ANDQ    $0xFFFFE0, R10
-	MOVQ    R8, R11
-	SHRQ    $40, R11
-	ANDQ    $-32, R11
-	LEAQ    (DX)(DX*2), DX
-	MOVQ    144(BX), AX
-	VMOVDQU (DI)(R10*1), X0
-	VMOVQ   16(DI)(R10*1), X1
-	VMOVDQU X0, (AX)(DX*8)
-	VMOVQ   X1, 16(AX)(DX*8)
-	MOVQ    152(BX), AX
-	VMOVDQU (DI)(R11*1), X0
-	VMOVQ   16(DI)(R11*1), X1
-	VMOVDQU X0, (AX)(DX*8)
-	VMOVQ   X1, 16(AX)(DX*8)
-	ADDQ    $8, SI
-	DISPATCH
+	ROW_WINDOW(168, 176, 160, 144, 152, 184(BX), rowexit)
 
 rowexit:
 	MOVQ $2, AX

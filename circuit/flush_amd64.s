@@ -35,40 +35,40 @@
 	VPXORQ    Z2, Z1, Z16 \
 	VPXORQ    Z2, Z0, Z17
 
+// CLMUL2 sets lo and hi to the carry-less products of a and b's even qwords
+// (imm 0x00) and odd qwords (imm 0x11), lane by lane.
+#define CLMUL2(a, b, lo, hi) \
+	VPCLMULQDQ $0x00, a, b, lo \
+	VPCLMULQDQ $0x11, a, b, hi
+
+// ACC4 adds (XORs) a, b, c and d into the 64 bytes at m; writes c.
+#define ACC4(a, b, c, d, m) \
+	VPTERNLOGQ $0x96, a, b, c \
+	VPTERNLOGQ $0x96, m, d, c \
+	VMOVDQU64  c, m
+
+// ACC3 adds (XORs) a, b and c into the 64 bytes at m; writes c.
+#define ACC3(a, b, c, m) \
+	VPTERNLOGQ $0x96, a, b, c \
+	VPXORQ     m, c, c \
+	VMOVDQU64  c, m
+
 // FMULACC multiplies Z0–Z2 (sums Z15–Z17) by the scalar in Z3–Z5 (sums Z12–Z14)
 // and XORs the unreduced limbs c0, c1, c2 (even lanes, then odd) into the 384
 // bytes at p. Clobbers Z18–Z29.
 #define FMULACC(p) \
-	VPCLMULQDQ $0x00, Z3, Z0, Z18 \
-	VPCLMULQDQ $0x11, Z3, Z0, Z19 \
-	VPCLMULQDQ $0x00, Z4, Z1, Z20 \
-	VPCLMULQDQ $0x11, Z4, Z1, Z21 \
-	VPCLMULQDQ $0x00, Z5, Z2, Z22 \
-	VPCLMULQDQ $0x11, Z5, Z2, Z23 \
-	VPCLMULQDQ $0x00, Z12, Z15, Z24 \
-	VPCLMULQDQ $0x11, Z12, Z15, Z25 \
-	VPCLMULQDQ $0x00, Z13, Z16, Z26 \
-	VPCLMULQDQ $0x11, Z13, Z16, Z27 \
-	VPCLMULQDQ $0x00, Z14, Z17, Z28 \
-	VPCLMULQDQ $0x11, Z14, Z17, Z29 \
-	VPTERNLOGQ $0x96, Z18, Z20, Z22 \
-	VPTERNLOGQ $0x96, 0(p), Z26, Z22 \
-	VMOVDQU64  Z22, 0(p) \
-	VPTERNLOGQ $0x96, Z19, Z21, Z23 \
-	VPTERNLOGQ $0x96, 64(p), Z27, Z23 \
-	VMOVDQU64  Z23, 64(p) \
-	VPTERNLOGQ $0x96, Z18, Z26, Z24 \
-	VPXORQ     128(p), Z24, Z24 \
-	VMOVDQU64  Z24, 128(p) \
-	VPTERNLOGQ $0x96, Z19, Z27, Z25 \
-	VPXORQ     192(p), Z25, Z25 \
-	VMOVDQU64  Z25, 192(p) \
-	VPTERNLOGQ $0x96, Z18, Z20, Z28 \
-	VPXORQ     256(p), Z28, Z28 \
-	VMOVDQU64  Z28, 256(p) \
-	VPTERNLOGQ $0x96, Z19, Z21, Z29 \
-	VPXORQ     320(p), Z29, Z29 \
-	VMOVDQU64  Z29, 320(p)
+	CLMUL2(Z3, Z0, Z18, Z19) \
+	CLMUL2(Z4, Z1, Z20, Z21) \
+	CLMUL2(Z5, Z2, Z22, Z23) \
+	CLMUL2(Z12, Z15, Z24, Z25) \
+	CLMUL2(Z13, Z16, Z26, Z27) \
+	CLMUL2(Z14, Z17, Z28, Z29) \
+	ACC4(Z18, Z20, Z22, Z26, 0(p)) \
+	ACC4(Z19, Z21, Z23, Z27, 64(p)) \
+	ACC3(Z18, Z26, Z24, 128(p)) \
+	ACC3(Z19, Z27, Z25, 192(p)) \
+	ACC3(Z18, Z20, Z28, 256(p)) \
+	ACC3(Z19, Z21, Z29, 320(p))
 
 // func flushAccE512(acc *uint64, a, b *field.E, h *field.E, n int)
 TEXT ·flushAccE512(SB), NOSPLIT, $0-40

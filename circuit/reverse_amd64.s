@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "walk_amd64.h"
 
 // The transpose's backward walk (reverseGo's twin). Steps run from the last to the
 // first; each decodes its instruction as the forward kernels do (op bits 0..1, dst
@@ -33,74 +34,34 @@ TEXT ·reverseAVX2(SB), NOSPLIT, $0-48
 	VPXOR Y15, Y15, Y15
 
 loop:
-	PREFETCHNTA -1024(SI)
-	MOVQ  (SI), R8
-	TESTB $1, R8
-	JNE   xor
-	TESTB $2, R8
-	JNE   row
+	WALK_FETCH(-1024)
+	OP_BRANCH(xor, row)
 
 	// opCol
-	MOVQ    R8, R9
-	SHLQ    $3, R9
-	ANDQ    $0x1FFFFFE0, R9
-	MOVQ    R8, R10
-	SHRQ    $26, R10
-	ANDQ    $0xFFFFFF, R10
-	LEAQ    (R10)(R10*2), R10
-	VMOVDQU (DI)(R9*1), X0
-	MOVQ    16(DI)(R9*1), AX
-	VPXOR   (R12)(R10*8), X0, X0
-	VMOVDQU X0, (R12)(R10*8)
-	XORQ    AX, 16(R12)(R10*8)
+	INS_DST(5)
+	INS_COL(0)
+	LEAQ (R10)(R10*2), R10
+	E24_XOR((DI)(R9*1), (R12)(R10*8))
 	VMOVDQU Y15, (DI)(R9*1)
 	JMP     next
 
 xor:
-	MOVQ    R8, R9
-	SHLQ    $3, R9
-	ANDQ    $0x1FFFFFE0, R9
-	MOVQ    R8, R10
-	SHRQ    $21, R10
-	ANDQ    $0xFFFFE0, R10
-	MOVQ    R8, R11
-	SHRQ    $40, R11
-	ANDQ    $-32, R11
-	VMOVDQU (DI)(R9*1), Y0
-	VMOVDQU Y15, (DI)(R9*1)
-	VPXOR   (DI)(R10*1), Y0, Y1
-	VMOVDQU Y1, (DI)(R10*1)
-	VPXOR   (DI)(R11*1), Y0, Y1
-	VMOVDQU Y1, (DI)(R11*1)
-	JMP     next
+	ADJ_XOR
+	JMP next
 
 row:
-	MOVQ  R8, R9
-	SHRQ  $2, R9
-	ANDQ  $0xFFFFFF, R9
+	INS_ROW
 	LEAQ  (R9)(R9*2), R9
 	TESTQ R13, R13
 	JZ    rowb
-	MOVQ    R8, R10
-	SHRQ    $21, R10
-	ANDQ    $0xFFFFE0, R10
-	VMOVDQU (R13)(R9*8), X0
-	MOVQ    16(R13)(R9*8), AX
-	VPXOR   (DI)(R10*1), X0, X0
-	VMOVDQU X0, (DI)(R10*1)
-	XORQ    AX, 16(DI)(R10*1)
+	INS_X(5)
+	E24_XOR((R13)(R9*8), (DI)(R10*1))
 
 rowb:
 	TESTQ R14, R14
 	JZ    next
-	MOVQ    R8, R11
-	SHRQ    $40, R11
-	ANDQ    $-32, R11
-	VMOVDQU (R14)(R9*8), X0
-	MOVQ    16(R14)(R9*8), AX
-	VPXOR   (DI)(R11*1), X0, X0
-	VMOVDQU X0, (DI)(R11*1)
-	XORQ    AX, 16(DI)(R11*1)
+	INS_Y(5)
+	E24_XOR((R14)(R9*8), (DI)(R11*1))
 
 next:
 	SUBQ $8, SI

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "walk_amd64.h"
 
 // The backward walk's kernel (revWalk.runGo's twin). It runs the steps [0, pc) of
 // the code from step pc−1 down; every step decodes its instruction as the
@@ -18,18 +19,14 @@
 // R9 dst or the window index, R10 x or the column, R11 y.
 
 // RDISPATCH ends every step's handler: it stops at the start of the code, steps
-// back, loads the instruction into R8 and jumps to its op's handler (opXor first).
+// back, loads the instruction into R8 and jumps to its op's handler
+// (walk_amd64.h).
 #define RDISPATCH \
 	CMPQ SI, CX \
 	JEQ  done \
 	SUBQ $8, SI \
-	PREFETCHNTA -1024(SI) \
-	MOVQ (SI), R8 \
-	TESTB $1, R8 \
-	JNE   xor \
-	TESTB $2, R8 \
-	JNE   row \
-	JMP   col
+	WALK_FETCH(-1024) \
+	OP_JUMP(xor, row, col)
 
 // func transposeAVX2(st *revState) int
 TEXT ·transposeAVX2(SB), NOSPLIT, $0-16
@@ -46,30 +43,12 @@ TEXT ·transposeAVX2(SB), NOSPLIT, $0-16
 	RDISPATCH
 
 xor:
-	MOVQ    R8, R9
-	SHLQ    $3, R9
-	ANDQ    $0x1FFFFFE0, R9
-	MOVQ    R8, R10
-	SHRQ    $21, R10
-	ANDQ    $0xFFFFE0, R10
-	MOVQ    R8, R11
-	SHRQ    $40, R11
-	ANDQ    $-32, R11
-	VMOVDQU (DI)(R9*1), Y0
-	VMOVDQU Y15, (DI)(R9*1)
-	VPXOR   (DI)(R10*1), Y0, Y1
-	VMOVDQU Y1, (DI)(R10*1)
-	VPXOR   (DI)(R11*1), Y0, Y1
-	VMOVDQU Y1, (DI)(R11*1)
+	ADJ_XOR
 	RDISPATCH
 
 col:
-	MOVQ         R8, R9
-	SHLQ         $3, R9
-	ANDQ         $0x1FFFFFE0, R9
-	MOVQ         R8, R10
-	SHRQ         $26, R10
-	ANDQ         $0xFFFFFF, R10
+	INS_DST(5)
+	INS_COL(0)
 	LEAQ         (R10)(R10*2), R10
 	VMOVDQU      (DI)(R9*1), Y0
 	VMOVDQU      Y15, (DI)(R9*1)
@@ -82,19 +61,12 @@ col:
 	RDISPATCH
 
 row:
-	MOVQ    R8, R9
-	SHRQ    $2, R9
-	ANDQ    $0xFFFFFF, R9
+	INS_ROW
 	SUBQ    R15, R9
 	CMPQ    R9, 56(BX)
 	JCC     rowmiss
 	LEAQ    (R9)(R9*2), R9
-	MOVQ    R8, R10
-	SHRQ    $21, R10
-	ANDQ    $0xFFFFE0, R10
-	MOVQ    R8, R11
-	SHRQ    $40, R11
-	ANDQ    $-32, R11
+	INS_XY(5)
 	VMOVDQU (R12)(R9*8), Y0
 	VPXOR   (DI)(R10*1), Y0, Y0
 	VMOVDQU Y0, (DI)(R10*1)

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "walk_amd64.h"
 
 // The walk of SolveMany for g = 4 (ymm) and g = 2 (xmm) bit-sliced vectors. Every
 // step decodes its instruction (op bits 0..1, dst bits 2..25, column bits 26..49
@@ -10,23 +11,44 @@
 //   opRow: w[k][dst] = r[x][k] & r[y][k], a[k][dst] = r[x][k], b[k][dst] = r[y][k]
 // Register i of the file r is the g words at r + i·8g.
 //
-// The g = 4 walk dispatches each step straight from the one before (threaded, as
-// the bilinear walk does) and keeps the four w pointers in registers (R12–R15);
-// the a and b pointers are read from their arrays (DX, BX) when a row stores.
-// SI the step, CX the end of the code, DI r; R8 the instruction, R9 dst, R10 x or
-// the column, R11 y, AX scratch. A register is 32 bytes, so register offsets are
-// the fields shifted left by 5 and column or row offsets by 3.
-#define DISPATCH4 \
+// Both walks dispatch each step straight from the one before (threaded, as the
+// bilinear walk does): DISPATCH stops at the end of the code, loads the
+// instruction into R8, steps SI on and jumps to its op's handler (walk_amd64.h).
+// SI is the step, CX the end of the code, DI r; R8 the instruction, R9 dst, R10 x
+// or the column, R11 y, AX scratch. Column and row offsets are the fields
+// shifted left by 3.
+#define DISPATCH(done, xor, row, col) \
 	CMPQ SI, CX \
-	JEQ  done4 \
-	PREFETCHNTA 1024(SI) \
-	MOVQ (SI), R8 \
+	JEQ  done \
+	WALK_FETCH(1024) \
 	ADDQ $8, SI \
-	TESTB $1, R8 \
-	JNE   xor4 \
-	TESTB $2, R8 \
-	JNE   row4 \
-	JMP   col4
+	OP_JUMP(xor, row, col)
+
+// LOAD2 loads column R10 of the vectors at p0 and p1 into the two lanes of x.
+#define LOAD2(x, p0, p1) \
+	VMOVQ   (p0)(R10*1), x \
+	VPINSRQ $1, (p1)(R10*1), x, x
+
+// STORE2 stores the two lanes of x to row R9 of the vectors at p0 and p1.
+#define STORE2(x, p0, p1) \
+	VMOVQ   x, (p0)(R9*1) \
+	VPEXTRQ $1, x, (p1)(R9*1)
+
+// ROW_AND starts opRow: R9 = the row·8, R10 = x<<lg, R11 = y<<lg; it loads r[x]
+// into A and r[y] into B, sets W = A & B and stores W's low two lanes (Wx, W's
+// low half or W itself) to the row of w[0] and w[1] (R12, R13).
+#define ROW_AND(lg, A, B, W, Wx) \
+	INS_DST(3) \
+	INS_XY(lg) \
+	VMOVDQU (DI)(R10*1), A \
+	VMOVDQU (DI)(R11*1), B \
+	VPAND   B, A, W \
+	STORE2(Wx, R12, R13)
+
+// The g = 4 walk keeps the four w pointers in registers (R12–R15); the a and b
+// pointers are read from their arrays (DX, BX) when a row stores. A register is
+// 32 bytes, so register offsets are the fields shifted left by 5.
+#define DISPATCH4 DISPATCH(done4, xor4, row4, col4)
 
 // STORE4(y, x, p) stores the four lanes of y (x its low half) to row R9 of the
 // vectors whose pointers are at p; clobbers AX and X3.
@@ -57,53 +79,24 @@ TEXT ·solveWalk4AVX2(SB), NOSPLIT, $0-48
 	DISPATCH4
 
 xor4:
-	MOVQ    R8, R9
-	SHLQ    $3, R9
-	ANDQ    $0x1FFFFFE0, R9
-	MOVQ    R8, R10
-	SHRQ    $21, R10
-	ANDQ    $0xFFFFE0, R10
-	MOVQ    R8, R11
-	SHRQ    $40, R11
-	ANDQ    $-32, R11
-	VMOVDQU (DI)(R10*1), Y0
-	VPXOR   (DI)(R11*1), Y0, Y0
-	VMOVDQU Y0, (DI)(R9*1)
+	INS_DST(5)
+	INS_XY(5)
+	REG_XOR(Y0)
 	DISPATCH4
 
 col4:
-	MOVQ        R8, R9
-	SHLQ        $3, R9
-	ANDQ        $0x1FFFFFE0, R9
-	MOVQ        R8, R10
-	SHRQ        $23, R10
-	ANDQ        $0x7FFFFF8, R10
-	VMOVQ       (R12)(R10*1), X0
-	VPINSRQ     $1, (R13)(R10*1), X0, X0
-	VMOVQ       (R14)(R10*1), X1
-	VPINSRQ     $1, (R15)(R10*1), X1, X1
+	INS_DST(5)
+	INS_COL(3)
+	LOAD2(X0, R12, R13)
+	LOAD2(X1, R14, R15)
 	VINSERTI128 $1, X1, Y0, Y0
 	VMOVDQU     Y0, (DI)(R9*1)
 	DISPATCH4
 
 row4:
-	MOVQ         R8, R9
-	SHLQ         $1, R9
-	ANDQ         $0x7FFFFF8, R9
-	MOVQ         R8, R10
-	SHRQ         $21, R10
-	ANDQ         $0xFFFFE0, R10
-	MOVQ         R8, R11
-	SHRQ         $40, R11
-	ANDQ         $-32, R11
-	VMOVDQU      (DI)(R10*1), Y0
-	VMOVDQU      (DI)(R11*1), Y1
-	VPAND        Y1, Y0, Y2
-	VMOVQ        X2, (R12)(R9*1)
-	VPEXTRQ      $1, X2, (R13)(R9*1)
+	ROW_AND(5, Y0, Y1, Y2, X2)
 	VEXTRACTI128 $1, Y2, X3
-	VMOVQ        X3, (R14)(R9*1)
-	VPEXTRQ      $1, X3, (R15)(R9*1)
+	STORE2(X3, R14, R15)
 	STORE4(Y0, X0, DX)
 	STORE4(Y1, X1, BX)
 	DISPATCH4
@@ -112,23 +105,10 @@ done4:
 	VZEROUPPER
 	RET
 
-// The g = 2 walk keeps the six vector pointers in registers and dispatches each
-// step straight from the one before (threaded, as the bilinear walk does): R12, R13
-// w[0], w[1]; R14, R15 a[0], a[1]; BX, DX b[0], b[1]; SI the step, CX the end of
-// the code, DI r; R8 the instruction, R9 dst, R10 x or the column, R11 y. A
-// register is 16 bytes, so register offsets are the fields shifted left by 4 and
-// column or row offsets by 3.
-#define DISPATCH2 \
-	CMPQ SI, CX \
-	JEQ  done2 \
-	PREFETCHNTA 1024(SI) \
-	MOVQ (SI), R8 \
-	ADDQ $8, SI \
-	TESTB $1, R8 \
-	JNE   xor2 \
-	TESTB $2, R8 \
-	JNE   row2 \
-	JMP   col2
+// The g = 2 walk keeps the six vector pointers in registers: R12, R13 w[0], w[1];
+// R14, R15 a[0], a[1]; BX, DX b[0], b[1]. A register is 16 bytes, so register
+// offsets are the fields shifted left by 4.
+#define DISPATCH2 DISPATCH(done2, xor2, row2, col2)
 
 // func solveWalk2AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 TEXT ·solveWalk2AVX2(SB), NOSPLIT, $0-48
@@ -148,51 +128,22 @@ TEXT ·solveWalk2AVX2(SB), NOSPLIT, $0-48
 	DISPATCH2
 
 xor2:
-	MOVQ    R8, R9
-	SHLQ    $2, R9
-	ANDQ    $0xFFFFFF0, R9
-	MOVQ    R8, R10
-	SHRQ    $22, R10
-	ANDQ    $0x7FFFF0, R10
-	MOVQ    R8, R11
-	SHRQ    $41, R11
-	ANDQ    $-16, R11
-	VMOVDQU (DI)(R10*1), X0
-	VPXOR   (DI)(R11*1), X0, X0
-	VMOVDQU X0, (DI)(R9*1)
+	INS_DST(4)
+	INS_XY(4)
+	REG_XOR(X0)
 	DISPATCH2
 
 col2:
-	MOVQ    R8, R9
-	SHLQ    $2, R9
-	ANDQ    $0xFFFFFF0, R9
-	MOVQ    R8, R10
-	SHRQ    $23, R10
-	ANDQ    $0x7FFFFF8, R10
-	VMOVQ   (R12)(R10*1), X0
-	VPINSRQ $1, (R13)(R10*1), X0, X0
+	INS_DST(4)
+	INS_COL(3)
+	LOAD2(X0, R12, R13)
 	VMOVDQU X0, (DI)(R9*1)
 	DISPATCH2
 
 row2:
-	MOVQ    R8, R9
-	SHLQ    $1, R9
-	ANDQ    $0x7FFFFF8, R9
-	MOVQ    R8, R10
-	SHRQ    $22, R10
-	ANDQ    $0x7FFFF0, R10
-	MOVQ    R8, R11
-	SHRQ    $41, R11
-	ANDQ    $-16, R11
-	VMOVDQU (DI)(R10*1), X0
-	VMOVDQU (DI)(R11*1), X1
-	VPAND   X1, X0, X2
-	VMOVQ   X2, (R12)(R9*1)
-	VPEXTRQ $1, X2, (R13)(R9*1)
-	VMOVQ   X0, (R14)(R9*1)
-	VPEXTRQ $1, X0, (R15)(R9*1)
-	VMOVQ   X1, (BX)(R9*1)
-	VPEXTRQ $1, X1, (DX)(R9*1)
+	ROW_AND(4, X0, X1, X2, X2)
+	STORE2(X0, R14, R15)
+	STORE2(X1, BX, DX)
 	DISPATCH2
 
 done2:
