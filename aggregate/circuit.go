@@ -49,6 +49,38 @@ type Layout struct {
 	GateStart int // the first product column
 }
 
+// inputs are the layout's free inputs in column order: each one's name, width and
+// base (a field of L).
+func (L *Layout) inputs() []struct {
+	name string
+	n    int
+	at   *int
+} {
+	return []struct {
+		name string
+		n    int
+		at   *int
+	}{
+		{"rho", 192, &L.Rho}, {"start", Slots, &L.Start}, {"chain", 6 * Slots, &L.Chain}, {"pos", 3 * Slots, &L.Pos},
+		{"value", 128 * Slots, &L.Value}, {"route", RouteControls, &L.Route}, {"free", 128 * FreeLanes, &L.Free},
+		{"sibling", 128 * xmss.LogLifetime, &L.Sibling},
+	}
+}
+
+// inputLayout is the circuit's layout: its free inputs from FreeBase, one after
+// another, and its gates from the next multiple of 1024.
+func inputLayout() Layout {
+	var L Layout
+	next := FreeBase
+	for _, in := range L.inputs() {
+		*in.at = next
+		next += in.n
+	}
+	L.FreeEnd = next
+	L.GateStart = (next + 1023) &^ 1023
+	return L
+}
+
 // Circuit is the verification circuit of one XMSS signature.
 type Circuit struct {
 	*circuit.Circuit
@@ -192,9 +224,12 @@ func (g *gen[W, B]) andAll(ws []W) W {
 func (g *gen[W, B]) not(w W) W { return g.b.Xor(w, g.b.One()) }
 
 func newCircuit() *Circuit {
-	b := circuit.NewBuilder(circuitName, LogSize, ConstCol)
-	L := describe(b)
-	return &Circuit{Circuit: b.Compile(), Layout: L}
+	c := circuit.Cached(matrices, func() *circuit.Circuit {
+		b := circuit.NewBuilder(circuitName, LogSize, ConstCol)
+		describe(b)
+		return b.Compile()
+	})()
+	return &Circuit{Circuit: c, Layout: inputLayout()}
 }
 
 // circuitName is the circuit's name.
@@ -209,24 +244,10 @@ func describe[W comparable, B circuit.Ops[W]](b B) Layout {
 	b.Input("message", MsgBase, 256)
 	b.Input("epoch", EpochBase, 32)
 
-	var L Layout
-	next := FreeBase
-	input := func(name string, n int) int {
-		base := next
-		b.Input(name, base, n)
-		next += n
-		return base
+	L := inputLayout()
+	for _, in := range L.inputs() {
+		b.Input(in.name, *in.at, in.n)
 	}
-	L.Rho = input("rho", 192)
-	L.Start = input("start", Slots)
-	L.Chain = input("chain", 6*Slots)
-	L.Pos = input("pos", 3*Slots)
-	L.Value = input("value", 128*Slots)
-	L.Route = input("route", RouteControls)
-	L.Free = input("free", 128*FreeLanes)
-	L.Sibling = input("sibling", 128*xmss.LogLifetime)
-	L.FreeEnd = next
-	L.GateStart = (next + 1023) &^ 1023
 	g.col = L.GateStart
 
 	P := toWords(g.cols(PBase, 128))

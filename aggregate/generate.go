@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
+	"github.com/leanpipe/leanpipe/internal/cachedir"
 	"github.com/leanpipe/leanpipe/xmss"
 )
 
@@ -31,16 +32,7 @@ type Cache string
 
 // DefaultCache is $LEANPIPE_CACHE_DIR, else the user cache directory's leanpipe
 // folder, else no cache.
-func DefaultCache() Cache {
-	if d := os.Getenv("LEANPIPE_CACHE_DIR"); d != "" {
-		return Cache(d)
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return Cache(filepath.Join(d, "leanpipe"))
-}
+func DefaultCache() Cache { return Cache(cachedir.Dir()) }
 
 func (c Cache) path(seed uint64) string {
 	if c == "" {

@@ -105,13 +105,15 @@ type blockForms struct {
 }
 
 // describeForms sets the block's forms: describe runs its rows' code on an evaluator,
-// build on a builder (its product rows' count returned, for the block to keep).
+// build on a builder; the compiled circuit goes through the on-disk cache
+// (circuit.Cached).
 func (f *blockForms) describeForms(name string, logSize int, describe func(*circuit.Evaluator), build func(*circuit.Builder)) {
-	f.lazy = circuit.NewLazy(circuit.NewDescribed(name, logSize, 0, describe), func() *circuit.Circuit {
+	desc := circuit.NewDescribed(name, logSize, 0, describe)
+	f.lazy = circuit.NewLazy(desc, circuit.Cached(desc, func() *circuit.Circuit {
 		b := circuit.NewBuilder(name, logSize, 0)
 		build(b)
 		return b.Compile()
-	}, nil)
+	}), nil)
 }
 
 // compiled builds the circuit once and sets *dst (the block's embedded circuit).

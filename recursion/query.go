@@ -45,9 +45,6 @@ type QueryBlock struct {
 	// Output column bases (materialised): the root's 256 bits, the fold term and the
 	// induced term (E each).
 	Root, Fold, Induced int
-	// Rows counts the block's product rows (inputs and the constant excluded); set
-	// once compiled.
-	Rows int
 	// basis[k][i] is v_k(2^i): the factor W_k(q)/W_k(ω_k) is GF(2)-linear in q.
 	basis [][]field.K
 	// A block without reveal (docs/recursion.md §6.4, queryLayoutNR) takes the index
@@ -89,7 +86,7 @@ func (qb *QueryBlock) compile() *circuit.Circuit { return qb.compiled(&qb.Circui
 // describe sets the block's forms from its name and size.
 func (qb *QueryBlock) describe() {
 	qb.describeForms(qb.name, qb.logSize, func(ev *circuit.Evaluator) { describeQuery[circuit.EvalWire](ev, qb) },
-		func(b *circuit.Builder) { qb.Rows = describeQuery[circuit.Wire](b, qb) })
+		func(b *circuit.Builder) { describeQuery[circuit.Wire](b, qb) })
 }
 
 // queryLayout computes the block's layout (no rows).

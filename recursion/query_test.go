@@ -115,8 +115,8 @@ func checkQueryBlock(t *testing.T, qb *QueryBlock, rowLen, eqLen int) {
 	if got, _, _ := qb.Outputs(w2, 0); got == root {
 		t.Fatal("a changed sibling still reached the root")
 	}
-	t.Logf("rows of %d words, depth %d, point %d: %d product rows, %d inputs, of 2^%d columns",
-		rowLen, testDepth, testPointLen, qb.Rows, len(qb.Inputs()), qb.LogSize())
+	t.Logf("rows of %d words, depth %d, point %d: %d rows (inputs and the constant included), %d inputs, of 2^%d columns",
+		rowLen, testDepth, testPointLen, qb.NumRows(), len(qb.Inputs()), qb.LogSize())
 }
 
 func TestQueryBlockRefusesBadInput(t *testing.T) {

@@ -121,8 +121,8 @@ func TestQuerySegmentCost(t *testing.T) {
 	}
 	t0 := time.Now()
 	qb := NewQueryBlock(depth, pointLen)
-	t.Logf("block: depth %d, point %d, %d product rows + %d inputs of 2^%d; built in %v",
-		depth, pointLen, qb.Rows, len(qb.Inputs()), QueryLogSize, time.Since(t0).Round(time.Millisecond))
+	t.Logf("block: depth %d, point %d, %d rows (inputs and the constant included) + %d inputs of 2^%d; built in %v",
+		depth, pointLen, qb.NumRows(), len(qb.Inputs()), QueryLogSize, time.Since(t0).Round(time.Millisecond))
 	f := querySegmentFlow(qb)
 	for _, workers := range []int{1, 2, 1, 2} {
 		p, d := proveSegment(t, f, n, 1, workers)

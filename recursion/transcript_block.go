@@ -38,7 +38,6 @@ type TranscriptBlock struct {
 	// each); ZeroOut and ZeroData the bases of the per-step checks that must be zero:
 	// flag·(output words 0..2 + claimed challenge) and flag·(data words 0..2).
 	Out, ZeroOut, ZeroData int
-	Rows                   int // set once compiled
 }
 
 const transcriptName = "recursion-transcript"
@@ -64,7 +63,7 @@ func transcriptLayout() *TranscriptBlock {
 	tb.ZeroOut = tb.Out + 256*TranscriptSteps
 	tb.ZeroData = tb.ZeroOut + 192*TranscriptSteps
 	tb.describeForms(transcriptName, TranscriptLogSize, func(ev *circuit.Evaluator) { describeTranscript[circuit.EvalWire](ev, tb) },
-		func(b *circuit.Builder) { tb.Rows = describeTranscript[circuit.Wire](b, tb) })
+		func(b *circuit.Builder) { describeTranscript[circuit.Wire](b, tb) })
 	return tb
 }
 

@@ -55,7 +55,7 @@ func TestTranscriptBlock(t *testing.T) {
 	if tb.Satisfied(w) < 0 {
 		t.Fatal("a flipped chaining-value bit satisfied every row")
 	}
-	t.Logf("%d steps: %d product rows, %d inputs, of 2^%d columns", TranscriptSteps, tb.Rows, len(tb.Inputs()), TranscriptLogSize)
+	t.Logf("%d steps: %d rows (inputs and the constant included), %d inputs, of 2^%d columns", TranscriptSteps, tb.NumRows(), len(tb.Inputs()), TranscriptLogSize)
 }
 
 // TestTranscriptBlocksReplayChild: a real child's transcript, cut into blocks, is

@@ -137,15 +137,17 @@ func TestVersionHugePagesInChild(t *testing.T) {
 	}
 }
 
-// An invalid $LEANPIPE_COMPILE_AFTER is a usage error naming it (read once at
-// start-up, so each case is a fresh process); a valid one runs.
-func TestCompileAfterEnvInChild(t *testing.T) {
+// An invalid $LEANPIPE_COMPILE_AFTER or $LEANPIPE_CIRCUIT_CACHE is a usage error
+// naming it (read once at start-up, so each case is a fresh process); a valid one
+// runs.
+func TestCircuitEnvsInChild(t *testing.T) {
 	for _, c := range []struct {
-		v    string
-		code int
-	}{{"x", 2}, {"-2", 2}, {"0", 0}, {"4", 0}} {
+		env, v string
+		code   int
+	}{{circuit.CompileAfterEnv, "x", 2}, {circuit.CompileAfterEnv, "-2", 2}, {circuit.CompileAfterEnv, "0", 0}, {circuit.CompileAfterEnv, "4", 0},
+		{circuit.CacheEnv, "maybe", 2}, {circuit.CacheEnv, "off", 0}} {
 		cmd := cliCommand(t, "", "version")
-		cmd.Env = append(cmd.Env, circuit.CompileAfterEnv+"="+c.v)
+		cmd.Env = append(cmd.Env, c.env+"="+c.v)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		err := cmd.Run()
@@ -155,8 +157,8 @@ func TestCompileAfterEnvInChild(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		if code != c.code || (code == 2 && !strings.Contains(stderr.String(), circuit.CompileAfterEnv)) {
-			t.Errorf("%s=%s: exit %d, stderr %q", circuit.CompileAfterEnv, c.v, code, stderr.String())
+		if code != c.code || (code == 2 && !strings.Contains(stderr.String(), c.env)) {
+			t.Errorf("%s=%s: exit %d, stderr %q", c.env, c.v, code, stderr.String())
 		}
 	}
 }

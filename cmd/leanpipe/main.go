@@ -44,7 +44,8 @@ func newRoot() (*cobra.Command, *cpuProfile) {
 		Short:         "leanpipe aggregates XMSS signatures into one proof and proves batches of BLAKE2s compressions, with leanVM-b's Flock + WHIR (byte-compatible with the reference)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// An unknown $LEANPIPE_SIMD, $LEANPIPE_HUGEPAGES or $LEANPIPE_COMPILE_AFTER and bad global flags are refused before any
+		// An unknown $LEANPIPE_SIMD, $LEANPIPE_HUGEPAGES, $LEANPIPE_COMPILE_AFTER or
+		// $LEANPIPE_CIRCUIT_CACHE and bad global flags are refused before any
 		// command runs.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cpu.Check(); err != nil {
@@ -54,6 +55,9 @@ func newRoot() (*cobra.Command, *cpuProfile) {
 				return usageError{err}
 			}
 			if err := circuit.CheckCompileAfterEnv(); err != nil {
+				return usageError{err}
+			}
+			if err := circuit.CheckCacheEnv(); err != nil {
 				return usageError{err}
 			}
 			if f := cmd.Flag("log-level"); f != nil {
