@@ -289,14 +289,7 @@ func decodeCircuit(file []byte) (*Circuit, error) {
 	if len(b) != 0 {
 		return nil, bad("trailing bytes")
 	}
-	for col, r := range c.isRow {
-		if r {
-			c.nRows++
-			c.useful = col + 1
-		} else {
-			c.nonRow = append(c.nonRow, int32(col))
-		}
-	}
+	c.countRows()
 	return c, nil
 }
 

@@ -405,6 +405,13 @@ func (b *Builder) Compile() *Circuit {
 		isRow: slices.Clone(b.isRow), inputs: slices.Clone(b.inputs), regions: slices.Clone(b.regions),
 	}
 	slices.Sort(c.inputs)
+	c.countRows()
+	return c
+}
+
+// countRows sets the fields derived from isRow: the rows' count, useful and the
+// columns without a row.
+func (c *Circuit) countRows() {
 	for col, r := range c.isRow {
 		if r {
 			c.nRows++
@@ -413,5 +420,4 @@ func (b *Builder) Compile() *Circuit {
 			c.nonRow = append(c.nonRow, int32(col))
 		}
 	}
-	return c
 }
