@@ -226,7 +226,7 @@ func BenchmarkTranspose(b *testing.B) {
 		b.Run(lv.String(), func(b *testing.B) {
 			b.SetBytes(int64(8 * len(msg)))
 			for range b.N {
-				transposeLanes(buf, s, msg, n, rows, par.New(nil, 1))
+				transposeLanes(buf, s, msg, n, rows, 1, par.New(nil, 1))
 			}
 		})
 	}

@@ -68,11 +68,16 @@ const transposeTileWords = 1 << 15
 // transposeLanes writes n lane-major blocks of `rows` words (block b = msg[b·rows ..])
 // into the first `rows` rows of buf (rows of s words): column s−1−b takes block b and
 // columns 0..s−n−1 are zeroed. Each lane contributes a contiguous burst per row tile.
-func transposeLanes(buf []uint64, s int, msg []uint64, n, rows int, w par.Workers) {
+// The reps−1 runs of `rows` rows after them (reps ≥ 1) take copies of the first.
+func transposeLanes(buf []uint64, s int, msg []uint64, n, rows, reps int, w par.Workers) {
 	tile := transposeTileRows(s, rows)
 	w.Range(rows/tile, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
-			transposeRows(buf, s, msg, n, rows, t*tile, tile)
+			r0 := t * tile
+			transposeRows(buf, s, msg, n, rows, r0, tile)
+			for k := 1; k < reps; k++ {
+				copy(buf[(k*rows+r0)*s:(k*rows+r0+tile)*s], buf[r0*s:(r0+tile)*s])
+			}
 		}
 	})
 }
@@ -150,10 +155,17 @@ func (e *engine) run() {
 		nTop = max(nTop, min(wl, logD-minSubLog))
 	}
 	first := e.start
+	fill := e.src != nil && nTop <= e.start
 	if e.lanes != nil && nTop <= first {
 		// No top pass to transpose the message run by run: the deep phase's fill
-		// reads replica 0 whole.
-		transposeLanes(e.buf, e.s, e.lanes, e.n, e.src.rows, e.w)
+		// reads replica 0 whole. A fill in place would finish the sub-blocks of
+		// replica 0 only after all others, alone; with several workers every replica
+		// is written here instead, and the sub-blocks are all independent.
+		reps := 1
+		if e.w.N() > 1 {
+			reps, fill = 1<<e.start, false
+		}
+		transposeLanes(e.buf, e.s, e.lanes, e.n, e.src.rows, reps, e.w)
 	}
 	if nTop > first {
 		e.scratch = make([][]uint64, e.w.N())
@@ -170,7 +182,6 @@ func (e *engine) run() {
 			}
 		}
 	}
-	fill := e.src != nil && nTop <= e.start
 	// The deep phase hands its sub-blocks to done, even when it has no layer left.
 	if first < logD || fill || e.done != nil {
 		e.deepPhase(min(nTop, first), first, fill)
