@@ -14,7 +14,8 @@ import (
 // BenchmarkEncodeK is the level-0 encode of a full 64-lane stack of 2^logN K words at
 // rate 1/2, the shape of a BLAKE2s batch commitment.
 func BenchmarkEncodeK(b *testing.B) {
-	for _, logN := range []int{20, 22} {
+	// 2^23 words is the 200-signature XMSS leaf's stack.
+	for _, logN := range []int{20, 22, 23} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("logN=%d/rate=1/workers=%d", logN, workers), func(b *testing.B) {
 				if testing.Short() && logN > 20 {
@@ -225,7 +226,7 @@ func BenchmarkTranspose(b *testing.B) {
 		b.Run(lv.String(), func(b *testing.B) {
 			b.SetBytes(int64(8 * len(msg)))
 			for range b.N {
-				transposeLanes(buf, s, msg, n, rows, par.New(nil, 1))
+				transposeLanes(buf, s, msg, n, rows, 1, par.New(nil, 1))
 			}
 		})
 	}

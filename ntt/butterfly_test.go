@@ -199,13 +199,18 @@ func TestTransposeLevels(t *testing.T) {
 		}
 		for _, lv := range Kernels.Levels() {
 			cpu.SetLevel(lv)
-			got := make([]uint64, sh.s*rows)
-			for i := range got {
-				got[i] = ^uint64(0)
-			}
-			transposeLanes(got, sh.s, msg, sh.n, rows, par.New(nil, 2))
-			if !slices.Equal(got, want) {
-				t.Fatalf("%+v level %d: transpose differs", sh, lv)
+			// With reps copies, every run of `rows` rows is the transpose.
+			for _, reps := range []int{1, 2, 4} {
+				got := make([]uint64, reps*sh.s*rows)
+				for i := range got {
+					got[i] = ^uint64(0)
+				}
+				transposeLanes(got, sh.s, msg, sh.n, rows, reps, par.New(nil, 2))
+				for k := range reps {
+					if !slices.Equal(got[k*sh.s*rows:(k+1)*sh.s*rows], want) {
+						t.Fatalf("%+v level %d: transpose copy %d of %d differs", sh, lv, k, reps)
+					}
+				}
 			}
 		}
 	}

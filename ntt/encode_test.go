@@ -320,3 +320,29 @@ func FuzzEncodeK(f *testing.F) {
 		}
 	})
 }
+
+// TestEncodeKStrips holds the lane-major top pass, cut into several strips per worker
+// (each transposed and then transformed by one worker), to the oracle at 1 to 3 workers.
+func TestEncodeKStrips(t *testing.T) {
+	rng := testrand.New(t)
+	saved := subTargetLog
+	defer func() { subTargetLog = saved }()
+	// With 2^10-byte sub-blocks the first top pass of a 2^13-row codeword runs six
+	// layers over segments of 64 rows, cut into strips of 16 rows.
+	subTargetLog = 10
+	for _, sh := range []struct{ logRows, rate, n, w int }{{12, 1, 64, 64}, {12, 1, 37, 64}, {11, 2, 37, 37}} {
+		msg := randK(rng, sh.n<<sh.logRows)
+		want := encodeKOracle(msg, sh.logRows, sh.rate, sh.w)
+		p := NewPlan(sh.logRows + sh.rate)
+		for _, workers := range []int{1, 2, 3} {
+			dst := make([]uint64, sh.w<<p.logD)
+			for i := range dst {
+				dst[i] = ^uint64(0)
+			}
+			p.EncodeK(dst, msg, 6, sh.rate, par.New(nil, workers))
+			if !slices.Equal(dst, want) {
+				t.Fatalf("%+v workers=%d: codeword differs from the oracle", sh, workers)
+			}
+		}
+	}
+}

@@ -23,6 +23,11 @@ const (
 	deepChunkWords = 512
 	// minChunkWords is the fewest words of rows a worker takes at once in a top pass.
 	minChunkWords = 1 << 14
+	// stripWords bounds the rows a worker transposes from lane-major message blocks
+	// before it runs their top-layer groups (2 MiB).
+	stripWords = 1 << 18
+	// minStripRows is the fewest rows a strip is cut down to for balance.
+	minStripRows = 16
 )
 
 // subTargetLog is log2 of the bytes of a deep-phase sub-block, which one worker
@@ -63,11 +68,16 @@ const transposeTileWords = 1 << 15
 // transposeLanes writes n lane-major blocks of `rows` words (block b = msg[b·rows ..])
 // into the first `rows` rows of buf (rows of s words): column s−1−b takes block b and
 // columns 0..s−n−1 are zeroed. Each lane contributes a contiguous burst per row tile.
-func transposeLanes(buf []uint64, s int, msg []uint64, n, rows int, w par.Workers) {
+// The reps−1 runs of `rows` rows after them (reps ≥ 1) take copies of the first.
+func transposeLanes(buf []uint64, s int, msg []uint64, n, rows, reps int, w par.Workers) {
 	tile := transposeTileRows(s, rows)
 	w.Range(rows/tile, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
-			transposeRows(buf, s, msg, n, rows, t*tile, tile)
+			r0 := t * tile
+			transposeRows(buf, s, msg, n, rows, r0, tile)
+			for k := 1; k < reps; k++ {
+				copy(buf[(k*rows+r0)*s:(k*rows+r0+tile)*s], buf[r0*s:(r0+tile)*s])
+			}
 		}
 	})
 }
@@ -145,10 +155,17 @@ func (e *engine) run() {
 		nTop = max(nTop, min(wl, logD-minSubLog))
 	}
 	first := e.start
+	fill := e.src != nil && nTop <= e.start
 	if e.lanes != nil && nTop <= first {
 		// No top pass to transpose the message run by run: the deep phase's fill
-		// reads replica 0 whole.
-		transposeLanes(e.buf, e.s, e.lanes, e.n, e.src.rows, e.w)
+		// reads replica 0 whole. A fill in place would finish the sub-blocks of
+		// replica 0 only after all others, alone; with several workers every replica
+		// is written here instead, and the sub-blocks are all independent.
+		reps := 1
+		if e.w.N() > 1 {
+			reps, fill = 1<<e.start, false
+		}
+		transposeLanes(e.buf, e.s, e.lanes, e.n, e.src.rows, reps, e.w)
 	}
 	if nTop > first {
 		e.scratch = make([][]uint64, e.w.N())
@@ -165,7 +182,6 @@ func (e *engine) run() {
 			}
 		}
 	}
-	fill := e.src != nil && nTop <= e.start
 	// The deep phase hands its sub-blocks to done, even when it has no layer left.
 	if first < logD || fill || e.done != nil {
 		e.deepPhase(min(nTop, first), first, fill)
@@ -223,18 +239,26 @@ func (e *engine) topPass(layer, j int, fromSrc bool) int {
 	units := perBlock << layer
 	segLen := c * e.n
 	if fromSrc && e.lanes != nil {
-		// The message is transposed into replica 0 round by round, each round the
-		// rows its groups read (a tile at the same offset in every segment), so that
-		// they are read back from cache rather than memory.
-		tile := max(c, transposeTileRows(e.s, seg))
-		for r := 0; r < seg; r += tile {
-			e.w.Range(1<<j, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
+		// The message is transposed into replica 0 one strip at a time (the rows at
+		// the same offset r..r+tile−1 in every segment), and the strip's groups run
+		// right after, on the same worker: the rows come back from that worker's own
+		// cache, never from the other core's, and the workers need no barrier.
+		tile := min(seg, pow2Floor(stripWords/(e.s<<j)))
+		// Several strips per worker, so that the workers finish together, as long as
+		// a strip keeps runs of at least minStripRows message words per lane.
+		for tile > minStripRows && seg/tile < 4*e.w.N() {
+			tile /= 2
+		}
+		tile = max(tile, c)
+		e.w.For(seg/tile, func(w, lo, hi int) {
+			for t := lo; t < hi; t++ {
+				r := t * tile
+				for i := range 1 << j {
 					transposeRows(e.buf, e.s, e.lanes, e.n, e.src.rows, i*seg+r, tile)
 				}
-			}, par.PerWorker(1<<j))
-			e.topUnits(layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, r/c<<layer, (r+tile)/c<<layer)
-		}
+				e.unitRange(w, layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, r/c<<layer, (r+tile)/c<<layer)
+			}
+		}, par.PerWorker(4))
 		return j
 	}
 	e.topUnits(layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, 0, units)
@@ -250,83 +274,89 @@ func (e *engine) topUnits(layer, j int, fromSrc bool, blockRows, seg, c, perBloc
 		opts = append(opts, par.Grain(blocks))
 	}
 	e.w.For(to-from, func(w, lo, hi int) {
-		lo, hi = lo+from, hi+from
-		if e.scratch[w] == nil {
-			if b, ok := e.p.scratch.Get().(*[]uint64); ok {
-				e.scratch[w] = *b
-			} else {
-				e.scratch[w] = make([]uint64, scratchWords)
-			}
+		e.unitRange(w, layer, j, fromSrc, blockRows, seg, c, perBlock, segLen, lo+from, hi+from)
+	}, opts...)
+}
+
+// unitRange runs the groups [lo, hi) of a top pass on worker w. With fromSrc the range
+// holds whole runs of message rows (a multiple of the 2^layer blocks).
+func (e *engine) unitRange(w, layer, j int, fromSrc bool, blockRows, seg, c, perBlock, segLen, lo, hi int) {
+	blocks := 1 << layer
+	if e.scratch[w] == nil {
+		if b, ok := e.p.scratch.Get().(*[]uint64); ok {
+			e.scratch[w] = *b
+		} else {
+			e.scratch[w] = make([]uint64, scratchWords)
 		}
-		scratch := e.scratch[w]
-		var tw [1 << maxGroupLog]uint64
-		var segs [1 << maxGroupLog][]uint64
-		for i := range 1 << j {
-			segs[i] = scratch[i*segLen : (i+1)*segLen]
+	}
+	scratch := e.scratch[w]
+	var tw [1 << maxGroupLog]uint64
+	var segs [1 << maxGroupLog][]uint64
+	for i := range 1 << j {
+		segs[i] = scratch[i*segLen : (i+1)*segLen]
+	}
+	// A fused group reads its rows straight from the message or the buffer in its
+	// first sub-pass and writes them back in its last: whole rows and contiguous
+	// message rows.
+	fused := e.n == e.s && (!fromSrc || (e.src.stride == e.n && e.src.off == 0))
+	var dsts, srcs [1 << maxGroupLog][]uint64
+	lastBlock := -1
+	for u := lo; u < hi; u++ {
+		b, r0 := u/perBlock, (u%perBlock)*c
+		if fromSrc {
+			// The blocks are replicas of the message: the groups of one run of
+			// message rows go one after another (chunks hold whole runs), so that
+			// the message rows come from cache after the first, and block 0 goes
+			// last, so that a message in place in block 0 is read by every other
+			// block before block 0 overwrites it.
+			b, r0 = blocks-1-u%blocks, (u/blocks)*c
 		}
-		// A fused group reads its rows straight from the message or the buffer in its
-		// first sub-pass and writes them back in its last: whole rows and contiguous
-		// message rows.
-		fused := e.n == e.s && (!fromSrc || (e.src.stride == e.n && e.src.off == 0))
-		var dsts, srcs [1 << maxGroupLog][]uint64
-		lastBlock := -1
-		for u := lo; u < hi; u++ {
-			b, r0 := u/perBlock, (u%perBlock)*c
-			if fromSrc {
-				// The blocks are replicas of the message: the groups of one run of
-				// message rows go one after another (chunks hold whole runs), so that
-				// the message rows come from cache after the first, and block 0 goes
-				// last, so that a message in place in block 0 is read by every other
-				// block before block 0 overwrites it.
-				b, r0 = blocks-1-u%blocks, (u/blocks)*c
-			}
-			if b != lastBlock {
-				e.p.groupTwiddles(tw[:], layer, b, j)
-				lastBlock = b
-			}
-			if fused {
-				for i := range 1 << j {
-					inBlock := i*seg + r0
-					row := b*blockRows + inBlock
-					dsts[i] = e.buf[row*e.s : (row+c)*e.s]
-					srcs[i] = dsts[i]
-					if fromSrc {
-						srcs[i] = e.src.words[inBlock*e.n : (inBlock+c)*e.n]
-					}
-				}
-				radixIO(dsts[:1<<j], srcs[:1<<j], segs[:1<<j], j, tw[:])
-				continue
-			}
+		if b != lastBlock {
+			e.p.groupTwiddles(tw[:], layer, b, j)
+			lastBlock = b
+		}
+		if fused {
 			for i := range 1 << j {
 				inBlock := i*seg + r0
 				row := b*blockRows + inBlock
-				switch {
-				case fromSrc:
-					e.src.gather(segs[i], e.n, inBlock, c)
-				case e.n == e.s:
-					copy(segs[i], e.buf[row*e.s:(row+c)*e.s])
-				default:
-					for k := range c {
-						copy(segs[i][k*e.n:(k+1)*e.n], e.buf[(row+k)*e.s+e.c0:(row+k+1)*e.s])
-					}
+				dsts[i] = e.buf[row*e.s : (row+c)*e.s]
+				srcs[i] = dsts[i]
+				if fromSrc {
+					srcs[i] = e.src.words[inBlock*e.n : (inBlock+c)*e.n]
 				}
 			}
-			radix(segs[:1<<j], j, tw[:])
-			for i := range 1 << j {
-				row := b*blockRows + i*seg + r0
-				if e.n == e.s {
-					copy(e.buf[row*e.s:(row+c)*e.s], segs[i])
-					continue
-				}
+			radixIO(dsts[:1<<j], srcs[:1<<j], segs[:1<<j], j, tw[:])
+			continue
+		}
+		for i := range 1 << j {
+			inBlock := i*seg + r0
+			row := b*blockRows + inBlock
+			switch {
+			case fromSrc:
+				e.src.gather(segs[i], e.n, inBlock, c)
+			case e.n == e.s:
+				copy(segs[i], e.buf[row*e.s:(row+c)*e.s])
+			default:
 				for k := range c {
-					copy(e.buf[(row+k)*e.s+e.c0:(row+k+1)*e.s], segs[i][k*e.n:(k+1)*e.n])
-				}
-				if fromSrc {
-					e.zeroPrefix(row, c)
+					copy(segs[i][k*e.n:(k+1)*e.n], e.buf[(row+k)*e.s+e.c0:(row+k+1)*e.s])
 				}
 			}
 		}
-	}, opts...)
+		radix(segs[:1<<j], j, tw[:])
+		for i := range 1 << j {
+			row := b*blockRows + i*seg + r0
+			if e.n == e.s {
+				copy(e.buf[row*e.s:(row+c)*e.s], segs[i])
+				continue
+			}
+			for k := range c {
+				copy(e.buf[(row+k)*e.s+e.c0:(row+k+1)*e.s], segs[i][k*e.n:(k+1)*e.n])
+			}
+			if fromSrc {
+				e.zeroPrefix(row, c)
+			}
+		}
+	}
 }
 
 // deepMaxLog is the widest in-place deep-phase radix (log2): two radix-4 sub-passes.
