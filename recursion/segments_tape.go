@@ -369,9 +369,30 @@ func CheckCarried(hints []SegmentHint, c *SegmentsCarried, shapes []flows.Segmen
 	if err != nil {
 		return err
 	}
+	// The linear batches' weights, at their one shared point, in one pass over the
+	// relations per distinct point.
+	weights := map[*field.E][]field.E{}
 	for h, hk := range hints {
-		got, err := carriedValue(hk, c.Points[h], shapes, ev, places)
-		if err != nil {
+		var got field.E
+		if hk.Kind == HintLinearWeight && hk.Of < len(places) && len(c.Points[h]) > 0 {
+			ws, ok := weights[&c.Points[h][0]]
+			if !ok {
+				vars := make([]int, len(places))
+				for s := range vars {
+					vars[s] = -1
+				}
+				for g, gk := range hints {
+					if gk.Kind == HintLinearWeight && gk.Of < len(places) && len(c.Points[g]) > 0 && &c.Points[g][0] == &c.Points[h][0] {
+						vars[gk.Of] = places[gk.Of].Variables
+					}
+				}
+				if ws, err = relationWeights(ev, c.Points[h], vars); err != nil {
+					return fmt.Errorf("hint %d: %w", h, err)
+				}
+				weights[&c.Points[h][0]] = ws
+			}
+			got = ws[hk.Of]
+		} else if got, err = carriedValue(hk, c.Points[h], shapes, ev, places); err != nil {
 			return fmt.Errorf("hint %d: %w", h, err)
 		}
 		if got != c.Values[h] {
@@ -423,8 +444,23 @@ func carriedValue(hk SegmentHint, pt []field.E, shapes []flows.SegmentShape, ev 
 // carried point (τ over the relations, γ, then ρ): the child's linear claims are its
 // relations' per-segment claims only, in segment order, claim k weighed γ^k.
 func relationWeight(ev *flows.Evaluations, seg int, pt []field.E, vars int) (field.E, error) {
+	vs := make([]int, seg+1)
+	for i := range vs {
+		vs[i] = -1
+	}
+	vs[seg] = vars
+	ws, err := relationWeights(ev, pt, vs)
+	if err != nil {
+		return field.E{}, err
+	}
+	return ws[seg], nil
+}
+
+// relationWeights is relationWeight for every segment s with vars[s] ≥ 0 (ρ's last
+// vars[s] coordinates), in one pass over the relations; the others' entries are zero.
+func relationWeights(ev *flows.Evaluations, pt []field.E, vars []int) ([]field.E, error) {
 	if ev == nil || len(ev.Linear) > 0 {
-		return field.E{}, fmt.Errorf("%w: a carried linear weight of a proof with other linear claims", ErrClaim)
+		return nil, fmt.Errorf("%w: a carried linear weight of a proof with other linear claims", ErrClaim)
 	}
 	count := len(ev.Relations)
 	for _, c := range ev.Copies {
@@ -434,48 +470,65 @@ func relationWeight(ev *flows.Evaluations, seg int, pt []field.E, vars int) (fie
 	for 1<<n < count {
 		n++
 	}
-	if len(pt) < n+1+vars {
-		return field.E{}, fmt.Errorf("%w: a carried linear weight's point", ErrClaim)
+	eqRho := make([]*halfEq, len(vars))
+	byVars := map[int]*halfEq{}
+	for s, v := range vars {
+		if v < 0 {
+			continue
+		}
+		if len(pt) < n+1+v {
+			return nil, fmt.Errorf("%w: a carried linear weight's point", ErrClaim)
+		}
+		if byVars[v] == nil {
+			h := newHalfEq(pt[len(pt)-v:])
+			byVars[v] = &h
+		}
+		eqRho[s] = byVars[v]
 	}
-	tau, gamma, rho := pt[:n], pt[n], pt[len(pt)-vars:]
+	if len(pt) < n+1 {
+		return nil, fmt.Errorf("%w: a carried linear weight's point", ErrClaim)
+	}
+	tau, gamma := pt[:n], pt[n]
 	eq := make([]field.E, 1<<n)
 	field.EqTable(eq, tau)
-	eqRho := newHalfEq(rho)
-	touched := map[int]bool{}
-	var w field.E
+	w := make([]field.E, len(vars))
+	var touched []bool
+	touch := func(s int) {
+		for len(touched) <= s {
+			touched = append(touched, false)
+		}
+		touched[s] = true
+	}
+	add := func(s int, x field.E, word int) {
+		if s < len(eqRho) && eqRho[s] != nil {
+			w[s] = w[s].Add(x.Mul(eqRho[s].at(word)))
+		}
+	}
 	for r, rel := range ev.Relations {
 		for _, tm := range rel.Terms {
-			touched[tm.Segment] = true
-			if tm.Segment == seg {
-				w = w.Add(eq[r].Mul(tm.Coeff).Mul(eqRho.at(tm.Word)))
-			}
+			touch(tm.Segment)
+			add(tm.Segment, eq[r].Mul(tm.Coeff), tm.Word)
 		}
 	}
 	r := len(ev.Relations)
 	for _, c := range ev.Copies {
-		touched[c.From], touched[c.To] = true, true
+		touch(c.From)
+		touch(c.To)
 		for i := range c.FromWords {
-			if c.From == seg {
-				w = w.Add(eq[r].Mul(eqRho.at(c.FromWords[i])))
-			}
-			if c.To == seg {
-				w = w.Add(eq[r].Mul(eqRho.at(c.ToWords[i])))
-			}
+			add(c.From, eq[r], c.FromWords[i])
+			add(c.To, eq[r], c.ToWords[i])
 			r++
 		}
 	}
-	// The batch's claim index among the touched segments (in order) sets its γ power.
-	k := 0
-	for s := range seg {
-		if touched[s] {
-			k++
+	// A batch's claim index among the touched segments (in order) sets its γ power.
+	pow := field.One
+	for s := range w {
+		if s < len(touched) && touched[s] {
+			w[s] = w[s].Mul(pow)
+			pow = pow.Mul(gamma)
 		}
 	}
-	pow := field.One
-	for range k {
-		pow = pow.Mul(gamma)
-	}
-	return pow.Mul(w), nil
+	return w, nil
 }
 
 // relationTarget is Σ_r eq(τ, r)·Value_r over a child's relations (copies are zero).

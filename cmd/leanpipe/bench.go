@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/internal/cachedir"
 	"github.com/leanpipe/leanpipe/internal/rusage"
 	"github.com/leanpipe/leanpipe/keccak"
 	"github.com/leanpipe/leanpipe/recursion"
@@ -40,15 +42,19 @@ type benchRow struct {
 	StageMS    map[string]float64 `json:"stage_ms_median"`
 	// StageCPUMS is the process's CPU time (user + system) over each stage, median
 	// over the measured proofs: StageCPUMS/StageMS is the cores the stage kept busy.
-	StageCPUMS       map[string]float64 `json:"stage_cpu_ms_median,omitempty"`
-	ProveMS          float64            `json:"prove_ms_median"`
-	VerifyMS         float64            `json:"verify_ms_median"`
-	CompressionsPerS float64            `json:"compressions_per_s,omitempty"`
-	SignaturesPerS   float64            `json:"signatures_per_s,omitempty"`
-	PermutationsPerS float64            `json:"permutations_per_s,omitempty"`
-	ProofBytes       int                `json:"proof_bytes"`
-	PeakRSSBytes     int64              `json:"peak_rss_bytes"`
-	Kernels          map[string]string  `json:"kernels,omitempty"`
+	StageCPUMS map[string]float64 `json:"stage_cpu_ms_median,omitempty"`
+	ProveMS    float64            `json:"prove_ms_median"`
+	VerifyMS   float64            `json:"verify_ms_median"`
+	// VerifyOneShotMS is `leanpipe verify` of the point's last proof in a fresh
+	// process with an empty cache directory (its whole wall time, start-up included),
+	// median over --repeat runs.
+	VerifyOneShotMS  float64           `json:"verify_oneshot_ms_median,omitempty"`
+	CompressionsPerS float64           `json:"compressions_per_s,omitempty"`
+	SignaturesPerS   float64           `json:"signatures_per_s,omitempty"`
+	PermutationsPerS float64           `json:"permutations_per_s,omitempty"`
+	ProofBytes       int               `json:"proof_bytes"`
+	PeakRSSBytes     int64             `json:"peak_rss_bytes"`
+	Kernels          map[string]string `json:"kernels,omitempty"`
 	// StageRSS is each stage's peak resident memory over the measured proofs, and
 	// ColdStageRSS over the warm-up proof, the point's first (--stage-rss).
 	StageRSS     map[string]int64 `json:"stage_peak_rss_bytes,omitempty"`
@@ -163,7 +169,7 @@ func benchCmd() *cobra.Command {
 	var (
 		logNs, sigs, workersList string
 		flowName, baselineFile   string
-		fromFile                 string
+		fromFile, keepProof      string
 		budget                   string
 		repeat, rate             int
 		mergeK, leafRate         int
@@ -176,7 +182,9 @@ func benchCmd() *cobra.Command {
 		Long: `bench proves each size at each worker count (one warm-up, then --repeat measured
 proofs, each point in a child process of its own so that its peak RSS is its own) and
 prints the median per-stage times with the kernel level each stage ran at, the
-throughput, the verify time, the proof size and the peak RSS. The cores column is
+throughput, the verify time (warm, in the proving process, and one-shot: leanpipe
+verify of the point's last proof in a fresh process with an empty cache directory,
+--repeat times; not with --in-process), the proof size and the peak RSS. The cores column is
 each stage's CPU time over its wall time (the process's; one proof runs at a time):
 at 2 workers, a stage near 2.00 that is not twice as fast as at 1 is bound by
 something the cores share (memory bandwidth), one well below 2.00 waits on a serial
@@ -325,21 +333,35 @@ fields (n is the merged proof's key count, K × S).`,
 					}
 				}
 			}
+			// With a child process per point, the point's last proof is verified
+			// one-shot, in fresh processes, once the child has exited.
+			keepDir, err := os.MkdirTemp("", "leanpipe-bench-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(keepDir)
 			var rows []benchRow
 			for _, p := range sizes {
 				for _, w := range workers {
+					keep := keepProof
+					if keep == "" {
+						keep = filepath.Join(keepDir, "proof.bin")
+					}
 					var row benchRow
 					switch {
 					case inProcess && mb.k > 0:
 						prev := runtime.GOMAXPROCS(w)
-						row, err = benchMergeOne(mb, p.n, w, repeat, rate)
+						row, err = benchMergeOne(mb, p.n, w, repeat, rate, keep)
 						runtime.GOMAXPROCS(prev)
 					case inProcess:
 						prev := runtime.GOMAXPROCS(w)
-						row, err = benchOne(fl, p, w, repeat, rate, withRSS)
+						row, err = benchOne(fl, p, w, repeat, rate, withRSS, keep)
 						runtime.GOMAXPROCS(prev)
 					default:
-						row, err = benchChild(fl.Name(), p, w, repeat, rate, withRSS, mb.flags()...)
+						row, err = benchChild(fl.Name(), p, w, repeat, rate, withRSS, append(mb.flags(), "--keep-proof", keep)...)
+					}
+					if err == nil && !inProcess {
+						row.VerifyOneShotMS, err = oneShotVerify(keep, repeat)
 					}
 					if err != nil {
 						return err
@@ -375,6 +397,8 @@ fields (n is the merged proof's key count, K × S).`,
 	f.IntVar(&mergeK, "merge", 0, "time one K→1 merge of K leaves of --sigs signers each (default --sigs 200, --log-inv-rate 2)")
 	f.IntVar(&leafRate, "leaf-log-inv-rate", 2, "with --merge, the leaves' log inverse rate")
 	f.BoolVar(&nestable, "nestable", false, "with --merge, time a no-reveal merge (prove --child … --nestable: its proof can be merged again)")
+	f.StringVar(&keepProof, "keep-proof", "", "write the point's last proof (and PROOF.json) to FILE: a child process's, which its parent verifies one-shot")
+	_ = f.MarkHidden("keep-proof")
 	f.BoolVar(&withRSS, "stage-rss", false, "also report each stage's peak resident memory over the measured proofs (sampled every millisecond and at every stage start; Linux)")
 	return cmd
 }
@@ -429,8 +453,8 @@ func printBenchRow(out io.Writer, r benchRow, base *baseline) {
 // median time, its share of the proof, the kernel levels it ran at and, against a
 // baseline row old, the old time and the ratio new/old.
 func writeBenchRow(out io.Writer, what, noun string, row benchRow, old *benchRow) {
-	fmt.Fprintf(out, "%s, %d worker(s): prove %.1f ms (median of %d), verify %.1f ms, %.1f %s/s, proof %d B (%.1f KiB), peak RSS %.0f MiB\n",
-		what, row.Workers, row.ProveMS, row.Repeat, row.VerifyMS, row.perS(), noun, row.ProofBytes, float64(row.ProofBytes)/1024, float64(row.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(out, "%s, %d worker(s): prove %.1f ms (median of %d), verify %.1f ms%s, %.1f %s/s, proof %d B (%.1f KiB), peak RSS %.0f MiB\n",
+		what, row.Workers, row.ProveMS, row.Repeat, row.VerifyMS, row.oneShot(), row.perS(), noun, row.ProofBytes, float64(row.ProofBytes)/1024, float64(row.PeakRSSBytes)/(1<<20))
 	// The peak RSS column is there when the row has stage peaks (--stage-rss).
 	rssCol := func(name string) string {
 		if row.StageRSS == nil {
@@ -737,7 +761,7 @@ func benchChild(flowName string, p benchPoint, workers, repeat, rate int, withRS
 
 // benchOne measures one point in this process. The input is made (or read from its
 // cache) before any timing.
-func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bool) (benchRow, error) {
+func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bool, keep string) (benchRow, error) {
 	in, err := fl.Generate(p.n, 1)
 	if err != nil {
 		return benchRow{}, usage("bench %s: %v", p, err)
@@ -795,11 +819,17 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bo
 		}
 		wire := res.Proof.MarshalWire()
 		row.ProofBytes = len(wire)
+		meta := flows.NewMetaFor(fl, res.Statement, flows.FormatWire)
 		start := time.Now()
-		if _, err := flows.VerifyBytes(wire, flows.NewMetaFor(fl, res.Statement, flows.FormatWire)); err != nil {
+		if _, err := flows.VerifyBytes(wire, meta); err != nil {
 			return row, fmt.Errorf("bench proof rejected: %w", err)
 		}
 		verify = append(verify, float64(time.Since(start).Microseconds())/1e3)
+		if i == repeat {
+			if err := flows.WriteProofBytes(keep, wire, meta); err != nil {
+				return row, err
+			}
+		}
 	}
 	for k, v := range stage {
 		row.StageMS[k] = median(v)
@@ -846,4 +876,39 @@ func stageCores(cpuMS, wallMS float64, workers int) float64 {
 		c = min(c, float64(workers))
 	}
 	return c
+}
+
+// oneShot is the row's one-shot verify time for its summary line ("" when not measured).
+func (r benchRow) oneShot() string {
+	if r.VerifyOneShotMS <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (one-shot %.0f ms)", r.VerifyOneShotMS)
+}
+
+// oneShotVerify runs `leanpipe verify path` n times, each in a fresh process with an
+// empty cache directory, and returns the median wall time in milliseconds.
+func oneShotVerify(path string, n int) (float64, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	var times []float64
+	for range max(n, 1) {
+		dir, err := os.MkdirTemp("", "leanpipe-oneshot-")
+		if err != nil {
+			return 0, err
+		}
+		c := exec.Command(exe, "verify", path)
+		c.Env = append(os.Environ(), cachedir.Env+"="+dir)
+		start := time.Now()
+		out, err := c.CombinedOutput()
+		took := time.Since(start)
+		os.RemoveAll(dir)
+		if err != nil {
+			return 0, fmt.Errorf("bench: one-shot verify of %s: %w\n%s", path, err, out)
+		}
+		times = append(times, float64(took.Microseconds())/1e3)
+	}
+	return median(times), nil
 }

@@ -266,6 +266,10 @@ func TestBenchKernelColumn(t *testing.T) {
 		t.Fatalf("bench --from: exit %d: %s", code, errs)
 	}
 	checkKernelColumn(t, stageLines(t, text, "2^3 compressions, 1 worker(s)"), portable)
+	// The parent verified the child's last proof one-shot, in a fresh process.
+	if rows[0].VerifyOneShotMS <= 0 || !strings.Contains(text, " (one-shot ") {
+		t.Fatalf("no one-shot verify time: %+v\n%s", rows[0], text)
+	}
 	if rows[0].Flow != "blake2s-batch" || rows[0].LogInvRate != 1 || rows[0].StageMS["witness"] <= 0 || rows[0].ProveMS < rows[0].StageMS["witness"] {
 		t.Fatalf("row %+v", rows[0])
 	}
