@@ -222,3 +222,133 @@ func padPoint(point []field.E, n int) []field.E {
 	copy(out, point)
 	return out
 }
+
+// batchMatrices is the kind as the batching prover walks it.
+func (k *sparseKind) batchMatrices() Matrices { return k }
+
+// Matrices is the kind as its verifier evaluates it.
+func (k *sparseKind) Matrices() lincheck.Matrices { return k }
+
+// hintKind is a merged child's carried hint as a claim on a kind: the kind, the
+// hint's index among the child's kept hints, and how its point splits into the
+// claim's weights.
+type hintKind struct {
+	kind  nrKind
+	kept  int // index among the child's kept hints (its record's Values)
+	point int // index of its point among the record's distinct points
+	// The weights, from the hint's point: a public hint's row is its chi_out (the
+	// coordinates past wl) and its column its τ (the first wl); a linear weight's row
+	// is its τ_rel (the first n) scaled by γ^pow (γ the coordinate n) and its column
+	// its ρ (the last vars).
+	public  bool
+	wl      int
+	n, vars int
+	pow     int
+}
+
+// hintKinds are the child's carried public and linear-weight hints as kinds keyed by
+// its shape (shape: shapeKey of the child), in kept-hint order.
+func (s *nrSub) hintKinds(shape string) ([]hintKind, error) {
+	_, places, _, _, err := flows.SegmentsLayout(s.shapes, s.m.LogInvRate, s.statement)
+	if err != nil {
+		return nil, err
+	}
+	kept := s.keptHints()
+	index, _ := hintPoints(kept)
+	count := len(s.ev.Relations)
+	for _, c := range s.ev.Copies {
+		count += len(c.FromWords)
+	}
+	n := bits.Len(uint(count - 1))
+	// A linear batch's γ power is its segment's index among the segments the
+	// relations touch (relationWeight).
+	touched := map[int]bool{}
+	for _, rel := range s.ev.Relations {
+		for _, tm := range rel.Terms {
+			touched[tm.Segment] = true
+		}
+	}
+	for _, c := range s.ev.Copies {
+		touched[c.From], touched[c.To] = true, true
+	}
+	var out []hintKind
+	for i, h := range kept {
+		switch h.Kind {
+		case HintSegmentPublic:
+			tab, ok := s.shapes[h.Of].Public.(*lincheck.Table)
+			if !ok {
+				return nil, fmt.Errorf("%w: segment %d's public term is not a table", ErrMerged, h.Of)
+			}
+			wl := tab.Window().Log
+			k, err := publicKind(fmt.Sprintf("public/%s/%d", shape, h.Of), tab, s.pointLens[index[i]]-wl)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, hintKind{kind: nrKind{blockKey(k), k}, kept: i, point: index[i], public: true, wl: wl})
+		case HintLinearWeight:
+			vars := places[h.Of].Variables
+			k, err := relationKind(fmt.Sprintf("relations/%s/%d", shape, h.Of), s.ev, h.Of, vars)
+			if err != nil {
+				return nil, err
+			}
+			pow := 0
+			for seg := range h.Of {
+				if touched[seg] {
+					pow++
+				}
+			}
+			out = append(out, hintKind{kind: nrKind{blockKey(k), k}, kept: i, point: index[i], n: n, vars: vars, pow: pow})
+		}
+	}
+	return out, nil
+}
+
+// weights are the hint's claim's row and column points (zero-padded to the kind's
+// size) from its point pt, and the row's scale.
+func hintWeights[T any](h hintKind, pt []T, zero T) (row, col []T, gamma T, pow int) {
+	L := h.kind.block.LogSize()
+	pad := func(p []T) []T {
+		out := make([]T, L)
+		copy(out, p)
+		for i := len(p); i < L; i++ {
+			out[i] = zero
+		}
+		return out
+	}
+	if h.public {
+		return pad(pt[h.wl:]), pad(pt[:h.wl]), zero, 0
+	}
+	return pad(pt[:h.n]), pad(pt[len(pt)-h.vars:]), pt[h.n], h.pow
+}
+
+// claim is the hint's claim from its carried point and value.
+func (h hintKind) claim(pt []field.E, v field.E) MatrixClaim {
+	row, col, gamma, pow := hintWeights(h, pt, field.E{})
+	r := EqWeight(row)
+	if pow > 0 {
+		scale := field.One
+		for range pow {
+			scale = scale.Mul(gamma)
+		}
+		low := make([]field.E, len(r.Low))
+		field.ScaleE(low, r.Low, scale)
+		r.Low = low
+	}
+	return MatrixClaim{Row: r, Col: EqWeight(col), VA: v}
+}
+
+// tapeClaim is claim on a tape, the point and value committed Lins.
+func (h hintKind) tapeClaim(t *Tape, pt []Lin, v Lin) TapeMatrixClaim {
+	row, col, gamma, pow := hintWeights(h, pt, ConstLin(field.E{}))
+	rowLow := t.EqTable(row[:LowBits])
+	if pow > 0 {
+		scale := gamma
+		for range pow - 1 {
+			scale = t.Mul(scale, gamma)
+		}
+		for i := range rowLow {
+			rowLow[i] = t.Mul(rowLow[i], scale)
+		}
+	}
+	return TapeMatrixClaim{RowLow: rowLow, RowHigh: row[LowBits:], ColLow: t.EqTable(col[:LowBits]), ColHigh: col[LowBits:], VA: v, VB: ConstLin(field.E{})}
+}
