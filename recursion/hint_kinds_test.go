@@ -18,11 +18,8 @@ import (
 // them batch at one point where each kind's native value holds.
 func TestHintKinds(t *testing.T) {
 	r := testrand.New(t)
-	s, err := subShape(ChildInfo{N: 4, LogInvRate: 2}, &MergedChildNR{Children: []ChildInfo{{N: 2, LogInvRate: 2}, {N: 2, LogInvRate: 2}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := blankMerged(xmss.Message{}, 0, placeholderKeys(4), 2, s.m.Children, nil)
+	children := []ChildInfo{{N: 2, LogInvRate: 2}, {N: 2, LogInvRate: 2}}
+	m, err := blankMerged(xmss.Message{}, 0, placeholderKeys(4), 2, children, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +49,8 @@ func TestHintKinds(t *testing.T) {
 		}
 		kinds, logs, claims = append(kinds, k), append(logs, k.LogSize()), append(claims, []MatrixClaim{c})
 	}
-	index, _ := hintPoints(s.keptHints())
-	for i, h := range s.keptHints() {
+	index, _ := hintPoints(sub.keptHints())
+	for i, h := range sub.keptHints() {
 		if h.Kind != HintSegmentPublic {
 			continue
 		}
@@ -61,7 +58,7 @@ func TestHintKinds(t *testing.T) {
 		if !ok {
 			t.Fatalf("segment %d's public term is a %T", h.Of, sub.shapes[h.Of].Public)
 		}
-		slotBits := s.pointLens[index[i]] - tab.Window().Log
+		slotBits := sub.pointLens[index[i]] - tab.Window().Log
 		k, err := publicKind("public", tab, slotBits)
 		if err != nil {
 			t.Fatal(err)
