@@ -116,6 +116,10 @@ func (f *blockForms) describeForms(name string, logSize int, describe func(*circ
 	}), nil)
 }
 
+// batchMatrices is the compiled circuit (built on first need), which the batching
+// prover walks.
+func (f *blockForms) batchMatrices() Matrices { return f.lazy.Compiled() }
+
 // compiled builds the circuit once and sets *dst (the block's embedded circuit).
 func (f *blockForms) compiled(dst **circuit.Circuit) *circuit.Circuit {
 	f.once.Do(func() { *dst = f.lazy.Compiled() })

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
@@ -23,10 +22,10 @@ import (
 // nrBlock is a block circuit of a no-reveal merge's segments.
 type nrBlock interface {
 	LogSize() int
-	// Matrices are the block's matrices for a verifier; compile builds the circuit
-	// (the batching prover walks it).
+	// Matrices are the block's matrices for a verifier; batchMatrices what the
+	// batching prover walks (a block's compiled circuit).
 	Matrices() lincheck.Matrices
-	compile() *circuit.Circuit
+	batchMatrices() Matrices
 }
 
 // nrKind is a block circuit with its key: its name and size, which fix its matrices.
@@ -52,6 +51,8 @@ func blockKey(b nrBlock) string {
 		if b.nr {
 			name = grindNameNR
 		}
+	case *sparseKind:
+		name = b.name
 	default:
 		panic(fmt.Sprintf("recursion: a block of type %T", b))
 	}
@@ -78,6 +79,9 @@ func batchKinds(l *nrLayout, subs []*nrSub) []nrKind {
 		if s != nil {
 			for _, k := range s.kinds {
 				byKey[k.key] = k.block
+			}
+			for _, h := range s.hk {
+				byKey[h.kind.key] = h.kind.block
 			}
 		}
 	}
@@ -136,6 +140,19 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 			}
 			children[i] = append(children[i], o.claim(j, k.block.LogSize()))
 		}
+		// Its carried public terms and linear weights, on its shape's kinds.
+		mc := s.carried
+		if len(mc.Values) != len(s.kept) || len(mc.Points) != len(s.pointLens) {
+			return nil, nil, fmt.Errorf("%w: child %d carries %d hints at %d points, its shape %d at %d", ErrMerged, c, len(mc.Values), len(mc.Points), len(s.kept), len(s.pointLens))
+		}
+		for u, p := range mc.Points {
+			if len(p) != s.pointLens[u] {
+				return nil, nil, fmt.Errorf("%w: child %d's carried point %d has %d coordinates, its shape %d", ErrMerged, c, u, len(p), s.pointLens[u])
+			}
+		}
+		for _, h := range s.hk {
+			children[at[h.kind.key]] = append(children[at[h.kind.key]], h.claim(mc.Points[h.point], mc.Values[h.kept]))
+		}
 	}
 	return ownAt, children, nil
 }
@@ -177,7 +194,7 @@ func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*linch
 			claims[i] = append(claims[i], c)
 		}
 		claims[i] = append(claims[i], children[i]...)
-		cs[i] = k.block.compile()
+		cs[i] = k.block.batchMatrices()
 	}
 	return BatchKindClaims(tr, cs, claims, workers)
 }
@@ -233,6 +250,13 @@ func blockChecks(kinds []nrKind, out KindsClaim) []flows.NativeCheck {
 	return checks
 }
 
+// tapeHints are a merged child's carried hints read from its parent's atoms: each
+// distinct point, and the values in kept-hint order.
+type tapeHints struct {
+	points [][]Lin
+	values []Lin
+}
+
 // tapeBlockOut is the block claims' batch replayed on a parent's tape.
 type tapeBlockOut struct {
 	rRow, rCol, va, vb []Lin
@@ -242,7 +266,7 @@ type tapeBlockOut struct {
 // claims at the points its replay committed (st, each value received and asserted
 // equal to the segment's matrix hint, hint(h) for st.Hints[h]), and its merged
 // children's batched claims read from its atoms (children, nil for a leaf).
-func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int) Lin, children []*tapeBlockOut) tapeBlockOut {
+func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int) Lin, children []*tapeBlockOut, childHints []*tapeHints) tapeBlockOut {
 	blocks := s.lm.segmentBlocks()
 	hintOf := map[[2]int]int{}
 	for h, hk := range st.Hints {
@@ -264,6 +288,12 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 			i := at[k.key]
 			byKind[i] = append(byKind[i], TapeMatrixClaim{RowLow: t.EqTable(o.rRow[:LowBits]), RowHigh: o.rRow[LowBits:n],
 				ColLow: t.EqTable(o.rCol[:LowBits]), ColHigh: o.rCol[LowBits:n], VA: o.va[j], VB: o.vb[j]})
+		}
+		// The merged child's carried public terms and linear weights (kindClaims).
+		h := childHints[c]
+		for _, hk := range s.lsubs[c].hk {
+			i := at[hk.kind.key]
+			byKind[i] = append(byKind[i], hk.tapeClaim(t, h.points[hk.point], h.values[hk.kept]))
 		}
 	}
 	claims := make([][]TapeMatrixClaim, len(s.kinds))

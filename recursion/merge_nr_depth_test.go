@@ -196,11 +196,17 @@ func TestMergeNRDepth3(t *testing.T) {
 			t.Fatalf("%s: %v", c.What, err)
 		}
 	}
+	// The grandchild's trimmed record holds its target's constant part alone, the one
+	// carried hint checked natively (its public terms and linear weights are claims of
+	// the child's batch, docs/recursion.md §6.10).
 	bad := *h.Subs[0].Subs[0]
+	if len(bad.Values) != 1 || len(bad.Points) != 1 {
+		t.Fatalf("a trimmed record of %d values at %d points, want the target's one", len(bad.Values), len(bad.Points))
+	}
 	bad.Values = slices.Clone(bad.Values)
 	bad.Values[0] = bad.Values[0].Add(field.One)
 	gs := *subs[0].lsubs[0]
-	gs.carried = &bad
+	gs.carried, gs.trimmed = &bad, true
 	if err := gs.check(); !errors.Is(err, ErrClaim) {
 		t.Fatalf("a changed carried value of the grandchild, checked natively: %v", err)
 	}
@@ -211,7 +217,7 @@ func TestMergeNRDepth3(t *testing.T) {
 		name string
 		edit func(s *MergedChildNR)
 	}{
-		{"the grandchild's carried value", func(s *MergedChildNR) { s.Values[1] = s.Values[1].Add(field.One) }},
+		{"the grandchild's carried value", func(s *MergedChildNR) { s.Values[0] = s.Values[0].Add(field.One) }},
 		{"the grandchild's carried point", func(s *MergedChildNR) { s.Points[0][0] = s.Points[0][0].Add(field.One) }},
 		{"the grandchild's batch value", func(s *MergedChildNR) { s.VA = s.VA.Add(field.One) }},
 		{"block claims on the trimmed grandchild", func(s *MergedChildNR) { s.Blocks.VA = []field.E{field.One} }},

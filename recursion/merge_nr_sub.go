@@ -96,10 +96,35 @@ func (mc *MergedChildNR) checkedLists() [][]field.E {
 	return append(out, mc.subLists()...)
 }
 
-// trim is the record as the parent of its parent carries it: its shape, hints and
-// trimmed Subs (the record's own Subs already are).
-func (mc *MergedChildNR) trim() *MergedChildNR {
-	return &MergedChildNR{Children: mc.Children, Subs: mc.Subs, Values: mc.Values, Points: mc.Points}
+// trim is the record as the parent of its parent carries it (s: the child's layout):
+// its shape, the target hints' values and points (the one carried hint its ancestors
+// check natively: the public terms and linear weights ended in its parent's batch) and
+// its trimmed Subs (the record's own Subs already are).
+func (mc *MergedChildNR) trim(s *nrSub) *MergedChildNR {
+	vals, pts := s.targetParts()
+	t := &MergedChildNR{Children: mc.Children, Subs: mc.Subs}
+	for _, i := range vals {
+		t.Values = append(t.Values, mc.Values[i])
+	}
+	for _, u := range pts {
+		t.Points = append(t.Points, mc.Points[u])
+	}
+	return t
+}
+
+// targetParts are the indices of the child's target hints among its kept hints, and
+// of their distinct points among its carried points.
+func (s *nrSub) targetParts() (vals, pts []int) {
+	index, _ := hintPoints(s.keptHints())
+	for i, h := range s.keptHints() {
+		if h.Kind == HintRelationTarget {
+			vals = append(vals, i)
+			if !slices.Contains(pts, index[i]) {
+				pts = append(pts, index[i])
+			}
+		}
+	}
+	return vals, pts
 }
 
 // checkTrimmed refuses a trimmed record that holds batched claims, at any depth.
@@ -232,6 +257,11 @@ type nrSub struct {
 	// one's kinds (nil for a leaf).
 	kinds      []nrKind
 	childKinds [][]nrKind
+	// hk are the child's carried public and linear-weight hints as claims on kinds of
+	// its shape, which its parent's batch takes (docs/recursion.md §6.10).
+	hk []hintKind
+	// trimmed marks carried as a trimmed record (MergedChildNR.trim).
+	trimmed bool
 	// lsubs are the child's merged children as its layout laid them out (nil for a
 	// leaf): the native checks of what the parent carries of them reuse them.
 	lsubs []*nrSub
@@ -265,7 +295,7 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 	if v, ok := subShapes.Load(key); ok {
 		d := v.(*nrSub)
 		s.main, s.batch, s.hints, s.cfg, s.pointLens, s.keyLen = d.main, d.batch, d.hints, d.cfg, d.pointLens, d.keyLen
-		s.kept, s.kinds, s.childKinds = d.kept, d.kinds, d.childKinds
+		s.kept, s.kinds, s.childKinds, s.hk = d.kept, d.kinds, d.childKinds, d.hk
 		return s, nil
 	}
 	sh, err := flows.CommittedShape(places, stackLog, m.LogInvRate)
@@ -303,8 +333,11 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 		s.pointLens[index[i]] = len(st.HintPoint(h))
 	}
 	s.keyLen = len(out.keyPt)
+	if s.hk, err = s.hintKinds(key); err != nil {
+		return nil, err
+	}
 	subShapes.Store(key, &nrSub{main: s.main, batch: s.batch, hints: s.hints, cfg: s.cfg, pointLens: s.pointLens, keyLen: s.keyLen,
-		kept: s.kept, kinds: s.kinds, childKinds: s.childKinds})
+		kept: s.kept, kinds: s.kinds, childKinds: s.childKinds, hk: s.hk})
 	return s, nil
 }
 
@@ -360,6 +393,10 @@ func blankRecord(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.Values, b.Points = make([]field.E, len(s.kept)), make([][]field.E, len(s.pointLens))
+	for u, n := range s.pointLens {
+		b.Points[u] = make([]field.E, n)
+	}
 	b.RRow, b.RCol, b.KeyPoint = make([]field.E, aggregate.LogSize), make([]field.E, aggregate.LogSize), make([]field.E, s.keyLen)
 	L := kindsLog(s.kinds)
 	b.Blocks = KindsClaim{RRow: make([]field.E, L), RCol: make([]field.E, L), VA: make([]field.E, len(s.kinds)), VB: make([]field.E, len(s.kinds))}
@@ -375,9 +412,10 @@ func blankTrimmed(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &MergedChildNR{Children: mc.Children, Values: make([]field.E, len(s.kept)), Points: make([][]field.E, len(s.pointLens))}
-	for u, n := range s.pointLens {
-		b.Points[u] = make([]field.E, n)
+	vals, pts := s.targetParts()
+	b := &MergedChildNR{Children: mc.Children, Values: make([]field.E, len(vals))}
+	for _, u := range pts {
+		b.Points = append(b.Points, make([]field.E, s.pointLens[u]))
 	}
 	if mc.Subs != nil {
 		b.Subs = make([]*MergedChildNR, len(mc.Subs))
@@ -500,16 +538,23 @@ func (s *nrSub) replay(in, bIn TapeInputs) (*SegmentsTape, *tapeTr, nrBatchOut, 
 func (s *nrSub) batchOn(st *SegmentsTape, sb *tapeTr, hint func(h int) Lin) nrBatchOut {
 	t, atoms := st.Tape, st.Atoms
 	childBlocks := make([]*tapeBlockOut, len(s.m.Children))
+	childHints := make([]*tapeHints, len(s.m.Children))
 	var tmats []TapeMatrixClaim
 	var tkeys []TapeTableClaim
 	next := func(n int) []Lin { out := atoms[:n]; atoms = atoms[n:]; return out }
 	off := 0
 	for i, d := range s.m.Deferred {
 		if mc := s.m.sub(i); mc != nil {
-			// A merged child's batched claims: its row and column points (eq weights),
-			// values, key point and value, after its hints' points and values; its own
-			// merged children's lists follow, which the batch does not read.
-			next(flatLen(mc.Points) + len(mc.Values))
+			// A merged child's hints' points and values (claims of the block batch), its
+			// batched claims: row and column points (eq weights), values, key point and
+			// value; its own merged children's lists follow, which the batch does not
+			// read.
+			h := &tapeHints{points: make([][]Lin, len(mc.Points))}
+			for u := range mc.Points {
+				h.points[u] = next(len(mc.Points[u]))
+			}
+			h.values = next(len(mc.Values))
+			childHints[i] = h
 			rRow, rCol, v := next(len(mc.RRow)), next(len(mc.RCol)), next(2)
 			keyPt, keyV := next(len(mc.KeyPoint)), next(1)[0]
 			wl := s.kt.T.W.Log
@@ -531,7 +576,7 @@ func (s *nrSub) batchOn(st *SegmentsTape, sb *tapeTr, hint func(h int) Lin) nrBa
 	var o nrBatchOut
 	o.rRow, o.rCol, o.va, o.vb = tapeBatchMatrix(t, sb, aggregate.LogSize, tmats)
 	o.keyPt, o.keyV = tapeBatchKeys(t, sb, s.kt.T.W.Log, s.kt.SlotBits, tkeys)
-	o.blocks = s.blocksOn(t, sb, st, hint, childBlocks)
+	o.blocks = s.blocksOn(t, sb, st, hint, childBlocks, childHints)
 	return o
 }
 
@@ -637,8 +682,26 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 		// proof carries the first and last parts, trimmed.
 		a, outs := flatLen(g.Points)+len(g.Values), flatLen(g.outLists())
 		n := flatLen(g.lists())
-		if err := assert("a grandchild's carried value", st.Atoms[pos:pos+a], flatten(append(append([][]field.E(nil), want.Points...), want.Values)...)); err != nil {
-			return 0, err
+		if j >= len(s.lsubs) || s.lsubs[j] == nil {
+			return 0, fmt.Errorf("%w: child %d's child %d is merged and laid out as a leaf", ErrMerged, c, j)
+		}
+		vals, pts := s.lsubs[j].targetParts()
+		if len(want.Values) != len(vals) || len(want.Points) != len(pts) {
+			return 0, fmt.Errorf("%w: child %d's child %d: a trimmed record of %d values at %d points, its shape %d at %d", ErrMerged, c, j, len(want.Values), len(want.Points), len(vals), len(pts))
+		}
+		off := make([]int, len(g.Points)+1)
+		for u, p := range g.Points {
+			off[u+1] = off[u] + len(p)
+		}
+		for k, u := range pts {
+			if err := assert("a grandchild's carried point", st.Atoms[pos+off[u]:pos+off[u+1]], want.Points[k]); err != nil {
+				return 0, err
+			}
+		}
+		for k, i := range vals {
+			if err := assert("a grandchild's carried value", st.Atoms[pos+off[len(g.Points)]+i:pos+off[len(g.Points)]+i+1], want.Values[k:k+1]); err != nil {
+				return 0, err
+			}
 		}
 		if err := assert("a grandchild's carried value", st.Atoms[pos+a+outs:pos+n], flatten(want.subLists()...)); err != nil {
 			return 0, err
@@ -677,7 +740,7 @@ func (s *nrSub) checks(what string) ([]flows.NativeCheck, error) {
 				return nil, fmt.Errorf("%w: %s's child %d is carried merged and laid out as a leaf", ErrMerged, what, j)
 			}
 			gs := *s.lsubs[j]
-			gs.carried = g
+			gs.carried, gs.trimmed = g, true
 			cs, err := gs.checks(fmt.Sprintf("%s's child %d", what, j))
 			if err != nil {
 				return nil, err
@@ -692,12 +755,36 @@ func (s *nrSub) checks(what string) ([]flows.NativeCheck, error) {
 // (with the relations' target's constant part: the blank child's relations carry zeros
 // where the true ones carry its statement's values).
 func (s *nrSub) check() error {
+	// The public terms and linear weights are claims of the parent's batch (hk); the
+	// target's constant part, which the child's keys fix, is checked here.
 	kept := s.keptHints()
-	c, err := s.carried.carriedHints(kept)
-	if err != nil {
-		return err
+	vals, pts := s.targetParts()
+	mc := s.carried
+	values, points := mc.Values, mc.Points
+	if s.trimmed {
+		if len(values) != len(vals) || len(points) != len(pts) {
+			return fmt.Errorf("%w: a trimmed record of %d values at %d points, its shape %d at %d", ErrMerged, len(values), len(points), len(vals), len(pts))
+		}
+	} else {
+		if len(values) != len(kept) || len(points) != len(s.pointLens) {
+			return fmt.Errorf("%w: %d carried values at %d points for %d hints at %d", ErrMerged, len(values), len(points), len(kept), len(s.pointLens))
+		}
+		values, points = nil, nil
+		for _, i := range vals {
+			values = append(values, mc.Values[i])
+		}
+		for _, u := range pts {
+			points = append(points, mc.Points[u])
+		}
 	}
-	return CheckCarried(kept, c, s.shapes, s.ev, s.m.LogInvRate, s.statement)
+	index, _ := hintPoints(kept)
+	hs := make([]SegmentHint, len(vals))
+	tc := &SegmentsCarried{Values: values}
+	for k, i := range vals {
+		hs[k] = kept[i]
+		tc.Points = append(tc.Points, points[slices.Index(pts, index[i])])
+	}
+	return CheckCarried(hs, tc, s.shapes, s.ev, s.m.LogInvRate, s.statement)
 }
 
 // subHooks change one step of extractSub: the forging tests' reading of a merged
@@ -800,7 +887,7 @@ func extractSub(mm *MergedNR, sh *subHooks) (*childExtract, []TranscriptRun, *nr
 		mc.Subs = make([]*MergedChildNR, len(mm.Subs))
 		for i, g := range mm.Subs {
 			if g != nil {
-				mc.Subs[i] = g.trim()
+				mc.Subs[i] = g.trim(s.lsubs[i])
 			}
 		}
 	}
