@@ -86,11 +86,17 @@ func (k *sparseKind) rowValues(w circuit.Tensor) []field.E {
 	return v
 }
 
-// BilinearTensor returns (eᵀ·M·w, 0).
+// BilinearTensor returns (eᵀ·M·w, 0), row by row (no vector of the block's size).
 func (k *sparseKind) BilinearTensor(e, w circuit.Tensor) (va, vb field.E) {
-	eAt := tensorAt(e)
-	for r, x := range k.rowValues(w)[:len(k.rowStart)-1] {
-		va = va.Add(eAt(r).Mul(x))
+	eAt, wAt := tensorAt(e), tensorAt(w)
+	for r := range len(k.rowStart) - 1 {
+		var s field.E
+		for i := k.rowStart[r]; i < k.rowStart[r+1]; i++ {
+			s = s.Add(k.coeffs[i].Mul(wAt(int(k.cols[i]))))
+		}
+		if !s.IsZero() {
+			va = va.Add(eAt(r).Mul(s))
+		}
 	}
 	return va, field.E{}
 }
