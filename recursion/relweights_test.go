@@ -35,17 +35,7 @@ func TestRelationWeights(t *testing.T) {
 		pt[i] = randEOf(r)
 	}
 	tau, gamma := pt[:n], pt[n]
-	eqAt := func(point []field.E, j int) field.E {
-		e := field.One
-		for b, x := range point {
-			if j>>b&1 == 1 {
-				e = e.Mul(x)
-			} else {
-				e = e.Mul(field.One.Add(x))
-			}
-		}
-		return e
-	}
+	eqAt := eqIndex
 	want := make([]field.E, len(vars))
 	for ri, rel := range ev.Relations {
 		for _, tm := range rel.Terms {
