@@ -221,11 +221,14 @@ func relationKind(name string, ev *flows.Evaluations, seg, vars int) (*sparseKin
 	return b.done(), nil
 }
 
-// padPoint is point extended with zero coordinates to n (the weights of a claim on a
+// padTo is point extended with zero coordinates to n (the weights of a claim on a
 // matrix embedded in a larger block).
-func padPoint(point []field.E, n int) []field.E {
-	out := make([]field.E, n)
+func padTo[T any](point []T, n int, zero T) []T {
+	out := make([]T, n)
 	copy(out, point)
+	for i := len(point); i < n; i++ {
+		out[i] = zero
+	}
 	return out
 }
 
@@ -313,14 +316,7 @@ func (s *nrSub) hintKinds(shape string) ([]hintKind, error) {
 // size) from its point pt, and the row's scale.
 func hintWeights[T any](h hintKind, pt []T, zero T) (row, col []T, gamma T, pow int) {
 	L := h.kind.block.LogSize()
-	pad := func(p []T) []T {
-		out := make([]T, L)
-		copy(out, p)
-		for i := len(p); i < L; i++ {
-			out[i] = zero
-		}
-		return out
-	}
+	pad := func(p []T) []T { return padTo(p, L, zero) }
 	if h.public {
 		return pad(pt[h.wl:]), pad(pt[:h.wl]), zero, 0
 	}

@@ -43,7 +43,7 @@ func TestHintKinds(t *testing.T) {
 	var claims [][]MatrixClaim
 	add := func(k *sparseKind, row, col []field.E, want field.E) {
 		t.Helper()
-		c := MatrixClaim{Row: EqWeight(padPoint(row, k.LogSize())), Col: EqWeight(padPoint(col, k.LogSize())), VA: want}
+		c := MatrixClaim{Row: EqWeight(padTo(row, k.LogSize(), field.E{})), Col: EqWeight(padTo(col, k.LogSize(), field.E{})), VA: want}
 		if err := CheckMatrixClaim(k, c); err != nil {
 			t.Fatalf("%s: the kind's value is not the native one", k.Name())
 		}

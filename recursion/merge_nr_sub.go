@@ -217,20 +217,6 @@ func (s *nrSub) keptHints() []SegmentHint {
 	return out
 }
 
-// carriedHints are the hints' values and points (each hint's own) as CheckCarried
-// takes them.
-func (mc *MergedChildNR) carriedHints(hints []SegmentHint) (*SegmentsCarried, error) {
-	index, count := hintPoints(hints)
-	if len(mc.Values) != len(hints) || len(mc.Points) != count {
-		return nil, fmt.Errorf("%w: %d carried values and %d points for %d hints at %d points", ErrMerged, len(mc.Values), len(mc.Points), len(hints), count)
-	}
-	c := &SegmentsCarried{Values: mc.Values}
-	for _, k := range index {
-		c.Points = append(c.Points, mc.Points[k])
-	}
-	return c, nil
-}
-
 // nrSub is a merged child as a no-reveal merge lays it out: the child proof (its
 // carried values blank on the verifier's side, true on the prover's), its segments'
 // shapes, relations and absorbed string, and its dry replay's schedules.

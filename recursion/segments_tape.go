@@ -369,30 +369,9 @@ func CheckCarried(hints []SegmentHint, c *SegmentsCarried, shapes []flows.Segmen
 	if err != nil {
 		return err
 	}
-	// The linear batches' weights, at their one shared point, in one pass over the
-	// relations per distinct point.
-	weights := map[*field.E][]field.E{}
 	for h, hk := range hints {
-		var got field.E
-		if hk.Kind == HintLinearWeight && hk.Of < len(places) && len(c.Points[h]) > 0 {
-			ws, ok := weights[&c.Points[h][0]]
-			if !ok {
-				vars := make([]int, len(places))
-				for s := range vars {
-					vars[s] = -1
-				}
-				for g, gk := range hints {
-					if gk.Kind == HintLinearWeight && gk.Of < len(places) && len(c.Points[g]) > 0 && &c.Points[g][0] == &c.Points[h][0] {
-						vars[gk.Of] = places[gk.Of].Variables
-					}
-				}
-				if ws, err = relationWeights(ev, c.Points[h], vars); err != nil {
-					return fmt.Errorf("hint %d: %w", h, err)
-				}
-				weights[&c.Points[h][0]] = ws
-			}
-			got = ws[hk.Of]
-		} else if got, err = carriedValue(hk, c.Points[h], shapes, ev, places); err != nil {
+		got, err := carriedValue(hk, c.Points[h], shapes, ev, places)
+		if err != nil {
 			return fmt.Errorf("hint %d: %w", h, err)
 		}
 		if got != c.Values[h] {
