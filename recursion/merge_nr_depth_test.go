@@ -248,7 +248,16 @@ func TestMergeNRDepth3(t *testing.T) {
 func TestMergeNRTree8(t *testing.T) {
 	skipProofs(t, "proves a depth-3 tree of no-reveal merges")
 	w := par.New(nil, 2)
-	cuts := make([]leafCut, 8)
+	// LEANPIPE_TREE_LEAVES sets the leaf count, a power of two (measurements of deeper
+	// trees; default 8, depth 3).
+	n := 8
+	if v := os.Getenv("LEANPIPE_TREE_LEAVES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 2 || n&(n-1) != 0 {
+			t.Fatalf("LEANPIPE_TREE_LEAVES=%q: want a power of two ≥ 2", v)
+		}
+	}
+	cuts := make([]leafCut, n)
 	for i := range cuts {
 		cuts[i] = leafCut{2, 2}
 	}
