@@ -21,8 +21,11 @@ import (
 
 // sparseKind is a matrix by its nonzero entries, row by row.
 type sparseKind struct {
-	name     string
-	logSize  int
+	name    string
+	logSize int
+	// rowBits and colBits are the matrix's own sides' bits (rows past 2^rowBits and
+	// columns past 2^colBits are zero).
+	rowBits, colBits int
 	rowStart []int32 // row r's entries are [rowStart[r], rowStart[r+1])
 	cols     []int32
 	coeffs   []field.E
@@ -37,7 +40,8 @@ type sparseBuilder struct {
 
 func newSparse(name string, rows, cols int) *sparseBuilder {
 	logSize := max(LowBits, bits.Len(uint(max(rows, cols)-1)))
-	return &sparseBuilder{k: &sparseKind{name: name, logSize: logSize, rowStart: []int32{0}}, rows: rows}
+	k := &sparseKind{name: name, logSize: logSize, rowBits: bits.Len(uint(rows - 1)), colBits: bits.Len(uint(cols - 1)), rowStart: []int32{0}}
+	return &sparseBuilder{k: k, rows: rows}
 }
 
 // row closes the current row with the given entries.

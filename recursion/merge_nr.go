@@ -33,14 +33,14 @@ import (
 // verifier checks natively.
 
 // MergeLabelNR is the transcript label of a no-reveal merged proof.
-const MergeLabelNR = "leanpipe-xmss-merge-nr-v2"
+const MergeLabelNR = "leanpipe-xmss-merge-nr-v3"
 
 // MergeBatchLabelNR is the transcript label of the batch of a no-reveal merge's
 // carried claims (the children's matrix claims into one, their key claims into one
 // evaluation of the merged key table, the segments' and the merged children's block
 // claims into one per block circuit), which absorbs the segmented proof's layout and
 // statement first.
-const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v2"
+const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v3"
 
 const mergeTagNR = "leanpipe/xmss-merge-nr/v1"
 
@@ -218,6 +218,8 @@ type nrLayout struct {
 	// (−1: none).
 	carriedRels [][2]int
 	carriedAt   []int
+	// carried is the statement's carried list, flat (what carriedRels indexes).
+	carried []field.E
 	// hints is the number of committed hints (segment 3).
 	hints int
 }
@@ -405,7 +407,38 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nr
 		r++
 	}
 	l.rels = append(rels, l.rels...)
+	for c, d := range ds {
+		if s := sub(c); s != nil {
+			l.carried = append(l.carried, flatten(s.carried.lists()...)...)
+			continue
+		}
+		l.carried = append(append(l.carried, d.Z), flatten(d.ChiIn, d.S, d.ChiInPrime, d.Tau, d.ChiOut, []field.E{d.VA, d.VB, d.Key})...)
+	}
 	return l, nil
+}
+
+// blankValues are the merge's relations' values with every carried value taken out
+// (a relation's value is its constant part plus its carried value): its row of a tree
+// table, the values a parent lays it out with (docs/recursion.md §6.11).
+func (l *nrLayout) blankValues() (sparseRow, error) {
+	vals := make([]field.E, len(l.rels))
+	for r, rel := range l.rels {
+		vals[r] = rel.Value
+	}
+	for _, p := range l.carriedRels {
+		r, k := p[0], p[1]
+		if r < 0 || r >= len(vals) || k < 0 || k >= len(l.carried) {
+			return sparseRow{}, fmt.Errorf("%w: carried value %d of %d on relation %d of %d", ErrMerged, k, len(l.carried), r, len(vals))
+		}
+		vals[r] = vals[r].Add(l.carried[k])
+	}
+	var row sparseRow
+	for r, v := range vals {
+		if !v.IsZero() {
+			row.cols, row.coeffs = append(row.cols, int32(r)), append(row.coeffs, v)
+		}
+	}
+	return row, nil
 }
 
 // runsOf is the number of transcript block runs a schedule takes.
@@ -943,18 +976,6 @@ func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcr
 	if err != nil {
 		return nil, nil, err
 	}
-	// What the proof carries of each merged child, and what that child carries of its
-	// own merged children, below: checked natively.
-	var checks []flows.NativeCheck
-	for i, sub := range subs {
-		if sub != nil {
-			cs, err := sub.checks(fmt.Sprintf("child %d", i))
-			if err != nil {
-				return nil, nil, err
-			}
-			checks = append(checks, cs...)
-		}
-	}
 	// The segments, their linchecks' terminal checks left to the batch, with the
 	// carried claims' native checks beside them.
 	shapes := l.shapes()
@@ -962,7 +983,7 @@ func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcr
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
-	ev := &flows.Evaluations{Relations: l.rels, Native: checks, DeferTerminals: true}
+	ev := &flows.Evaluations{Relations: l.rels, DeferTerminals: true}
 	tr, err := flows.VerifySegmentsTraced(m.Proof, MergeLabelNR, m.statementBytes(), shapes, ev, m.LogInvRate, main)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)

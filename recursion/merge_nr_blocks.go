@@ -70,15 +70,25 @@ func (l *nrLayout) segmentBlocks() []nrBlock {
 
 // batchKinds are the kinds a merge's batch reduces, sorted by key: its own segments'
 // blocks and its merged children's kinds (subs, nil for a leaf).
-func batchKinds(l *nrLayout, subs []*nrSub) []nrKind {
+func batchKinds(l *nrLayout, subs []*nrSub) ([]nrKind, error) {
 	byKey := map[string]nrBlock{}
 	for _, b := range l.segmentBlocks() {
 		byKey[blockKey(b)] = b
 	}
+	// Its tree table (§6.11); its children's tables are lifted into it, not merged.
+	tk, err := targetKind(l, subs)
+	if err != nil {
+		return nil, err
+	}
+	if tk != nil {
+		byKey[blockKey(tk)] = tk
+	}
 	for _, s := range subs {
 		if s != nil {
 			for _, k := range s.kinds {
-				byKey[k.key] = k.block
+				if !isTargets(k) {
+					byKey[k.key] = k.block
+				}
 			}
 			for _, h := range s.hk {
 				byKey[h.kind.key] = h.kind.block
@@ -98,7 +108,7 @@ func batchKinds(l *nrLayout, subs []*nrSub) []nrKind {
 		}
 		return 0
 	})
-	return out
+	return out, nil
 }
 
 // kindsLog is the largest block of kinds: the batch's point's length.
@@ -125,6 +135,7 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 		ownAt[i] = append(ownAt[i], j)
 	}
 	children = make([][]MatrixClaim, len(kinds))
+	tk, w := targetsOf(kinds), digitBits(len(subs))
 	for c, s := range subs {
 		if s == nil {
 			continue
@@ -133,7 +144,16 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 		if o == nil || len(o.VA) != len(s.kinds) || len(o.VB) != len(s.kinds) || len(o.RRow) != kindsLog(s.kinds) || len(o.RCol) != kindsLog(s.kinds) {
 			return nil, nil, fmt.Errorf("%w: child %d's block claims do not fit its %d kinds", ErrMerged, c, len(s.kinds))
 		}
+		if tk < 0 {
+			return nil, nil, fmt.Errorf("%w: a merge with merged children and no tree table", ErrMerged)
+		}
+		L := kinds[tk].block.LogSize()
 		for j, k := range s.kinds {
+			if isTargets(k) {
+				x := k.block.(*sparseKind)
+				children[tk] = append(children[tk], liftTargets(c, w, L, x.logSize, x.rowBits, x.colBits, o.RRow, o.RCol, o.VA[j], o.VB[j]))
+				continue
+			}
 			i, ok := at[k.key]
 			if !ok {
 				return nil, nil, fmt.Errorf("%w: child %d's block kind %s is not batched", ErrMerged, c, k.key)
@@ -153,8 +173,27 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 		for _, h := range s.hk {
 			children[at[h.kind.key]] = append(children[at[h.kind.key]], h.claim(mc.Points[h.point], mc.Values[h.kept]))
 		}
+		// Its target, on the tree table at its digit.
+		kept, pt, err := s.targetSlot()
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(mc.Points[pt]) > L {
+			return nil, nil, fmt.Errorf("%w: child %d's target point of %d coordinates, the tree table %d", ErrMerged, c, len(mc.Points[pt]), L)
+		}
+		children[tk] = append(children[tk], targetClaim(c, w, L, mc.Points[pt], mc.Values[kept]))
 	}
 	return ownAt, children, nil
+}
+
+// targetsOf is the index of the tree table among kinds, -1 if none.
+func targetsOf(kinds []nrKind) int {
+	for i, k := range kinds {
+		if isTargets(k) {
+			return i
+		}
+	}
+	return -1
 }
 
 // subOuts are the merged children's carried block claims (nil for a leaf).
@@ -177,7 +216,10 @@ func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*linch
 	if len(terminals) != len(blocks) {
 		return KindsClaim{}, fmt.Errorf("recursion: %d terminal checks for %d segments", len(terminals), len(blocks))
 	}
-	kinds := batchKinds(l, subs)
+	kinds, err := batchKinds(l, subs)
+	if err != nil {
+		return KindsClaim{}, err
+	}
 	ownAt, children, err := kindClaims(kinds, blocks, subs, subOuts(subs))
 	if err != nil {
 		return KindsClaim{}, err
@@ -207,7 +249,10 @@ func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*li
 	if len(terminals) != len(blocks) {
 		return nil, KindsClaim{}, fmt.Errorf("%w: %d terminal checks for %d segments", ErrMerged, len(terminals), len(blocks))
 	}
-	kinds := batchKinds(l, subs)
+	kinds, err := batchKinds(l, subs)
+	if err != nil {
+		return nil, KindsClaim{}, err
+	}
 	ownAt, children, err := kindClaims(kinds, blocks, subs, subOuts(subs))
 	if err != nil {
 		return nil, KindsClaim{}, err
@@ -279,12 +324,19 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 		at[k.key] = i
 	}
 	byKind := make([][]TapeMatrixClaim, len(s.kinds))
+	tk, w := targetsOf(s.kinds), digitBits(len(children))
 	for c, o := range children {
 		if o == nil {
 			continue
 		}
+		L := s.kinds[tk].block.LogSize()
 		for j, k := range s.childKinds[c] {
 			n := k.block.LogSize()
+			if isTargets(k) {
+				x := k.block.(*sparseKind)
+				byKind[tk] = append(byKind[tk], tapeLiftTargets(t, c, w, L, n, x.rowBits, x.colBits, o.rRow, o.rCol, o.va[j], o.vb[j]))
+				continue
+			}
 			i := at[k.key]
 			byKind[i] = append(byKind[i], TapeMatrixClaim{RowLow: t.EqTable(o.rRow[:LowBits]), RowHigh: o.rRow[LowBits:n],
 				ColLow: t.EqTable(o.rCol[:LowBits]), ColHigh: o.rCol[LowBits:n], VA: o.va[j], VB: o.vb[j]})
@@ -295,6 +347,9 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 			i := at[hk.kind.key]
 			byKind[i] = append(byKind[i], hk.tapeClaim(t, h.points[hk.point], h.values[hk.kept]))
 		}
+		// Its target, on the tree table at its digit (kindClaims).
+		kept, pt, _ := s.lsubs[c].targetSlot()
+		byKind[tk] = append(byKind[tk], tapeTargetClaim(t, c, w, L, h.points[pt], h.values[kept]))
 	}
 	claims := make([][]TapeMatrixClaim, len(s.kinds))
 	logs := make([]int, len(s.kinds))

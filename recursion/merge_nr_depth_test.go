@@ -2,7 +2,6 @@ package recursion
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -146,10 +145,11 @@ func TestMergeNRDepth2(t *testing.T) {
 }
 
 // TestMergeNRDepth3 merges a depth-2 proof (a merge of a 2→1 merge and a leaf) with a
-// leaf: every level's verification replayed in its parent, the grandchild's hints
-// carried up trimmed (its batched and block claims end in the depth-2 child's batch).
-// The root verifies, its keys are its leaves' in order, and it is rejected when a
-// value it carries of the grandchild is changed or the trimmed record holds claims.
+// leaf: every level's verification replayed in its parent, the grandchild's record
+// carried up as its shape alone (its claims end in the depth-2 child's batch, its target
+// on the child's tree table, lifted into the root's). The root verifies, its keys are
+// its leaves' in order, and it is rejected when a trimmed record holds any value or the
+// child's tree-table claim or target is changed.
 func TestMergeNRDepth3(t *testing.T) {
 	skipProofs(t, "proves a depth-3 no-reveal merge")
 	w := par.New(nil, 2)
@@ -178,59 +178,65 @@ func TestMergeNRDepth3(t *testing.T) {
 	if err := VerifyMergedNR(h.ProofBytes(), h.Statement()); err != nil {
 		t.Fatalf("with empty shape caches: %v", err)
 	}
-	// The native checks of what the root carries of its grandchild run on the layout
-	// the child's own layout made of it: they pass, and refuse a changed value.
-	_, subs, err := h.layout()
+	// The grandchild's record, trimmed, is its shape alone: its target is a claim of the
+	// child's batch on the child's tree table, which the root's batch lifts into its own
+	// (docs/recursion.md §6.11).
+	if gs := h.Subs[0].Subs[0]; len(gs.Values) != 0 || len(gs.Points) != 0 {
+		t.Fatalf("a trimmed record of %d values at %d points, want none", len(gs.Values), len(gs.Points))
+	}
+	hl, subs, err := h.layout()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := subs[0].checks("child 0")
-	if err != nil {
-		t.Fatal(err)
+	tk, err := targetKind(hl, subs)
+	if err != nil || tk == nil {
+		t.Fatalf("a depth-3 root without a tree table: %v", err)
 	}
-	if len(cs) != 2 {
-		t.Fatalf("%d native checks of the merged child and its merged child, want 2", len(cs))
-	}
-	for _, c := range cs {
-		if err := c.Check(); err != nil {
-			t.Fatalf("%s: %v", c.What, err)
+	// Rows: the root at 0, the merged child at digit 1, its merged child at 1 + (1 << 2).
+	for _, a := range []int{0, 1, 5} {
+		if tk.rowStart[a+1] == tk.rowStart[a] {
+			t.Fatalf("the tree table's row %d is empty", a)
 		}
 	}
-	// The grandchild's trimmed record holds its target's constant part alone, the one
-	// carried hint checked natively (its public terms and linear weights are claims of
-	// the child's batch, docs/recursion.md §6.10).
-	bad := *h.Subs[0].Subs[0]
-	if len(bad.Values) != 1 || len(bad.Points) != 1 {
-		t.Fatalf("a trimmed record of %d values at %d points, want the target's one", len(bad.Values), len(bad.Points))
+	childTargets := -1
+	for j, k := range subs[0].kinds {
+		if isTargets(k) {
+			childTargets = j
+		}
 	}
-	bad.Values = slices.Clone(bad.Values)
-	bad.Values[0] = bad.Values[0].Add(field.One)
-	gs := *subs[0].lsubs[0]
-	gs.carried, gs.trimmed = &bad, true
-	if err := gs.check(); !errors.Is(err, ErrClaim) {
-		t.Fatalf("a changed carried value of the grandchild, checked natively: %v", err)
+	if childTargets < 0 {
+		t.Fatal("the depth-2 child has no tree table")
 	}
 	t.Logf("depth 3: proved in %v (batch %v), proof %d B + batch %d B, statement %d B (depth 2: %d B + %d B + %d B)",
 		h.Took, h.BatchTook, len(h.Proof.MarshalWire()), len(h.Batch.MarshalWire()), len(h.statementBytes()),
 		len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
 	for _, tc := range []struct {
 		name string
-		edit func(s *MergedChildNR)
+		edit func(s, g *MergedChildNR)
 	}{
-		{"the grandchild's carried value", func(s *MergedChildNR) { s.Values[0] = s.Values[0].Add(field.One) }},
-		{"the grandchild's carried point", func(s *MergedChildNR) { s.Points[0][0] = s.Points[0][0].Add(field.One) }},
-		{"the grandchild's batch value", func(s *MergedChildNR) { s.VA = s.VA.Add(field.One) }},
-		{"block claims on the trimmed grandchild", func(s *MergedChildNR) { s.Blocks.VA = []field.E{field.One} }},
+		{"a value in the grandchild's trimmed record", func(_, g *MergedChildNR) { g.Values = []field.E{field.One} }},
+		{"a point in the grandchild's trimmed record", func(_, g *MergedChildNR) { g.Points = [][]field.E{{field.One}} }},
+		{"the grandchild's batch value", func(_, g *MergedChildNR) { g.VA = g.VA.Add(field.One) }},
+		{"block claims on the trimmed grandchild", func(_, g *MergedChildNR) { g.Blocks.VA = []field.E{field.One} }},
+		{"the child's tree-table value", func(s, _ *MergedChildNR) {
+			s.Blocks.VA[childTargets] = s.Blocks.VA[childTargets].Add(field.One)
+		}},
+		{"the child's tree-table B0 value", func(s, _ *MergedChildNR) {
+			s.Blocks.VB[childTargets] = s.Blocks.VB[childTargets].Add(field.One)
+		}},
+		{"the child's target", func(s, _ *MergedChildNR) {
+			kept, _, _ := subs[0].targetSlot()
+			s.Values[kept] = s.Values[kept].Add(field.One)
+		}},
 	} {
 		c := *h
 		c.Subs = slices.Clone(h.Subs)
 		s := *h.Subs[0]
+		s.Values = slices.Clone(s.Values)
+		s.Blocks.VA, s.Blocks.VB = slices.Clone(s.Blocks.VA), slices.Clone(s.Blocks.VB)
 		s.Subs = slices.Clone(s.Subs)
 		gs := *s.Subs[0]
-		gs.Values = slices.Clone(gs.Values)
-		gs.Points = slices.Clone(gs.Points)
-		gs.Points[0] = slices.Clone(gs.Points[0])
-		tc.edit(&gs)
+		tc.edit(&s, &gs)
 		s.Subs[0] = &gs
 		c.Subs[0] = &s
 		if err := c.Verify(); err == nil {

@@ -96,20 +96,12 @@ func (mc *MergedChildNR) checkedLists() [][]field.E {
 	return append(out, mc.subLists()...)
 }
 
-// trim is the record as the parent of its parent carries it (s: the child's layout):
-// its shape, the target hints' values and points (the one carried hint its ancestors
-// check natively: the public terms and linear weights ended in its parent's batch) and
-// its trimmed Subs (the record's own Subs already are).
-func (mc *MergedChildNR) trim(s *nrSub) *MergedChildNR {
-	vals, pts := s.targetParts()
-	t := &MergedChildNR{Children: mc.Children, Subs: mc.Subs}
-	for _, i := range vals {
-		t.Values = append(t.Values, mc.Values[i])
-	}
-	for _, u := range pts {
-		t.Points = append(t.Points, mc.Points[u])
-	}
-	return t
+// trim is the record as the parent of its parent carries it: its shape alone (its
+// children's sizes and rates, and its trimmed Subs'). Every carried value of it ended
+// in its parent's batch: the public terms and linear weights on its shape's kinds, the
+// target on its parent's tree table (docs/recursion.md §6.11).
+func (mc *MergedChildNR) trim() *MergedChildNR {
+	return &MergedChildNR{Children: mc.Children, Subs: mc.Subs}
 }
 
 // targetParts are the indices of the child's target hints among its kept hints, and
@@ -127,8 +119,11 @@ func (s *nrSub) targetParts() (vals, pts []int) {
 	return vals, pts
 }
 
-// checkTrimmed refuses a trimmed record that holds batched claims, at any depth.
+// checkTrimmed refuses a trimmed record that holds any value, at any depth.
 func (mc *MergedChildNR) checkTrimmed() error {
+	if len(mc.Values) != 0 || len(mc.Points) != 0 {
+		return fmt.Errorf("%w: a merged grandchild's record holds carried values", ErrMerged)
+	}
 	if len(mc.RRow) != 0 || len(mc.RCol) != 0 || len(mc.KeyPoint) != 0 || len(mc.Blocks.RRow) != 0 || len(mc.Blocks.RCol) != 0 || len(mc.Blocks.VA) != 0 || len(mc.Blocks.VB) != 0 || !mc.VA.IsZero() || !mc.VB.IsZero() || !mc.KeyValue.IsZero() {
 		return fmt.Errorf("%w: a merged grandchild's record holds batched claims", ErrMerged)
 	}
@@ -246,8 +241,6 @@ type nrSub struct {
 	// hk are the child's carried public and linear-weight hints as claims on kinds of
 	// its shape, which its parent's batch takes (docs/recursion.md §6.10).
 	hk []hintKind
-	// trimmed marks carried as a trimmed record (MergedChildNR.trim).
-	trimmed bool
 	// lsubs are the child's merged children as its layout laid them out (nil for a
 	// leaf): the native checks of what the parent carries of them reuse them.
 	lsubs []*nrSub
@@ -291,7 +284,9 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 	if s.cfg, err = open.DeriveConfig(sh.StackLog, sh.LogInvRate); err != nil {
 		return nil, err
 	}
-	s.kinds = batchKinds(lm, lsubs)
+	if s.kinds, err = batchKinds(lm, lsubs); err != nil {
+		return nil, err
+	}
 	s.childKinds = make([][]nrKind, len(lsubs))
 	for c, g := range lsubs {
 		if g != nil {
@@ -320,6 +315,10 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 	}
 	s.keyLen = len(out.keyPt)
 	if s.hk, err = s.hintKinds(key); err != nil {
+		return nil, err
+	}
+	// Its target is a claim on its parent's tree table: one value at one point.
+	if _, _, err := s.targetSlot(); err != nil {
 		return nil, err
 	}
 	subShapes.Store(key, &nrSub{main: s.main, batch: s.batch, hints: s.hints, cfg: s.cfg, pointLens: s.pointLens, keyLen: s.keyLen,
@@ -389,20 +388,16 @@ func blankRecord(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
 	return b, nil
 }
 
-// blankTrimmed is blankRecord trimmed: the shape, hints and trimmed Subs.
+// blankTrimmed is blankRecord trimmed: the shape alone.
 func blankTrimmed(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
 	if len(mc.Subs) != 0 && len(mc.Subs) != len(mc.Children) {
 		return nil, fmt.Errorf("%w: %d merged children's claims for %d children", ErrMerged, len(mc.Subs), len(mc.Children))
 	}
-	s, err := subShape(c, mc)
-	if err != nil {
+	if _, err := subShape(c, mc); err != nil {
 		return nil, err
 	}
-	vals, pts := s.targetParts()
-	b := &MergedChildNR{Children: mc.Children, Values: make([]field.E, len(vals))}
-	for _, u := range pts {
-		b.Points = append(b.Points, make([]field.E, s.pointLens[u]))
-	}
+	b := &MergedChildNR{Children: mc.Children}
+	var err error
 	if mc.Subs != nil {
 		b.Subs = make([]*MergedChildNR, len(mc.Subs))
 		for i, g := range mc.Subs {
@@ -650,50 +645,9 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 			return 0, err
 		}
 	}
-	// The child's merged children's carried values: atoms of its statement that its
-	// verifier checks natively, so this proof carries them too.
-	pos := 0
-	for j := range s.m.Children {
-		g := s.m.sub(j)
-		if g == nil {
-			pos += s.m.Deferred[j].carriedCount()
-			continue
-		}
-		want := mc.sub(j)
-		if want == nil {
-			return 0, fmt.Errorf("%w: child %d's child %d is merged and its claims are not carried", ErrMerged, c, j)
-		}
-		// The grandchild's record in the child's statement: its hints, its batched
-		// claims (read by the child's batch, replayed above), its trimmed Subs. This
-		// proof carries the first and last parts, trimmed.
-		a, outs := flatLen(g.Points)+len(g.Values), flatLen(g.outLists())
-		n := flatLen(g.lists())
-		if j >= len(s.lsubs) || s.lsubs[j] == nil {
-			return 0, fmt.Errorf("%w: child %d's child %d is merged and laid out as a leaf", ErrMerged, c, j)
-		}
-		vals, pts := s.lsubs[j].targetParts()
-		if len(want.Values) != len(vals) || len(want.Points) != len(pts) {
-			return 0, fmt.Errorf("%w: child %d's child %d: a trimmed record of %d values at %d points, its shape %d at %d", ErrMerged, c, j, len(want.Values), len(want.Points), len(vals), len(pts))
-		}
-		off := make([]int, len(g.Points)+1)
-		for u, p := range g.Points {
-			off[u+1] = off[u] + len(p)
-		}
-		for k, u := range pts {
-			if err := assert("a grandchild's carried point", st.Atoms[pos+off[u]:pos+off[u+1]], want.Points[k]); err != nil {
-				return 0, err
-			}
-		}
-		for k, i := range vals {
-			if err := assert("a grandchild's carried value", st.Atoms[pos+off[len(g.Points)]+i:pos+off[len(g.Points)]+i+1], want.Values[k:k+1]); err != nil {
-				return 0, err
-			}
-		}
-		if err := assert("a grandchild's carried value", st.Atoms[pos+a+outs:pos+n], flatten(want.subLists()...)); err != nil {
-			return 0, err
-		}
-		pos += n
-	}
+	// Nothing of the child's merged children is carried: their records in its
+	// statement are atoms its batch, replayed above, reads (their targets lifted into
+	// its tree table, docs/recursion.md §6.11); their shapes came with the child's.
 	l.tapes = append(l.tapes, st.ChildTape)
 	l.grinds += len(st.Levels)
 	mergeStart := [4]uint64(transcript.NewVerifier(nil, []byte(MergeLabelNR), nil).State())
@@ -712,65 +666,6 @@ func (l *nrLayout) assertCarried(what string, x Lin, v field.E, k int) {
 	}
 	l.tape.Equal(what, x, ConstLin(v))
 	l.carriedAt = append(l.carriedAt, k)
-}
-
-// checks are the native checks of what the parent carries of the child (named by
-// what) and of its merged children below.
-func (s *nrSub) checks(what string) ([]flows.NativeCheck, error) {
-	out := []flows.NativeCheck{{What: what + "'s carried claims", Check: s.check}}
-	for j := range s.m.Children {
-		if g := s.carried.sub(j); g != nil {
-			// The grandchild as the child's layout laid it out (from the same shape and
-			// keys), with the values this proof carries of it.
-			if j >= len(s.lsubs) || s.lsubs[j] == nil {
-				return nil, fmt.Errorf("%w: %s's child %d is carried merged and laid out as a leaf", ErrMerged, what, j)
-			}
-			gs := *s.lsubs[j]
-			gs.carried, gs.trimmed = g, true
-			cs, err := gs.checks(fmt.Sprintf("%s's child %d", what, j))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, cs...)
-		}
-	}
-	return out, nil
-}
-
-// check evaluates what the parent carries of the child natively: the segments' hints
-// (with the relations' target's constant part: the blank child's relations carry zeros
-// where the true ones carry its statement's values).
-func (s *nrSub) check() error {
-	// The public terms and linear weights are claims of the parent's batch (hk); the
-	// target's constant part, which the child's keys fix, is checked here.
-	kept := s.keptHints()
-	vals, pts := s.targetParts()
-	mc := s.carried
-	values, points := mc.Values, mc.Points
-	if s.trimmed {
-		if len(values) != len(vals) || len(points) != len(pts) {
-			return fmt.Errorf("%w: a trimmed record of %d values at %d points, its shape %d at %d", ErrMerged, len(values), len(points), len(vals), len(pts))
-		}
-	} else {
-		if len(values) != len(kept) || len(points) != len(s.pointLens) {
-			return fmt.Errorf("%w: %d carried values at %d points for %d hints at %d", ErrMerged, len(values), len(points), len(kept), len(s.pointLens))
-		}
-		values, points = nil, nil
-		for _, i := range vals {
-			values = append(values, mc.Values[i])
-		}
-		for _, u := range pts {
-			points = append(points, mc.Points[u])
-		}
-	}
-	index, _ := hintPoints(kept)
-	hs := make([]SegmentHint, len(vals))
-	tc := &SegmentsCarried{Values: values}
-	for k, i := range vals {
-		hs[k] = kept[i]
-		tc.Points = append(tc.Points, points[slices.Index(pts, index[i])])
-	}
-	return CheckCarried(hs, tc, s.shapes, s.ev, s.m.LogInvRate, s.statement)
 }
 
 // subHooks change one step of extractSub: the forging tests' reading of a merged
@@ -873,7 +768,7 @@ func extractSub(mm *MergedNR, sh *subHooks) (*childExtract, []TranscriptRun, *nr
 		mc.Subs = make([]*MergedChildNR, len(mm.Subs))
 		for i, g := range mm.Subs {
 			if g != nil {
-				mc.Subs[i] = g.trim(s.lsubs[i])
+				mc.Subs[i] = g.trim()
 			}
 		}
 	}
