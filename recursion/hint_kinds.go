@@ -26,9 +26,9 @@ type sparseKind struct {
 	// rowBits and colBits are the matrix's own sides' bits (rows past 2^rowBits and
 	// columns past 2^colBits are zero).
 	rowBits, colBits int
-	rowStart []int32 // row r's entries are [rowStart[r], rowStart[r+1])
-	cols     []int32
-	coeffs   []field.E
+	rowStart         []int32 // row r's entries are [rowStart[r], rowStart[r+1])
+	cols             []int32
+	coeffs           []field.E
 }
 
 // sparseBuilder collects a sparseKind's entries row by row (rows in increasing
