@@ -14,6 +14,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/xmss"
 )
@@ -294,6 +295,20 @@ func TestMergeNRTree8(t *testing.T) {
 		m := next[0].Merged
 		sizes = append(sizes, fmt.Sprintf("depth %d (rate %d): file %d B (proof %d B + batch %d B + statement %d B), proved in %v", depth, rate,
 			len(m.ProofBytes()), len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()), m.Took))
+		// Each segment's instances and block size, and the stack (what the proof's size
+		// follows).
+		if l, _, err := m.layout(); err == nil {
+			shapes := l.shapes()
+			_, _, stackLog, _, err := flows.SegmentsLayout(shapes, rate, m.statementBytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var segs []string
+			for _, sh := range shapes {
+				segs = append(segs, fmt.Sprintf("%d×2^%d", sh.N, sh.Circuit.LogSize()))
+			}
+			sizes = append(sizes, fmt.Sprintf("  segments %s, stack 2^%d", strings.Join(segs, " "), stackLog))
+		}
 		level = next
 	}
 	root := level[0].Merged
