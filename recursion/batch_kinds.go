@@ -74,10 +74,11 @@ func flatClaims[C any](claims [][]C) (flat []C, kindOf []int) {
 }
 
 // BatchKindClaims proves claims on several circuits (claims[k] on cs[k], at least one
-// each) at one point, on the workers: the claims' weights and values are observed,
+// each) at one point, on the workers: the claims' weights and values are observed (but
+// the last bound[k] of circuit k's, which the transcript holds already; nil: none),
 // then μ and one λ per claim are drawn and Σ λ_t·(VA_t + μ·VB_t) is reduced to the
 // circuits' values at the output point, which are sent.
-func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, workers par.Workers) (KindsClaim, error) {
+func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bound []int, workers par.Workers) (KindsClaim, error) {
 	logSizes := make([]int, len(cs))
 	for k, c := range cs {
 		logSizes[k] = c.LogSize()
@@ -87,7 +88,7 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, wor
 		return KindsClaim{}, err
 	}
 	flat, kindOf := flatClaims(claims)
-	mu, lambda := observeClaims(tr.Observe, tr.Sample, flat)
+	mu, lambda := observeClaims(tr.Observe, tr.Sample, flat, boundMask(claims, bound))
 	T := len(flat)
 
 	// Row phase, rounds 0..5: Σ_t λ_t·Σ_i Row_t.Low[i]·U_t[i], each claim on its own
@@ -220,13 +221,13 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, wor
 
 // VerifyKindClaims replays BatchKindClaims for circuits of 2^logSizes[k] columns and
 // returns the output, whose values the caller evaluates natively (CheckKindsClaim).
-func VerifyKindClaims(tr ClaimsVerifier, logSizes []int, claims [][]MatrixClaim) (KindsClaim, error) {
+func VerifyKindClaims(tr ClaimsVerifier, logSizes []int, claims [][]MatrixClaim, bound []int) (KindsClaim, error) {
 	L, err := kindsShape(logSizes, claims)
 	if err != nil {
 		return KindsClaim{}, err
 	}
 	flat, kindOf := flatClaims(claims)
-	mu, lambda := observeClaims(tr.Observe, tr.Sample, flat)
+	mu, lambda := observeClaims(tr.Observe, tr.Sample, flat, boundMask(claims, bound))
 	running := batchTarget(flat, mu, lambda)
 	point, running, err := verifyProductRounds(tr, 2*L, running, "kinds batch")
 	if err != nil {
@@ -258,15 +259,30 @@ func VerifyKindClaims(tr ClaimsVerifier, logSizes []int, claims [][]MatrixClaim)
 	return out, nil
 }
 
+// boundMask marks, in the flat order of claims, the last bound[k] claims of each
+// circuit k (nil bound: none).
+func boundMask[C any](claims [][]C, bound []int) []bool {
+	if bound == nil {
+		return nil
+	}
+	var mask []bool
+	for k, cs := range claims {
+		for i := range cs {
+			mask = append(mask, i >= len(cs)-bound[k])
+		}
+	}
+	return mask
+}
+
 // tapeBatchKinds replays VerifyKindClaims on the tape (claims[k] on a circuit of
 // 2^logSizes[k] columns) and returns the output's point and values.
-func tapeBatchKinds(t *Tape, s *tapeTr, logSizes []int, claims [][]TapeMatrixClaim) (rRow, rCol, va, vb []Lin) {
+func tapeBatchKinds(t *Tape, s *tapeTr, logSizes []int, claims [][]TapeMatrixClaim, bound []int) (rRow, rCol, va, vb []Lin) {
 	L := 0
 	for _, n := range logSizes {
 		L = max(L, n)
 	}
 	flat, kindOf := flatClaims(claims)
-	mu, lambda, point, running := tapeBatchRounds(t, s, L, flat)
+	mu, lambda, point, running := tapeBatchRounds(t, s, L, flat, boundMask(claims, bound))
 	rRow, rCol = point[:L], point[L:]
 	va, vb = make([]Lin, len(logSizes)), make([]Lin, len(logSizes))
 	for k := range logSizes {

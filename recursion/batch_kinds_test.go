@@ -20,12 +20,12 @@ func kindsBatch(t *testing.T, cs []*circuit.Circuit, prove, verify [][]MatrixCla
 		ms[k], logs[k] = c, c.LogSize()
 	}
 	p := transcript.NewProver(claimsLabel, nil)
-	got, err := BatchKindClaims(p, ms, prove, par.New(nil, 2))
+	got, err := BatchKindClaims(p, ms, prove, nil, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := transcript.NewVerifier(p.Proof(), claimsLabel, nil)
-	out, err := VerifyKindClaims(v, logs, verify)
+	out, err := VerifyKindClaims(v, logs, verify, nil)
 	if err == nil {
 		err = v.Finish()
 	}

@@ -33,7 +33,7 @@ func tapeWeightEval(t *Tape, low, high, r []Lin) Lin {
 // tapeBatchMatrix replays VerifyMatrixClaims for a circuit of 2^logSize columns and
 // returns the batched claim: its row and column points and values.
 func tapeBatchMatrix(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim) (rRow, rCol []Lin, va, vb Lin) {
-	mu, lambda, point, running := tapeBatchRounds(t, s, logSize, claims)
+	mu, lambda, point, running := tapeBatchRounds(t, s, logSize, claims, nil)
 	rRow, rCol = point[:logSize], point[logSize:]
 	va, vb = s.Receive(), s.Receive()
 	var weight Lin
@@ -47,8 +47,11 @@ func tapeBatchMatrix(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim) 
 // tapeBatchRounds replays a matrix-claim batch's start on the tape (observeClaims,
 // batchTarget) and its 2·logSize rounds: it returns μ, the λs, the point and the
 // final running value.
-func tapeBatchRounds(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim) (mu Lin, lambda, point []Lin, running Lin) {
-	for _, c := range claims {
+func tapeBatchRounds(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim, bound []bool) (mu Lin, lambda, point []Lin, running Lin) {
+	for i, c := range claims {
+		if i < len(bound) && bound[i] {
+			continue
+		}
 		for _, ls := range [][]Lin{c.RowLow, c.RowHigh, c.ColLow, c.ColHigh} {
 			for _, x := range ls {
 				s.observe(x)

@@ -106,10 +106,15 @@ func checkClaims(logSize int, claims []MatrixClaim) error {
 	return nil
 }
 
-// observeClaims binds every claim's weights and values, then draws μ (B against A)
-// and one λ per claim.
-func observeClaims(observe func(field.E), sample func() field.E, claims []MatrixClaim) (mu field.E, lambda []field.E) {
-	for _, c := range claims {
+// observeClaims binds every claim's weights and values, but those bound marks (their
+// weights and values are functions of what the transcript absorbed already: a merged
+// child's carried claims, docs/recursion.md §6.11), then draws μ (B against A) and one
+// λ per claim.
+func observeClaims(observe func(field.E), sample func() field.E, claims []MatrixClaim, bound []bool) (mu field.E, lambda []field.E) {
+	for t, c := range claims {
+		if t < len(bound) && bound[t] {
+			continue
+		}
 		for _, w := range [...]Weight{c.Row, c.Col} {
 			for _, x := range w.Low {
 				observe(x)
@@ -238,7 +243,7 @@ func batchMatrixClaims(tr ClaimsProver, c Matrices, claims []MatrixClaim, opts B
 	if err := checkClaims(L, claims); err != nil {
 		return MatrixClaim{}, nil, nil, err
 	}
-	mu, lambda := observeClaims(tr.Observe, tr.Sample, claims)
+	mu, lambda := observeClaims(tr.Observe, tr.Sample, claims, nil)
 	n, blocks := 1<<L, 1<<(L-LowBits)
 	T := len(claims)
 
@@ -451,7 +456,7 @@ func verifyMatrixClaims(tr ClaimsVerifier, logSize int, claims []MatrixClaim) (M
 	if err := checkClaims(logSize, claims); err != nil {
 		return MatrixClaim{}, nil, nil, err
 	}
-	mu, lambda := observeClaims(tr.Observe, tr.Sample, claims)
+	mu, lambda := observeClaims(tr.Observe, tr.Sample, claims, nil)
 	running := batchTarget(claims, mu, lambda)
 	point, running, err := verifyProductRounds(tr, 2*logSize, running, "batch")
 	if err != nil {

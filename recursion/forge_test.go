@@ -66,7 +66,7 @@ func batchThenCheck(c *circuit.Circuit, prove, verify []MatrixClaim) error {
 // λ_t the batch of exactly these claims draws.
 func challengesOf(claims []MatrixClaim) (field.E, []field.E) {
 	v := transcript.NewVerifier(nil, forgeClaimsLabel, nil)
-	return observeClaims(v.Observe, v.Sample, claims)
+	return observeClaims(v.Observe, v.Sample, claims, nil)
 }
 
 // Crafted lies, not random ones: lies in two claims that cancel under the λ (or the

@@ -84,12 +84,12 @@ func TestHintKinds(t *testing.T) {
 		add(k, tau, rho, want)
 	}
 	p := transcript.NewProver(claimsLabel, nil)
-	got, err := BatchKindClaims(p, kinds, claims, par.New(nil, 2))
+	got, err := BatchKindClaims(p, kinds, claims, nil, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := transcript.NewVerifier(p.Proof(), claimsLabel, nil)
-	out, err := VerifyKindClaims(v, logs, claims)
+	out, err := VerifyKindClaims(v, logs, claims, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

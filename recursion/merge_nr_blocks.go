@@ -196,6 +196,16 @@ func targetsOf(kinds []nrKind) int {
 	return -1
 }
 
+// boundCounts are, per kind, the number of its claims that a merge's batch does not
+// observe: its merged children's, which its statement (absorbed first) carries.
+func boundCounts(children [][]MatrixClaim) []int {
+	out := make([]int, len(children))
+	for i, cs := range children {
+		out[i] = len(cs)
+	}
+	return out
+}
+
 // subOuts are the merged children's carried block claims (nil for a leaf).
 func subOuts(subs []*nrSub) []*KindsClaim {
 	outs := make([]*KindsClaim, len(subs))
@@ -238,7 +248,7 @@ func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*linch
 		claims[i] = append(claims[i], children[i]...)
 		cs[i] = k.block.batchMatrices()
 	}
-	return BatchKindClaims(tr, cs, claims, workers)
+	return BatchKindClaims(tr, cs, claims, boundCounts(children), workers)
 }
 
 // verifyBlocks replays proveBlocks: it receives the segments' matrix values, checks
@@ -277,7 +287,7 @@ func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*li
 		claims[i] = append(claims[i], children[i]...)
 		logs[i] = k.block.LogSize()
 	}
-	out, err := VerifyKindClaims(tr, logs, claims)
+	out, err := VerifyKindClaims(tr, logs, claims, boundCounts(children))
 	if err != nil {
 		return nil, KindsClaim{}, fmt.Errorf("%w: the block claims: %w", ErrMerged, err)
 	}
@@ -353,6 +363,7 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 	}
 	claims := make([][]TapeMatrixClaim, len(s.kinds))
 	logs := make([]int, len(s.kinds))
+	bound := make([]int, len(s.kinds))
 	for i, k := range s.kinds {
 		for j, b := range blocks {
 			if blockKey(b) != k.key {
@@ -365,9 +376,9 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 			claims[i] = append(claims[i], TapeMatrixClaim{RowLow: ft.skip, RowHigh: ft.chiIn, ColLow: ft.s, ColHigh: ft.chiInPrime, VA: va, VB: vb})
 		}
 		claims[i] = append(claims[i], byKind[i]...)
-		logs[i] = k.block.LogSize()
+		logs[i], bound[i] = k.block.LogSize(), len(byKind[i])
 	}
 	var o tapeBlockOut
-	o.rRow, o.rCol, o.va, o.vb = tapeBatchKinds(t, sb, logs, claims)
+	o.rRow, o.rCol, o.va, o.vb = tapeBatchKinds(t, sb, logs, claims, bound)
 	return o
 }
