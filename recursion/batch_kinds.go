@@ -27,15 +27,47 @@ import (
 const storedRowsLog = 20
 
 // KindsClaim is the output of a batch over several circuits: the common point and,
-// per circuit, A0 and B0 at (RRow[:L_k], RCol[:L_k]).
+// per circuit, A0 and B0 at (RRow[:L_k], RCol[:L_k]). VB holds the B0 values of the
+// circuits whose B0 is not zero only, in order (zeroB: a sparse kind's B0 is zero,
+// and neither its batch nor a record carries a value for it).
 type KindsClaim struct {
 	RRow, RCol []field.E
 	VA, VB     []field.E
 }
 
-// claim is circuit k's claim of the output.
-func (c KindsClaim) claim(k, logSize int) MatrixClaim {
-	return MatrixClaim{Row: EqWeight(c.RRow[:logSize]), Col: EqWeight(c.RCol[:logSize]), VA: c.VA[k], VB: c.VB[k]}
+// claim is circuit k's claim of the output, its B0 value vb.
+func (c KindsClaim) claim(k, logSize int, vb field.E) MatrixClaim {
+	return MatrixClaim{Row: EqWeight(c.RRow[:logSize]), Col: EqWeight(c.RCol[:logSize]), VA: c.VA[k], VB: vb}
+}
+
+// expandB is a compact list of B0 values (one per circuit whose zeroB is false) with
+// zero at every other circuit; ok is false when the lengths do not fit.
+func expandB[T any](compact []T, zeroB []bool, zero T) (full []T, ok bool) {
+	full = make([]T, len(zeroB))
+	n := 0
+	for k, z := range zeroB {
+		if z {
+			full[k] = zero
+			continue
+		}
+		if n == len(compact) {
+			return nil, false
+		}
+		full[k] = compact[n]
+		n++
+	}
+	return full, n == len(compact)
+}
+
+// compactB is the B0 values of the circuits whose zeroB is false (nil zeroB: all).
+func compactB[T any](full []T, zeroB []bool) []T {
+	var out []T
+	for k, v := range full {
+		if k >= len(zeroB) || !zeroB[k] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // padWeight is Π_{j ≥ n} (1 + r_j): eq(0, r past its first n coordinates).
@@ -77,8 +109,9 @@ func flatClaims[C any](claims [][]C) (flat []C, kindOf []int) {
 // each) at one point, on the workers: the claims' weights and values are observed (but
 // the last bound[k] of circuit k's, which the transcript holds already; nil: none),
 // then μ and one λ per claim are drawn and Σ λ_t·(VA_t + μ·VB_t) is reduced to the
-// circuits' values at the output point, which are sent.
-func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bound []int, workers par.Workers) (KindsClaim, error) {
+// circuits' values at the output point, which are sent (no B0 value where zeroB marks
+// the circuit's B0 zero; nil zeroB: none).
+func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bound []int, zeroB []bool, workers par.Workers) (KindsClaim, error) {
 	logSizes := make([]int, len(cs))
 	for k, c := range cs {
 		logSizes[k] = c.LogSize()
@@ -211,17 +244,23 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 		if out.VA[k].Add(mu.Mul(out.VB[k])).Mul(pad) != fr[k][0] {
 			return KindsClaim{}, errors.New("recursion: kinds batch: the backward walk and the point evaluation disagree (a bug)")
 		}
+		if k < len(zeroB) && zeroB[k] && !out.VB[k].IsZero() {
+			return KindsClaim{}, fmt.Errorf("recursion: kinds batch: circuit %d's B0 is said to be zero and is not (a bug)", k)
+		}
 	}
 	for k := range cs {
 		tr.Send(out.VA[k])
-		tr.Send(out.VB[k])
+		if k >= len(zeroB) || !zeroB[k] {
+			tr.Send(out.VB[k])
+		}
 	}
+	out.VB = compactB(out.VB, zeroB)
 	return out, nil
 }
 
 // VerifyKindClaims replays BatchKindClaims for circuits of 2^logSizes[k] columns and
 // returns the output, whose values the caller evaluates natively (CheckKindsClaim).
-func VerifyKindClaims(tr ClaimsVerifier, logSizes []int, claims [][]MatrixClaim, bound []int) (KindsClaim, error) {
+func VerifyKindClaims(tr ClaimsVerifier, logSizes []int, claims [][]MatrixClaim, bound []int, zeroB []bool) (KindsClaim, error) {
 	L, err := kindsShape(logSizes, claims)
 	if err != nil {
 		return KindsClaim{}, err
@@ -235,7 +274,7 @@ func VerifyKindClaims(tr ClaimsVerifier, logSizes []int, claims [][]MatrixClaim,
 	}
 	out := KindsClaim{RRow: point[:L], RCol: point[L:], VA: make([]field.E, len(logSizes)), VB: make([]field.E, len(logSizes))}
 	for k := range logSizes {
-		if out.VA[k], err = tr.Receive(); err == nil {
+		if out.VA[k], err = tr.Receive(); err == nil && (k >= len(zeroB) || !zeroB[k]) {
 			out.VB[k], err = tr.Receive()
 		}
 		if err != nil {
@@ -256,6 +295,7 @@ func VerifyKindClaims(tr ClaimsVerifier, logSizes []int, claims [][]MatrixClaim,
 	if total != running {
 		return KindsClaim{}, ErrBatch
 	}
+	out.VB = compactB(out.VB, zeroB)
 	return out, nil
 }
 
@@ -276,7 +316,7 @@ func boundMask[C any](claims [][]C, bound []int) []bool {
 
 // tapeBatchKinds replays VerifyKindClaims on the tape (claims[k] on a circuit of
 // 2^logSizes[k] columns) and returns the output's point and values.
-func tapeBatchKinds(t *Tape, s *tapeTr, logSizes []int, claims [][]TapeMatrixClaim, bound []int) (rRow, rCol, va, vb []Lin) {
+func tapeBatchKinds(t *Tape, s *tapeTr, logSizes []int, claims [][]TapeMatrixClaim, bound []int, zeroB []bool) (rRow, rCol, va, vb []Lin) {
 	L := 0
 	for _, n := range logSizes {
 		L = max(L, n)
@@ -286,13 +326,20 @@ func tapeBatchKinds(t *Tape, s *tapeTr, logSizes []int, claims [][]TapeMatrixCla
 	rRow, rCol = point[:L], point[L:]
 	va, vb = make([]Lin, len(logSizes)), make([]Lin, len(logSizes))
 	for k := range logSizes {
-		va[k], vb[k] = s.Receive(), s.Receive()
+		va[k] = s.Receive()
+		if k < len(zeroB) && zeroB[k] {
+			vb[k] = ConstLin(field.E{})
+		} else {
+			vb[k] = s.Receive()
+		}
 	}
 	weights := make([]Lin, len(logSizes))
+	// Every kind's point starts with the same LowBits coordinates: one eq table each.
+	eqRow, eqCol := t.EqTable(rRow[:LowBits]), t.EqTable(rCol[:LowBits])
 	for i, c := range flat {
 		n := logSizes[kindOf[i]]
-		w := t.Mul(lambda[i], t.Mul(tapeWeightEval(t, c.RowLow, c.RowHigh, rRow[:n]), tapeWeightEval(t, c.ColLow, c.ColHigh, rCol[:n])))
-		weights[kindOf[i]] = weights[kindOf[i]].Add(w)
+		wr, wc := c.weights(t, rRow[:n], rCol[:n], eqRow, eqCol)
+		weights[kindOf[i]] = weights[kindOf[i]].Add(t.Mul(lambda[i], t.Mul(wr, wc)))
 	}
 	one := ConstLin(field.One)
 	pad := func(r []Lin, n int) Lin {
@@ -308,5 +355,5 @@ func tapeBatchKinds(t *Tape, s *tapeTr, logSizes []int, claims [][]TapeMatrixCla
 		total = total.Add(t.Mul(t.Mul(va[k].Add(t.Mul(mu, vb[k])), t.Mul(p, p)), weights[k]))
 	}
 	t.Equal("the block claims' batch", total, running)
-	return rRow, rCol, va, vb
+	return rRow, rCol, va, compactB(vb, zeroB)
 }

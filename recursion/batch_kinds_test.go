@@ -20,12 +20,12 @@ func kindsBatch(t *testing.T, cs []*circuit.Circuit, prove, verify [][]MatrixCla
 		ms[k], logs[k] = c, c.LogSize()
 	}
 	p := transcript.NewProver(claimsLabel, nil)
-	got, err := BatchKindClaims(p, ms, prove, nil, par.New(nil, 2))
+	got, err := BatchKindClaims(p, ms, prove, nil, nil, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := transcript.NewVerifier(p.Proof(), claimsLabel, nil)
-	out, err := VerifyKindClaims(v, logs, verify, nil)
+	out, err := VerifyKindClaims(v, logs, verify, nil, nil)
 	if err == nil {
 		err = v.Finish()
 	}
@@ -48,24 +48,24 @@ func TestBatchKindClaims(t *testing.T) {
 		if got.VA[k] != out.VA[k] || got.VB[k] != out.VB[k] {
 			t.Fatalf("circuit %d: prover and verifier disagree", k)
 		}
-		if err := CheckMatrixClaim(c, out.claim(k, c.LogSize())); err != nil {
+		if err := CheckMatrixClaim(c, out.claim(k, c.LogSize(), out.VB[k])); err != nil {
 			t.Fatalf("circuit %d's batched claim: %v", k, err)
 		}
 		// A wrong output value is the native check's to refuse.
 		bad := out
 		bad.VB = append([]field.E(nil), out.VB...)
 		bad.VB[k] = bad.VB[k].Add(field.One)
-		if err := CheckMatrixClaim(c, bad.claim(k, c.LogSize())); !errors.Is(err, ErrClaim) {
+		if err := CheckMatrixClaim(c, bad.claim(k, c.LogSize(), bad.VB[k])); !errors.Is(err, ErrClaim) {
 			t.Fatalf("circuit %d: a wrong batched value: %v", k, err)
 		}
 	}
 	// An output batches again beside fresh claims.
-	again := [][]MatrixClaim{{out.claim(0, 12), claims[0][0]}, {out.claim(1, cs[1].LogSize())}, {out.claim(2, 14)}}
+	again := [][]MatrixClaim{{out.claim(0, 12, out.VB[0]), claims[0][0]}, {out.claim(1, cs[1].LogSize(), out.VB[1])}, {out.claim(2, 14, out.VB[2])}}
 	if _, out2, err := kindsBatch(t, cs, again, again); err != nil {
 		t.Fatal(err)
 	} else {
 		for k, c := range cs {
-			if err := CheckMatrixClaim(c, out2.claim(k, c.LogSize())); err != nil {
+			if err := CheckMatrixClaim(c, out2.claim(k, c.LogSize(), out2.VB[k])); err != nil {
 				t.Fatalf("re-batched circuit %d: %v", k, err)
 			}
 		}
@@ -79,7 +79,7 @@ func TestBatchKindClaims(t *testing.T) {
 		}
 		// Batched as given, the false claim ends in an output the native check refuses.
 		if _, out, err := kindsBatch(t, cs, lie, lie); err == nil {
-			if err := CheckMatrixClaim(cs[k], out.claim(k, cs[k].LogSize())); !errors.Is(err, ErrClaim) {
+			if err := CheckMatrixClaim(cs[k], out.claim(k, cs[k].LogSize(), out.VB[k])); !errors.Is(err, ErrClaim) {
 				t.Fatalf("a false claim on circuit %d batched to a true output: %v", k, err)
 			}
 		} else if !errors.Is(err, ErrBatch) {

@@ -11,10 +11,44 @@ import (
 // weights, products of those coordinates with the batch's challenges, are products of
 // the tape, and the two identities are assertions.
 
-// TapeMatrixClaim is a matrix claim with committed factors and values.
+// TapeMatrixClaim is a matrix claim with committed factors and values. Its weights are
+// either tables (RowLow, RowHigh, ColLow, ColHigh, as Weight) or, in point form,
+// Scale·eq(RowPoint, ·) and eq(ColPoint, ·): a carried claim's, whose weight at the
+// batch's point costs one product a coordinate instead of two eq tables and their inner
+// products.
 type TapeMatrixClaim struct {
 	RowLow, RowHigh, ColLow, ColHigh []Lin
+	RowPoint, ColPoint               []Lin
+	Scale                            Lin
 	VA, VB                           Lin
+}
+
+// pointClaim is the point-form claim scale·eq(row, ·), eq(col, ·).
+func pointClaim(row, col []Lin, scale, va, vb Lin) TapeMatrixClaim {
+	return TapeMatrixClaim{RowPoint: row, ColPoint: col, Scale: scale, VA: va, VB: vb}
+}
+
+// tables are the claim's weights as tables (a point-form claim's built on the tape).
+func (c TapeMatrixClaim) tables(t *Tape) (rowLow, rowHigh, colLow, colHigh []Lin) {
+	if c.RowPoint == nil {
+		return c.RowLow, c.RowHigh, c.ColLow, c.ColHigh
+	}
+	rowLow = t.EqTable(c.RowPoint[:LowBits])
+	for i := range rowLow {
+		rowLow[i] = t.Mul(rowLow[i], c.Scale)
+	}
+	return rowLow, c.RowPoint[LowBits:], t.EqTable(c.ColPoint[:LowBits]), c.ColPoint[LowBits:]
+}
+
+// weights are the claim's row and column weights at the batch's point (rRow, rCol, of
+// the claim's circuit's size; eqRow and eqCol the eq tables of their first LowBits
+// coordinates, shared by every table-form claim).
+func (c TapeMatrixClaim) weights(t *Tape, rRow, rCol, eqRow, eqCol []Lin) (Lin, Lin) {
+	if c.RowPoint != nil {
+		return t.Mul(c.Scale, t.EqEval(c.RowPoint, rRow)), t.EqEval(c.ColPoint, rCol)
+	}
+	return t.Mul(t.InnerProduct(c.RowLow, eqRow), t.EqEval(c.RowHigh, rRow[LowBits:])),
+		t.Mul(t.InnerProduct(c.ColLow, eqCol), t.EqEval(c.ColHigh, rCol[LowBits:]))
 }
 
 // TapeTableClaim is a key-table claim with a committed point and value (the offset and
@@ -52,7 +86,8 @@ func tapeBatchRounds(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim, 
 		if i < len(bound) && bound[i] {
 			continue
 		}
-		for _, ls := range [][]Lin{c.RowLow, c.RowHigh, c.ColLow, c.ColHigh} {
+		rowLow, rowHigh, colLow, colHigh := c.tables(t)
+		for _, ls := range [][]Lin{rowLow, rowHigh, colLow, colHigh} {
 			for _, x := range ls {
 				s.observe(x)
 			}

@@ -343,18 +343,12 @@ func (h hintKind) claim(pt []field.E, v field.E) MatrixClaim {
 	return MatrixClaim{Row: r, Col: EqWeight(col), VA: v}
 }
 
-// tapeClaim is claim on a tape, the point and value committed Lins.
+// tapeClaim is claim on a tape, the point and value committed Lins (point form).
 func (h hintKind) tapeClaim(t *Tape, pt []Lin, v Lin) TapeMatrixClaim {
 	row, col, gamma, pow := hintWeights(h, pt, ConstLin(field.E{}))
-	rowLow := t.EqTable(row[:LowBits])
-	if pow > 0 {
-		scale := gamma
-		for range pow - 1 {
-			scale = t.Mul(scale, gamma)
-		}
-		for i := range rowLow {
-			rowLow[i] = t.Mul(rowLow[i], scale)
-		}
+	scale := oneLin
+	for range pow {
+		scale = t.Mul(scale, gamma)
 	}
-	return TapeMatrixClaim{RowLow: rowLow, RowHigh: row[LowBits:], ColLow: t.EqTable(col[:LowBits]), ColHigh: col[LowBits:], VA: v, VB: ConstLin(field.E{})}
+	return pointClaim(row, col, scale, v, ConstLin(field.E{}))
 }

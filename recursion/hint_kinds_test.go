@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -84,12 +85,13 @@ func TestHintKinds(t *testing.T) {
 		add(k, tau, rho, want)
 	}
 	p := transcript.NewProver(claimsLabel, nil)
-	got, err := BatchKindClaims(p, kinds, claims, nil, par.New(nil, 2))
+	got, err := BatchKindClaims(p, kinds, claims, nil, nil, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := transcript.NewVerifier(p.Proof(), claimsLabel, nil)
-	out, err := VerifyKindClaims(v, logs, claims, nil)
+	withB := p.Proof()
+	v := transcript.NewVerifier(withB, claimsLabel, nil)
+	out, err := VerifyKindClaims(v, logs, claims, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +99,38 @@ func TestHintKinds(t *testing.T) {
 		if got.VA[i] != out.VA[i] {
 			t.Fatalf("kind %d: prover and verifier disagree", i)
 		}
-		if err := CheckMatrixClaim(k.(*sparseKind), out.claim(i, logs[i])); err != nil {
+		if err := CheckMatrixClaim(k.(*sparseKind), out.claim(i, logs[i], out.VB[i])); err != nil {
 			t.Fatalf("kind %d's batched claim: %v", i, err)
+		}
+	}
+	// Marked as kinds whose B0 is zero, the batch sends no B0 value and verifies the
+	// same; a wrong A0 value is still refused.
+	zero := make([]bool, len(kinds))
+	for i := range zero {
+		zero[i] = true
+	}
+	p = transcript.NewProver(claimsLabel, nil)
+	got, err = BatchKindClaims(p, kinds, claims, nil, zero, par.New(nil, 2))
+	if err != nil || len(got.VB) != 0 {
+		t.Fatalf("zero B0s: %d B0 values, %v", len(got.VB), err)
+	}
+	proof := p.Proof()
+	if len(proof.Stream) != len(withB.Stream)-len(kinds) {
+		t.Fatalf("zero B0s: %d values sent, %d with B0s", len(proof.Stream), len(withB.Stream))
+	}
+	out, err = VerifyKindClaims(transcript.NewVerifier(proof, claimsLabel, nil), logs, claims, nil, zero)
+	if err != nil || len(out.VB) != 0 || !slices.Equal(out.VA, got.VA) {
+		t.Fatalf("zero B0s: %v", err)
+	}
+	bad := slices.Clone(claims[0])
+	bad[0].VA = bad[0].VA.Add(field.One)
+	lie := append([][]MatrixClaim{bad}, claims[1:]...)
+	p = transcript.NewProver(claimsLabel, nil)
+	if _, err := BatchKindClaims(p, kinds, lie, nil, zero, par.New(nil, 2)); err == nil {
+		if out, err := VerifyKindClaims(transcript.NewVerifier(p.Proof(), claimsLabel, nil), logs, lie, nil, zero); err == nil {
+			if CheckMatrixClaim(kinds[0].(*sparseKind), out.claim(0, logs[0], field.E{})) == nil {
+				t.Fatal("zero B0s: a false claim batched to a true output")
+			}
 		}
 	}
 	t.Logf("%d kinds (sizes 2^%v) batched at one point of %d coordinates", len(kinds), logs, 2*len(out.RRow))

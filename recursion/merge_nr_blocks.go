@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
@@ -111,6 +112,27 @@ func batchKinds(l *nrLayout, subs []*nrSub) ([]nrKind, error) {
 	return out, nil
 }
 
+// zeroBs marks the kinds whose B0 is zero: the sparse ones (public tables, relation
+// matrices, tree tables), for which a batch sends and a record carries no B0 value.
+func zeroBs(kinds []nrKind) []bool {
+	out := make([]bool, len(kinds))
+	for i, k := range kinds {
+		_, out[i] = k.block.(*sparseKind)
+	}
+	return out
+}
+
+// countB is the number of kinds whose B0 is not zero.
+func countB(kinds []nrKind) int {
+	n := 0
+	for _, z := range zeroBs(kinds) {
+		if !z {
+			n++
+		}
+	}
+	return n
+}
+
 // kindsLog is the largest block of kinds: the batch's point's length.
 func kindsLog(kinds []nrKind) int {
 	L := 0
@@ -141,8 +163,12 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 			continue
 		}
 		o := outs[c]
-		if o == nil || len(o.VA) != len(s.kinds) || len(o.VB) != len(s.kinds) || len(o.RRow) != kindsLog(s.kinds) || len(o.RCol) != kindsLog(s.kinds) {
+		if o == nil || len(o.VA) != len(s.kinds) || len(o.RRow) != kindsLog(s.kinds) || len(o.RCol) != kindsLog(s.kinds) {
 			return nil, nil, fmt.Errorf("%w: child %d's block claims do not fit its %d kinds", ErrMerged, c, len(s.kinds))
+		}
+		vbs, ok := expandB(o.VB, zeroBs(s.kinds), field.E{})
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: child %d's block claims carry %d B0 values, its kinds %d", ErrMerged, c, len(o.VB), countB(s.kinds))
 		}
 		if tk < 0 {
 			return nil, nil, fmt.Errorf("%w: a merge with merged children and no tree table", ErrMerged)
@@ -151,14 +177,14 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 		for j, k := range s.kinds {
 			if isTargets(k) {
 				x := k.block.(*sparseKind)
-				children[tk] = append(children[tk], liftTargets(c, w, L, x.logSize, x.rowBits, x.colBits, o.RRow, o.RCol, o.VA[j], o.VB[j]))
+				children[tk] = append(children[tk], liftTargets(c, w, L, x.logSize, x.rowBits, x.colBits, o.RRow, o.RCol, o.VA[j], vbs[j]))
 				continue
 			}
 			i, ok := at[k.key]
 			if !ok {
 				return nil, nil, fmt.Errorf("%w: child %d's block kind %s is not batched", ErrMerged, c, k.key)
 			}
-			children[i] = append(children[i], o.claim(j, k.block.LogSize()))
+			children[i] = append(children[i], o.claim(j, k.block.LogSize(), vbs[j]))
 		}
 		// Its carried public terms and linear weights, on its shape's kinds.
 		mc := s.carried
@@ -248,7 +274,7 @@ func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*linch
 		claims[i] = append(claims[i], children[i]...)
 		cs[i] = k.block.batchMatrices()
 	}
-	return BatchKindClaims(tr, cs, claims, boundCounts(children), workers)
+	return BatchKindClaims(tr, cs, claims, boundCounts(children), zeroBs(kinds), workers)
 }
 
 // verifyBlocks replays proveBlocks: it receives the segments' matrix values, checks
@@ -287,7 +313,7 @@ func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*li
 		claims[i] = append(claims[i], children[i]...)
 		logs[i] = k.block.LogSize()
 	}
-	out, err := VerifyKindClaims(tr, logs, claims, boundCounts(children))
+	out, err := VerifyKindClaims(tr, logs, claims, boundCounts(children), zeroBs(kinds))
 	if err != nil {
 		return nil, KindsClaim{}, fmt.Errorf("%w: the block claims: %w", ErrMerged, err)
 	}
@@ -296,10 +322,16 @@ func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*li
 
 // blockChecks evaluate the batch's block claims natively, one per kind.
 func blockChecks(kinds []nrKind, out KindsClaim) []flows.NativeCheck {
+	vbs, ok := expandB(out.VB, zeroBs(kinds), field.E{})
+	if !ok {
+		return []flows.NativeCheck{{What: "the batched block claims", Check: func() error {
+			return fmt.Errorf("%w: %d B0 values for %d kinds with a B0", ErrMerged, len(out.VB), countB(kinds))
+		}}}
+	}
 	checks := make([]flows.NativeCheck, len(kinds))
 	for i, k := range kinds {
 		checks[i] = flows.NativeCheck{What: "the batched " + k.key + " claim", Check: func() error {
-			return CheckMatrixClaim(k.block.Matrices(), out.claim(i, k.block.LogSize()))
+			return CheckMatrixClaim(k.block.Matrices(), out.claim(i, k.block.LogSize(), vbs[i]))
 		}}
 	}
 	return checks
@@ -340,16 +372,17 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 			continue
 		}
 		L := s.kinds[tk].block.LogSize()
+		// o was read from the child's atoms by its shape's lengths: it fits.
+		vbs, _ := expandB(o.vb, zeroBs(s.childKinds[c]), ConstLin(field.E{}))
 		for j, k := range s.childKinds[c] {
 			n := k.block.LogSize()
 			if isTargets(k) {
 				x := k.block.(*sparseKind)
-				byKind[tk] = append(byKind[tk], tapeLiftTargets(t, c, w, L, n, x.rowBits, x.colBits, o.rRow, o.rCol, o.va[j], o.vb[j]))
+				byKind[tk] = append(byKind[tk], tapeLiftTargets(t, c, w, L, n, x.rowBits, x.colBits, o.rRow, o.rCol, o.va[j], vbs[j]))
 				continue
 			}
 			i := at[k.key]
-			byKind[i] = append(byKind[i], TapeMatrixClaim{RowLow: t.EqTable(o.rRow[:LowBits]), RowHigh: o.rRow[LowBits:n],
-				ColLow: t.EqTable(o.rCol[:LowBits]), ColHigh: o.rCol[LowBits:n], VA: o.va[j], VB: o.vb[j]})
+			byKind[i] = append(byKind[i], pointClaim(o.rRow[:n], o.rCol[:n], oneLin, o.va[j], vbs[j]))
 		}
 		// The merged child's carried public terms and linear weights (kindClaims).
 		h := childHints[c]
@@ -359,7 +392,7 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 		}
 		// Its target, on the tree table at its digit (kindClaims).
 		kept, pt, _ := s.lsubs[c].targetSlot()
-		byKind[tk] = append(byKind[tk], tapeTargetClaim(t, c, w, L, h.points[pt], h.values[kept]))
+		byKind[tk] = append(byKind[tk], tapeTargetClaim(c, w, L, h.points[pt], h.values[kept]))
 	}
 	claims := make([][]TapeMatrixClaim, len(s.kinds))
 	logs := make([]int, len(s.kinds))
@@ -379,6 +412,6 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 		logs[i], bound[i] = k.block.LogSize(), len(byKind[i])
 	}
 	var o tapeBlockOut
-	o.rRow, o.rCol, o.va, o.vb = tapeBatchKinds(t, sb, logs, claims, bound)
+	o.rRow, o.rCol, o.va, o.vb = tapeBatchKinds(t, sb, logs, claims, bound, zeroBs(s.kinds))
 	return o
 }

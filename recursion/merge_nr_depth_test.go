@@ -222,8 +222,8 @@ func TestMergeNRDepth3(t *testing.T) {
 		{"the child's tree-table value", func(s, _ *MergedChildNR) {
 			s.Blocks.VA[childTargets] = s.Blocks.VA[childTargets].Add(field.One)
 		}},
-		{"the child's tree-table B0 value", func(s, _ *MergedChildNR) {
-			s.Blocks.VB[childTargets] = s.Blocks.VB[childTargets].Add(field.One)
+		{"a B0 value for the child's tree table (its B0 is zero: none is carried)", func(s, _ *MergedChildNR) {
+			s.Blocks.VB = append(s.Blocks.VB, field.One)
 		}},
 		{"the child's target", func(s, _ *MergedChildNR) {
 			kept, _, _ := subs[0].targetSlot()
@@ -307,7 +307,16 @@ func TestMergeNRTree8(t *testing.T) {
 			for _, sh := range shapes {
 				segs = append(segs, fmt.Sprintf("%d×2^%d", sh.N, sh.Circuit.LogSize()))
 			}
-			sizes = append(sizes, fmt.Sprintf("  segments %s, stack 2^%d", strings.Join(segs, " "), stackLog))
+			var phases []string
+			for _, ph := range m.Proof.Phases {
+				words := 0
+				for _, r := range ph.Rows {
+					words += len(r)
+				}
+				phases = append(phases, fmt.Sprintf("%d rows of %d B + %d siblings", len(ph.Rows), 8*words, len(ph.Siblings)))
+			}
+			sizes = append(sizes, fmt.Sprintf("  segments %s, stack 2^%d; stream %d values; openings %s", strings.Join(segs, " "), stackLog,
+				len(m.Proof.Stream), strings.Join(phases, ", ")))
 		}
 		level = next
 	}

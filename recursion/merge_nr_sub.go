@@ -384,7 +384,7 @@ func blankRecord(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
 	}
 	b.RRow, b.RCol, b.KeyPoint = make([]field.E, aggregate.LogSize), make([]field.E, aggregate.LogSize), make([]field.E, s.keyLen)
 	L := kindsLog(s.kinds)
-	b.Blocks = KindsClaim{RRow: make([]field.E, L), RCol: make([]field.E, L), VA: make([]field.E, len(s.kinds)), VB: make([]field.E, len(s.kinds))}
+	b.Blocks = KindsClaim{RRow: make([]field.E, L), RCol: make([]field.E, L), VA: make([]field.E, len(s.kinds)), VB: make([]field.E, countB(s.kinds))}
 	return b, nil
 }
 

@@ -157,18 +157,15 @@ func liftTargets(c, w, L, lx, rb, cb int, rRow, rCol []field.E, va, vb field.E) 
 	return MatrixClaim{Row: r, Col: EqWeight(padTo(rCol[:cb], L, field.E{})), VA: va, VB: vb}
 }
 
-// tapeTargetClaim is targetClaim on a tape.
-func tapeTargetClaim(t *Tape, c, w, L int, tau []Lin, v Lin) TapeMatrixClaim {
+// tapeTargetClaim is targetClaim on a tape (point form).
+func tapeTargetClaim(c, w, L int, tau []Lin, v Lin) TapeMatrixClaim {
 	zero, one := ConstLin(field.E{}), ConstLin(field.One)
-	row := digitPoint(c, w, nil, L, zero, one)
-	col := padTo(tau, L, zero)
-	return TapeMatrixClaim{RowLow: t.EqTable(row[:LowBits]), RowHigh: row[LowBits:], ColLow: t.EqTable(col[:LowBits]), ColHigh: col[LowBits:], VA: v, VB: zero}
+	return pointClaim(digitPoint(c, w, nil, L, zero, one), padTo(tau, L, zero), one, v, zero)
 }
 
-// tapeLiftTargets is liftTargets on a tape.
+// tapeLiftTargets is liftTargets on a tape (point form).
 func tapeLiftTargets(t *Tape, c, w, L, lx, rb, cb int, rRow, rCol []Lin, va, vb Lin) TapeMatrixClaim {
 	zero, one := ConstLin(field.E{}), ConstLin(field.One)
-	row := digitPoint(c, w, rRow[:rb], L, zero, one)
 	scale := one
 	for _, x := range rRow[rb:lx] {
 		scale = t.Mul(scale, one.Add(x))
@@ -176,10 +173,5 @@ func tapeLiftTargets(t *Tape, c, w, L, lx, rb, cb int, rRow, rCol []Lin, va, vb 
 	for _, x := range rCol[cb:lx] {
 		scale = t.Mul(scale, one.Add(x))
 	}
-	rowLow := t.EqTable(row[:LowBits])
-	for i := range rowLow {
-		rowLow[i] = t.Mul(rowLow[i], scale)
-	}
-	col := padTo(rCol[:cb], L, zero)
-	return TapeMatrixClaim{RowLow: rowLow, RowHigh: row[LowBits:], ColLow: t.EqTable(col[:LowBits]), ColHigh: col[LowBits:], VA: va, VB: vb}
+	return pointClaim(digitPoint(c, w, rRow[:rb], L, zero, one), padTo(rCol[:cb], L, zero), scale, va, vb)
 }

@@ -102,9 +102,8 @@ func TestTapeTargets(t *testing.T) {
 	input := func(_, word int) field.E { return vals[word] }
 	rRow, rCol, va, vb, tau := in[:lx], in[lx:2*lx], in[2*lx], in[2*lx+1], in[2*lx+2:]
 	lift := tapeLiftTargets(tp, c, w, L, lx, rb, cb, rRow, rCol, va, vb)
-	target := tapeTargetClaim(tp, c, w, L, tau, va)
-	_, _, units := tp.Operands(input)
-	ev := func(ls []Lin) []field.E {
+	target := tapeTargetClaim(c, w, L, tau, va)
+	ev := func(ls []Lin, units []field.E) []field.E {
 		out := make([]field.E, len(ls))
 		for i, l := range ls {
 			out[i] = l.Eval(input, units)
@@ -120,8 +119,10 @@ func TestTapeTargets(t *testing.T) {
 		{"target", targetClaim(c, w, L, vals[2*lx+2:], vals[2*lx]), target},
 	} {
 		n, tc2 := tc.native, tc.tape
-		if !slices.Equal(ev(tc2.RowLow), n.Row.Low) || !slices.Equal(ev(tc2.RowHigh), n.Row.High) ||
-			!slices.Equal(ev(tc2.ColLow), n.Col.Low) || !slices.Equal(ev(tc2.ColHigh), n.Col.High) ||
+		rowLow, rowHigh, colLow, colHigh := tc2.tables(tp)
+		_, _, units := tp.Operands(input)
+		if !slices.Equal(ev(rowLow, units), n.Row.Low) || !slices.Equal(ev(rowHigh, units), n.Row.High) ||
+			!slices.Equal(ev(colLow, units), n.Col.Low) || !slices.Equal(ev(colHigh, units), n.Col.High) ||
 			tc2.VA.Eval(input, units) != n.VA || tc2.VB.Eval(input, units) != n.VB {
 			t.Fatalf("the %s claim on the tape is not the native one", tc.name)
 		}
