@@ -293,6 +293,10 @@ func TestMergeNRTree8(t *testing.T) {
 			next[i] = NRChild{Merged: m}
 		}
 		m := next[0].Merged
+		// Every merged proof is at most 256 KiB (issue 22), whatever its depth.
+		if n := len(m.ProofBytes()); n > 256<<10 {
+			t.Errorf("depth %d: a merged proof of %d B, over 256 KiB", depth, n)
+		}
 		sizes = append(sizes, fmt.Sprintf("depth %d (rate %d): file %d B (proof %d B + batch %d B + statement %d B), proved in %v", depth, rate,
 			len(m.ProofBytes()), len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()), m.Took))
 		// Each segment's instances and block size, and the stack (what the proof's size
