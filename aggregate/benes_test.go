@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/internal/testrand"
@@ -38,4 +39,44 @@ func TestBenesRoutesPermutations(t *testing.T) {
 		}
 	}
 	t.Logf("pruned network on %d lanes for %d outputs: %d switches (full: %d)", RouteLanes, RouteOutputs, RouteControls, benesSwitches(RouteLanes, RouteLanes))
+}
+
+// One router routing permutations of every width in turn gives each the bits a
+// fresh one gives: nothing of an earlier route (a wider one's tables, a longer
+// control list) leaks into a later one.
+func TestRouterReuse(t *testing.T) {
+	r := testrand.New(t)
+	var rt router
+	for trial := 0; trial < 400; trial++ {
+		n := []int{2, 4, 8, 16, 32, 64, 128}[r.IntN(7)]
+		need := 1 + r.IntN(n)
+		src := r.Perm(n)
+		got := rt.route(src, need)
+		want := benesRoute(src, need)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (n=%d need=%d): the reused router's bits differ from a fresh one's", trial, n, need)
+		}
+	}
+}
+
+// The witness's per-lane work allocates nothing once its router is warm: planning
+// into a kept assignment and setting a lane's inputs (whose routing a fresh
+// allocation per call made the witness stage fault pages in on every proof).
+func TestSetInputsAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	valid, _ := loadKAT(t)
+	k := valid[0]
+	c := New()
+	w := make([]uint64, c.Size())
+	var a Assignment
+	var rt router
+	allocs := testing.AllocsPerRun(20, func() {
+		planInto(&a, k.st, &k.sig)
+		c.setInputs(w, 5, &a, &rt)
+	})
+	if allocs != 0 {
+		t.Errorf("planInto and setInputs allocate %.0f times per lane, want 0", allocs)
+	}
 }

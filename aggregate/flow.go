@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/leanpipe/leanpipe/buffers"
 	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -202,6 +203,14 @@ func getFill(size int) *fillBuffers {
 	return fb
 }
 
+// planFree keeps the filler's assignments (about 4 KiB a signer) and routers keeps
+// its Beneš routers between proofs: allocated afresh, they are faulted in afresh
+// once the collector has returned the heap's free pages to the kernel.
+var (
+	planFree buffers.Shelf[[]Assignment]
+	routers  buffers.Shelf[router]
+)
+
 func putFill(fb *fillBuffers) {
 	fillFree.Lock()
 	if len(fillFree.bufs) < fillKeep {
@@ -220,12 +229,15 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	// Padding groups (every slot ≥ in.Len()) are all copies of signer 0: one such
 	// group is solved and copied to the others.
 	liveGroups := (in.Len() + 63) / 64
-	plans := make([]*Assignment, min(slots, in.Len()))
+	held := planFree.Get()
+	defer planFree.Put(held)
+	*held = buffers.Grow(*held, min(slots, in.Len()))
+	plans := *held
 	workers.Range(len(plans), func(lo, hi int) {
 		for s := lo; s < hi; s++ {
-			plans[s] = Plan(in.Block(s), &in.Signers[s].Signature)
+			planInto(&plans[s], in.Block(s), &in.Signers[s].Signature)
 			if hook != nil {
-				hook(s, plans[s])
+				hook(s, &plans[s])
 			}
 		}
 	})
@@ -238,6 +250,7 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	workers.Range(batches, func(lo, hi int) {
 		for bt := lo; bt < hi; bt++ {
 			g0, g1 := bt*width, min(todo, (bt+1)*width)
+			rt := routers.Get()
 			fbs := make([]*fillBuffers, g1-g0)
 			ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
 			for i := range fbs {
@@ -254,10 +267,11 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 					if s >= len(plans) {
 						s = 0
 					}
-					c.SetInputs(fb.w, uint(j), plans[s])
+					c.setInputs(fb.w, uint(j), &plans[s], rt)
 				}
 				fbs[i], ws[i], was[i], wbs[i] = fb, fb.w, fb.wa, fb.wb
 			}
+			routers.Put(rt)
 			c.Circuit.SolveMany(ws, was, wbs)
 			for i, fb := range fbs {
 				g := g0 + i

@@ -103,11 +103,18 @@ type Assignment struct {
 // whatever the encoding's verdict, and a layout that does not fit (Σ(7 − x_i) ≠ 99)
 // is cut or padded, so the block then fails a check. Use FillWitness to prove.
 func Plan(st Statement, sig *xmss.Signature) *Assignment {
-	a := &Assignment{Statement: st, Rho: sig.Rho, Path: sig.Path}
+	a := new(Assignment)
+	planInto(a, st, sig)
+	return a
+}
+
+// planInto is Plan into a, every field of which it overwrites (the filler reuses
+// its assignments from proof to proof).
+func planInto(a *Assignment, st Statement, sig *xmss.Signature) {
+	*a = Assignment{Statement: st, Rho: sig.Rho, Path: sig.Path}
 	d := xmss.EncodingDigest(&st.PublicKey.P, st.Epoch, &st.Message, &sig.Rho)
 	x, _ := xmss.Digits(&d)
-	used := make([]bool, RouteLanes)
-	routed := make([]bool, RouteLanes)
+	var used, routed [RouteLanes]bool
 	use := func(o, lane int) {
 		a.Src[o], used[lane], routed[o] = lane, true, true
 	}
@@ -150,12 +157,11 @@ func Plan(st Statement, sig *xmss.Signature) *Assignment {
 		}
 		use(o, next)
 	}
-	return a
 }
 
-// checkPermutation reports whether src is a permutation of [0, len(src)).
-func checkPermutation(src []int) error {
-	seen := make([]bool, len(src))
+// checkPermutation reports whether src is a permutation of [0, RouteLanes).
+func checkPermutation(src *[RouteLanes]int) error {
+	var seen [RouteLanes]bool
 	for o, i := range src {
 		if i < 0 || i >= len(src) || seen[i] {
 			return fmt.Errorf("aggregate: routing: output %d takes lane %d, not a permutation", o, i)
@@ -178,6 +184,11 @@ func setBit(w []uint64, lane uint, col int, v uint64) {
 // SetInputs writes a's free and public inputs into lane of the bit-sliced witness w
 // (length Size) and sets the constant column's bit; Solve then fills every row.
 func (c *Circuit) SetInputs(w []uint64, lane uint, a *Assignment) {
+	c.setInputs(w, lane, a, new(router))
+}
+
+// setInputs is SetInputs routing in rt's memory.
+func (c *Circuit) setInputs(w []uint64, lane uint, a *Assignment, rt *router) {
 	L := &c.Layout
 	setBit(w, lane, ConstCol, 1)
 	setBytes(w, lane, PBase, a.PublicKey.P[:])
@@ -200,10 +211,10 @@ func (c *Circuit) SetInputs(w []uint64, lane uint, a *Assignment) {
 		}
 		setBytes(w, lane, L.Value+128*j, a.Value[j][:])
 	}
-	if err := checkPermutation(a.Src[:]); err != nil {
+	if err := checkPermutation(&a.Src); err != nil {
 		panic(err.Error())
 	}
-	for t, s := range benesRoute(a.Src[:], RouteOutputs) {
+	for t, s := range rt.route(a.Src[:], RouteOutputs) {
 		var v uint64
 		if s {
 			v = 1
