@@ -203,12 +203,13 @@ func getFill(size int) *fillBuffers {
 	return fb
 }
 
-// planFree keeps the filler's assignments (about 4 KiB a signer) and routers keeps
-// its Beneš routers between proofs: allocated afresh, they are faulted in afresh
-// once the collector has returned the heap's free pages to the kernel.
+// planFree keeps the filler's assignments (about 4 KiB a signer) and groupFree its
+// input-setting memory (the Beneš router, the lanes' bit strings) between proofs:
+// allocated afresh, they are faulted in afresh once the collector has returned the
+// heap's free pages to the kernel.
 var (
-	planFree buffers.Shelf[[]Assignment]
-	routers  buffers.Shelf[router]
+	planFree  buffers.Shelf[[]Assignment]
+	groupFree buffers.Shelf[groupInputs]
 )
 
 func putFill(fb *fillBuffers) {
@@ -250,28 +251,27 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	workers.Range(batches, func(lo, hi int) {
 		for bt := lo; bt < hi; bt++ {
 			g0, g1 := bt*width, min(todo, (bt+1)*width)
-			rt := routers.Get()
+			gi := groupFree.Get()
 			fbs := make([]*fillBuffers, g1-g0)
 			ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
 			for i := range fbs {
 				fb := getFill(size)
-				// SetInputs sets each lane's bits in place: only the input columns
-				// need clearing first (SolveMany writes or zeroes every other one).
-				for _, col := range c.Inputs() {
-					fb.w[col] = 0
-				}
-				fb.w[ConstCol] = 0
 				g := g0 + i
-				for j := 0; j < 64 && g*64+j < slots; j++ {
+				var lanes [64]*Assignment
+				n := min(64, slots-g*64)
+				for j := range n {
 					s := g*64 + j
 					if s >= len(plans) {
 						s = 0
 					}
-					c.setInputs(fb.w, uint(j), &plans[s], rt)
+					lanes[j] = &plans[s]
 				}
+				// Every input column and the constant column are written whole:
+				// SolveMany writes or zeroes every other one.
+				c.setGroupInputs(fb.w, lanes[:n], gi)
 				fbs[i], ws[i], was[i], wbs[i] = fb, fb.w, fb.wa, fb.wb
 			}
-			routers.Put(rt)
+			groupFree.Put(gi)
 			c.Circuit.SolveMany(ws, was, wbs)
 			for i, fb := range fbs {
 				g := g0 + i

@@ -2,6 +2,8 @@ package aggregate
 
 import (
 	"fmt"
+	"github.com/leanpipe/leanpipe/buffers"
+	"github.com/leanpipe/leanpipe/circuit"
 
 	"github.com/leanpipe/leanpipe/xmss"
 )
@@ -251,4 +253,112 @@ func FillWitness(pk xmss.PublicKey, epoch uint32, msg xmss.Message, sig *xmss.Si
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
 	return New().Solve(Plan(Statement{pk, epoch, msg}, sig)), nil
+}
+
+// The public inputs (P, message, epoch) are the columns [PBase, pubEnd); the free
+// ones [FreeBase, Layout.FreeEnd). Both start on a 64-column boundary.
+const pubEnd = EpochBase + 32
+
+// groupInputs is the per-batch memory of setGroupInputs: every lane's inputs as one
+// bit string per range (bit i of a lane's string is the range's column base+i), and
+// the router. A groupInputs is used by one goroutine at a time.
+type groupInputs struct {
+	rt   router
+	bits []uint64 // 64 lanes × (pubWords + free words)
+}
+
+const pubWords = (pubEnd - PBase + 63) / 64
+
+// bitWriter appends bits, least significant first, to a zeroed word string.
+type bitWriter struct {
+	w []uint64
+	n int
+}
+
+func (b *bitWriter) put(v uint64, n int) {
+	v &= 1<<n - 1
+	b.w[b.n/64] |= v << (b.n % 64)
+	if s := b.n%64 + n; s > 64 {
+		b.w[b.n/64+1] |= v >> (64 - b.n%64)
+	}
+	b.n += n
+}
+
+func (b *bitWriter) putBytes(p []byte) {
+	for _, x := range p {
+		b.put(uint64(x), 8)
+	}
+}
+
+// setGroupInputs is SetInputs for lanes 0..len(as)-1 of w at once (lane j from
+// as[j]; len(as) ≤ 64), every other lane's input bits cleared and the constant
+// column's bit set for the lanes given: the same words as clearing the input
+// columns and calling SetInputs lane by lane. Each lane's inputs are written as
+// two bit strings in column order and 64 lanes' strings transposed 64 columns at a
+// time, so each input column's word is written once, not once per lane.
+func (c *Circuit) setGroupInputs(w []uint64, as []*Assignment, gi *groupInputs) {
+	if len(as) > 64 {
+		panic("aggregate: more than 64 assignments in one group")
+	}
+	L := &c.Layout
+	freeWords := (L.FreeEnd - FreeBase + 63) / 64
+	per := pubWords + freeWords
+	gi.bits = buffers.Grow(gi.bits, 64*per)
+	clear(gi.bits)
+	for j, a := range as {
+		row := gi.bits[j*per : (j+1)*per]
+		pub := bitWriter{w: row[:pubWords]}
+		pub.putBytes(a.PublicKey.P[:])
+		pub.putBytes(a.Message[:])
+		pub.put(uint64(a.Epoch), 32)
+		f := bitWriter{w: row[pubWords:]}
+		f.putBytes(a.Rho[:])
+		for j := range Slots {
+			var s uint64
+			if a.Start[j] {
+				s = 1
+			}
+			f.put(s, 1)
+		}
+		for j := range Slots {
+			f.put(uint64(a.Chain[j]), 6)
+		}
+		for j := range Slots {
+			f.put(uint64(a.Pos[j]), 3)
+		}
+		for j := range Slots {
+			f.putBytes(a.Value[j][:])
+		}
+		if err := checkPermutation(&a.Src); err != nil {
+			panic(err.Error())
+		}
+		for _, s := range gi.rt.route(a.Src[:], RouteOutputs) {
+			var v uint64
+			if s {
+				v = 1
+			}
+			f.put(v, 1)
+		}
+		for k := range FreeLanes {
+			f.putBytes(a.Free[k][:])
+		}
+		for l := range xmss.LogLifetime {
+			f.putBytes(a.Path[l][:])
+		}
+	}
+	var m [64]uint64
+	for _, r := range [2]struct{ base, end, off, words int }{
+		{PBase, pubEnd, 0, pubWords},
+		{FreeBase, L.FreeEnd, pubWords, freeWords},
+	} {
+		for k := range r.words {
+			for j := range m {
+				m[j] = gi.bits[j*per+r.off+k]
+			}
+			circuit.Transpose64(&m)
+			col := r.base + 64*k
+			copy(w[col:min(col+64, r.end)], m[:])
+		}
+	}
+	w[ConstCol] = 1<<len(as) - 1 // all ones for 64 lanes: the shift gives 0
 }
