@@ -246,7 +246,16 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	// of them), one batch per worker at a time, each batch handed to the next free
 	// worker (a worker slowed by the machine takes fewer).
 	todo := min(groups, liveGroups+1)
+	// The assembly walks 4 or 2 vectors at once (any other count walks in Go): an
+	// odd count takes one more padding group when there is one (solved, it is the
+	// copy it would otherwise get), and a batch of 3 becomes one of 4.
+	if todo%2 == 1 && todo < groups {
+		todo++
+	}
 	width := min(solveWidth, (todo+workers.N()-1)/workers.N())
+	if width == 3 {
+		width = 4
+	}
 	batches := (todo + width - 1) / width
 	workers.Range(batches, func(lo, hi int) {
 		for bt := lo; bt < hi; bt++ {
