@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"fmt"
+	"slices"
 )
 
 // The routing of chain ends into the leaf: a Beneš network on RouteLanes lanes, pruned
@@ -88,28 +89,45 @@ func (g *gen[W, B]) benesCircuit(lanes [][]W, need, ctl int) ([][]W, int) {
 // src[o] to output o for every o, src a permutation of [0, n), pruned as
 // benesCircuit prunes for outputs [0, need).
 func benesRoute(src []int, need int) []bool {
-	var ctl []bool
-	benesRouteInto(src, need, &ctl)
-	return ctl
+	var r router
+	return slices.Clone(r.route(src, need))
 }
 
-func benesRouteInto(src []int, need int, ctl *[]bool) {
+// router computes Beneš control bits in memory it keeps: the witness routes every
+// lane of every group, and fresh tables per call (about a hundred small slices per
+// signature) cost the witness stage a page fault per 4 KiB of them once the collector
+// has returned the heap's free pages. A router is used by one goroutine at a time.
+type router struct {
+	ints []int  // inverse, half and sub-permutation tables of every recursion level
+	ctl  []bool // the control bits of the last route
+}
+
+// route returns benesRoute(src, need) in r's memory, valid until the next call.
+func (r *router) route(src []int, need int) []bool {
+	// Level n takes 3n ints and its halves share the rest: < 6n in all.
+	r.ints = slices.Grow(r.ints[:0], 6*len(src))[:6*len(src)]
+	r.ctl = r.ctl[:0]
+	r.rec(src, need, r.ints)
+	return r.ctl
+}
+
+func (r *router) rec(src []int, need int, arena []int) {
 	n := len(src)
 	if need <= 0 {
 		return
 	}
 	if n == 2 {
-		*ctl = append(*ctl, src[0] == 1)
+		r.ctl = append(r.ctl, src[0] == 1)
 		return
 	}
-	inv := make([]int, n)
+	inv, viaUpper := arena[:n], arena[n:2*n]
+	upSrc, loSrc := arena[2*n:2*n+n/2], arena[2*n+n/2:3*n]
 	for o, i := range src {
 		inv[i] = o
 	}
 	// viaUpper[o]: output o is fed through the upper half. The loop: an output pair
 	// takes one value from each half, and so does an input pair.
 	const unset = -1
-	viaUpper := make([]int, n)
 	for o := range viaUpper {
 		viaUpper[o] = unset
 	}
@@ -132,8 +150,10 @@ func benesRouteInto(src []int, need int, ctl *[]bool) {
 			o = p ^ 1
 		}
 	}
-	first := make([]bool, n/2)
-	upSrc, loSrc := make([]int, n/2), make([]int, n/2)
+	base := len(r.ctl)
+	r.ctl = slices.Grow(r.ctl, n/2)[:base+n/2]
+	first := r.ctl[base:]
+	clear(first) // reused memory: the loop sets only the crossed switches
 	for o, up := range viaUpper {
 		i := src[o]
 		if up == 1 {
@@ -143,12 +163,12 @@ func benesRouteInto(src []int, need int, ctl *[]bool) {
 			loSrc[o/2] = i / 2
 		}
 	}
-	*ctl = append(*ctl, first...)
 	half := (need + 1) / 2
-	benesRouteInto(upSrc, half, ctl)
-	benesRouteInto(loSrc, half, ctl)
+	// The halves run one after the other on the tables past this level's.
+	r.rec(upSrc, half, arena[3*n:])
+	r.rec(loSrc, half, arena[3*n:])
 	for k := range half {
-		*ctl = append(*ctl, viaUpper[2*k] == 0) // output 2k from the lower half: crossed
+		r.ctl = append(r.ctl, viaUpper[2*k] == 0) // output 2k from the lower half: crossed
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/leanpipe/leanpipe/buffers"
 	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -202,6 +203,15 @@ func getFill(size int) *fillBuffers {
 	return fb
 }
 
+// planFree keeps the filler's assignments (about 4 KiB a signer) and groupFree its
+// input-setting memory (the Beneš router, the lanes' bit strings) between proofs:
+// allocated afresh, they are faulted in afresh once the collector has returned the
+// heap's free pages to the kernel.
+var (
+	planFree  buffers.Shelf[[]Assignment]
+	groupFree buffers.Shelf[groupInputs]
+)
+
 func putFill(fb *fillBuffers) {
 	fillFree.Lock()
 	if len(fillFree.bufs) < fillKeep {
@@ -220,12 +230,15 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	// Padding groups (every slot ≥ in.Len()) are all copies of signer 0: one such
 	// group is solved and copied to the others.
 	liveGroups := (in.Len() + 63) / 64
-	plans := make([]*Assignment, min(slots, in.Len()))
+	held := planFree.Get()
+	defer planFree.Put(held)
+	*held = buffers.Grow(*held, min(slots, in.Len()))
+	plans := *held
 	workers.Range(len(plans), func(lo, hi int) {
 		for s := lo; s < hi; s++ {
-			plans[s] = Plan(in.Block(s), &in.Signers[s].Signature)
+			planInto(&plans[s], in.Block(s), &in.Signers[s].Signature)
 			if hook != nil {
-				hook(s, plans[s])
+				hook(s, &plans[s])
 			}
 		}
 	})
@@ -233,31 +246,41 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	// of them), one batch per worker at a time, each batch handed to the next free
 	// worker (a worker slowed by the machine takes fewer).
 	todo := min(groups, liveGroups+1)
+	// The assembly walks 4 or 2 vectors at once (any other count walks in Go): an
+	// odd count takes one more padding group when there is one (solved, it is the
+	// copy it would otherwise get), and a batch of 3 becomes one of 4.
+	if todo%2 == 1 && todo < groups {
+		todo++
+	}
 	width := min(solveWidth, (todo+workers.N()-1)/workers.N())
+	if width == 3 {
+		width = 4
+	}
 	batches := (todo + width - 1) / width
 	workers.Range(batches, func(lo, hi int) {
 		for bt := lo; bt < hi; bt++ {
 			g0, g1 := bt*width, min(todo, (bt+1)*width)
+			gi := groupFree.Get()
 			fbs := make([]*fillBuffers, g1-g0)
 			ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
 			for i := range fbs {
 				fb := getFill(size)
-				// SetInputs sets each lane's bits in place: only the input columns
-				// need clearing first (SolveMany writes or zeroes every other one).
-				for _, col := range c.Inputs() {
-					fb.w[col] = 0
-				}
-				fb.w[ConstCol] = 0
 				g := g0 + i
-				for j := 0; j < 64 && g*64+j < slots; j++ {
+				var lanes [64]*Assignment
+				n := min(64, slots-g*64)
+				for j := range n {
 					s := g*64 + j
 					if s >= len(plans) {
 						s = 0
 					}
-					c.SetInputs(fb.w, uint(j), plans[s])
+					lanes[j] = &plans[s]
 				}
+				// Every input column and the constant column are written whole:
+				// SolveMany writes or zeroes every other one.
+				c.setGroupInputs(fb.w, lanes[:n], gi)
 				fbs[i], ws[i], was[i], wbs[i] = fb, fb.w, fb.wa, fb.wb
 			}
+			groupFree.Put(gi)
 			c.Circuit.SolveMany(ws, was, wbs)
 			for i, fb := range fbs {
 				g := g0 + i

@@ -2,6 +2,8 @@ package aggregate
 
 import (
 	"fmt"
+	"github.com/leanpipe/leanpipe/buffers"
+	"github.com/leanpipe/leanpipe/circuit"
 
 	"github.com/leanpipe/leanpipe/xmss"
 )
@@ -103,11 +105,18 @@ type Assignment struct {
 // whatever the encoding's verdict, and a layout that does not fit (Σ(7 − x_i) ≠ 99)
 // is cut or padded, so the block then fails a check. Use FillWitness to prove.
 func Plan(st Statement, sig *xmss.Signature) *Assignment {
-	a := &Assignment{Statement: st, Rho: sig.Rho, Path: sig.Path}
+	a := new(Assignment)
+	planInto(a, st, sig)
+	return a
+}
+
+// planInto is Plan into a, every field of which it overwrites (the filler reuses
+// its assignments from proof to proof).
+func planInto(a *Assignment, st Statement, sig *xmss.Signature) {
+	*a = Assignment{Statement: st, Rho: sig.Rho, Path: sig.Path}
 	d := xmss.EncodingDigest(&st.PublicKey.P, st.Epoch, &st.Message, &sig.Rho)
 	x, _ := xmss.Digits(&d)
-	used := make([]bool, RouteLanes)
-	routed := make([]bool, RouteLanes)
+	var used, routed [RouteLanes]bool
 	use := func(o, lane int) {
 		a.Src[o], used[lane], routed[o] = lane, true, true
 	}
@@ -150,12 +159,11 @@ func Plan(st Statement, sig *xmss.Signature) *Assignment {
 		}
 		use(o, next)
 	}
-	return a
 }
 
-// checkPermutation reports whether src is a permutation of [0, len(src)).
-func checkPermutation(src []int) error {
-	seen := make([]bool, len(src))
+// checkPermutation reports whether src is a permutation of [0, RouteLanes).
+func checkPermutation(src *[RouteLanes]int) error {
+	var seen [RouteLanes]bool
 	for o, i := range src {
 		if i < 0 || i >= len(src) || seen[i] {
 			return fmt.Errorf("aggregate: routing: output %d takes lane %d, not a permutation", o, i)
@@ -178,6 +186,11 @@ func setBit(w []uint64, lane uint, col int, v uint64) {
 // SetInputs writes a's free and public inputs into lane of the bit-sliced witness w
 // (length Size) and sets the constant column's bit; Solve then fills every row.
 func (c *Circuit) SetInputs(w []uint64, lane uint, a *Assignment) {
+	c.setInputs(w, lane, a, new(router))
+}
+
+// setInputs is SetInputs routing in rt's memory.
+func (c *Circuit) setInputs(w []uint64, lane uint, a *Assignment, rt *router) {
 	L := &c.Layout
 	setBit(w, lane, ConstCol, 1)
 	setBytes(w, lane, PBase, a.PublicKey.P[:])
@@ -200,10 +213,10 @@ func (c *Circuit) SetInputs(w []uint64, lane uint, a *Assignment) {
 		}
 		setBytes(w, lane, L.Value+128*j, a.Value[j][:])
 	}
-	if err := checkPermutation(a.Src[:]); err != nil {
+	if err := checkPermutation(&a.Src); err != nil {
 		panic(err.Error())
 	}
-	for t, s := range benesRoute(a.Src[:], RouteOutputs) {
+	for t, s := range rt.route(a.Src[:], RouteOutputs) {
 		var v uint64
 		if s {
 			v = 1
@@ -240,4 +253,112 @@ func FillWitness(pk xmss.PublicKey, epoch uint32, msg xmss.Message, sig *xmss.Si
 		return nil, fmt.Errorf("aggregate: %w", err)
 	}
 	return New().Solve(Plan(Statement{pk, epoch, msg}, sig)), nil
+}
+
+// The public inputs (P, message, epoch) are the columns [PBase, pubEnd); the free
+// ones [FreeBase, Layout.FreeEnd). Both start on a 64-column boundary.
+const pubEnd = EpochBase + 32
+
+// groupInputs is the per-batch memory of setGroupInputs: every lane's inputs as one
+// bit string per range (bit i of a lane's string is the range's column base+i), and
+// the router. A groupInputs is used by one goroutine at a time.
+type groupInputs struct {
+	rt   router
+	bits []uint64 // 64 lanes × (pubWords + free words)
+}
+
+const pubWords = (pubEnd - PBase + 63) / 64
+
+// bitWriter appends bits, least significant first, to a zeroed word string.
+type bitWriter struct {
+	w []uint64
+	n int
+}
+
+func (b *bitWriter) put(v uint64, n int) {
+	v &= 1<<n - 1
+	b.w[b.n/64] |= v << (b.n % 64)
+	if s := b.n%64 + n; s > 64 {
+		b.w[b.n/64+1] |= v >> (64 - b.n%64)
+	}
+	b.n += n
+}
+
+func (b *bitWriter) putBytes(p []byte) {
+	for _, x := range p {
+		b.put(uint64(x), 8)
+	}
+}
+
+// setGroupInputs is SetInputs for lanes 0..len(as)-1 of w at once (lane j from
+// as[j]; len(as) ≤ 64), every other lane's input bits cleared and the constant
+// column's bit set for the lanes given: the same words as clearing the input
+// columns and calling SetInputs lane by lane. Each lane's inputs are written as
+// two bit strings in column order and 64 lanes' strings transposed 64 columns at a
+// time, so each input column's word is written once, not once per lane.
+func (c *Circuit) setGroupInputs(w []uint64, as []*Assignment, gi *groupInputs) {
+	if len(as) > 64 {
+		panic("aggregate: more than 64 assignments in one group")
+	}
+	L := &c.Layout
+	freeWords := (L.FreeEnd - FreeBase + 63) / 64
+	per := pubWords + freeWords
+	gi.bits = buffers.Grow(gi.bits, 64*per)
+	clear(gi.bits)
+	for j, a := range as {
+		row := gi.bits[j*per : (j+1)*per]
+		pub := bitWriter{w: row[:pubWords]}
+		pub.putBytes(a.PublicKey.P[:])
+		pub.putBytes(a.Message[:])
+		pub.put(uint64(a.Epoch), 32)
+		f := bitWriter{w: row[pubWords:]}
+		f.putBytes(a.Rho[:])
+		for j := range Slots {
+			var s uint64
+			if a.Start[j] {
+				s = 1
+			}
+			f.put(s, 1)
+		}
+		for j := range Slots {
+			f.put(uint64(a.Chain[j]), 6)
+		}
+		for j := range Slots {
+			f.put(uint64(a.Pos[j]), 3)
+		}
+		for j := range Slots {
+			f.putBytes(a.Value[j][:])
+		}
+		if err := checkPermutation(&a.Src); err != nil {
+			panic(err.Error())
+		}
+		for _, s := range gi.rt.route(a.Src[:], RouteOutputs) {
+			var v uint64
+			if s {
+				v = 1
+			}
+			f.put(v, 1)
+		}
+		for k := range FreeLanes {
+			f.putBytes(a.Free[k][:])
+		}
+		for l := range xmss.LogLifetime {
+			f.putBytes(a.Path[l][:])
+		}
+	}
+	var m [64]uint64
+	for _, r := range [2]struct{ base, end, off, words int }{
+		{PBase, pubEnd, 0, pubWords},
+		{FreeBase, L.FreeEnd, pubWords, freeWords},
+	} {
+		for k := range r.words {
+			for j := range m {
+				m[j] = gi.bits[j*per+r.off+k]
+			}
+			circuit.Transpose64(&m)
+			col := r.base + 64*k
+			copy(w[col:min(col+64, r.end)], m[:])
+		}
+	}
+	w[ConstCol] = 1<<len(as) - 1 // all ones for 64 lanes: the shift gives 0
 }

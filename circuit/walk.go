@@ -393,8 +393,14 @@ func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
 			}
 		}
 	}
-	// Registers are interleaved: register i of vector k at r[i·g + k].
-	r := make([]uint64, c.nregs*g)
+	// Registers are interleaved: register i of vector k at r[i·g + k]. The file
+	// (NumRegs·g words, half a MiB at 2^21 columns) is kept between walks, not
+	// faulted in afresh by each; it starts zeroed as a fresh one would.
+	held := solveRegs.Get()
+	defer solveRegs.Put(held)
+	*held = buffers.Grow(*held, c.nregs*g)
+	r := *held
+	clear(r)
 	if solveWalkArch(c, r, ws, dstA, dstB) {
 		return
 	}
@@ -428,6 +434,9 @@ func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
 		}
 	}
 }
+
+// solveRegs keeps SolveMany's register files, one per walk in flight.
+var solveRegs buffers.Shelf[[]uint64]
 
 // Satisfied checks (A0·w)∘(B0·w) = w for 64 bit-sliced instances and returns the
 // first violated row, or -1.
