@@ -329,6 +329,10 @@ func TestMergeNRTree8(t *testing.T) {
 	if err := root.Verify(); err != nil {
 		t.Fatal(err)
 	}
+	// From its file too: the records nested below the children are read as shapes.
+	if err := VerifyMergedNR(root.ProofBytes(), root.Statement()); err != nil {
+		t.Fatalf("the root's file: %v", err)
+	}
 	sizes = append(sizes, fmt.Sprintf("the root verified in %v", time.Since(began)))
 	wantSignersKeys(t, root.Keys, in)
 	for _, s := range sizes {

@@ -65,7 +65,7 @@ func (m *MergedNR) ProofBytes() []byte {
 	for i, d := range m.Deferred {
 		if s := m.sub(i); s != nil {
 			carried = binary.LittleEndian.AppendUint64(carried, 1)
-			carried = s.appendBinary(carried)
+			carried = s.appendBinary(carried, false)
 			continue
 		}
 		carried = binary.LittleEndian.AppendUint64(carried, 0)
@@ -84,10 +84,12 @@ func (m *MergedNR) ProofBytes() []byte {
 }
 
 // appendBinary encodes a merged child's record: its children (count, then each one's
-// size, rate and kind, a merged one's record following), its hints' values and
-// points, its batched claims, its block claims (row and column points, then the A0 and
-// B0 values, one per kind). A trimmed record has no batched or block claims.
-func (mc *MergedChildNR) appendBinary(b []byte) []byte {
+// size, rate and kind, a merged one's record following, trimmed), then, unless the
+// record is trimmed (a merged grandchild's or below: its shape alone, docs/recursion.md
+// §6.11), its hints' values and points, its batched claims, its block claims (row and
+// column points, then the A0 values, one per kind, and the B0 values of the kinds with a
+// B0).
+func (mc *MergedChildNR) appendBinary(b []byte, trimmed bool) []byte {
 	u64 := func(v int) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
 	u64(len(mc.Children))
 	for i, c := range mc.Children {
@@ -95,10 +97,13 @@ func (mc *MergedChildNR) appendBinary(b []byte) []byte {
 		u64(c.LogInvRate)
 		if s := mc.sub(i); s != nil {
 			u64(1)
-			b = s.appendBinary(b)
+			b = s.appendBinary(b, true)
 		} else {
 			u64(0)
 		}
+	}
+	if trimmed {
+		return b
 	}
 	b = appendEs(b, mc.Values)
 	u64(len(mc.Points))
@@ -143,6 +148,10 @@ func (r *byteReader) record(nesting int) *MergedChildNR {
 		if r.err != nil {
 			return nil
 		}
+	}
+	if nesting > 1 {
+		// A trimmed record: its shape alone.
+		return mc
 	}
 	mc.Values = r.es()
 	np := r.count(8)

@@ -20,7 +20,7 @@ func TestParseMergedNRBounds(t *testing.T) {
 	}
 	file := func(mc *MergedChildNR) []byte {
 		carried := binary.LittleEndian.AppendUint64(nil, 1)
-		carried = mc.appendBinary(carried)
+		carried = mc.appendBinary(carried, false)
 		carried = binary.LittleEndian.AppendUint64(carried, 0) // a leaf, then truncated
 		empty := (&transcript.Proof{}).MarshalWire()
 		b := append([]byte(mergeMagicNR), make([]byte, mergeHeader-len(mergeMagicNR))...)
