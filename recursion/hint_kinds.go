@@ -268,11 +268,7 @@ func (s *nrSub) hintKinds(shape string) ([]hintKind, error) {
 	}
 	kept := s.keptHints()
 	index, _ := hintPoints(kept)
-	count := len(s.ev.Relations)
-	for _, c := range s.ev.Copies {
-		count += len(c.FromWords)
-	}
-	n := bits.Len(uint(count - 1))
+	n := relationBits(s)
 	// A linear batch's γ power is its segment's index among the segments the
 	// relations touch (relationWeight).
 	touched := map[int]bool{}

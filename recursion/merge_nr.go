@@ -432,13 +432,7 @@ func (l *nrLayout) blankValues() (sparseRow, error) {
 		}
 		vals[r] = vals[r].Add(l.carried[k])
 	}
-	var row sparseRow
-	for r, v := range vals {
-		if !v.IsZero() {
-			row.cols, row.coeffs = append(row.cols, int32(r)), append(row.coeffs, v)
-		}
-	}
-	return row, nil
+	return nonzeroRow(vals), nil
 }
 
 // runsOf is the number of transcript block runs a schedule takes.

@@ -50,13 +50,11 @@ func targetEntries(own sparseRow, ownBits int, subs []*nrSub) (rows map[int]spar
 		if s == nil {
 			continue
 		}
-		var row sparseRow
+		vals := make([]field.E, len(s.ev.Relations))
 		for r, rel := range s.ev.Relations {
-			if !rel.Value.IsZero() {
-				row.cols, row.coeffs = append(row.cols, int32(r)), append(row.coeffs, rel.Value)
-			}
+			vals[r] = rel.Value
 		}
-		sub, rb, cb := targetEntries(row, relationBits(s), s.lsubs)
+		sub, rb, cb := targetEntries(nonzeroRow(vals), relationBits(s), s.lsubs)
 		for a, row := range sub {
 			rows[c+1+a<<w] = row
 		}
@@ -66,6 +64,17 @@ func targetEntries(own sparseRow, ownBits int, subs []*nrSub) (rows map[int]spar
 		return rows, 0, colBits
 	}
 	return rows, w + deepest, colBits
+}
+
+// nonzeroRow is the row of vals' nonzero entries.
+func nonzeroRow(vals []field.E) sparseRow {
+	var row sparseRow
+	for r, v := range vals {
+		if !v.IsZero() {
+			row.cols, row.coeffs = append(row.cols, int32(r)), append(row.coeffs, v)
+		}
+	}
+	return row
 }
 
 // sparseRow is one row's entries.
