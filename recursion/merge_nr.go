@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/blake2s"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
@@ -33,14 +34,14 @@ import (
 // verifier checks natively.
 
 // MergeLabelNR is the transcript label of a no-reveal merged proof.
-const MergeLabelNR = "leanpipe-xmss-merge-nr-v3"
+const MergeLabelNR = "leanpipe-xmss-merge-nr-v4"
 
 // MergeBatchLabelNR is the transcript label of the batch of a no-reveal merge's
 // carried claims (the children's matrix claims into one, their key claims into one
 // evaluation of the merged key table, the segments' and the merged children's block
 // claims into one per block circuit), which absorbs the segmented proof's layout and
 // statement first.
-const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v3"
+const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v4"
 
 const mergeTagNR = "leanpipe/xmss-merge-nr/v1"
 
@@ -72,41 +73,82 @@ func (m *MergedNR) childStatement(i int) (flows.Statement, error) {
 	return childStatementAt(m.Message, m.Epoch, m.Keys, m.Children, i)
 }
 
+// keysTagNR starts the digest of a no-reveal merged statement's keys.
+const keysTagNR = "leanpipe/xmss-merge-nr/keys/v0"
+
+// keysDigest is BLAKE2s-256 of keysTagNR, the key count (u64 LE) and the keys in order:
+// what a no-reveal merged statement absorbs in place of its keys. Each verifier computes
+// it from the keys it is given, so the transcript binds them as before; a parent's
+// circuit absorbs 32 bytes a merged child instead of 32 a key.
+func keysDigest(keys []xmss.PublicKey) blake2s.Digest {
+	b := make([]byte, 0, len(keysTagNR)+8+32*len(keys))
+	b = append(b, keysTagNR...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(keys)))
+	for _, pk := range keys {
+		k := pk.Bytes()
+		b = append(b, k[:]...)
+	}
+	return blake2s.Sum256(b)
+}
+
+// shapeTagNR starts the digest of a merged child's shape.
+const shapeTagNR = "leanpipe/xmss-merge-nr/shape/v0"
+
+// shapeDigest is BLAKE2s-256 of shapeTagNR and the merged child's shape: its children's
+// count, then each one's size and rate (u64 LE each) followed by its own shape (a
+// leaf's: a zero count), depth first. A no-reveal statement absorbs it in place of the
+// shape, whose encoding doubles with each level of a binary tree.
+func shapeDigest(mc *MergedChildNR) blake2s.Digest {
+	b := []byte(shapeTagNR)
+	u64 := func(v int) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
+	var shape func(mc *MergedChildNR)
+	shape = func(mc *MergedChildNR) {
+		if mc == nil {
+			u64(0)
+			return
+		}
+		u64(len(mc.Children))
+		for j, g := range mc.Children {
+			u64(g.N)
+			u64(g.LogInvRate)
+			shape(mc.sub(j))
+		}
+	}
+	shape(mc)
+	return blake2s.Sum256(b)
+}
+
 // statementBytes is what the proof's transcript absorbs after the segments' layout:
-// the tag, message, epoch, keys, the proof's rate, the children's sizes and rates, and
-// each child's deferred claims.
+// the tag, message, epoch, the key count and the keys' digest (keysDigest), the proof's
+// rate, the children's sizes and rates (a merged child's shape by its digest,
+// shapeDigest), and each child's deferred claims.
 func (m *MergedNR) statementBytes() []byte {
 	var b bytes.Buffer
 	b.WriteString(mergeTagNR)
 	b.Write(m.Message[:])
 	b.Write(binary.LittleEndian.AppendUint32(nil, m.Epoch))
 	u64 := func(v int) { b.Write(binary.LittleEndian.AppendUint64(nil, uint64(v))) }
+	// The keys by their digest: a parent replays this transcript in its circuit, where
+	// the keys' bytes would cost compressions in proportion to the signers below
+	// (docs/recursion.md §6.12).
 	u64(len(m.Keys))
-	for _, pk := range m.Keys {
-		k := pk.Bytes()
-		b.Write(k[:])
-	}
+	d := keysDigest(m.Keys)
+	b.Write(d[:])
 	u64(m.LogInvRate)
 	u64(len(m.Children))
 	for i, c := range m.Children {
 		u64(c.N)
 		u64(c.LogInvRate)
-		// A merged child's shape: its children's sizes and rates and theirs below (a
-		// leaf: no children).
-		var shape func(mc *MergedChildNR)
-		shape = func(mc *MergedChildNR) {
-			if mc == nil {
-				u64(0)
-				return
-			}
+		// A merged child's shape (its children's sizes and rates and theirs below) by
+		// its digest, which does not grow with the tree below (§6.12); a leaf: no
+		// children.
+		if mc := m.sub(i); mc != nil {
 			u64(len(mc.Children))
-			for j, g := range mc.Children {
-				u64(g.N)
-				u64(g.LogInvRate)
-				shape(mc.sub(j))
-			}
+			d := shapeDigest(mc)
+			b.Write(d[:])
+		} else {
+			u64(0)
 		}
-		shape(m.sub(i))
 	}
 	// The carried claims: every list's length first, then zeros up to a whole
 	// transcript step of the absorbed string (the layout, then this statement), then

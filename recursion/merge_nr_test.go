@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/xmss"
 )
 
 // TestMergeNR merges two leaves with nothing revealed but their deferred claims: the
@@ -204,5 +206,88 @@ func TestNRCarriedRelations(t *testing.T) {
 		if !slices.Equal(l.rels[r].Terms, l2.rels[r].Terms) {
 			t.Fatalf("relation %d's terms depend on the carried values", r)
 		}
+	}
+}
+
+// TestNRStatementKeysDigest: a no-reveal statement absorbs its keys as one digest, so
+// the bytes a parent's circuit absorbs of a merged child do not grow with the signers
+// below it (docs/recursion.md §6.12), and the digest still binds every key and their
+// order.
+func TestNRStatementKeysDigest(t *testing.T) {
+	children := []ChildInfo{{N: 4, LogInvRate: 2}, {N: 4, LogInvRate: 2}}
+	keys := placeholderKeys(8)
+	for i := range keys {
+		// Distinct non-zero bytes throughout, so that no key's bytes occur by chance.
+		for j := range keys[i].Root {
+			keys[i].Root[j] = byte(0x80 + 13*i + j)
+		}
+		for j := range keys[i].P {
+			keys[i].P[j] = byte(0x40 + 7*i + j)
+		}
+	}
+	m, err := blankMerged(xmss.Message{1}, 7, keys, 2, children, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := m.statementBytes()
+	for i, pk := range m.Keys {
+		k := pk.Bytes()
+		if bytes.Contains(st, k[:]) {
+			t.Fatalf("the statement holds key %d's bytes", i)
+		}
+	}
+	d := keysDigest(m.Keys)
+	if !bytes.Contains(st, d[:]) {
+		t.Fatal("the statement does not hold the keys' digest")
+	}
+	// 64 times the signers: the statement grows by the leaves' longer claim points
+	// (a few values), not by the 504 more keys' 16 KB.
+	big := []ChildInfo{{N: 256, LogInvRate: 2}, {N: 256, LogInvRate: 2}}
+	mb, err := blankMerged(xmss.Message{1}, 7, placeholderKeys(512), 2, big, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grew := len(mb.statementBytes()) - len(st); grew > 1024 {
+		t.Fatalf("a statement of 512 keys is %d B longer than one of 8", grew)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(keys []xmss.PublicKey)
+	}{
+		{"a key's byte", func(keys []xmss.PublicKey) { keys[5].Root[3] ^= 1 }},
+		{"two keys swapped", func(keys []xmss.PublicKey) { keys[0], keys[7] = keys[7], keys[0] }},
+	} {
+		c := *m
+		c.Keys = slices.Clone(m.Keys)
+		tc.edit(c.Keys)
+		if bytes.Equal(c.statementBytes(), st) {
+			t.Errorf("%s: the statement is unchanged", tc.name)
+		}
+	}
+}
+
+// TestNRStatementShapeDigest: a merged child's shape enters its parent's statement as
+// one digest, which any change below it changes.
+func TestNRStatementShapeDigest(t *testing.T) {
+	leaves := []ChildInfo{{N: 2, LogInvRate: 2}, {N: 2, LogInvRate: 2}}
+	shape := func(rate int) *MergedChildNR {
+		return &MergedChildNR{Children: []ChildInfo{{N: 2, LogInvRate: 2}, {N: 2, LogInvRate: rate}}}
+	}
+	stmt := func(rate int) []byte {
+		m, err := blankMerged(xmss.Message{}, 0, placeholderKeys(8), 2, []ChildInfo{{N: 4, LogInvRate: 2}, {N: 4, LogInvRate: 2}}, []*MergedChildNR{shape(rate), shape(2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.statementBytes()
+	}
+	d := shapeDigest(shape(2))
+	if st := stmt(2); !bytes.Contains(st, d[:]) {
+		t.Fatal("the statement does not hold the merged child's shape digest")
+	}
+	if bytes.Equal(stmt(2), stmt(3)) {
+		t.Fatal("a grandchild's rate does not change the statement")
+	}
+	if shapeDigest(shape(2)) == shapeDigest(&MergedChildNR{Children: leaves[:1]}) {
+		t.Fatal("two shapes share a digest")
 	}
 }
