@@ -26,6 +26,10 @@ const (
 	maxRecords = 8 + 64 + 512
 )
 
+// MaxDepthNR is the deepest no-reveal merged proof a file may hold: a root whose merged
+// children nest maxNesting deep.
+const MaxDepthNR = maxNesting + 1
+
 // IsMergedNRProof reports whether b starts as a no-reveal merged proof file.
 func IsMergedNRProof(b []byte) bool { return bytes.HasPrefix(b, []byte(mergeMagicNR)) }
 

@@ -25,18 +25,66 @@ import (
 // (the last may hold fewer), the leaves are proved through the engine (two at a
 // time) and verified, and merged into ONE proof of all the signatures, which is
 // verified too: up to recursion.MaxChildren leaves by one revealing merge
-// (recursion.Merge); up to maxTreeGroups × MaxChildren leaves by a tree of depth 2,
-// the leaves in groups of at most MaxChildren merged without revealing
-// (recursion.MergeNR), then the groups' proofs merged (recursion.MergeNRChildren). A
-// larger set is refused before any work.
+// (recursion.Merge); more by a no-reveal tree (treePlan): the leaves in balanced
+// groups of at most MaxChildren (recursion.MergeNR), each level above merging the one
+// below in balanced groups of at most maxTreeGroups (recursion.MergeNRChildren), up
+// to one root of depth at most recursion.MaxDepthNR. A larger set is refused before
+// any work.
 
 // mergedName is a tree run's merged proof file.
 const mergedName = "merged.proof.bin"
 
-// maxTreeGroups bounds a depth-2 tree run's groups: the root verifies every group's
-// merged proof in its circuit, about five times a leaf's work each (docs/recursion.md
-// §6.8), so a root of more children is refused rather than run for minutes.
+// maxTreeGroups bounds the children of a tree run's merge of merged proofs: it
+// verifies each merged child in its circuit, about five times a leaf's work
+// (docs/recursion.md §6.8), so wider levels are split into more merges instead.
 const maxTreeGroups = 4
+
+// maxTreeLeaves is the most leaves a tree run merges: groups of MaxChildren leaves,
+// then maxTreeGroups to a merge up to recursion.MaxDepthNR levels.
+func maxTreeLeaves() int {
+	n := recursion.MaxChildren
+	for range recursion.MaxDepthNR - 1 {
+		n *= maxTreeGroups
+	}
+	return n
+}
+
+// treePlan is a no-reveal tree over k leaves (k > MaxChildren), level by level from
+// the leaves' merges to the root: each level's group sizes, in order (balanced: two
+// or more each), and the rate of each level's merges (rate 0: the defaults; a level
+// of leaf merges at recursion.DefaultRate of the merges its parent takes, as a
+// depth-2 tree's groups always were; merges of merged proofs at
+// recursion.DefaultRateOf).
+func treePlan(k, rate int) (groups [][]int, rates []int) {
+	n, fan := k, recursion.MaxChildren
+	for n > 1 {
+		g := 1
+		if n > fan {
+			g = (n + fan - 1) / fan
+		}
+		sizes := make([]int, g)
+		lo := 0
+		for i := range sizes {
+			hi := lo + (n-lo)/(g-i)
+			sizes[i] = hi - lo
+			lo = hi
+		}
+		groups = append(groups, sizes)
+		n, fan = g, maxTreeGroups
+	}
+	rates = make([]int, len(groups))
+	for lv := range groups {
+		switch {
+		case rate != 0:
+			rates[lv] = rate
+		case lv == 0:
+			rates[lv] = recursion.DefaultRate(groups[1][0]) // the first parent's fan-in; the others differ by one at most
+		default:
+			rates[lv] = recursion.DefaultRateOf(groups[lv][0], true)
+		}
+	}
+	return groups, rates
+}
 
 // mergedSummary is a tree run's merged proof in its JSON summary.
 type mergedSummary struct {
@@ -57,9 +105,9 @@ func treeLeaves(n, size int) ([][2]int, error) {
 	switch {
 	case k < 2:
 		return nil, usage("tree: %d signers in leaves of %d make one leaf: nothing to merge (give a smaller tree.leaf)", n, size)
-	case k > maxTreeGroups*recursion.MaxChildren:
-		return nil, usage("tree: %d signers in leaves of %d make %d leaves; a run merges at most %d (%d groups of %d, a tree of depth 2): give a larger tree.leaf or fewer signers",
-			n, size, k, maxTreeGroups*recursion.MaxChildren, maxTreeGroups, recursion.MaxChildren)
+	case k > maxTreeLeaves():
+		return nil, usage("tree: %d signers in leaves of %d make %d leaves; a run merges at most %d (groups of %d leaves, then of %d merged proofs, to depth %d): give a larger tree.leaf or fewer signers",
+			n, size, k, maxTreeLeaves(), recursion.MaxChildren, maxTreeGroups, recursion.MaxDepthNR)
 	}
 	out := make([][2]int, k)
 	for i := range out {
@@ -204,10 +252,9 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 	return nil
 }
 
-// mergeTree merges leaves into one proof at rate (0: the defaults: DefaultRate of the
-// child count for a merge of leaves, DefaultRateOf for the root of merged groups): one
-// revealing merge up to recursion.MaxChildren leaves, else a no-reveal tree of depth 2
-// (the leaves in balanced groups of at most MaxChildren, in order).
+// mergeTree merges leaves into one proof at rate (0: the defaults, see treePlan): one
+// revealing merge up to recursion.MaxChildren leaves, else the no-reveal tree of
+// treePlan, level by level (each level's merges in order, on the workers).
 func mergeTree(kids []recursion.MergeChild, rate int, workers par.Workers) ([]byte, flows.Meta, error) {
 	if len(kids) <= recursion.MaxChildren {
 		if rate == 0 {
@@ -220,26 +267,35 @@ func mergeTree(kids []recursion.MergeChild, rate int, workers par.Workers) ([]by
 		meta, err := mergedMeta(m.Statement(), m.LogInvRate, recursion.MergeLabel)
 		return m.ProofBytes(), meta, err
 	}
-	groups := (len(kids) + recursion.MaxChildren - 1) / recursion.MaxChildren
-	groupRate, rootRate := rate, rate
-	if rate == 0 {
-		groupRate, rootRate = recursion.DefaultRate(groups), recursion.DefaultRateOf(groups, true)
-	}
-	top := make([]recursion.NRChild, groups)
-	lo := 0
-	for g := range groups {
-		hi := lo + (len(kids)-lo)/(groups-g) // balanced: every group takes 2 or more
-		m, err := recursion.MergeNR(kids[lo:hi], groupRate, workers)
-		if err != nil {
-			return nil, flows.Meta{}, fmt.Errorf("group %d (leaves %d to %d): %w", g, lo, hi-1, err)
+	groups, rates := treePlan(len(kids), rate)
+	var level []*recursion.MergedNR
+	for lv, sizes := range groups {
+		next := make([]*recursion.MergedNR, len(sizes))
+		lo := 0
+		for g, size := range sizes {
+			var m *recursion.MergedNR
+			var err error
+			if lv == 0 {
+				m, err = recursion.MergeNR(kids[lo:lo+size], rates[lv], workers)
+			} else {
+				nr := make([]recursion.NRChild, size)
+				for i := range nr {
+					nr[i].Merged = level[lo+i]
+				}
+				m, err = recursion.MergeNRChildren(nr, rates[lv], workers)
+			}
+			if err != nil {
+				if lv == 0 {
+					return nil, flows.Meta{}, fmt.Errorf("group %d (leaves %d to %d): %w", g, lo, lo+size-1, err)
+				}
+				return nil, flows.Meta{}, fmt.Errorf("depth %d, merge %d (of merged proofs %d to %d below): %w", lv+1, g, lo, lo+size-1, err)
+			}
+			next[g] = m
+			lo += size
 		}
-		top[g].Merged = m
-		lo = hi
+		level = next
 	}
-	m, err := recursion.MergeNRChildren(top, rootRate, workers)
-	if err != nil {
-		return nil, flows.Meta{}, err
-	}
-	meta, err := mergedMeta(m.Statement(), rootRate, recursion.MergeLabelNR)
-	return m.ProofBytes(), meta, err
+	root := level[0]
+	meta, err := mergedMeta(root.Statement(), root.LogInvRate, recursion.MergeLabelNR)
+	return root.ProofBytes(), meta, err
 }
