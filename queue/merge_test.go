@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -386,5 +387,57 @@ func TestTreeRootRate(t *testing.T) {
 	}
 	if got := (Tree{MergeRate: 2}).rootRate(4); got != 2 {
 		t.Fatalf("root rate %d with MergeRate 2", got)
+	}
+}
+
+// TestTreeGroups: for every leaf count a tree takes, the leaves' groups add up to the
+// leaves, each of two to 8, a power of two of them; each level above pairs the one
+// below, up to one root, at most recursion.MaxDepthNR deep; one more leaf is refused;
+// the merges' ids name their depth.
+func TestTreeGroups(t *testing.T) {
+	for k, want := range map[int][][]int{
+		9:  {{4, 5}, {2}},
+		16: {{8, 8}, {2}},
+		17: {{4, 4, 4, 5}, {2, 2}, {2}},
+		40: {{5, 5, 5, 5, 5, 5, 5, 5}, {2, 2, 2, 2}, {2, 2}, {2}},
+	} {
+		if got := TreeGroups(k); !reflect.DeepEqual(got, want) {
+			t.Errorf("%d leaves: %v, want %v", k, got, want)
+		}
+	}
+	for k := recursion.MaxChildren + 1; k <= MaxTreeLeaves(); k++ {
+		if _, err := TreeLeaves(k, 1); err != nil {
+			t.Fatalf("%d leaves refused: %v", k, err)
+		}
+		groups := TreeGroups(k)
+		n, fan := k, recursion.MaxChildren
+		for lv, sizes := range groups {
+			if lv > 0 {
+				fan = MaxTreeGroups
+			}
+			sum := 0
+			for _, s := range sizes {
+				if s < 2 || s > fan || (lv > 0 && s != 2) {
+					t.Fatalf("%d leaves: a group of %d at depth %d: %v", k, s, lv+1, groups)
+				}
+				sum += s
+			}
+			if sum != n {
+				t.Fatalf("%d leaves: a level's groups take %d of %d: %v", k, sum, n, groups)
+			}
+			n = len(sizes)
+		}
+		if n != 1 || len(groups) > recursion.MaxDepthNR {
+			t.Fatalf("%d leaves: %d roots, depth %d: %v", k, n, len(groups), groups)
+		}
+	}
+	if MaxTreeLeaves() != 128 {
+		t.Fatalf("a tree takes %d leaves, want 8·2^4", MaxTreeLeaves())
+	}
+	if _, err := TreeLeaves(MaxTreeLeaves()+1, 1); err == nil || !strings.Contains(err.Error(), "make 129 leaves; a tree takes at most 128 (16 groups of up to 8 leaves, merged in pairs to depth 5)") {
+		t.Fatalf("129 leaves: %v", err)
+	}
+	if LevelID("t", 1, 3) != "t-group-3" || LevelID("t", 2, 0) != "t-d2-0" {
+		t.Fatalf("ids %q %q", LevelID("t", 1, 3), LevelID("t", 2, 0))
 	}
 }

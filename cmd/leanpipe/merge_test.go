@@ -291,7 +291,7 @@ func TestRunTreeRefusals(t *testing.T) {
 	for _, c := range []struct {
 		yaml, want string
 	}{
-		{"flow: xmss-aggregate\nsigners: 2049\ntree: {leaf: 1}\n", "make 2049 leaves; a run merges at most 2048 (groups of 8 leaves, then of 4 merged proofs, to depth 5)"},
+		{"flow: xmss-aggregate\nsigners: 129\ntree: {leaf: 1}\n", "make 129 leaves; a run merges at most 128 (16 groups of up to 8 leaves, merged in pairs to depth 5)"},
 		{"flow: xmss-aggregate\nsigners: 4\ntree: {leaf: 4}\n", "make one leaf: nothing to merge"},
 		{"flow: xmss-aggregate\nsigners: 4\nleaves: 2\ntree: {leaf: 2}\n", "leaves: not used with tree"},
 		{"signers: 4\ntree: {leaf: 2}\n", "only for the xmss-aggregate flow"},
@@ -429,10 +429,9 @@ func TestRunTreeDepth2(t *testing.T) {
 	}
 }
 
-// TestTreePlan: a tree run's levels are balanced groups of two or more, of at most 8
-// leaves and then at most 4 merged proofs, up to one root; the rates are the defaults
-// (a depth-2 tree's as before: its groups at DefaultRate of the root's fan-in, the
-// root at 3) or the one given.
+// TestTreePlan: a tree run's levels (queue.TreeGroups, whose every count
+// TestTreeGroups checks) and rates: the defaults (a depth-2 tree's as before: its
+// groups at DefaultRate of the root's fan-in, the root at 3) or the one given.
 func TestTreePlan(t *testing.T) {
 	for _, tc := range []struct {
 		k, rate int
@@ -440,53 +439,31 @@ func TestTreePlan(t *testing.T) {
 		rates   []int
 	}{
 		{9, 0, [][]int{{4, 5}, {2}}, []int{2, 3}},
-		{32, 0, [][]int{{8, 8, 8, 8}, {4}}, []int{2, 3}},
-		{40, 0, [][]int{{8, 8, 8, 8, 8}, {2, 3}, {2}}, []int{2, 3, 3}},
-		{33, 2, [][]int{{6, 6, 7, 7, 7}, {2, 3}, {2}}, []int{2, 2, 2}},
+		{16, 0, [][]int{{8, 8}, {2}}, []int{2, 3}},
+		{17, 0, [][]int{{4, 4, 4, 5}, {2, 2}, {2}}, []int{2, 3, 3}},
+		{17, 2, [][]int{{4, 4, 4, 5}, {2, 2}, {2}}, []int{2, 2, 2}},
 	} {
 		groups, rates := treePlan(tc.k, tc.rate)
 		if !reflect.DeepEqual(groups, tc.groups) || !slices.Equal(rates, tc.rates) {
 			t.Errorf("%d leaves at rate %d: groups %v rates %v, want %v %v", tc.k, tc.rate, groups, rates, tc.groups, tc.rates)
 		}
 	}
-	// Every count a run takes: each level's groups add up to the level below, each of
-	// two or more and at most its fan-in; one root; depth at most MaxDepthNR.
-	for k := recursion.MaxChildren + 1; k <= maxTreeLeaves(); k++ {
-		groups, _ := treePlan(k, 0)
-		n, fan := k, recursion.MaxChildren
-		for _, sizes := range groups {
-			sum := 0
-			for _, s := range sizes {
-				if s < 2 || s > fan {
-					t.Fatalf("%d leaves: a group of %d (fan-in %d): %v", k, s, fan, groups)
-				}
-				sum += s
-			}
-			if sum != n {
-				t.Fatalf("%d leaves: a level's groups take %d of %d: %v", k, sum, n, groups)
-			}
-			n, fan = len(sizes), maxTreeGroups
-		}
-		if n != 1 || len(groups) > recursion.MaxDepthNR {
-			t.Fatalf("%d leaves: %d roots, depth %d: %v", k, n, len(groups), groups)
-		}
-	}
 }
 
-// TestRunTreeDepth3 (LEANPIPE_RUN_TREE3=1; about 10 merges and 12 GB): 33 leaves make
-// a tree of depth 3 (5 groups of leaves, 2 merges of those, the root); verify accepts
+// TestRunTreeDepth3 (LEANPIPE_RUN_TREE3=1; 7 merges, about two minutes): 17 leaves make
+// a tree of depth 3 (4 groups of leaves, 2 merges of those, the root); verify accepts
 // its one proof.
 func TestRunTreeDepth3(t *testing.T) {
 	if os.Getenv("LEANPIPE_RUN_TREE3") == "" {
 		t.Skip("set LEANPIPE_RUN_TREE3=1 to prove a depth-3 tree run")
 	}
-	skipMergeProofs(t, "proves 33 leaves and a depth-3 tree")
+	skipMergeProofs(t, "proves 17 leaves and a depth-3 tree")
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "tree.yaml")
 	out := filepath.Join(dir, "out")
-	os.WriteFile(cfg, []byte("flow: xmss-aggregate\nsigners: 33\ntree: {leaf: 1}\nlog_inv_rate: 2\nworkers: 2\noutput: "+out+"\n"), 0o644)
+	os.WriteFile(cfg, []byte("flow: xmss-aggregate\nsigners: 17\ntree: {leaf: 1}\nlog_inv_rate: 2\nworkers: 2\noutput: "+out+"\n"), 0o644)
 	code, o, e := run(t, "run", cfg)
-	if code != 0 || !strings.Contains(o, "33 leaves of up to 1 signatures proved and merged into one proof of all 33 signatures (depth 3") {
+	if code != 0 || !strings.Contains(o, "17 leaves of up to 1 signatures proved and merged into one proof of all 17 signatures (depth 3") {
 		t.Fatalf("run: %d %s %s", code, o, e)
 	}
 	t.Log(strings.TrimSpace(o))

@@ -174,10 +174,13 @@ directory and sent absolute, so the workers must read them at that path. A merge
 bucket, named by their objects, into one proof.
 
 --tree FILE --leaf L proves one signatures set (the input --signatures takes) as a tree:
-FILE is cut in order into leaves of L signers (2 to 8 leaves: more needs a tree of depth 2,
-which is not supported yet), written as FILE.leaves/<id>-leaf-<i>.json (the workers read
-them at that path), the leaf jobs <id>-leaf-<i> are queued, and once all are done the merge
-job <id> of their proofs; with --fetch the one merged proof is downloaded and verified
+FILE is cut in order into leaves of L signers (2 to 128 leaves), written as
+FILE.leaves/<id>-leaf-<i>.json (the workers read them at that path), the leaf jobs
+<id>-leaf-<i> are queued, and once all are done the merge job <id> of their proofs (more
+than 8 leaves: no-reveal merges of balanced groups of up to 8 leaves, <id>-group-<g>, a
+power of two of them, then each level's merges of pairs of those, <id>-d<depth>-<g>,
+level by level, then <id>);
+with --fetch the one merged proof is downloaded and verified
 against FILE's message, epoch and keys in order. --id names the tree (default: FILE's name).
 Exit status 0 when every job is ok, 1 otherwise, 2 for bad input.`,
 		Args: cobra.RangeArgs(0, 1),

@@ -20,7 +20,6 @@ import (
 func TestSubmitTreeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	sigs, _ := signaturesFile(t, dir, "sigs.json", 9, 61)
-	many, _ := signaturesFile(t, dir, "many.json", 33, 62)
 	jobs := filepath.Join(dir, "jobs.jsonl")
 	os.WriteFile(jobs, []byte(`{"id":"a","n":8}`+"\n"), 0o644)
 	url := "nats://127.0.0.1:1"
@@ -28,7 +27,6 @@ func TestSubmitTreeRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--tree", many, "--leaf", "1"}, "make 33 leaves; a tree takes at most 32 (4 groups of 8, depth 2)"},
 		{[]string{"--tree", sigs, "--leaf", "9"}, "make one leaf: nothing to merge"},
 		{[]string{"--tree", sigs, "--leaf", "2", jobs}, "--tree takes no jobs file"},
 		{[]string{"--leaf", "2"}, "--leaf needs --tree FILE"},
@@ -43,7 +41,7 @@ func TestSubmitTreeRefusals(t *testing.T) {
 			t.Errorf("submit %v: exit %d, %q %q; want 2 mentioning %q", c.args, code, o, e, c.want)
 		}
 	}
-	for _, f := range []string{sigs, many} {
+	for _, f := range []string{sigs} {
 		if _, err := os.Stat(f + ".leaves"); err == nil {
 			t.Errorf("a refused tree wrote its leaves")
 		}
@@ -278,4 +276,90 @@ func TestNATSTreeDepth2(t *testing.T) {
 	}
 	w.Process.Signal(syscall.SIGTERM)
 	<-exited
+}
+
+// TestNATSTreeDepth3 (LEANPIPE_NATS_TREE3=1; 17 leaves and 7 merges through one worker,
+// a few minutes): a 17-signer set in leaves of 1 makes a tree of depth 3: the leaves,
+// four group merges (4, 4, 4 and 5 leaves), two merges of pairs of those, then the
+// root; the fetched root has depth 3, verifies, and states the set's keys in order.
+func TestNATSTreeDepth3(t *testing.T) {
+	if os.Getenv("LEANPIPE_NATS_TREE3") == "" {
+		t.Skip("set LEANPIPE_NATS_TREE3=1 to prove a depth-3 tree through a NATS worker")
+	}
+	skipMergeProofs(t, "proves 17 leaves and a depth-3 tree through a NATS worker")
+	url := embeddedNATS(t, nil)
+	nc, js, err := queue.Connect(queue.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := queue.Ensure(context.Background(), js, queue.Options{URL: url, AckWait: 60 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sigs, in := signaturesFile(t, dir, "many.json", 17, 73)
+	var we bytes.Buffer
+	w := child(t, &we, "serve", "--nats", url, "--workers", "2", "--in-flight", "1", "--ack-wait", "60s", "--grace", "1s", "--name", "w")
+	defer w.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- w.Wait() }()
+	fetch := filepath.Join(dir, "fetched")
+	var o, e bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- executeIn([]string{"submit", "--nats", url, "--ack-wait", "60s", "--tree", sigs, "--leaf", "1", "--leaf-rate", "2",
+			"--fetch", fetch, "--timeout", "1200s", "--id", "many"}, strings.NewReader(""), &o, &e)
+	}()
+	var code int
+	select {
+	case code = <-done:
+	case err := <-exited:
+		t.Fatalf("the worker stopped (%v) before the tree was done:\n%s", err, we.String())
+	}
+	if code != 0 {
+		t.Fatalf("submit --tree: exit %d: %s\nstdout %s\nworker: %s", code, e.String(), o.String(), we.String())
+	}
+	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+	if len(lines) != 24 {
+		t.Fatalf("%d result lines, want 17 leaves, 4 groups, 2 merges of groups and the root: %s", len(lines), o.String())
+	}
+	for i, l := range lines {
+		var r struct {
+			ID string
+			OK bool
+			N  int
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil || !r.OK {
+			t.Fatalf("result %s (%v)", l, err)
+		}
+		want, n := queue.LeafID("many", i), 1
+		switch {
+		case i >= 17 && i < 21:
+			want, n = queue.LevelID("many", 1, i-17), []int{4, 4, 4, 5}[i-17]
+		case i == 21 || i == 22:
+			want, n = queue.LevelID("many", 2, i-21), []int{8, 9}[i-21]
+		case i == 23:
+			want, n = "many", 17
+		}
+		if r.ID != want || r.N != n {
+			t.Errorf("result %d: %s; want id %s, n %d", i, l, want, n)
+		}
+	}
+	root := filepath.Join(fetch, "many.proof.bin")
+	vcode, vo, _ := run(t, "verify", root)
+	if vcode != 0 || !accepted(vo) || !strings.Contains(vo, "merged from 2 children") || !strings.Contains(vo, "(depth 3)") {
+		t.Fatalf("verify the fetched root: %d %q", vcode, vo)
+	}
+	mb, _ := os.ReadFile(root + ".json")
+	var meta struct {
+		Keys []string `json:"public_keys"`
+	}
+	if err := json.Unmarshal(mb, &meta); err != nil || len(meta.Keys) != 17 {
+		t.Fatalf("root PROOF.json: %v %s", err, mb)
+	}
+	for i, s := range in.Signers {
+		if meta.Keys[i] != s.PublicKey.String() {
+			t.Fatalf("key %d: %s, want %s", i, meta.Keys[i], s.PublicKey)
+		}
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/internal/rusage"
 	"github.com/leanpipe/leanpipe/par"
+	"github.com/leanpipe/leanpipe/queue"
 	"github.com/leanpipe/leanpipe/recursion"
 )
 
@@ -25,53 +26,22 @@ import (
 // (the last may hold fewer), the leaves are proved through the engine (two at a
 // time) and verified, and merged into ONE proof of all the signatures, which is
 // verified too: up to recursion.MaxChildren leaves by one revealing merge
-// (recursion.Merge); more by a no-reveal tree (treePlan): the leaves in balanced
-// groups of at most MaxChildren (recursion.MergeNR), each level above merging the one
-// below in balanced groups of at most maxTreeGroups (recursion.MergeNRChildren), up
-// to one root of depth at most recursion.MaxDepthNR. A larger set is refused before
+// (recursion.Merge); more by a no-reveal tree (treePlan, queue.TreeGroups): the leaves
+// in balanced groups of at most MaxChildren (recursion.MergeNR), a power of two of
+// them, each level above merging the one below in pairs (recursion.MergeNRChildren),
+// up to one root of depth at most recursion.MaxDepthNR. A larger set is refused before
 // any work.
 
 // mergedName is a tree run's merged proof file.
 const mergedName = "merged.proof.bin"
 
-// maxTreeGroups bounds the children of a tree run's merge of merged proofs: it
-// verifies each merged child in its circuit, about five times a leaf's work
-// (docs/recursion.md §6.8), so wider levels are split into more merges instead.
-const maxTreeGroups = 4
-
-// maxTreeLeaves is the most leaves a tree run merges: groups of MaxChildren leaves,
-// then maxTreeGroups to a merge up to recursion.MaxDepthNR levels.
-func maxTreeLeaves() int {
-	n := recursion.MaxChildren
-	for range recursion.MaxDepthNR - 1 {
-		n *= maxTreeGroups
-	}
-	return n
-}
-
-// treePlan is a no-reveal tree over k leaves (k > MaxChildren), level by level from
-// the leaves' merges to the root: each level's group sizes, in order (balanced: two
-// or more each), and the rate of each level's merges (rate 0: the defaults; a level
-// of leaf merges at recursion.DefaultRate of the merges its parent takes, as a
-// depth-2 tree's groups always were; merges of merged proofs at
-// recursion.DefaultRateOf).
+// treePlan is the no-reveal tree over k leaves (k > MaxChildren, queue.TreeGroups: the
+// same tree a fleet builds), each level's group sizes from the leaves' merges to the
+// root, and the rate of each level's merges (rate 0: the defaults; a level of leaf
+// merges at recursion.DefaultRate of the merges its parent takes, as a depth-2 tree's
+// groups always were; merges of merged proofs at recursion.DefaultRateOf).
 func treePlan(k, rate int) (groups [][]int, rates []int) {
-	n, fan := k, recursion.MaxChildren
-	for n > 1 {
-		g := 1
-		if n > fan {
-			g = (n + fan - 1) / fan
-		}
-		sizes := make([]int, g)
-		lo := 0
-		for i := range sizes {
-			hi := lo + (n-lo)/(g-i)
-			sizes[i] = hi - lo
-			lo = hi
-		}
-		groups = append(groups, sizes)
-		n, fan = g, maxTreeGroups
-	}
+	groups = queue.TreeGroups(k)
 	rates = make([]int, len(groups))
 	for lv := range groups {
 		switch {
@@ -105,9 +75,9 @@ func treeLeaves(n, size int) ([][2]int, error) {
 	switch {
 	case k < 2:
 		return nil, usage("tree: %d signers in leaves of %d make one leaf: nothing to merge (give a smaller tree.leaf)", n, size)
-	case k > maxTreeLeaves():
-		return nil, usage("tree: %d signers in leaves of %d make %d leaves; a run merges at most %d (groups of %d leaves, then of %d merged proofs, to depth %d): give a larger tree.leaf or fewer signers",
-			n, size, k, maxTreeLeaves(), recursion.MaxChildren, maxTreeGroups, recursion.MaxDepthNR)
+	case k > queue.MaxTreeLeaves():
+		return nil, usage("tree: %d signers in leaves of %d make %d leaves; a run merges at most %d (%d groups of up to %d leaves, merged in pairs to depth %d): give a larger tree.leaf or fewer signers",
+			n, size, k, queue.MaxTreeLeaves(), queue.MaxTreeLeaves()/recursion.MaxChildren, recursion.MaxChildren, recursion.MaxDepthNR)
 	}
 	out := make([][2]int, k)
 	for i := range out {
