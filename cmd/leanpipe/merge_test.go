@@ -402,17 +402,9 @@ func TestRunTreeInput(t *testing.T) {
 // into one proof of depth 2; verify accepts it.
 func TestRunTreeDepth2(t *testing.T) {
 	skipMergeProofs(t, "proves nine leaves and a depth-2 tree")
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "tree.yaml")
-	out := filepath.Join(dir, "out")
 	// The tree's rate is given: at the default (the root at rate 3) the root's proof
 	// takes about 11.7 GB against 10.1 GB at rate 2, and CI runs two packages at once.
-	os.WriteFile(cfg, []byte("flow: xmss-aggregate\nsigners: 9\ntree: {leaf: 1, log_inv_rate: 2}\nlog_inv_rate: 2\nworkers: 2\noutput: "+out+"\n"), 0o644)
-	code, o, e := run(t, "run", cfg)
-	if code != 0 || !strings.Contains(o, "9 leaves of up to 1 signatures proved and merged into one proof of all 9 signatures (depth 2") {
-		t.Fatalf("run: %d %s %s", code, o, e)
-	}
-	t.Log(strings.TrimSpace(o))
+	out := runTreeChecked(t, 9, "{leaf: 1, log_inv_rate: 2}", 2)
 	mb, _ := os.ReadFile(filepath.Join(out, mergedName+".json"))
 	var meta struct {
 		Label    string `json:"label"`
@@ -424,9 +416,27 @@ func TestRunTreeDepth2(t *testing.T) {
 	if err := json.Unmarshal(mb, &meta); err != nil || meta.Label != recursion.MergeLabelNR || meta.Depth != 2 || len(meta.Children) != 2 || meta.Children[0].N != 4 || meta.Children[1].N != 5 {
 		t.Fatalf("merged PROOF.json: %v %s", err, mb)
 	}
-	if code, vo, _ := run(t, "verify", filepath.Join(out, mergedName)); code != 0 || !accepted(vo) || !strings.Contains(vo, "(depth 2)") {
+}
+
+// runTreeChecked runs a tree of signers 1-signer leaves (tree: the YAML mapping) and
+// checks that it merged them into one proof of the given depth, which verify accepts;
+// it returns the output directory.
+func runTreeChecked(t *testing.T, signers int, tree string, depth int) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "tree.yaml")
+	out := filepath.Join(dir, "out")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("flow: xmss-aggregate\nsigners: %d\ntree: %s\nlog_inv_rate: 2\nworkers: 2\noutput: %s\n", signers, tree, out)), 0o644)
+	code, o, e := run(t, "run", cfg)
+	want := fmt.Sprintf("%d leaves of up to 1 signatures proved and merged into one proof of all %d signatures (depth %d", signers, signers, depth)
+	if code != 0 || !strings.Contains(o, want) {
+		t.Fatalf("run: %d %s %s", code, o, e)
+	}
+	t.Log(strings.TrimSpace(o))
+	if code, vo, _ := run(t, "verify", filepath.Join(out, mergedName)); code != 0 || !accepted(vo) || !strings.Contains(vo, fmt.Sprintf("(depth %d)", depth)) {
 		t.Fatalf("verify: %d %q", code, vo)
 	}
+	return out
 }
 
 // TestTreePlan: a tree run's levels (queue.TreeGroups, whose every count
@@ -458,18 +468,7 @@ func TestRunTreeDepth3(t *testing.T) {
 		t.Skip("set LEANPIPE_RUN_TREE3=1 to prove a depth-3 tree run")
 	}
 	skipMergeProofs(t, "proves 17 leaves and a depth-3 tree")
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "tree.yaml")
-	out := filepath.Join(dir, "out")
-	os.WriteFile(cfg, []byte("flow: xmss-aggregate\nsigners: 17\ntree: {leaf: 1}\nlog_inv_rate: 2\nworkers: 2\noutput: "+out+"\n"), 0o644)
-	code, o, e := run(t, "run", cfg)
-	if code != 0 || !strings.Contains(o, "17 leaves of up to 1 signatures proved and merged into one proof of all 17 signatures (depth 3") {
-		t.Fatalf("run: %d %s %s", code, o, e)
-	}
-	t.Log(strings.TrimSpace(o))
-	if code, vo, _ := run(t, "verify", filepath.Join(out, mergedName)); code != 0 || !accepted(vo) || !strings.Contains(vo, "(depth 3)") {
-		t.Fatalf("verify: %d %q", code, vo)
-	}
+	runTreeChecked(t, 17, "{leaf: 1}", 3)
 }
 
 // skipMergeProofs skips a test that proves merges under -short and when the kernels

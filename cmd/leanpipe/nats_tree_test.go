@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,81 +202,12 @@ func TestNATSTree(t *testing.T) {
 // states the set's keys in order.
 func TestNATSTreeDepth2(t *testing.T) {
 	skipMergeProofs(t, "proves nine leaves and a depth-2 tree through a NATS worker")
-	url := embeddedNATS(t, nil)
-	nc, js, err := queue.Connect(queue.Options{URL: url})
-	if err != nil {
-		t.Fatal(err)
+	want := make([]treeLine, 0, 12)
+	for i := range 9 {
+		want = append(want, treeLine{queue.LeafID("nine", i), 1})
 	}
-	defer nc.Close()
-	if _, err := queue.Ensure(context.Background(), js, queue.Options{URL: url, AckWait: 30 * time.Second}); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	sigs, in := signaturesFile(t, dir, "nine.json", 9, 71)
-	var we bytes.Buffer
-	w := child(t, &we, "serve", "--nats", url, "--workers", "2", "--in-flight", "1", "--ack-wait", "30s", "--grace", "1s", "--name", "w")
-	defer w.Process.Kill()
-	exited := make(chan error, 1)
-	go func() { exited <- w.Wait() }()
-	fetch := filepath.Join(dir, "fetched")
-	var o, e bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- executeIn([]string{"submit", "--nats", url, "--ack-wait", "30s", "--tree", sigs, "--leaf", "1", "--leaf-rate", "2",
-			"--merge-rate", "2", "--fetch", fetch, "--timeout", "480s", "--id", "nine"}, strings.NewReader(""), &o, &e)
-	}()
-	var code int
-	select {
-	case code = <-done:
-	case err := <-exited:
-		t.Fatalf("the worker stopped (%v) before the tree was done:\n%s", err, we.String())
-	}
-	if code != 0 {
-		t.Fatalf("submit --tree: exit %d: %s\nstdout %s\nworker: %s", code, e.String(), o.String(), we.String())
-	}
-	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
-	if len(lines) != 12 {
-		t.Fatalf("%d result lines, want 9 leaves, 2 groups and the root: %s", len(lines), o.String())
-	}
-	for i, l := range lines {
-		var r struct {
-			ID string
-			OK bool
-			N  int
-		}
-		if err := json.Unmarshal([]byte(l), &r); err != nil || !r.OK {
-			t.Fatalf("result %s (%v)", l, err)
-		}
-		want, n := queue.LeafID("nine", i), 1
-		switch {
-		case i == 9 || i == 10:
-			want, n = queue.GroupID("nine", i-9), []int{4, 5}[i-9]
-		case i == 11:
-			want, n = "nine", 9
-		}
-		if r.ID != want || r.N != n {
-			t.Errorf("result %d: %s; want id %s, n %d", i, l, want, n)
-		}
-	}
-	root := filepath.Join(fetch, "nine.proof.bin")
-	vcode, vo, _ := run(t, "verify", root)
-	if vcode != 0 || !accepted(vo) || !strings.Contains(vo, "merged from 2 children") || !strings.Contains(vo, "(depth 2)") {
-		t.Fatalf("verify the fetched root: %d %q", vcode, vo)
-	}
-	mb, _ := os.ReadFile(root + ".json")
-	var meta struct {
-		Keys []string `json:"public_keys"`
-	}
-	if err := json.Unmarshal(mb, &meta); err != nil || len(meta.Keys) != 9 {
-		t.Fatalf("root PROOF.json: %v %s", err, mb)
-	}
-	for i, s := range in.Signers {
-		if meta.Keys[i] != s.PublicKey.String() {
-			t.Fatalf("key %d: %s, want %s", i, meta.Keys[i], s.PublicKey)
-		}
-	}
-	w.Process.Signal(syscall.SIGTERM)
-	<-exited
+	want = append(want, treeLine{queue.GroupID("nine", 0), 4}, treeLine{queue.GroupID("nine", 1), 5}, treeLine{"nine", 9})
+	natsTreeChecked(t, "nine", 9, 71, 2, want, "--merge-rate", "2")
 }
 
 // TestNATSTreeDepth3 (LEANPIPE_NATS_TREE3=1; 17 leaves and 7 merges through one worker,
@@ -287,6 +219,29 @@ func TestNATSTreeDepth3(t *testing.T) {
 		t.Skip("set LEANPIPE_NATS_TREE3=1 to prove a depth-3 tree through a NATS worker")
 	}
 	skipMergeProofs(t, "proves 17 leaves and a depth-3 tree through a NATS worker")
+	want := make([]treeLine, 0, 24)
+	for i := range 17 {
+		want = append(want, treeLine{queue.LeafID("many", i), 1})
+	}
+	for g, n := range []int{4, 4, 4, 5} {
+		want = append(want, treeLine{queue.LevelID("many", 1, g), n})
+	}
+	want = append(want, treeLine{queue.LevelID("many", 2, 0), 8}, treeLine{queue.LevelID("many", 2, 1), 9}, treeLine{"many", 17})
+	natsTreeChecked(t, "many", 17, 73, 3, want)
+}
+
+// treeLine is one result line of `submit --tree`: its job id and signer count.
+type treeLine struct {
+	ID string
+	N  int
+}
+
+// natsTreeChecked proves a set of signers (from seed) in leaves of 1 over an embedded
+// server and one `serve --nats` worker with `submit --tree id --fetch` (args added),
+// checks every result line (ok, and the ids and sizes of want, in order), and that the
+// fetched root verifies, has the given depth and states the set's keys in order.
+func natsTreeChecked(t *testing.T, id string, signers int, seed uint64, depth int, want []treeLine, args ...string) {
+	t.Helper()
 	url := embeddedNATS(t, nil)
 	nc, js, err := queue.Connect(queue.Options{URL: url})
 	if err != nil {
@@ -297,7 +252,7 @@ func TestNATSTreeDepth3(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	sigs, in := signaturesFile(t, dir, "many.json", 17, 73)
+	sigs, in := signaturesFile(t, dir, id+".json", signers, seed)
 	var we bytes.Buffer
 	w := child(t, &we, "serve", "--nats", url, "--workers", "2", "--in-flight", "1", "--ack-wait", "60s", "--grace", "1s", "--name", "w")
 	defer w.Process.Kill()
@@ -307,8 +262,8 @@ func TestNATSTreeDepth3(t *testing.T) {
 	var o, e bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- executeIn([]string{"submit", "--nats", url, "--ack-wait", "60s", "--tree", sigs, "--leaf", "1", "--leaf-rate", "2",
-			"--fetch", fetch, "--timeout", "1200s", "--id", "many"}, strings.NewReader(""), &o, &e)
+		done <- executeIn(append([]string{"submit", "--nats", url, "--ack-wait", "60s", "--tree", sigs, "--leaf", "1", "--leaf-rate", "2",
+			"--fetch", fetch, "--timeout", "1200s", "--id", id}, args...), strings.NewReader(""), &o, &e)
 	}()
 	var code int
 	select {
@@ -320,8 +275,8 @@ func TestNATSTreeDepth3(t *testing.T) {
 		t.Fatalf("submit --tree: exit %d: %s\nstdout %s\nworker: %s", code, e.String(), o.String(), we.String())
 	}
 	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
-	if len(lines) != 24 {
-		t.Fatalf("%d result lines, want 17 leaves, 4 groups, 2 merges of groups and the root: %s", len(lines), o.String())
+	if len(lines) != len(want) {
+		t.Fatalf("%d result lines, want %d: %s", len(lines), len(want), o.String())
 	}
 	for i, l := range lines {
 		var r struct {
@@ -332,29 +287,20 @@ func TestNATSTreeDepth3(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &r); err != nil || !r.OK {
 			t.Fatalf("result %s (%v)", l, err)
 		}
-		want, n := queue.LeafID("many", i), 1
-		switch {
-		case i >= 17 && i < 21:
-			want, n = queue.LevelID("many", 1, i-17), []int{4, 4, 4, 5}[i-17]
-		case i == 21 || i == 22:
-			want, n = queue.LevelID("many", 2, i-21), []int{8, 9}[i-21]
-		case i == 23:
-			want, n = "many", 17
-		}
-		if r.ID != want || r.N != n {
-			t.Errorf("result %d: %s; want id %s, n %d", i, l, want, n)
+		if r.ID != want[i].ID || r.N != want[i].N {
+			t.Errorf("result %d: %s; want id %s, n %d", i, l, want[i].ID, want[i].N)
 		}
 	}
-	root := filepath.Join(fetch, "many.proof.bin")
+	root := filepath.Join(fetch, id+".proof.bin")
 	vcode, vo, _ := run(t, "verify", root)
-	if vcode != 0 || !accepted(vo) || !strings.Contains(vo, "merged from 2 children") || !strings.Contains(vo, "(depth 3)") {
+	if vcode != 0 || !accepted(vo) || !strings.Contains(vo, "merged from 2 children") || !strings.Contains(vo, fmt.Sprintf("(depth %d)", depth)) {
 		t.Fatalf("verify the fetched root: %d %q", vcode, vo)
 	}
 	mb, _ := os.ReadFile(root + ".json")
 	var meta struct {
 		Keys []string `json:"public_keys"`
 	}
-	if err := json.Unmarshal(mb, &meta); err != nil || len(meta.Keys) != 17 {
+	if err := json.Unmarshal(mb, &meta); err != nil || len(meta.Keys) != signers {
 		t.Fatalf("root PROOF.json: %v %s", err, mb)
 	}
 	for i, s := range in.Signers {
@@ -362,4 +308,6 @@ func TestNATSTreeDepth3(t *testing.T) {
 			t.Fatalf("key %d: %s, want %s", i, meta.Keys[i], s.PublicKey)
 		}
 	}
+	w.Process.Signal(syscall.SIGTERM)
+	<-exited
 }
