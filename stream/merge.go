@@ -19,8 +19,11 @@ import (
 
 // Merger merges the merge jobs of a stream.
 type Merger struct {
-	// Estimate is the memory one merge is budgeted for, in bytes.
-	Estimate int64
+	// Estimate is the memory one merge is budgeted for, in bytes; EstimateJob, when
+	// set, budgets each job instead (its children are readable: a merge of merged
+	// proofs needs several times a merge of leaves).
+	Estimate    int64
+	EstimateJob func(job *Job) int64
 	// Merge makes a job's merged proof: its metadata (PROOF.json) and file bytes.
 	// Errors name the child at fault.
 	Merge func(ctx context.Context, job *Job) (flows.Meta, []byte, error)
@@ -75,6 +78,9 @@ func (p *Prover) admitMerge(job *Job) (int64, bool, error) {
 		return 0, false, fmt.Errorf("%w: job %s: this stream does not take merge jobs (\"children\")", ErrJob, job.ID)
 	}
 	cost := p.opt.Merger.Estimate
+	if p.opt.Merger.EstimateJob != nil {
+		cost = p.opt.Merger.EstimateJob(job)
+	}
 	if p.budget != nil && cost > p.opt.MemoryBudget {
 		return 0, false, fmt.Errorf("%w: job %s: a merge needs an estimated %s, over the memory budget of %s", ErrLimit, job.ID, sysmem.Format(cost), sysmem.Format(p.opt.MemoryBudget))
 	}

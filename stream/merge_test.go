@@ -1,9 +1,13 @@
 package stream
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/leanpipe/leanpipe/flows"
 )
 
 // TestParseMergeJob: merge jobs parse with their defaults (flow xmss-aggregate,
@@ -32,5 +36,58 @@ func TestParseMergeJob(t *testing.T) {
 		if !errors.Is(err, ErrJob) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrJob mentioning %q", c.job, err, c.want)
 		}
+	}
+}
+
+// TestMergeEstimateJob: a Merger's EstimateJob budgets each merge job: one over the
+// memory budget is refused (ErrLimit, naming its estimate) and never merged; one under
+// it is merged.
+func TestMergeEstimateJob(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var merged []string
+	m := &Merger{
+		Estimate: 1 << 20,
+		EstimateJob: func(j *Job) int64 {
+			if j.ID == "big" {
+				return 8 << 30
+			}
+			return 1 << 20
+		},
+		Merge: func(ctx context.Context, j *Job) (flows.Meta, []byte, error) {
+			mu.Lock()
+			merged = append(merged, j.ID)
+			mu.Unlock()
+			return flows.Meta{Flow: "xmss-aggregate", N: 2}, []byte("merged"), nil
+		},
+	}
+	jobs := make(chan Job, 2)
+	for _, id := range []string{"big", "small"} {
+		j, err := ParseJob([]byte(`{"id":"`+id+`","children":["a.bin","b.bin"]}`), "/base", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs <- j
+	}
+	close(jobs)
+	p := NewProver(ctx, &probe{eng: newEngine(t)}, Options{InFlight: 2, MemoryBudget: 4 << 30, Merger: m})
+	got, _ := collect(NewChanSource(ctx, jobs), p, nil)
+	if len(got) != 2 {
+		t.Fatalf("%d results: %+v", len(got), got)
+	}
+	for _, r := range got {
+		switch r.ID {
+		case "big":
+			if r.OK || !errors.Is(r.Err, ErrLimit) || !strings.Contains(r.Error, "a merge needs an estimated 8.0 GiB, over the memory budget of 4.0 GiB") {
+				t.Errorf("big: %+v", r)
+			}
+		case "small":
+			if !r.OK {
+				t.Errorf("small: %+v", r)
+			}
+		}
+	}
+	if len(merged) != 1 || merged[0] != "small" {
+		t.Fatalf("merged %v, want the small job only", merged)
 	}
 }

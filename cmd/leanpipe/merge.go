@@ -360,7 +360,11 @@ func proveMerge(cmd *cobra.Command, paths []string, sigsPath, out, format string
 	if err != nil {
 		return err
 	}
-	if err := mem.checkMerge(); err != nil {
+	nested := false
+	for _, p := range paths {
+		nested = nested || nestedChild(p)
+	}
+	if err := mem.checkMerge(nested); err != nil {
 		return err
 	}
 	j := mergeJob{rate: rate, workers: workers, sigsName: sigsPath, nestable: nestable}
@@ -480,23 +484,60 @@ func printAggregateKeys(w io.Writer, ag aggregate.Aggregate, all bool) {
 	}
 }
 
-// checkMerge refuses a merge under a budget below mergeEstimate, before any work.
-func (b memBudget) checkMerge() error {
-	if b.Bytes != 0 && b.Bytes < mergeEstimate {
-		return usage("a merge is budgeted at %s, over the memory budget of %s; --memory-budget sets it (0 lifts it)", sysmem.Format(mergeEstimate), b)
+// checkMerge refuses a merge whose estimate (mergeEstimate, or mergeEstimateNested
+// for a merge of merged proofs) is over the budget, before any work.
+func (b memBudget) checkMerge(nested bool) error {
+	est := int64(mergeEstimate)
+	if nested {
+		est = mergeEstimateNested
+	}
+	if b.Bytes != 0 && b.Bytes < est {
+		return usage("a merge is budgeted at %s, over the memory budget of %s; --memory-budget sets it (0 lifts it)", sysmem.Format(est), b)
 	}
 	return nil
 }
 
-// mergeEstimate is the memory a serve merge job is budgeted for: the bound
-// on a 2→1 step's peak (bench --merge 2 measured 2.1–2.3 GiB with 4-signer leaves).
+// mergeEstimate is the memory a merge of leaves is budgeted for: the bound on
+// a 2→1 step's peak (bench --merge 2 --sigs 200 measured 2.3–2.8 GiB, and 3.3–3.6 GiB
+// with --nestable).
 const mergeEstimate = 4 << 30
+
+// mergeEstimateNested is the memory a merge with a no-reveal merged child is budgeted
+// for: such a merge verifies a merged proof in its circuit, on a 2^25-word stack at its
+// rate 3 (measured peaks: 11.8 GB and 13.6 GB in TestMergeNRTree8's trees of 2- and
+// 200-signer leaves, 16.1 GB for a whole 17-leaf tree run).
+const mergeEstimateNested = 16 << 30
+
+// mergeJobEstimate budgets a merge job by its children's files: mergeEstimateNested
+// when one is a no-reveal merged proof (read by its magic; a child that cannot be
+// read is budgeted as a leaf, and the merge refuses it later naming it), else
+// mergeEstimate.
+func mergeJobEstimate(job *stream.Job) int64 {
+	for _, p := range job.Children {
+		if nestedChild(p) {
+			return mergeEstimateNested
+		}
+	}
+	return mergeEstimate
+}
+
+// nestedChild reports whether the file at path starts as a no-reveal merged proof.
+func nestedChild(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 8)
+	n, _ := io.ReadFull(f, head)
+	return recursion.IsMergedNRProof(head[:n])
+}
 
 // serveMerger makes serve's merge jobs ({"id", "children": [...], "signatures"?})
 // with workers cores (0: all): each child read and checked as prove --child does,
 // errors naming the file.
 func serveMerger(workers int) *stream.Merger {
-	return &stream.Merger{Estimate: mergeEstimate, Merge: func(ctx context.Context, job *stream.Job) (flows.Meta, []byte, error) {
+	return &stream.Merger{Estimate: mergeEstimate, EstimateJob: mergeJobEstimate, Merge: func(ctx context.Context, job *stream.Job) (flows.Meta, []byte, error) {
 		j := mergeJob{rate: job.LogInvRate, workers: workers, sigsName: job.Signatures, inJob: true, nestable: job.Nestable}
 		for _, p := range job.Children {
 			c, err := readChildAs("child", p)

@@ -15,6 +15,7 @@ import (
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/recursion"
+	"github.com/leanpipe/leanpipe/stream"
 )
 
 // siblingSignatures writes k signatures files of n signers each, cut in order from
@@ -510,5 +511,39 @@ func TestMergeJobDefaultRate(t *testing.T) {
 		if j.rate != tc.want {
 			t.Errorf("%d children (merged %v, signatures %q, rate %d): rate %d, want %d", tc.kids, tc.merged, tc.sigs, tc.rate, j.rate, tc.want)
 		}
+	}
+}
+
+// TestMergeJobEstimate: a merge job is budgeted by its children's files: a no-reveal
+// merged child (by its magic) makes it a merge of merged proofs, budgeted at
+// mergeEstimateNested; leaves, unreadable files and revealing merged proofs at
+// mergeEstimate. prove --child refuses a merge of merged proofs under a budget below
+// that, before reading the children.
+func TestMergeJobEstimate(t *testing.T) {
+	dir := t.TempDir()
+	leaf, nr, rev := filepath.Join(dir, "leaf.bin"), filepath.Join(dir, "nr.bin"), filepath.Join(dir, "rev.bin")
+	os.WriteFile(leaf, []byte("not a merged proof at all"), 0o644)
+	os.WriteFile(nr, append([]byte("LPMERGN5"), make([]byte, 64)...), 0o644)
+	os.WriteFile(rev, append([]byte("LPMERGE1"), make([]byte, 64)...), 0o644)
+	if !recursion.IsMergedNRProof([]byte("LPMERGN5")) {
+		t.Fatal("the test's magic is not the no-reveal format's")
+	}
+	for _, c := range []struct {
+		children []string
+		want     int64
+	}{
+		{[]string{leaf, leaf}, mergeEstimate},
+		{[]string{leaf, rev}, mergeEstimate},
+		{[]string{leaf, filepath.Join(dir, "missing.bin")}, mergeEstimate},
+		{[]string{leaf, nr}, mergeEstimateNested},
+		{[]string{nr, nr}, mergeEstimateNested},
+	} {
+		if got := mergeJobEstimate(&stream.Job{Children: c.children}); got != c.want {
+			t.Errorf("%v: budgeted %d, want %d", c.children, got, c.want)
+		}
+	}
+	code, _, e := run(t, "prove", "--flow", "xmss-aggregate", "--child", leaf, "--child", nr, "--out", filepath.Join(dir, "m.bin"), "--memory-budget", "8GiB")
+	if code != 2 || !strings.Contains(e, "a merge is budgeted at 16.0 GiB, over the memory budget of 8.0 GiB") {
+		t.Fatalf("prove --child over its budget: exit %d, %q", code, e)
 	}
 }

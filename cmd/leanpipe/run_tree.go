@@ -117,7 +117,8 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 	if err := mem.check("leaf", fl, cfg.Tree.Leaf, cfg.LogInvRate); err != nil {
 		return err
 	}
-	if err := mem.checkMerge(); err != nil {
+	// Past one merge, the tree's merges above the leaves' groups take merged proofs.
+	if err := mem.checkMerge(len(cuts) > recursion.MaxChildren); err != nil {
 		return err
 	}
 	if _, err := aggregate.Flow.FromValue(set); err != nil {
