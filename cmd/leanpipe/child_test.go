@@ -15,6 +15,7 @@ const cliEnv = "LEANPIPE_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(cliEnv) != "" {
+		setMemoryLimit() // as main does
 		os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -129,8 +130,27 @@ func checkLogLevel(s string) error {
 }
 
 func main() {
+	setMemoryLimit()
 	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// setMemoryLimit makes the machine's memory budget (the auto one: physical or cgroup
+// memory less an eighth, or the address space under ulimit -v) the Go heap's soft
+// limit, unless GOMEMLIMIT sets one: near it the collector runs more often instead of
+// letting the garbage a merge leaves between stages push the process out of memory
+// (with a 5 GiB limit, TestMergeNRTree8 peaked at 6.5 GB instead of 9.8 GB, in 25%
+// more time; at the machine's budget the limit costs nothing until it is near).
+func setMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if b := memoryLimit(); b > 0 {
+		debug.SetMemoryLimit(b)
+	}
+}
+
+// memoryLimit is the soft heap limit setMemoryLimit sets: the auto memory budget.
+func memoryLimit() int64 { return autoBudget().Bytes }
 
 // execute runs the command line and returns the exit status.
 func execute(args []string, stdout, stderr io.Writer) int {

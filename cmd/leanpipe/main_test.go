@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/internal/sysmem"
 	"github.com/leanpipe/leanpipe/internal/vectors"
 )
 
@@ -145,6 +146,28 @@ func TestVersion(t *testing.T) {
 	code, o, _ := run(t, "version")
 	if code != 0 || !strings.Contains(o, "leanpipe") || !strings.Contains(o, "kernels") {
 		t.Fatalf("version: %d %q", code, o)
+	}
+}
+
+// TestHeapLimit: the leanpipe process (a child here, set up as main sets itself up)
+// runs under a soft heap limit of the machine's memory budget; GOMEMLIMIT overrides it.
+func TestHeapLimit(t *testing.T) {
+	for _, c := range []struct{ env, want string }{
+		{"", "heap limit " + sysmem.Format(memoryLimit()) + "\n"},
+		{"GOMEMLIMIT=3GiB", "heap limit 3.0 GiB\n"},
+		{"GOMEMLIMIT=off", "heap limit none\n"},
+	} {
+		cmd := cliCommand(t, "", "version")
+		if c.env != "" {
+			cmd.Env = append(cmd.Env, c.env)
+		}
+		out, err := cmd.Output()
+		if err != nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s: version %v: %q, want %q", c.env, err, out, c.want)
+		}
+	}
+	if memoryLimit() <= 0 {
+		t.Fatalf("the machine's budget is %d bytes", memoryLimit())
 	}
 }
 
