@@ -1,6 +1,7 @@
 package circuit
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -159,4 +160,49 @@ func BenchmarkDescribedBlake2s(b *testing.B) {
 			c.BilinearTensor(e, w)
 		}
 	})
+}
+
+// The Evaluator twins of the word gadgets (eval_words.go) give the generic
+// gadgets' sums and number as many wires, on random descriptions (literal and
+// folded words, x ⊕ x) and on BLAKE2s, at full and at tensor weights.
+func TestEvalTwinsMatchGeneric(t *testing.T) {
+	r := testrand.New(t)
+	defer func() { evalTwins = true }()
+	run := func(logSize int, e, w []field.E, te, tw Tensor, describe func(*Evaluator)) (sums [4]field.E, wires [2]uint32) {
+		ev := NewEvaluator(logSize, 3, e, w)
+		describe(ev)
+		sums[0], sums[1] = ev.Sums()
+		ev2 := NewTensorEvaluator(logSize, 3, te, tw)
+		describe(ev2)
+		sums[2], sums[3] = ev2.Sums()
+		return sums, [2]uint32{ev.next, ev2.next}
+	}
+	const logSize = 14
+	cases := []struct {
+		name     string
+		describe func(*Evaluator)
+	}{
+		{"blake2s", func(ev *Evaluator) { describeBlake2s[EvalWire](ev) }},
+	}
+	for trial := range 3 {
+		seed := r.Uint64()
+		cases = append(cases, struct {
+			name     string
+			describe func(*Evaluator)
+		}{fmt.Sprintf("random %d", trial), func(ev *Evaluator) { describeRandom[EvalWire](ev, logSize, seed) }})
+	}
+	for _, c := range cases {
+		e, w := randVec(r, 1<<logSize), randVec(r, 1<<logSize)
+		te, tw := randTensor(r, 6, logSize), randTensor(r, 10, logSize)
+		evalTwins = false
+		want, wantWires := run(logSize, e, w, te, tw, c.describe)
+		evalTwins = true
+		got, gotWires := run(logSize, e, w, te, tw, c.describe)
+		if got != want || gotWires != wantWires {
+			t.Fatalf("%s: twins give sums %v over %v wires, the generic gadgets %v over %v", c.name, got, gotWires, want, wantWires)
+		}
+		if want[0] == (field.E{}) || wantWires[0] < 1000 {
+			t.Fatalf("%s: a degenerate description (sum %v, %d wires)", c.name, want[0], wantWires[0])
+		}
+	}
 }
