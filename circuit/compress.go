@@ -22,6 +22,9 @@ func (b *Builder) Mux(base int, s Wire, x, y []Wire) ([]Wire, int) { return Mux(
 // IsConst reports whether every bit of x is a literal (the zero wire or b.One())
 // and returns its value.
 func IsConst[W comparable, B Ops[W]](b B, x WordOf[W]) (uint32, bool) {
+	if ev := evaluatorOf[W](b); ev != nil {
+		return ev.isConst(asEval(&x))
+	}
 	var v uint32
 	var zero W
 	one := b.One()

@@ -54,10 +54,16 @@ type EvalWire struct {
 // weights w, and each row r adds e[r]·a and e[r]·b to the two sums. It holds only
 // the wires the description holds, never the program.
 type Evaluator struct {
-	w    weights
-	rows rowSums
-	next uint32 // the next wire's identity
-	one  EvalWire
+	// line is the run of column weights the last column read came from (column
+	// cbase+i at i): Col reads most columns from it without asking w. It is a run
+	// of w's full vector or a line of w's tensor cache, where it stays valid until
+	// colMiss fills another line (and replaces it).
+	line  []field.E
+	cbase int
+	w     weights
+	rows  rowSums
+	next  uint32 // the next wire's identity
+	one   EvalWire
 }
 
 var _ Ops[EvalWire] = (*Evaluator)(nil)
@@ -94,9 +100,21 @@ func newEvaluator(logSize, constCol int, e rowSums, w weights) *Evaluator {
 
 // Col returns a new wire reading column col.
 func (ev *Evaluator) Col(col int) EvalWire {
-	v := EvalWire{V: ev.w.at(col), id: ev.next}
+	var x field.E
+	if i := col - ev.cbase; uint(i) < uint(len(ev.line)) {
+		x = ev.line[i]
+	} else {
+		x = ev.colMiss(col)
+	}
+	v := EvalWire{V: x, id: ev.next}
 	ev.next++
 	return v
+}
+
+// colMiss returns column col's weight and makes its run the current line.
+func (ev *Evaluator) colMiss(col int) field.E {
+	ev.line, ev.cbase = ev.w.lineOf(col)
+	return ev.line[col-ev.cbase]
 }
 
 // Xor returns x + y, folding literals and x ⊕ x as the Builder does.
@@ -175,5 +193,7 @@ func (d *Described) BilinearPair(e, w []field.E) (va, vb field.E) {
 func (d *Described) BilinearTensor(e, w Tensor) (va, vb field.E) {
 	ev := NewTensorEvaluator(d.logSize, d.constCol, e, w)
 	d.describe(ev)
-	return ev.Sums()
+	va, vb = ev.Sums()
+	ev.w.t.release()
+	return va, vb
 }

@@ -1,6 +1,7 @@
 package circuit
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -159,4 +160,79 @@ func BenchmarkDescribedBlake2s(b *testing.B) {
 			c.BilinearTensor(e, w)
 		}
 	})
+}
+
+// The Evaluator twins of the word gadgets (eval_words.go) give the generic
+// gadgets' sums and number as many wires, on random descriptions (literal and
+// folded words, x ⊕ x) and on BLAKE2s, at full and at tensor weights.
+func TestEvalTwinsMatchGeneric(t *testing.T) {
+	r := testrand.New(t)
+	defer func() { evalTwins = true }()
+	run := func(logSize int, e, w []field.E, te, tw Tensor, describe func(*Evaluator)) (sums [4]field.E, wires [2]uint32) {
+		ev := NewEvaluator(logSize, 3, e, w)
+		describe(ev)
+		sums[0], sums[1] = ev.Sums()
+		ev2 := NewTensorEvaluator(logSize, 3, te, tw)
+		describe(ev2)
+		sums[2], sums[3] = ev2.Sums()
+		return sums, [2]uint32{ev.next, ev2.next}
+	}
+	type desc struct {
+		name     string
+		logSize  int
+		describe func(*Evaluator)
+	}
+	mixSeed := r.Uint64()
+	cases := []desc{
+		{"blake2s", Blake2sLogSize, func(ev *Evaluator) { describeBlake2s[EvalWire](ev) }},
+		{"compress", 15, func(ev *Evaluator) { describeCompressMix[EvalWire](ev, mixSeed) }},
+	}
+	for trial := range 3 {
+		seed := r.Uint64()
+		cases = append(cases, desc{fmt.Sprintf("random %d", trial), 14, func(ev *Evaluator) { describeRandom[EvalWire](ev, 14, seed) }})
+	}
+	for _, c := range cases {
+		n := c.logSize
+		e, w := randVec(r, 1<<n), randVec(r, 1<<n)
+		te, tw := randTensor(r, 6, n), randTensor(r, 10, n)
+		evalTwins = false
+		want, wantWires := run(n, e, w, te, tw, c.describe)
+		evalTwins = true
+		got, gotWires := run(n, e, w, te, tw, c.describe)
+		if got != want || gotWires != wantWires {
+			t.Fatalf("%s: twins give sums %v over %v wires, the generic gadgets %v over %v", c.name, got, gotWires, want, wantWires)
+		}
+		if want[0] == (field.E{}) || wantWires[0] < 1000 {
+			t.Fatalf("%s: a degenerate description (sum %v, %d wires)", c.name, want[0], wantWires[0])
+		}
+	}
+}
+
+// describeCompressMix emits two Compress gadgets (some chaining and message words
+// literal, the second compression final) and word sums of four and five words with
+// literals among them, from seed: what the Evaluator twins of Compress and AddAuto
+// must fold and number as the generic code does.
+func describeCompressMix[W comparable, B Ops[W]](b B, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 9))
+	b.Input("in", 8, 24*WordBits)
+	word := func(i int) WordOf[W] {
+		if r.IntN(4) == 0 {
+			return ConstWord(b, r.Uint32())
+		}
+		return ColWord(b, 8+WordBits*i)
+	}
+	var h [8]WordOf[W]
+	var m [16]WordOf[W]
+	for i := range h {
+		h[i] = word(i)
+	}
+	for i := range m {
+		m[i] = word(8 + i)
+	}
+	col := 1024
+	h, col = Compress(b, col, h, m, r.Uint64(), false)
+	h, col = Compress(b, col, h, m, r.Uint64(), true)
+	s, col := AddAuto(b, col, h[0], ConstWord(b, r.Uint32()), h[1], h[2])
+	s, col = AddAuto(b, col, s, h[3], ConstWord(b, 5), h[4], ConstWord(b, r.Uint32()))
+	LinearWord(b, col, s)
 }

@@ -44,6 +44,11 @@ func Const[W comparable, B Ops[W]](b B, bit uint) W {
 
 // Product emits the row x·y = w[row] and returns the wire reading it.
 func Product[W comparable, B Ops[W]](b B, row int, x, y W) W {
+	if ev := evaluatorOf[W](b); ev != nil {
+		var w W
+		*asEvalWire(&w) = ev.product(row, *asEvalWire(&x), *asEvalWire(&y))
+		return w
+	}
 	b.Row(row, x, y)
 	return b.Col(row)
 }

@@ -2,7 +2,9 @@ package circuit
 
 import (
 	"fmt"
+	"sync"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 )
 
@@ -78,12 +80,13 @@ func (t Tensor) Fill(dst []field.E) {
 // vector; a long Low (the merged verifier's has 1024 entries) neither makes the
 // cache larger nor a miss dearer.
 type tensorCache struct {
-	low  []field.E
-	k    uint      // log2 len(low)
-	line uint      // log2 of a line's entries: min(k, cacheLineLog)
-	hi   []field.E // eq(High, ·)
-	tags []int32   // line held in each cache slot, −1 for none
-	blk  []field.E // cacheBlocks slots of 2^line entries
+	low   []field.E
+	k     uint      // log2 len(low)
+	line  uint      // log2 of a line's entries: min(k, cacheLineLog)
+	hi    []field.E // eq(High, ·)
+	tags  []int32   // line held in each cache slot, −1 for none
+	blk   []field.E // cacheBlocks slots of 2^line entries
+	store *cacheStore
 }
 
 // cacheBlocks is the number of lines a tensorCache holds, and 2^cacheLineLog the
@@ -102,22 +105,48 @@ func newTensorCache(t Tensor, hi []field.E) *tensorCache {
 		c.hi = make([]field.E, 1<<len(t.High))
 		field.EqTable(c.hi, t.High)
 	}
-	c.tags = make([]int32, cacheBlocks)
+	st, _ := cacheStores.Get().(*cacheStore)
+	if st == nil {
+		st = new(cacheStore)
+	}
+	c.store = st
+	c.tags = st.tags[:]
 	for i := range c.tags {
 		c.tags[i] = -1
 	}
-	c.blk = make([]field.E, cacheBlocks<<c.line)
+	st.blk = buffers.Grow(st.blk, cacheBlocks<<c.line)
+	c.blk = st.blk[:cacheBlocks<<c.line]
 	return c
 }
 
-// at returns entry i.
-func (c *tensorCache) at(i int) field.E {
+// cacheStore is a tensorCache's storage. The lines (up to 384 KiB) are not
+// cleared between caches: a slot is read only after its tag names its line.
+type cacheStore struct {
+	tags [cacheBlocks]int32
+	blk  []field.E
+}
+
+// cacheStores keeps the storage of released caches: a verifier evaluates
+// several circuits in a row, and fresh pages would be faulted in and cleared for
+// each.
+var cacheStores sync.Pool
+
+// release returns c's storage for reuse; c must not be used after.
+func (c *tensorCache) release() {
+	if c.store != nil {
+		cacheStores.Put(c.store)
+		c.store, c.tags, c.blk = nil, nil, nil
+	}
+}
+
+// lineOf returns the cached line holding entry i and its first entry's index.
+func (c *tensorCache) lineOf(i int) ([]field.E, int) {
 	j := i >> c.line
 	slot := j & (cacheBlocks - 1)
 	if c.tags[slot] != int32(j) {
 		c.fill(slot, j)
 	}
-	return c.blk[slot<<c.line|i&(1<<c.line-1)]
+	return c.blk[slot<<c.line : (slot+1)<<c.line], j << c.line
 }
 
 // fill computes line j into cache slot slot.
@@ -135,11 +164,17 @@ type weights struct {
 	t    *tensorCache
 }
 
-func (w *weights) at(i int) field.E {
+// fullLine is the length of the runs of a full vector that lineOf returns.
+const fullLine = 64
+
+// lineOf returns a run of entries holding entry i (a line of the tensor cache,
+// valid until the cache fills another line) and its first entry's index.
+func (w *weights) lineOf(i int) ([]field.E, int) {
 	if w.full != nil {
-		return w.full[i]
+		b := i &^ (fullLine - 1)
+		return w.full[b:min(b+fullLine, len(w.full))], b
 	}
-	return w.t.at(i)
+	return w.t.lineOf(i)
 }
 
 // rowSums accumulates (Σ_r e[r]·a_r, Σ_r e[r]·b_r) over rows given one at a time:

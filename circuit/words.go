@@ -27,6 +27,10 @@ func (b *Builder) Add3(x, y, z Word, base int) Word { return Add3(b, x, y, z, ba
 // ColWord reads the 32 columns [base, base+32) as a word.
 func ColWord[W comparable, B Ops[W]](b B, base int) WordOf[W] {
 	var w WordOf[W]
+	if ev := evaluatorOf[W](b); ev != nil {
+		ev.colWord(asEval(&w), base)
+		return w
+	}
 	for i := range w {
 		w[i] = b.Col(base + i)
 	}
@@ -36,6 +40,10 @@ func ColWord[W comparable, B Ops[W]](b B, base int) WordOf[W] {
 // ConstWord is the literal v: set bits read the constant column.
 func ConstWord[W comparable, B Ops[W]](b B, v uint32) WordOf[W] {
 	var w WordOf[W]
+	if ev := evaluatorOf[W](b); ev != nil {
+		ev.constWord(asEval(&w), v)
+		return w
+	}
 	for i := range w {
 		w[i] = Const[W](b, uint(v>>i))
 	}
@@ -45,6 +53,10 @@ func ConstWord[W comparable, B Ops[W]](b B, v uint32) WordOf[W] {
 // XorWord returns x ⊕ y.
 func XorWord[W comparable, B Ops[W]](b B, x, y WordOf[W]) WordOf[W] {
 	var w WordOf[W]
+	if ev := evaluatorOf[W](b); ev != nil {
+		ev.xorWord(asEval(&w), asEval(&x), asEval(&y))
+		return w
+	}
 	for i := range w {
 		w[i] = b.Xor(x[i], y[i])
 	}
@@ -80,6 +92,10 @@ const Add3Bits = (WordBits - 1) + (WordBits - 2) // 61
 // the running carry-in, and sum bit i is x_i + y_i + c_i.
 func Add[W comparable, B Ops[W]](b B, x, y WordOf[W], base int) WordOf[W] {
 	var out WordOf[W]
+	if ev := evaluatorOf[W](b); ev != nil {
+		ev.add(asEval(&out), asEval(&x), asEval(&y), base)
+		return out
+	}
 	var cin W
 	for i := range WordBits {
 		left := b.Xor(x[i], cin)
@@ -100,6 +116,11 @@ func Add[W comparable, B Ops[W]](b B, x, y WordOf[W], base int) WordOf[W] {
 // bit i (1 ≤ i ≤ 30) owns column base+31+i-1 with product (p_i + c_i)(q_i + c_i);
 // bit 0 has no carry-in and bit 31's carry-out is dropped.
 func Add3[W comparable, B Ops[W]](b B, x, y, z WordOf[W], base int) WordOf[W] {
+	if ev := evaluatorOf[W](b); ev != nil {
+		var out WordOf[W]
+		ev.add3(asEval(&out), asEval(&x), asEval(&y), asEval(&z), base)
+		return out
+	}
 	var maj [WordBits - 1]W
 	for i := range maj {
 		p := Product(b, base+i, b.Xor(x[i], z[i]), b.Xor(y[i], z[i]))
