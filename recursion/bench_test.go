@@ -28,9 +28,10 @@ func BenchmarkMergedVerify(b *testing.B) {
 	}
 }
 
-// BenchmarkMergedVerifyFile times VerifyMerged of the merged proof file named by
-// LEANPIPE_MERGED (its statement in the .json beside it, as prove writes them) in a
-// process that has built no circuit: the path of a one-shot verifier.
+// BenchmarkMergedVerifyFile times the verification of the merged proof file named by
+// LEANPIPE_MERGED (either form: revealing or no-reveal; its statement in the .json
+// beside it, as prove writes them) in a process that has built no circuit: the path
+// of a one-shot verifier, then (LEANPIPE_COMPILE_AFTER) of a warm one.
 func BenchmarkMergedVerifyFile(b *testing.B) {
 	path := os.Getenv("LEANPIPE_MERGED")
 	if path == "" {
@@ -48,12 +49,8 @@ func BenchmarkMergedVerifyFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := StatementOf(fm.Proves())
-	if err != nil {
-		b.Fatal(err)
-	}
 	for b.Loop() {
-		if err := VerifyMerged(file, st); err != nil {
+		if _, err := flows.VerifyBytes(file, fm); err != nil {
 			b.Fatal(err)
 		}
 	}
