@@ -161,17 +161,20 @@ func swapKeyBlocks(m *MergedNR, a, b, n int) {
 	m.Keys = slices.Concat(m.Keys[:a], m.Keys[b:b+n], m.Keys[a+n:b], m.Keys[a:a+n], m.Keys[b+n:])
 }
 
+// forgery is one of TestDigestForge's edits of a statement (prove: also re-proved by
+// the forging prover).
+type forgery struct {
+	name  string
+	edit  func(c *MergedNR)
+	prove bool
+}
+
 // TestDigestForge: forgeries of the depth-3 root h and the depth-2 node g that keep
 // the key count (and, for the shape forgeries, the keys) while changing what lies
 // inside a merged grandchild's range or its record. h's keys: L0 0-1, L1 2-3 (m1:
 // 0-3), L2 4-5, L3 6-7 (m2: 4-7), L4 8-9.
 func TestDigestForge(t *testing.T) {
 	f := buildDigestFixture(t)
-	type forgery struct {
-		name  string
-		edit  func(c *MergedNR)
-		prove bool // also re-proved by the forging prover
-	}
 	leafRec := func(c *MergedNR, j int) *MergedChildNR { return c.Subs[0].Subs[j] } // h: m1 (j 0) or m2 (j 1)
 	rootForgeries := []forgery{
 		{"keys swapped inside a leaf of a merged grandchild", func(c *MergedNR) { c.Keys[0], c.Keys[1] = c.Keys[1], c.Keys[0] }, true},
@@ -220,24 +223,7 @@ func TestDigestForge(t *testing.T) {
 			c.Subs = []*MergedChildNR{nil, c.Subs[0]}
 		}, false},
 	}
-	for _, fg := range rootForgeries {
-		t.Run("depth3/"+strings.ReplaceAll(fg.name, " ", "_"), func(t *testing.T) {
-			defer f.untouched(t)
-			c := cloneTree(f.h)
-			fg.edit(c)
-			rejectEverywhere(t, "unproved", c)
-			if !fg.prove {
-				return
-			}
-			res, err := forgeNR([]NRChild{{Merged: f.g}, {Leaf: &f.leaves[4]}}, 2, nrForge{statement: owned(fg.edit)})
-			if err != nil {
-				t.Logf("no witness for the verifier's layout of the forged statement: %v", err)
-				return
-			}
-			rejectEverywhere(t, "re-proved", res.m)
-			t.Logf("broken relations: %q", res.broken)
-		})
-	}
+	tryForgeries(t, f, "depth3/", f.h, []NRChild{{Merged: f.g}, {Leaf: &f.leaves[4]}}, rootForgeries)
 	nodeForgeries := []forgery{
 		{"keys swapped inside a leaf of a merged child", func(c *MergedNR) { c.Keys[6], c.Keys[7] = c.Keys[7], c.Keys[6] }, false},
 		{"a merged child's key replaced by a fresh key", func(c *MergedNR) { flipKey(c, 2) }, false},
@@ -251,16 +237,29 @@ func TestDigestForge(t *testing.T) {
 			c.Subs[1].Children = []ChildInfo{{N: 3, LogInvRate: 2}, {N: 2, LogInvRate: 2}}
 		}, false},
 	}
-	for _, fg := range nodeForgeries {
-		t.Run("depth2/"+strings.ReplaceAll(fg.name, " ", "_"), func(t *testing.T) {
+	tryForgeries(t, f, "depth2/", f.g, []NRChild{{Merged: f.m1}, {Merged: f.m2}}, nodeForgeries)
+	// The edits left the honest proofs whole.
+	for _, m := range []*MergedNR{f.g, f.h} {
+		if err := m.Verify(); err != nil {
+			t.Fatal(fmt.Errorf("the honest depth-%d merge after the forgeries: %w", m.Depth(), err))
+		}
+	}
+}
+
+// tryForgeries applies each forgery to a copy of honest (merged from children at rate
+// 2) and expects it rejected; the ones marked for it are also re-proved against the
+// verifier's layout of the forged statement, and rejected again.
+func tryForgeries(t *testing.T, f *digestFixture, prefix string, honest *MergedNR, children []NRChild, forgeries []forgery) {
+	for _, fg := range forgeries {
+		t.Run(prefix+strings.ReplaceAll(fg.name, " ", "_"), func(t *testing.T) {
 			defer f.untouched(t)
-			c := cloneTree(f.g)
+			c := cloneTree(honest)
 			fg.edit(c)
 			rejectEverywhere(t, "unproved", c)
 			if !fg.prove {
 				return
 			}
-			res, err := forgeNR([]NRChild{{Merged: f.m1}, {Merged: f.m2}}, 2, nrForge{statement: owned(fg.edit)})
+			res, err := forgeNR(children, 2, nrForge{statement: owned(fg.edit)})
 			if err != nil {
 				t.Logf("no witness for the verifier's layout of the forged statement: %v", err)
 				return
@@ -268,11 +267,5 @@ func TestDigestForge(t *testing.T) {
 			rejectEverywhere(t, "re-proved", res.m)
 			t.Logf("broken relations: %q", res.broken)
 		})
-	}
-	// The edits left the honest proofs whole.
-	for _, m := range []*MergedNR{f.g, f.h} {
-		if err := m.Verify(); err != nil {
-			t.Fatal(fmt.Errorf("the honest depth-%d merge after the forgeries: %w", m.Depth(), err))
-		}
 	}
 }
