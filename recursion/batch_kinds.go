@@ -30,9 +30,13 @@ const storedRowsLog = 20
 // per circuit, A0 and B0 at (RRow[:L_k], RCol[:L_k]). VB holds the B0 values of the
 // circuits whose B0 is not zero only, in order (zeroB: a sparse kind's B0 is zero,
 // and neither its batch nor a record carries a value for it).
+//
+// RAddr is a no-reveal merge's role kinds' address point (roles.go; empty without
+// role kinds): its role kinds' VA values are their tables at RAddr.
 type KindsClaim struct {
 	RRow, RCol []field.E
 	VA, VB     []field.E
+	RAddr      []field.E
 }
 
 // claim is circuit k's claim of the output, its B0 value vb.

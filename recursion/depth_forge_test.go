@@ -752,7 +752,7 @@ func TestForgeDepthBlockClaims(t *testing.T) {
 		b.VA, b.VB = slices.Clone(b.VA), slices.Clone(b.VB)
 		for k, kd := range s.kinds {
 			n := kd.block.LogSize()
-			b.VA[k], b.VB[k] = kd.block.Matrices().BilinearTensor(EqWeight(b.RRow[:n]), EqWeight(b.RCol[:n]))
+			b.VA[k], b.VB[k] = kindEval(kd, b.RAddr).BilinearTensor(EqWeight(b.RRow[:n]), EqWeight(b.RCol[:n]))
 		}
 	}})})
 	for _, b := range broken {

@@ -259,9 +259,10 @@ type hintKind struct {
 	pow     int
 }
 
-// hintKinds are the child's carried public and linear-weight hints as kinds keyed by
-// its shape (shape: shapeKey of the child), in kept-hint order.
-func (s *nrSub) hintKinds(shape string) ([]hintKind, error) {
+// hintKinds are the child's carried public and linear-weight hints as matrices of
+// its shape, each named by its role (its kind in the parent's batch, roles.go), in
+// kept-hint order.
+func (s *nrSub) hintKinds() ([]hintKind, error) {
 	_, places, _, _, err := flows.SegmentsLayout(s.shapes, s.m.LogInvRate, s.statement)
 	if err != nil {
 		return nil, err
@@ -289,14 +290,14 @@ func (s *nrSub) hintKinds(shape string) ([]hintKind, error) {
 				return nil, fmt.Errorf("%w: segment %d's public term is not a table", ErrMerged, h.Of)
 			}
 			wl := tab.Window().Log
-			k, err := publicKind(fmt.Sprintf("public/%s/%d", shape, h.Of), tab, s.pointLens[index[i]]-wl)
+			k, err := publicKind(fmt.Sprintf("public/%d", h.Of), tab, s.pointLens[index[i]]-wl)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, hintKind{kind: nrKind{blockKey(k), k}, kept: i, point: index[i], public: true, wl: wl})
 		case HintLinearWeight:
 			vars := places[h.Of].Variables
-			k, err := relationKind(fmt.Sprintf("relations/%s/%d", shape, h.Of), s.ev, h.Of, vars)
+			k, err := relationKind(fmt.Sprintf("relations/%d", h.Of), s.ev, h.Of, vars)
 			if err != nil {
 				return nil, err
 			}
@@ -312,10 +313,12 @@ func (s *nrSub) hintKinds(shape string) ([]hintKind, error) {
 	return out, nil
 }
 
-// weights are the hint's claim's row and column points (zero-padded to the kind's
-// size) from its point pt, and the row's scale.
-func hintWeights[T any](h hintKind, pt []T, zero T) (row, col []T, gamma T, pow int) {
-	L := h.kind.block.LogSize()
+// role is the role kind the hint's claim is on.
+func (h hintKind) role() string { return h.kind.block.(*sparseKind).name }
+
+// weights are the hint's claim's row and column points (zero-padded to L, its role
+// kind's size) from its point pt, and the row's scale.
+func hintWeights[T any](h hintKind, pt []T, zero T, L int) (row, col []T, gamma T, pow int) {
 	pad := func(p []T) []T { return padTo(p, L, zero) }
 	if h.public {
 		return pad(pt[h.wl:]), pad(pt[:h.wl]), zero, 0
@@ -323,9 +326,10 @@ func hintWeights[T any](h hintKind, pt []T, zero T) (row, col []T, gamma T, pow 
 	return pad(pt[:h.n]), pad(pt[len(pt)-h.vars:]), pt[h.n], h.pow
 }
 
-// claim is the hint's claim from its carried point and value.
-func (h hintKind) claim(pt []field.E, v field.E) MatrixClaim {
-	row, col, gamma, pow := hintWeights(h, pt, field.E{})
+// claim is the hint's claim from its carried point and value, on a role kind of
+// 2^L.
+func (h hintKind) claim(pt []field.E, v field.E, L int) MatrixClaim {
+	row, col, gamma, pow := hintWeights(h, pt, field.E{}, L)
 	r := EqWeight(row)
 	if pow > 0 {
 		scale := field.One
@@ -340,8 +344,8 @@ func (h hintKind) claim(pt []field.E, v field.E) MatrixClaim {
 }
 
 // tapeClaim is claim on a tape, the point and value committed Lins (point form).
-func (h hintKind) tapeClaim(t *Tape, pt []Lin, v Lin) TapeMatrixClaim {
-	row, col, gamma, pow := hintWeights(h, pt, ConstLin(field.E{}))
+func (h hintKind) tapeClaim(t *Tape, pt []Lin, v Lin, L int) TapeMatrixClaim {
+	row, col, gamma, pow := hintWeights(h, pt, ConstLin(field.E{}), L)
 	scale := oneLin
 	for range pow {
 		scale = t.Mul(scale, gamma)

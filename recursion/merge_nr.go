@@ -34,14 +34,14 @@ import (
 // verifier checks natively.
 
 // MergeLabelNR is the transcript label of a no-reveal merged proof.
-const MergeLabelNR = "leanpipe-xmss-merge-nr-v4"
+const MergeLabelNR = "leanpipe-xmss-merge-nr-v5"
 
 // MergeBatchLabelNR is the transcript label of the batch of a no-reveal merge's
 // carried claims (the children's matrix claims into one, their key claims into one
 // evaluation of the merged key table, the segments' and the merged children's block
 // claims into one per block circuit), which absorbs the segmented proof's layout and
 // statement first.
-const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v4"
+const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v5"
 
 const mergeTagNR = "leanpipe/xmss-merge-nr/v1"
 

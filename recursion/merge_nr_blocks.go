@@ -20,9 +20,15 @@ import (
 // whatever the child's depth, and the children's children's block claims end there
 // instead of being carried up the tree.
 
-// nrBlock is a block circuit of a no-reveal merge's segments.
+// nrBlock is a kind of a no-reveal merge's batch: a block circuit, a sparse matrix,
+// or a role kind (roles.go), whose matrices depend on the batch's address point.
 type nrBlock interface {
 	LogSize() int
+}
+
+// fixedBlock is a kind with fixed matrices.
+type fixedBlock interface {
+	nrBlock
 	// Matrices are the block's matrices for a verifier; batchMatrices what the
 	// batching prover walks (a block's compiled circuit).
 	Matrices() lincheck.Matrices
@@ -54,6 +60,9 @@ func blockKey(b nrBlock) string {
 		}
 	case *sparseKind:
 		name = b.name
+	case *roleKind:
+		// A role's size follows the shapes below; its key does not.
+		return roleKey(b.role)
 	default:
 		panic(fmt.Sprintf("recursion: a block of type %T", b))
 	}
@@ -84,15 +93,20 @@ func batchKinds(l *nrLayout, subs []*nrSub) ([]nrKind, error) {
 	if tk != nil {
 		byKey[blockKey(tk)] = tk
 	}
+	// Its role tables (roles.go); its children's are lifted into them, not merged.
+	roles, err := roleKinds(subs)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range roles {
+		byKey[blockKey(r)] = r
+	}
 	for _, s := range subs {
 		if s != nil {
 			for _, k := range s.kinds {
-				if !isTargets(k) {
+				if !isTargets(k) && !isRole(k) {
 					byKey[k.key] = k.block
 				}
-			}
-			for _, h := range s.hk {
-				byKey[h.kind.key] = h.kind.block
 			}
 		}
 	}
@@ -112,12 +126,13 @@ func batchKinds(l *nrLayout, subs []*nrSub) ([]nrKind, error) {
 	return out, nil
 }
 
-// zeroBs marks the kinds whose B0 is zero: the sparse ones (public tables, relation
-// matrices, tree tables), for which a batch sends and a record carries no B0 value.
+// zeroBs marks the kinds whose B0 is zero: the sparse ones (tree tables, role
+// tables), for which a batch sends and a record carries no B0 value.
 func zeroBs(kinds []nrKind) []bool {
 	out := make([]bool, len(kinds))
 	for i, k := range kinds {
-		_, out[i] = k.block.(*sparseKind)
+		_, sparse := k.block.(*sparseKind)
+		out[i] = sparse || isRole(k)
 	}
 	return out
 }
@@ -144,9 +159,10 @@ func kindsLog(kinds []nrKind) int {
 
 // kindClaims sorts a merge's block claims into its kinds: per kind, its own
 // segments' (ownAt: their segment indices, in order) and then its merged children's
-// (subs[c].kinds beside outs[c]), in child order. A child's claims that do not fit
-// its kinds, or a kind the merge does not batch, are an error.
-func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsClaim) (ownAt [][]int, children [][]MatrixClaim, err error) {
+// (subs[c].kinds beside outs[c]), in child order; and the claims on its role kinds
+// (roles), which its address batch reduces first (roles.go). A child's claims that do
+// not fit its kinds, or a kind the merge does not batch, are an error.
+func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsClaim) (ownAt [][]int, children [][]MatrixClaim, roles []roleClaim, err error) {
 	at := map[string]int{}
 	for i, k := range kinds {
 		at[k.key] = i
@@ -158,58 +174,77 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 	}
 	children = make([][]MatrixClaim, len(kinds))
 	tk, w := targetsOf(kinds), digitBits(len(subs))
+	rw, ab := roleBits(len(subs)), roleAddrBits(kinds)
 	for c, s := range subs {
 		if s == nil {
 			continue
 		}
 		o := outs[c]
-		if o == nil || len(o.VA) != len(s.kinds) || len(o.RRow) != kindsLog(s.kinds) || len(o.RCol) != kindsLog(s.kinds) {
-			return nil, nil, fmt.Errorf("%w: child %d's block claims do not fit its %d kinds", ErrMerged, c, len(s.kinds))
+		if o == nil || len(o.VA) != len(s.kinds) || len(o.RRow) != kindsLog(s.kinds) || len(o.RCol) != kindsLog(s.kinds) || len(o.RAddr) != roleAddrBits(s.kinds) {
+			return nil, nil, nil, fmt.Errorf("%w: child %d's block claims do not fit its %d kinds", ErrMerged, c, len(s.kinds))
 		}
 		vbs, ok := expandB(o.VB, zeroBs(s.kinds), field.E{})
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: child %d's block claims carry %d B0 values, its kinds %d", ErrMerged, c, len(o.VB), countB(s.kinds))
+			return nil, nil, nil, fmt.Errorf("%w: child %d's block claims carry %d B0 values, its kinds %d", ErrMerged, c, len(o.VB), countB(s.kinds))
 		}
 		if tk < 0 {
-			return nil, nil, fmt.Errorf("%w: a merge with merged children and no tree table", ErrMerged)
+			return nil, nil, nil, fmt.Errorf("%w: a merge with merged children and no tree table", ErrMerged)
 		}
 		L := kinds[tk].block.LogSize()
 		for j, k := range s.kinds {
-			if isTargets(k) {
+			n := k.block.LogSize()
+			switch {
+			case isTargets(k):
 				x := k.block.(*sparseKind)
 				children[tk] = append(children[tk], liftTargets(c, w, L, x.logSize, x.rowBits, x.colBits, o.RRow, o.RCol, o.VA[j], vbs[j]))
+				continue
+			case isRole(k):
+				// Its role table, under its subtree's digit of the parent's.
+				i, ok := at[k.key]
+				if !ok {
+					return nil, nil, nil, fmt.Errorf("%w: child %d's role %s is not batched", ErrMerged, c, k.key)
+				}
+				lr := kinds[i].block.LogSize()
+				cl := MatrixClaim{Row: EqWeight(padTo(o.RRow[:n], lr, field.E{})), Col: EqWeight(padTo(o.RCol[:n], lr, field.E{})), VA: o.VA[j]}
+				roles = append(roles, roleClaim{Kind: i, Addr: roleDigitPoint(c+1, rw, o.RAddr, ab, field.E{}, field.One), Claim: cl})
 				continue
 			}
 			i, ok := at[k.key]
 			if !ok {
-				return nil, nil, fmt.Errorf("%w: child %d's block kind %s is not batched", ErrMerged, c, k.key)
+				return nil, nil, nil, fmt.Errorf("%w: child %d's block kind %s is not batched", ErrMerged, c, k.key)
 			}
-			children[i] = append(children[i], o.claim(j, k.block.LogSize(), vbs[j]))
+			children[i] = append(children[i], o.claim(j, n, vbs[j]))
 		}
-		// Its carried public terms and linear weights, on its shape's kinds.
+		// Its carried public terms and linear weights, on the role tables at its own
+		// digit.
 		mc := s.carried
 		if len(mc.Values) != len(s.kept) || len(mc.Points) != len(s.pointLens) {
-			return nil, nil, fmt.Errorf("%w: child %d carries %d hints at %d points, its shape %d at %d", ErrMerged, c, len(mc.Values), len(mc.Points), len(s.kept), len(s.pointLens))
+			return nil, nil, nil, fmt.Errorf("%w: child %d carries %d hints at %d points, its shape %d at %d", ErrMerged, c, len(mc.Values), len(mc.Points), len(s.kept), len(s.pointLens))
 		}
 		for u, p := range mc.Points {
 			if len(p) != s.pointLens[u] {
-				return nil, nil, fmt.Errorf("%w: child %d's carried point %d has %d coordinates, its shape %d", ErrMerged, c, u, len(p), s.pointLens[u])
+				return nil, nil, nil, fmt.Errorf("%w: child %d's carried point %d has %d coordinates, its shape %d", ErrMerged, c, u, len(p), s.pointLens[u])
 			}
 		}
 		for _, h := range s.hk {
-			children[at[h.kind.key]] = append(children[at[h.kind.key]], h.claim(mc.Points[h.point], mc.Values[h.kept]))
+			i, ok := at[roleKey(h.role())]
+			if !ok {
+				return nil, nil, nil, fmt.Errorf("%w: child %d's role %s is not batched", ErrMerged, c, h.role())
+			}
+			cl := h.claim(mc.Points[h.point], mc.Values[h.kept], kinds[i].block.LogSize())
+			roles = append(roles, roleClaim{Kind: i, Addr: roleDigitPoint(len(subs)+1+c, rw, nil, ab, field.E{}, field.One), Claim: cl})
 		}
 		// Its target, on the tree table at its digit.
 		kept, pt, err := s.targetSlot()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if len(mc.Points[pt]) > L {
-			return nil, nil, fmt.Errorf("%w: child %d's target point of %d coordinates, the tree table %d", ErrMerged, c, len(mc.Points[pt]), L)
+			return nil, nil, nil, fmt.Errorf("%w: child %d's target point of %d coordinates, the tree table %d", ErrMerged, c, len(mc.Points[pt]), L)
 		}
 		children[tk] = append(children[tk], targetClaim(c, w, L, mc.Points[pt], mc.Values[kept]))
 	}
-	return ownAt, children, nil
+	return ownAt, children, roles, nil
 }
 
 // targetsOf is the index of the tree table among kinds, -1 if none.
@@ -243,10 +278,11 @@ func subOuts(subs []*nrSub) []*KindsClaim {
 	return outs
 }
 
-// proveBlocks is the batch's last part: it sends the matrix values of each of the
-// merge's segments at its lincheck's point (terminals, in segment order; kind by
-// kind, each kind's in segment order) and batches them with the merged children's
-// claims, every kind at one point.
+// proveBlocks is the batch's last part: the claims on its role kinds reduced to one
+// address point (proveRoles), then the matrix values of each of the merge's segments
+// at its lincheck's point (terminals, in segment order; kind by kind, each kind's in
+// segment order) sent and batched with the merged children's claims, every kind at
+// one point.
 func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck, workers par.Workers) (KindsClaim, error) {
 	blocks := l.segmentBlocks()
 	if len(terminals) != len(blocks) {
@@ -256,10 +292,12 @@ func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*linch
 	if err != nil {
 		return KindsClaim{}, err
 	}
-	ownAt, children, err := kindClaims(kinds, blocks, subs, subOuts(subs))
+	ownAt, children, roles, err := kindClaims(kinds, blocks, subs, subOuts(subs))
 	if err != nil {
 		return KindsClaim{}, err
 	}
+	rAddr, vals := proveRoles(tr, kinds, roles, roleAddrBits(kinds), workers)
+	addRoleClaims(children, roles, vals)
 	claims := make([][]MatrixClaim, len(kinds))
 	cs := make([]Matrices, len(kinds))
 	for i, k := range kinds {
@@ -272,14 +310,27 @@ func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*linch
 			claims[i] = append(claims[i], c)
 		}
 		claims[i] = append(claims[i], children[i]...)
-		cs[i] = k.block.batchMatrices()
+		cs[i] = kindMatrices(k, rAddr)
 	}
-	return BatchKindClaims(tr, cs, claims, boundCounts(children), zeroBs(kinds), workers)
+	out, err := BatchKindClaims(tr, cs, claims, boundCounts(children), zeroBs(kinds), workers)
+	out.RAddr = rAddr
+	return out, err
 }
 
-// verifyBlocks replays proveBlocks: it receives the segments' matrix values, checks
-// each lincheck's terminal identity with them, and replays the batch. It returns the
-// kinds and the batch's output, which the verifier evaluates natively (blockChecks).
+// addRoleClaims appends the role claims, with their values at the address batch's
+// point, to their kinds' claims.
+func addRoleClaims(children [][]MatrixClaim, roles []roleClaim, vals []field.E) {
+	for t, rc := range roles {
+		c := rc.Claim
+		c.VA = vals[t]
+		children[rc.Kind] = append(children[rc.Kind], c)
+	}
+}
+
+// verifyBlocks replays proveBlocks: it replays the role claims' address batch,
+// receives the segments' matrix values, checks each lincheck's terminal identity with
+// them, and replays the batch. It returns the kinds and the batch's output, which the
+// verifier evaluates natively (blockChecks).
 func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck) ([]nrKind, KindsClaim, error) {
 	blocks := l.segmentBlocks()
 	if len(terminals) != len(blocks) {
@@ -289,10 +340,15 @@ func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*li
 	if err != nil {
 		return nil, KindsClaim{}, err
 	}
-	ownAt, children, err := kindClaims(kinds, blocks, subs, subOuts(subs))
+	ownAt, children, roles, err := kindClaims(kinds, blocks, subs, subOuts(subs))
 	if err != nil {
 		return nil, KindsClaim{}, err
 	}
+	rAddr, vals, err := verifyRoles(tr, roles, roleAddrBits(kinds))
+	if err != nil {
+		return nil, KindsClaim{}, fmt.Errorf("%w: the role claims: %w", ErrMerged, err)
+	}
+	addRoleClaims(children, roles, vals)
 	claims := make([][]MatrixClaim, len(kinds))
 	logs := make([]int, len(kinds))
 	for i, k := range kinds {
@@ -317,21 +373,23 @@ func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*li
 	if err != nil {
 		return nil, KindsClaim{}, fmt.Errorf("%w: the block claims: %w", ErrMerged, err)
 	}
+	out.RAddr = rAddr
 	return kinds, out, nil
 }
 
-// blockChecks evaluate the batch's block claims natively, one per kind.
+// blockChecks evaluate the batch's block claims natively, one per kind (a role kind
+// at the batch's address point: one bilinear form per distinct shape below).
 func blockChecks(kinds []nrKind, out KindsClaim) []flows.NativeCheck {
 	vbs, ok := expandB(out.VB, zeroBs(kinds), field.E{})
-	if !ok {
+	if !ok || len(out.RAddr) != roleAddrBits(kinds) {
 		return []flows.NativeCheck{{What: "the batched block claims", Check: func() error {
-			return fmt.Errorf("%w: %d B0 values for %d kinds with a B0", ErrMerged, len(out.VB), countB(kinds))
+			return fmt.Errorf("%w: %d B0 values for %d kinds with a B0, an address point of %d coordinates for %d", ErrMerged, len(out.VB), countB(kinds), len(out.RAddr), roleAddrBits(kinds))
 		}}}
 	}
 	checks := make([]flows.NativeCheck, len(kinds))
 	for i, k := range kinds {
 		checks[i] = flows.NativeCheck{What: "the batched " + k.key + " claim", Check: func() error {
-			return CheckMatrixClaim(k.block.Matrices(), out.claim(i, k.block.LogSize(), vbs[i]))
+			return CheckMatrixClaim(kindEval(k, out.RAddr), out.claim(i, k.block.LogSize(), vbs[i]))
 		}}
 	}
 	return checks
@@ -346,7 +404,7 @@ type tapeHints struct {
 
 // tapeBlockOut is the block claims' batch replayed on a parent's tape.
 type tapeBlockOut struct {
-	rRow, rCol, va, vb []Lin
+	rRow, rCol, va, vb, rAddr []Lin
 }
 
 // blocksOn replays a merged child's proveBlocks on the parent's tape: its segments'
@@ -366,7 +424,10 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 		at[k.key] = i
 	}
 	byKind := make([][]TapeMatrixClaim, len(s.kinds))
+	var roles []tapeRoleClaim
 	tk, w := targetsOf(s.kinds), digitBits(len(children))
+	rw, ab := roleBits(len(children)), roleAddrBits(s.kinds)
+	zero := ConstLin(field.E{})
 	for c, o := range children {
 		if o == nil {
 			continue
@@ -382,17 +443,31 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 				continue
 			}
 			i := at[k.key]
+			if isRole(k) {
+				lr := s.kinds[i].block.LogSize()
+				cl := pointClaim(padTo(o.rRow[:n], lr, zero), padTo(o.rCol[:n], lr, zero), oneLin, o.va[j], zero)
+				roles = append(roles, tapeRoleClaim{Kind: i, Addr: roleDigitPoint(c+1, rw, o.rAddr, ab, zero, oneLin), Claim: cl})
+				continue
+			}
 			byKind[i] = append(byKind[i], pointClaim(o.rRow[:n], o.rCol[:n], oneLin, o.va[j], vbs[j]))
 		}
 		// The merged child's carried public terms and linear weights (kindClaims).
 		h := childHints[c]
 		for _, hk := range s.lsubs[c].hk {
-			i := at[hk.kind.key]
-			byKind[i] = append(byKind[i], hk.tapeClaim(t, h.points[hk.point], h.values[hk.kept]))
+			i := at[roleKey(hk.role())]
+			cl := hk.tapeClaim(t, h.points[hk.point], h.values[hk.kept], s.kinds[i].block.LogSize())
+			roles = append(roles, tapeRoleClaim{Kind: i, Addr: roleDigitPoint(len(children)+1+c, rw, nil, ab, zero, oneLin), Claim: cl})
 		}
 		// Its target, on the tree table at its digit (kindClaims).
 		kept, pt, _ := s.lsubs[c].targetSlot()
 		byKind[tk] = append(byKind[tk], tapeTargetClaim(c, w, L, h.points[pt], h.values[kept]))
+	}
+	// The role claims' address batch comes first (proveBlocks).
+	rAddr, vals := tapeRoles(t, sb, roles, ab)
+	for r, rc := range roles {
+		cl := rc.Claim
+		cl.VA = vals[r]
+		byKind[rc.Kind] = append(byKind[rc.Kind], cl)
 	}
 	claims := make([][]TapeMatrixClaim, len(s.kinds))
 	logs := make([]int, len(s.kinds))
@@ -411,7 +486,7 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 		claims[i] = append(claims[i], byKind[i]...)
 		logs[i], bound[i] = k.block.LogSize(), len(byKind[i])
 	}
-	var o tapeBlockOut
+	o := tapeBlockOut{rAddr: rAddr}
 	o.rRow, o.rCol, o.va, o.vb = tapeBatchKinds(t, sb, logs, claims, bound, zeroBs(s.kinds))
 	return o
 }

@@ -75,7 +75,7 @@ func (mc *MergedChildNR) lists() [][]field.E {
 // outLists are the record's batched claims' lists.
 func (mc *MergedChildNR) outLists() [][]field.E {
 	return [][]field.E{mc.RRow, mc.RCol, {mc.VA, mc.VB}, mc.KeyPoint, {mc.KeyValue},
-		mc.Blocks.RRow, mc.Blocks.RCol, mc.Blocks.VA, mc.Blocks.VB}
+		mc.Blocks.RRow, mc.Blocks.RCol, mc.Blocks.VA, mc.Blocks.VB, mc.Blocks.RAddr}
 }
 
 // subLists are the merged children's trimmed lists, in order.
@@ -124,7 +124,7 @@ func (mc *MergedChildNR) checkTrimmed() error {
 	if len(mc.Values) != 0 || len(mc.Points) != 0 {
 		return fmt.Errorf("%w: a merged grandchild's record holds carried values", ErrMerged)
 	}
-	if len(mc.RRow) != 0 || len(mc.RCol) != 0 || len(mc.KeyPoint) != 0 || len(mc.Blocks.RRow) != 0 || len(mc.Blocks.RCol) != 0 || len(mc.Blocks.VA) != 0 || len(mc.Blocks.VB) != 0 || !mc.VA.IsZero() || !mc.VB.IsZero() || !mc.KeyValue.IsZero() {
+	if len(mc.RRow) != 0 || len(mc.RCol) != 0 || len(mc.KeyPoint) != 0 || len(mc.Blocks.RRow) != 0 || len(mc.Blocks.RCol) != 0 || len(mc.Blocks.VA) != 0 || len(mc.Blocks.VB) != 0 || len(mc.Blocks.RAddr) != 0 || !mc.VA.IsZero() || !mc.VB.IsZero() || !mc.KeyValue.IsZero() {
 		return fmt.Errorf("%w: a merged grandchild's record holds batched claims", ErrMerged)
 	}
 	for _, g := range mc.Subs {
@@ -314,7 +314,7 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 		s.pointLens[index[i]] = len(st.HintPoint(h))
 	}
 	s.keyLen = len(out.keyPt)
-	if s.hk, err = s.hintKinds(key); err != nil {
+	if s.hk, err = s.hintKinds(); err != nil {
 		return nil, err
 	}
 	// Its target is a claim on its parent's tree table: one value at one point.
@@ -384,7 +384,8 @@ func blankRecord(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
 	}
 	b.RRow, b.RCol, b.KeyPoint = make([]field.E, aggregate.LogSize), make([]field.E, aggregate.LogSize), make([]field.E, s.keyLen)
 	L := kindsLog(s.kinds)
-	b.Blocks = KindsClaim{RRow: make([]field.E, L), RCol: make([]field.E, L), VA: make([]field.E, len(s.kinds)), VB: make([]field.E, countB(s.kinds))}
+	b.Blocks = KindsClaim{RRow: make([]field.E, L), RCol: make([]field.E, L), VA: make([]field.E, len(s.kinds)), VB: make([]field.E, countB(s.kinds)),
+		RAddr: make([]field.E, roleAddrBits(s.kinds))}
 	return b, nil
 }
 
@@ -542,7 +543,7 @@ func (s *nrSub) batchOn(st *SegmentsTape, sb *tapeTr, hint func(h int) Lin) nrBa
 			tmats = append(tmats, TapeMatrixClaim{RowLow: t.EqTable(rRow[:LowBits]), RowHigh: rRow[LowBits:], ColLow: t.EqTable(rCol[:LowBits]), ColHigh: rCol[LowBits:], VA: v[0], VB: v[1]})
 			tkeys = append(tkeys, TapeTableClaim{Tau: keyPt[:wl], Chi: keyPt[wl:], Offset: off, N: s.m.Children[i].N, Value: keyV})
 			b := mc.Blocks
-			childBlocks[i] = &tapeBlockOut{rRow: next(len(b.RRow)), rCol: next(len(b.RCol)), va: next(len(b.VA)), vb: next(len(b.VB))}
+			childBlocks[i] = &tapeBlockOut{rRow: next(len(b.RRow)), rCol: next(len(b.RCol)), va: next(len(b.VA)), vb: next(len(b.VB)), rAddr: next(len(b.RAddr))}
 			next(flatLen(mc.subLists()))
 			off += s.m.Children[i].N
 			continue
@@ -585,7 +586,7 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 	if len(mc.Points) != count || len(mc.Values) != len(s.kept) {
 		return 0, fmt.Errorf("%w: child %d: %d carried points and %d values for %d hints at %d points", ErrMerged, c, len(mc.Points), len(mc.Values), len(s.kept), count)
 	}
-	if b := mc.Blocks; len(b.RRow) != len(out.blocks.rRow) || len(b.RCol) != len(out.blocks.rCol) || len(b.VA) != len(out.blocks.va) || len(b.VB) != len(out.blocks.vb) {
+	if b := mc.Blocks; len(b.RRow) != len(out.blocks.rRow) || len(b.RCol) != len(out.blocks.rCol) || len(b.VA) != len(out.blocks.va) || len(b.VB) != len(out.blocks.vb) || len(b.RAddr) != len(out.blocks.rAddr) {
 		return 0, fmt.Errorf("%w: child %d: carried block claims of %d kinds at a point of %d coordinates, %d kinds and %d coordinates laid out", ErrMerged, c, len(b.VA), len(b.RRow), len(out.blocks.va), len(out.blocks.rRow))
 	}
 	k := base
@@ -640,6 +641,7 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 	}{
 		{"the block claims' row point", out.blocks.rRow, mc.Blocks.RRow}, {"the block claims' column point", out.blocks.rCol, mc.Blocks.RCol},
 		{"the block claims' A0 values", out.blocks.va, mc.Blocks.VA}, {"the block claims' B0 values", out.blocks.vb, mc.Blocks.VB},
+		{"the role claims' address point", out.blocks.rAddr, mc.Blocks.RAddr},
 	} {
 		if err := assert(p.what, p.xs, p.vs); err != nil {
 			return 0, err
@@ -773,7 +775,7 @@ func extractSub(mm *MergedNR, sh *subHooks) (*childExtract, []TranscriptRun, *nr
 		}
 	}
 	mc.VA, mc.VB, mc.KeyValue = out.va.Eval(value, units), out.vb.Eval(value, units), out.keyV.Eval(value, units)
-	mc.Blocks = KindsClaim{RRow: evs(out.blocks.rRow), RCol: evs(out.blocks.rCol), VA: evs(out.blocks.va), VB: evs(out.blocks.vb)}
+	mc.Blocks = KindsClaim{RRow: evs(out.blocks.rRow), RCol: evs(out.blocks.rCol), VA: evs(out.blocks.va), VB: evs(out.blocks.vb), RAddr: evs(out.blocks.rAddr)}
 	// Every hint's value (the parent's hint segment holds them all); the kept ones and
 	// their points are carried.
 	index, count := hintPoints(s.keptHints())

@@ -15,7 +15,7 @@ import (
 // kept in PROOF.json (MergeStatement: message, epoch, keys, depth, the children's sizes
 // and rates). Such a proof can be a child of another no-reveal merge, to any depth.
 
-const mergeMagicNR = "LPMERGN5"
+const mergeMagicNR = "LPMERGN6"
 
 // maxNesting and maxRecords bound a file's nesting of merged children and their count:
 // a verifier lays out every merged shape it is given, so a file may not ask for more
@@ -117,7 +117,7 @@ func (mc *MergedChildNR) appendBinary(b []byte, trimmed bool) []byte {
 	b = appendEs(appendEs(b, mc.RRow), mc.RCol)
 	b = appendE(appendE(b, mc.VA), mc.VB)
 	b = appendE(appendEs(b, mc.KeyPoint), mc.KeyValue)
-	for _, v := range [][]field.E{mc.Blocks.RRow, mc.Blocks.RCol, mc.Blocks.VA, mc.Blocks.VB} {
+	for _, v := range [][]field.E{mc.Blocks.RRow, mc.Blocks.RCol, mc.Blocks.VA, mc.Blocks.VB, mc.Blocks.RAddr} {
 		b = appendEs(b, v)
 	}
 	return b
@@ -165,7 +165,7 @@ func (r *byteReader) record(nesting int) *MergedChildNR {
 	mc.RRow, mc.RCol = r.es(), r.es()
 	mc.VA, mc.VB = r.e(), r.e()
 	mc.KeyPoint, mc.KeyValue = r.es(), r.e()
-	mc.Blocks = KindsClaim{RRow: r.es(), RCol: r.es(), VA: r.es(), VB: r.es()}
+	mc.Blocks = KindsClaim{RRow: r.es(), RCol: r.es(), VA: r.es(), VB: r.es(), RAddr: r.es()}
 	return mc
 }
 
