@@ -112,19 +112,9 @@ func tapeBatchRounds(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim, 
 	return mu, lambda, point, running
 }
 
-// tapeTableWeight is TableClaim.weightAt on the tape: Σ_{s<N} eq(χ, s)·eq(r, o+s) plus
-// the padding slots' mass times eq(r, o).
+// tapeTableWeight is TableClaim.weightAt on the tape (offsetWeight: O(|r|) products).
 func tapeTableWeight(t *Tape, c TapeTableClaim, r []Lin) Lin {
-	eq := t.EqTable(c.Chi)
-	var total, pad Lin
-	for s, e := range eq {
-		if s >= c.N {
-			pad = pad.Add(e)
-			continue
-		}
-		total = total.Add(t.Mul(e, t.EqAt(r, c.Offset+s)))
-	}
-	return total.Add(t.Mul(pad, t.EqAt(r, c.Offset)))
+	return offsetWeight(c.Chi, r, c.Offset, c.N, ring[Lin]{mul: t.Mul, add: Lin.Add, zero: ConstLin(field.E{}), one: oneLin})
 }
 
 // tapeBatchKeys replays VerifyKeyClaims for a table of window log windowLog and

@@ -50,19 +50,120 @@ func (c TableClaim) weightTable(dst []field.E) {
 }
 
 // weightAt is W's multilinear extension at r: Σ_{s<n} eq(χ, s)·eq(r, o+s) plus the
-// padding mass times eq(r, o).
+// padding mass times eq(r, o) (offsetWeight).
 func (c TableClaim) weightAt(r []field.E) field.E {
-	eq := make([]field.E, 1<<len(c.Chi))
-	field.EqTable(eq, c.Chi)
-	var total, pad field.E
-	for s, e := range eq {
-		if s >= c.N {
-			pad = pad.Add(e)
-			continue
+	return offsetWeight(c.Chi, r, c.Offset, c.N, fieldRing)
+}
+
+// ring is the arithmetic offsetWeight runs on: the field natively, a tape's Lins in a
+// circuit.
+type ring[T any] struct {
+	mul       func(x, y T) T
+	add       func(x, y T) T
+	zero, one T
+}
+
+var fieldRing = ring[field.E]{mul: field.E.Mul, add: field.E.Add, zero: field.E{}, one: field.One}
+
+// offsetWeight is Σ_{s<n} eq(χ, s)·eq(r, o+s) + (Σ_{n≤s<2^|χ|} eq(χ, s))·eq(r, o), the
+// bits of o+s past r's dropped, in O(|r|) products: one walk over the bits from the
+// lowest, whose state is the carry of o+s and whether s is below n so far, instead of
+// a sum over the 2^|χ| slots (a parent's circuit evaluates it for every key claim it
+// replays, whose slots are the signers below).
+func offsetWeight[T any](chi, r []T, o, n int, a ring[T]) T {
+	nb := max(len(chi), len(r), bits.Len(uint(n)), bits.Len(uint(o)))
+	eqBit := func(x T, b int) T {
+		if b == 1 {
+			return x
 		}
-		total = total.Add(e.Mul(eqIndex(r, c.Offset+s)))
+		return a.add(a.one, x)
 	}
-	return total.Add(pad.Mul(eqIndex(r, c.Offset)))
+	// v[c][lt]: the sum over the low bits of s taking the walk to carry c and to
+	// s < n (lt = 1) or not on those bits; g[lt] the same without r (Σ eq(χ, s)).
+	var v [2][2]T
+	var g [2]T
+	for c := range 2 {
+		for lt := range 2 {
+			v[c][lt] = a.zero
+		}
+		g[c] = a.zero
+	}
+	v[0][0], g[0] = a.one, a.one
+	live := [2][2]bool{{true, false}, {false, false}}
+	gLive := [2]bool{true, false}
+	for i := range nb {
+		var nv [2][2]T
+		var ng [2]T
+		var nLive [2][2]bool
+		var ngLive [2]bool
+		ni := n >> i & 1
+		for s := range 2 {
+			if s == 1 && i >= len(chi) {
+				break
+			}
+			fc := a.one
+			if i < len(chi) {
+				fc = eqBit(chi[i], s)
+			}
+			ltOf := func(lt int) int {
+				switch {
+				case s < ni:
+					return 1
+				case s > ni:
+					return 0
+				}
+				return lt
+			}
+			for lt := range 2 {
+				if !gLive[lt] {
+					continue
+				}
+				l2 := ltOf(lt)
+				term := a.mul(g[lt], fc)
+				if ngLive[l2] {
+					ng[l2] = a.add(ng[l2], term)
+				} else {
+					ng[l2], ngLive[l2] = term, true
+				}
+			}
+			for c := range 2 {
+				sum := o>>i&1 + s + c
+				f := fc
+				if i < len(r) {
+					f = a.mul(fc, eqBit(r[i], sum&1))
+				}
+				for lt := range 2 {
+					if !live[c][lt] {
+						continue
+					}
+					c2, l2 := sum>>1, ltOf(lt)
+					term := a.mul(v[c][lt], f)
+					if nLive[c2][l2] {
+						nv[c2][l2] = a.add(nv[c2][l2], term)
+					} else {
+						nv[c2][l2], nLive[c2][l2] = term, true
+					}
+				}
+			}
+		}
+		v, g, live, gLive = nv, ng, nLive, ngLive
+	}
+	total := a.zero
+	for c := range 2 {
+		if live[c][1] {
+			total = a.add(total, v[c][1])
+		}
+	}
+	// The padding slots' mass: every slot's eq sums to one, so it is 1 + Σ_{s<n} eq(χ, s).
+	pad := a.one
+	if gLive[1] {
+		pad = a.add(pad, g[1])
+	}
+	eqO := a.one
+	for k, x := range r {
+		eqO = a.mul(eqO, eqBit(x, o>>k&1))
+	}
+	return a.add(total, a.mul(pad, eqO))
 }
 
 // eqIndex is eq(r, bits of t), low bit first.

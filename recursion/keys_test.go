@@ -197,3 +197,74 @@ func TestKeyTableSums(t *testing.T) {
 		}
 	}
 }
+
+// naiveOffsetWeight is offsetWeight by its definition: a sum over the 2^|χ| slots.
+func naiveOffsetWeight(chi, r []field.E, o, n int) field.E {
+	eq := make([]field.E, 1<<len(chi))
+	field.EqTable(eq, chi)
+	var total, pad field.E
+	for s, e := range eq {
+		if s >= n {
+			pad = pad.Add(e)
+			continue
+		}
+		total = total.Add(e.Mul(eqIndex(r, o+s)))
+	}
+	return total.Add(pad.Mul(eqIndex(r, o)))
+}
+
+// TestOffsetWeight: the bit walk equals the slot sum natively and on a tape, for
+// child tables of 1 to 2^6 slots at offsets across a parent's 2^9, every size n up
+// to the child's slots, including a last slot at the parent's end.
+func TestOffsetWeight(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for trial := range 300 {
+		cb := trial % 7
+		pb := cb + r.IntN(4)
+		chi := make([]field.E, cb)
+		pt := make([]field.E, pb)
+		for i := range chi {
+			chi[i] = randomE(r)
+		}
+		for i := range pt {
+			pt[i] = randomE(r)
+		}
+		n := 1 + r.IntN(1<<cb)
+		o := r.IntN(1<<pb - n + 1)
+		if trial%10 == 0 {
+			o = 1<<pb - n
+		}
+		want := naiveOffsetWeight(chi, pt, o, n)
+		if got := offsetWeight(chi, pt, o, n, fieldRing); got != want {
+			t.Fatalf("trial %d (|χ| %d, |r| %d, o %d, n %d): walk %v, sum %v", trial, cb, pb, o, n, got, want)
+		}
+		// On a tape, the point's coordinates committed inputs: the walk's value at
+		// the inputs is the same, in O(|r|) products.
+		tp := &Tape{}
+		in := func(xs []field.E, seg int) ([]Lin, map[[2]int]field.E) {
+			ls := make([]Lin, len(xs))
+			vals := map[[2]int]field.E{}
+			for i, x := range xs {
+				ls[i] = tp.Input(seg, i)
+				vals[[2]int{seg, i}] = x
+			}
+			return ls, vals
+		}
+		lc, vc := in(chi, 0)
+		lr, vr := in(pt, 1)
+		w := tapeTableWeight(tp, TapeTableClaim{Chi: lc, Offset: o, N: n}, lr)
+		value := func(seg, word int) field.E {
+			if v, ok := vc[[2]int{seg, word}]; ok && seg == 0 {
+				return v
+			}
+			return vr[[2]int{seg, word}]
+		}
+		_, _, units := tp.Operands(value)
+		if got := w.Eval(value, units); got != want {
+			t.Fatalf("trial %d on a tape: %v, want %v", trial, got, want)
+		}
+		if limit := 16*(pb+1) + 8; tp.Products() > limit {
+			t.Fatalf("trial %d: %d products for |r| = %d (over %d)", trial, tp.Products(), pb, limit)
+		}
+	}
+}
