@@ -215,6 +215,38 @@ func TestMergeNRDepth3(t *testing.T) {
 	if childTargets < 0 {
 		t.Fatal("the depth-2 child has no tree table")
 	}
+	// Role tables (docs/recursion.md §6.13): the root's hold its merged child's own
+	// matrices at the child's own digit (k+1+0 = 3 of 3 bits) and the grandchild's,
+	// from the child's table (its own digit 3), under the child's subtree digit:
+	// 1 + 3<<3 = 25. The child's record carries one address point.
+	childRole := -1
+	for j, k := range subs[0].kinds {
+		if isRole(k) {
+			childRole = j
+		}
+	}
+	if childRole < 0 || len(h.Subs[0].Blocks.RAddr) != roleBits(2) {
+		t.Fatalf("the depth-2 child: role kind %d, an address point of %d coordinates", childRole, len(h.Subs[0].Blocks.RAddr))
+	}
+	rootKinds, err := batchKinds(hl, subs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every role is the child's (at 3); the grandchild's shape has fewer segments, so
+	// some roles have no entry at 25.
+	roles, lifted := 0, 0
+	for _, k := range rootKinds {
+		if rk, ok := k.block.(*roleKind); ok {
+			roles++
+			if rk.entries[0].addr != 3 || len(rk.entries) > 2 || (len(rk.entries) == 2 && rk.entries[1].addr != 25) {
+				t.Fatalf("role %s at addresses %v, want 3 and 25", rk.role, rk.entries)
+			}
+			lifted += len(rk.entries) - 1
+		}
+	}
+	if roles == 0 || lifted == 0 {
+		t.Fatalf("the depth-3 root has %d role kinds, %d with the grandchild's matrix", roles, lifted)
+	}
 	t.Logf("depth 3: proved in %v (batch %v), proof %d B + batch %d B, statement %d B (depth 2: %d B + %d B + %d B)",
 		h.Took, h.BatchTook, len(h.Proof.MarshalWire()), len(h.Batch.MarshalWire()), len(h.statementBytes()),
 		len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
@@ -236,12 +268,18 @@ func TestMergeNRDepth3(t *testing.T) {
 			kept, _, _ := subs[0].targetSlot()
 			s.Values[kept] = s.Values[kept].Add(field.One)
 		}},
+		{"the child's role-table value", func(s, _ *MergedChildNR) {
+			s.Blocks.VA[childRole] = s.Blocks.VA[childRole].Add(field.One)
+		}},
+		{"the child's role address point", func(s, _ *MergedChildNR) { s.Blocks.RAddr[1] = s.Blocks.RAddr[1].Add(field.One) }},
+		{"the child's role address point cut short", func(s, _ *MergedChildNR) { s.Blocks.RAddr = s.Blocks.RAddr[1:] }},
+		{"a role address point on the trimmed grandchild", func(_, g *MergedChildNR) { g.Blocks.RAddr = []field.E{field.One} }},
 	} {
 		c := *h
 		c.Subs = slices.Clone(h.Subs)
 		s := *h.Subs[0]
 		s.Values = slices.Clone(s.Values)
-		s.Blocks.VA, s.Blocks.VB = slices.Clone(s.Blocks.VA), slices.Clone(s.Blocks.VB)
+		s.Blocks.VA, s.Blocks.VB, s.Blocks.RAddr = slices.Clone(s.Blocks.VA), slices.Clone(s.Blocks.VB), slices.Clone(s.Blocks.RAddr)
 		s.Subs = slices.Clone(s.Subs)
 		gs := *s.Subs[0]
 		tc.edit(&s, &gs)

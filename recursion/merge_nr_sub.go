@@ -587,7 +587,8 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 		return 0, fmt.Errorf("%w: child %d: %d carried points and %d values for %d hints at %d points", ErrMerged, c, len(mc.Points), len(mc.Values), len(s.kept), count)
 	}
 	if b := mc.Blocks; len(b.RRow) != len(out.blocks.rRow) || len(b.RCol) != len(out.blocks.rCol) || len(b.VA) != len(out.blocks.va) || len(b.VB) != len(out.blocks.vb) || len(b.RAddr) != len(out.blocks.rAddr) {
-		return 0, fmt.Errorf("%w: child %d: carried block claims of %d kinds at a point of %d coordinates, %d kinds and %d coordinates laid out", ErrMerged, c, len(b.VA), len(b.RRow), len(out.blocks.va), len(out.blocks.rRow))
+		return 0, fmt.Errorf("%w: child %d: carried block claims of %d kinds at a point of %d coordinates (address %d), %d kinds and %d coordinates (address %d) laid out",
+			ErrMerged, c, len(b.VA), len(b.RRow), len(b.RAddr), len(out.blocks.va), len(out.blocks.rRow), len(out.blocks.rAddr))
 	}
 	k := base
 	assertAt := func(what string, xs []Lin, vs []field.E, at int) error {
