@@ -64,20 +64,6 @@ func tapeWeightEval(t *Tape, low, high, r []Lin) Lin {
 	return t.Mul(t.InnerProduct(low, t.EqTable(r[:LowBits])), t.EqEval(high, r[LowBits:]))
 }
 
-// tapeBatchMatrix replays VerifyMatrixClaims for a circuit of 2^logSize columns and
-// returns the batched claim: its row and column points and values.
-func tapeBatchMatrix(t *Tape, s *tapeTr, logSize int, claims []TapeMatrixClaim) (rRow, rCol []Lin, va, vb Lin) {
-	mu, lambda, point, running := tapeBatchRounds(t, s, logSize, claims, nil)
-	rRow, rCol = point[:logSize], point[logSize:]
-	va, vb = s.Receive(), s.Receive()
-	var weight Lin
-	for i, c := range claims {
-		weight = weight.Add(t.Mul(lambda[i], t.Mul(tapeWeightEval(t, c.RowLow, c.RowHigh, rRow), tapeWeightEval(t, c.ColLow, c.ColHigh, rCol))))
-	}
-	t.Equal("the matrix claims' batch", t.Mul(va.Add(t.Mul(mu, vb)), weight), running)
-	return rRow, rCol, va, vb
-}
-
 // tapeBatchRounds replays a matrix-claim batch's start on the tape (observeClaims,
 // batchTarget) and its 2·logSize rounds: it returns μ, the λs, the point and the
 // final running value.

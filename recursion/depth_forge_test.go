@@ -2,7 +2,6 @@ package recursion
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -11,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/internal/testrand"
@@ -326,13 +324,10 @@ func lenientBatchTrace(m *MergedNR, start []byte, main *MergedNR) ([]transcript.
 		}
 	})
 	tr.AbsorbBytes(start)
-	if _, err := VerifyMatrixClaims(tr, aggregate.LogSize, mats); err != nil && !errors.Is(err, ErrBatch) {
-		return nil, err
-	}
 	if _, _, err := VerifyKeyClaims(tr, kt.T.W.Log, kt.SlotBits, keys); err != nil {
 		return nil, err
 	}
-	if _, _, err := verifyBlocks(tr, l, subs, terms); err != nil {
+	if _, _, err := verifyBlocks(tr, l, subs, mats, terms); err != nil {
 		return nil, err
 	}
 	return chain, tr.Finish()
@@ -703,37 +698,6 @@ func TestForgeDepthNativeCheck(t *testing.T) {
 	}
 }
 
-// TestForgeDepthBatchedClaim: merged child 0's batched matrix claim carried at
-// other points (each coordinate + 1) with the true values of the xmss-aggregate
-// circuit's matrices there (computed natively): a true claim, so the parent's batch
-// and the root's check hold, but not the claim the child's batch replay reduced to.
-// The forged witness breaks only the tape's assertions of the batch's points and
-// values; rejected.
-func TestForgeDepthBatchedClaim(t *testing.T) {
-	skipForgeSweep(t)
-	mats := aggregate.VerifierMatrices()
-	broken := forgeAndReject(t, "a true batched claim at other points", nrForge{extract: onChild0(subForge{carried: func(mc *MergedChildNR, _ *nrSub, _ []field.E) {
-		for i := range mc.RRow {
-			mc.RRow[i] = mc.RRow[i].Add(field.One)
-		}
-		for i := range mc.RCol {
-			mc.RCol[i] = mc.RCol[i].Add(field.One)
-		}
-		mc.VA, mc.VB = mats.BilinearTensor(EqWeight(mc.RRow), EqWeight(mc.RCol))
-		if err := CheckMatrixClaim(mats, MatrixClaim{Row: EqWeight(mc.RRow), Col: EqWeight(mc.RCol), VA: mc.VA, VB: mc.VB}); err != nil {
-			t.Fatalf("the moved claim is not true: %v", err)
-		}
-	}})})
-	for _, b := range broken {
-		if !strings.HasSuffix(b, ": the batch's row point") && !strings.HasSuffix(b, ": the batch's column point") && !strings.HasSuffix(b, ": the batch's values") {
-			t.Fatalf("the forged witness breaks %q, not only the batch's carried claim", broken)
-		}
-	}
-	if !breaks(broken, "the batch's row point") {
-		t.Fatalf("the forged witness breaks %q, not the batch's row point", broken)
-	}
-}
-
 // TestForgeDepthBlockClaims: merged child 0's block claims carried at another point
 // (each coordinate + 1) with every kind's true values there (computed natively), so
 // the parent's batch and its verifier's native checks hold; only the tape's
@@ -854,8 +818,8 @@ func cloneNR(m *MergedNR) *MergedNR {
 			for h, p := range s.Points {
 				cs.Points[h] = slices.Clone(p)
 			}
-			cs.RRow, cs.RCol, cs.KeyPoint = slices.Clone(s.RRow), slices.Clone(s.RCol), slices.Clone(s.KeyPoint)
-			cs.Blocks = KindsClaim{RRow: slices.Clone(s.Blocks.RRow), RCol: slices.Clone(s.Blocks.RCol), VA: slices.Clone(s.Blocks.VA), VB: slices.Clone(s.Blocks.VB)}
+			cs.KeyPoint = slices.Clone(s.KeyPoint)
+			cs.Blocks = KindsClaim{RRow: slices.Clone(s.Blocks.RRow), RCol: slices.Clone(s.Blocks.RCol), VA: slices.Clone(s.Blocks.VA), VB: slices.Clone(s.Blocks.VB), RAddr: slices.Clone(s.Blocks.RAddr)}
 			c.Subs[i] = &cs
 		}
 	}
@@ -891,7 +855,7 @@ func TestForgeDepthStatement(t *testing.T) {
 		}
 		d.ChiIn, d.S, d.ChiInPrime = slices.Clone(d.ChiIn), slices.Clone(d.S), slices.Clone(d.ChiInPrime)
 		d.Tau, d.ChiOut = slices.Clone(d.Tau), slices.Clone(d.ChiOut)
-		d.VA, d.VB, d.Key = m.Subs[i].VA, m.Subs[i].VB, m.Subs[i].KeyValue
+		d.VA, d.VB, d.Key = m.Subs[i].Blocks.VA[0], m.Subs[i].Blocks.VB[0], m.Subs[i].KeyValue
 		m.Deferred[i] = d
 		m.Subs[i] = nil
 	}
@@ -1070,16 +1034,17 @@ func TestForgeDepthMutations(t *testing.T) {
 			s.Points = s.Points[:len(s.Points)-1]
 			return ""
 		}},
-		{"the batch's row point", func(c *MergedNR) string { return bumpE(sub(c).RRow) }},
-		{"the batch's column point", func(c *MergedNR) string { return bumpE(sub(c).RCol) }},
+		{"the block claims' row point", func(c *MergedNR) string { return bumpE(sub(c).Blocks.RRow) }},
+		{"the block claims' column point", func(c *MergedNR) string { return bumpE(sub(c).Blocks.RCol) }},
+		{"the role claims' address point", func(c *MergedNR) string { return bumpE(sub(c).Blocks.RAddr) }},
 		{"the key batch's point", func(c *MergedNR) string { return bumpE(sub(c).KeyPoint) }},
 		{"a batched point's length", func(c *MergedNR) string {
 			s := sub(c)
 			switch rng.IntN(3) {
 			case 0:
-				s.RRow = resize(s.RRow)
+				s.Blocks.RRow = resize(s.Blocks.RRow)
 			case 1:
-				s.RCol = resize(s.RCol)
+				s.Blocks.RCol = resize(s.Blocks.RCol)
 			default:
 				s.KeyPoint = resize(s.KeyPoint)
 			}
@@ -1087,8 +1052,7 @@ func TestForgeDepthMutations(t *testing.T) {
 		}},
 		{"a batched value", func(c *MergedNR) string {
 			s := sub(c)
-			v := []*field.E{&s.VA, &s.VB, &s.KeyValue}[rng.IntN(3)]
-			*v = v.Add(randE())
+			s.KeyValue = s.KeyValue.Add(randE())
 			return ""
 		}},
 		{"a block claim's point or value", func(c *MergedNR) string {
@@ -1166,7 +1130,7 @@ func TestForgeDepthMutations(t *testing.T) {
 		{"an empty batch", func(c *MergedNR) { c.Batch = &transcript.Proof{} }},
 		{"no openings", func(c *MergedNR) { c.Proof.Openings, c.Proof.Phases = nil, nil }},
 		{"no carried points", func(c *MergedNR) { c.Subs[0].Points = nil }},
-		{"empty batched points", func(c *MergedNR) { c.Subs[1].RRow, c.Subs[1].RCol, c.Subs[1].KeyPoint = nil, nil, nil }},
+		{"empty batched points", func(c *MergedNR) { c.Subs[1].Blocks.RRow, c.Subs[1].Blocks.RCol, c.Subs[1].KeyPoint = nil, nil, nil }},
 		{"no children", func(c *MergedNR) { c.Children, c.Deferred, c.Subs = nil, nil, nil }},
 		{"no keys", func(c *MergedNR) { c.Keys = nil }},
 	} {

@@ -789,20 +789,21 @@ func (m *MergedNR) statement() (flows.Statement, error) {
 // carriedClaims are the children's matrix claims and their key claims lifted to the
 // merged key table (child i's keys at its offset; windowLog the table's window): a
 // leaf's deferred claims, a merged child's batched ones.
-func (m *MergedNR) carriedClaims(windowLog int) ([]MatrixClaim, []TableClaim, error) {
-	mats := make([]MatrixClaim, len(m.Deferred))
+func (m *MergedNR) carriedClaims(windowLog int) ([]*MatrixClaim, []TableClaim, error) {
+	mats := make([]*MatrixClaim, len(m.Deferred))
 	keys := make([]TableClaim, len(m.Deferred))
 	off := 0
 	for i := range m.Deferred {
 		if sub := m.sub(i); sub != nil {
-			if len(sub.KeyPoint) < windowLog || len(sub.RRow) != aggregate.LogSize || len(sub.RCol) != aggregate.LogSize {
-				return nil, nil, fmt.Errorf("%w: child %d's batched claims have points of %d, %d and %d coordinates", ErrMerged, i, len(sub.RRow), len(sub.RCol), len(sub.KeyPoint))
+			// A merged child's claim on the xmss-aggregate circuit is among its block
+			// claims (xmssKind).
+			if len(sub.KeyPoint) < windowLog {
+				return nil, nil, fmt.Errorf("%w: child %d's batched key claim has a point of %d coordinates", ErrMerged, i, len(sub.KeyPoint))
 			}
-			mats[i] = MatrixClaim{Row: EqWeight(sub.RRow), Col: EqWeight(sub.RCol), VA: sub.VA, VB: sub.VB}
 			keys[i] = TableClaim{Tau: sub.KeyPoint[:windowLog], Chi: sub.KeyPoint[windowLog:], Offset: off, N: m.Children[i].N, Value: sub.KeyValue}
 		} else {
 			mc, kc := m.Deferred[i].Claims()
-			mats[i], keys[i] = mc, LiftKeyClaim(kc, off, m.Children[i].N)
+			mats[i], keys[i] = &mc, LiftKeyClaim(kc, off, m.Children[i].N)
 		}
 		off += m.Children[i].N
 	}
@@ -834,23 +835,19 @@ func (m *MergedNR) proveBatch(start []byte, l *nrLayout, subs []*nrSub, terminal
 	}
 	tr := transcript.NewProver([]byte(MergeBatchLabelNR), nil)
 	tr.AbsorbBytes(start)
-	if _, err := BatchMatrixClaimsOn(tr, aggregate.New().Circuit, mats, workers); err != nil {
-		return nil, err
-	}
 	if _, _, err := BatchKeyClaims(tr, kt, keys); err != nil {
 		return nil, err
 	}
-	if _, err := proveBlocks(tr, l, subs, terminals, workers); err != nil {
+	if _, err := proveBlocks(tr, l, subs, mats, terminals, workers); err != nil {
 		return nil, err
 	}
 	return tr.Proof(), nil
 }
 
 // nrBatched is what a merge's batch leaves for its verifier to evaluate natively:
-// one claim on the xmss-aggregate circuit's matrices, the merged key table's value at
-// a point, and one claim per block circuit of its kinds.
+// the merged key table's value at a point, and one claim per kind (the block
+// circuits, the xmss-aggregate circuit, the tree and role tables).
 type nrBatched struct {
-	matrix   MatrixClaim
 	kt       KeyTable
 	keyPoint []field.E
 	keyValue field.E
@@ -860,9 +857,7 @@ type nrBatched struct {
 
 // checks are the batched claims' native evaluations.
 func (b *nrBatched) checks() []flows.NativeCheck {
-	mats := aggregate.VerifierMatrices()
 	out := []flows.NativeCheck{
-		{What: "the batched matrix claim", Check: func() error { return CheckMatrixClaim(mats, b.matrix) }},
 		{What: "the batched key claim", Check: func() error { return CheckTableEval(b.kt, b.keyPoint, b.keyValue) }},
 	}
 	return append(out, blockChecks(b.kinds, b.blocks)...)
@@ -889,13 +884,10 @@ func (m *MergedNR) verifyBatchTraced(start []byte, l *nrLayout, subs []*nrSub, t
 	}
 	tr.AbsorbBytes(start)
 	out := &nrBatched{kt: kt}
-	if out.matrix, err = VerifyMatrixClaims(tr, aggregate.LogSize, mats); err != nil {
-		return nil, fmt.Errorf("%w: the carried matrix claims: %w", ErrMerged, err)
-	}
 	if out.keyPoint, out.keyValue, err = VerifyKeyClaims(tr, kt.T.W.Log, kt.SlotBits, keys); err != nil {
 		return nil, fmt.Errorf("%w: the carried key claims: %w", ErrMerged, err)
 	}
-	if out.kinds, out.blocks, err = verifyBlocks(tr, l, subs, terminals); err != nil {
+	if out.kinds, out.blocks, err = verifyBlocks(tr, l, subs, mats, terminals); err != nil {
 		return nil, err
 	}
 	if err := tr.Finish(); err != nil {

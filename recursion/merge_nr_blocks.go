@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"fmt"
+	"github.com/leanpipe/leanpipe/aggregate"
 	"slices"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -35,6 +36,19 @@ type fixedBlock interface {
 	batchMatrices() Matrices
 }
 
+// xmssName names the xmss-aggregate circuit's kind.
+const xmssName = "xmss-aggregate"
+
+// xmssKind is the xmss-aggregate circuit as a kind of the batch: the leaves' deferred
+// matrix claims and the merged children's batched ones join the batch like any
+// block's, at its one point (docs/recursion.md §6.13), so that a merged child's record
+// carries no claim of its own on it.
+type xmssKind struct{}
+
+func (xmssKind) LogSize() int                { return aggregate.LogSize }
+func (xmssKind) Matrices() lincheck.Matrices { return aggregate.VerifierMatrices() }
+func (xmssKind) batchMatrices() Matrices     { return aggregate.New().Circuit }
+
 // nrKind is a block circuit with its key: its name and size, which fix its matrices.
 type nrKind struct {
 	key   string
@@ -63,6 +77,8 @@ func blockKey(b nrBlock) string {
 	case *roleKind:
 		// A role's size follows the shapes below; its key does not.
 		return roleKey(b.role)
+	case xmssKind:
+		name = xmssName
 	default:
 		panic(fmt.Sprintf("recursion: a block of type %T", b))
 	}
@@ -81,7 +97,7 @@ func (l *nrLayout) segmentBlocks() []nrBlock {
 // batchKinds are the kinds a merge's batch reduces, sorted by key: its own segments'
 // blocks and its merged children's kinds (subs, nil for a leaf).
 func batchKinds(l *nrLayout, subs []*nrSub) ([]nrKind, error) {
-	byKey := map[string]nrBlock{}
+	byKey := map[string]nrBlock{blockKey(xmssKind{}): xmssKind{}}
 	for _, b := range l.segmentBlocks() {
 		byKey[blockKey(b)] = b
 	}
@@ -159,10 +175,11 @@ func kindsLog(kinds []nrKind) int {
 
 // kindClaims sorts a merge's block claims into its kinds: per kind, its own
 // segments' (ownAt: their segment indices, in order) and then its merged children's
-// (subs[c].kinds beside outs[c]), in child order; and the claims on its role kinds
-// (roles), which its address batch reduces first (roles.go). A child's claims that do
-// not fit its kinds, or a kind the merge does not batch, are an error.
-func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsClaim) (ownAt [][]int, children [][]MatrixClaim, roles []roleClaim, err error) {
+// (subs[c].kinds beside outs[c]) and its leaves' deferred matrix claims (leaves[c]
+// for a leaf), in child order; and the claims on its role kinds (roles), which its
+// address batch reduces first (roles.go). A child's claims that do not fit its kinds,
+// or a kind the merge does not batch, are an error.
+func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsClaim, leaves []*MatrixClaim) (ownAt [][]int, children [][]MatrixClaim, roles []roleClaim, err error) {
 	at := map[string]int{}
 	for i, k := range kinds {
 		at[k.key] = i
@@ -175,8 +192,12 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 	children = make([][]MatrixClaim, len(kinds))
 	tk, w := targetsOf(kinds), digitBits(len(subs))
 	rw, ab := roleBits(len(subs)), roleAddrBits(kinds)
+	xk := at[blockKey(xmssKind{})]
 	for c, s := range subs {
 		if s == nil {
+			if c < len(leaves) && leaves[c] != nil {
+				children[xk] = append(children[xk], *leaves[c])
+			}
 			continue
 		}
 		o := outs[c]
@@ -283,7 +304,7 @@ func subOuts(subs []*nrSub) []*KindsClaim {
 // at its lincheck's point (terminals, in segment order; kind by kind, each kind's in
 // segment order) sent and batched with the merged children's claims, every kind at
 // one point.
-func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck, workers par.Workers) (KindsClaim, error) {
+func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, leaves []*MatrixClaim, terminals []*lincheck.TerminalCheck, workers par.Workers) (KindsClaim, error) {
 	blocks := l.segmentBlocks()
 	if len(terminals) != len(blocks) {
 		return KindsClaim{}, fmt.Errorf("recursion: %d terminal checks for %d segments", len(terminals), len(blocks))
@@ -292,7 +313,7 @@ func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, terminals []*linch
 	if err != nil {
 		return KindsClaim{}, err
 	}
-	ownAt, children, roles, err := kindClaims(kinds, blocks, subs, subOuts(subs))
+	ownAt, children, roles, err := kindClaims(kinds, blocks, subs, subOuts(subs), leaves)
 	if err != nil {
 		return KindsClaim{}, err
 	}
@@ -331,7 +352,7 @@ func addRoleClaims(children [][]MatrixClaim, roles []roleClaim, vals []field.E) 
 // receives the segments' matrix values, checks each lincheck's terminal identity with
 // them, and replays the batch. It returns the kinds and the batch's output, which the
 // verifier evaluates natively (blockChecks).
-func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck) ([]nrKind, KindsClaim, error) {
+func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, leaves []*MatrixClaim, terminals []*lincheck.TerminalCheck) ([]nrKind, KindsClaim, error) {
 	blocks := l.segmentBlocks()
 	if len(terminals) != len(blocks) {
 		return nil, KindsClaim{}, fmt.Errorf("%w: %d terminal checks for %d segments", ErrMerged, len(terminals), len(blocks))
@@ -340,7 +361,7 @@ func verifyBlocks(tr ClaimsVerifier, l *nrLayout, subs []*nrSub, terminals []*li
 	if err != nil {
 		return nil, KindsClaim{}, err
 	}
-	ownAt, children, roles, err := kindClaims(kinds, blocks, subs, subOuts(subs))
+	ownAt, children, roles, err := kindClaims(kinds, blocks, subs, subOuts(subs), leaves)
 	if err != nil {
 		return nil, KindsClaim{}, err
 	}
@@ -410,8 +431,9 @@ type tapeBlockOut struct {
 // blocksOn replays a merged child's proveBlocks on the parent's tape: its segments'
 // claims at the points its replay committed (st, each value received and asserted
 // equal to the segment's matrix hint, hint(h) for st.Hints[h]), and its merged
-// children's batched claims read from its atoms (children, nil for a leaf).
-func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int) Lin, children []*tapeBlockOut, childHints []*tapeHints) tapeBlockOut {
+// children's batched claims and its leaves' deferred matrix claims read from its atoms
+// (children, nil for a leaf; leaves, nil for a merged child).
+func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int) Lin, children []*tapeBlockOut, childHints []*tapeHints, leaves []*TapeMatrixClaim) tapeBlockOut {
 	blocks := s.lm.segmentBlocks()
 	hintOf := map[[2]int]int{}
 	for h, hk := range st.Hints {
@@ -428,8 +450,12 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 	tk, w := targetsOf(s.kinds), digitBits(len(children))
 	rw, ab := roleBits(len(children)), roleAddrBits(s.kinds)
 	zero := ConstLin(field.E{})
+	xk := at[blockKey(xmssKind{})]
 	for c, o := range children {
 		if o == nil {
+			if leaves[c] != nil {
+				byKind[xk] = append(byKind[xk], *leaves[c])
+			}
 			continue
 		}
 		L := s.kinds[tk].block.LogSize()

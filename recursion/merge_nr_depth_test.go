@@ -100,13 +100,32 @@ func TestMergeNRDepth2(t *testing.T) {
 		s := *g.Subs[0]
 		s.Values = slices.Clone(s.Values)
 		s.Points = slices.Clone(s.Points)
-		s.RRow, s.RCol, s.KeyPoint = slices.Clone(s.RRow), slices.Clone(s.RCol), slices.Clone(s.KeyPoint)
-		s.Blocks = KindsClaim{RRow: slices.Clone(s.Blocks.RRow), RCol: slices.Clone(s.Blocks.RCol), VA: slices.Clone(s.Blocks.VA), VB: slices.Clone(s.Blocks.VB)}
+		s.KeyPoint = slices.Clone(s.KeyPoint)
+		s.Blocks = KindsClaim{RRow: slices.Clone(s.Blocks.RRow), RCol: slices.Clone(s.Blocks.RCol), VA: slices.Clone(s.Blocks.VA), VB: slices.Clone(s.Blocks.VB), RAddr: slices.Clone(s.Blocks.RAddr)}
 		s.Children = slices.Clone(s.Children)
 		c.Subs[0] = &s
 		return &c
 	}
 	one := field.One
+	// The merged child's kind of the xmss-aggregate circuit, among its A0 values and
+	// among its B0 values.
+	sub, err := subShape(g.Children[0], g.Subs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	xk, xb := -1, 0
+	for j, k := range sub.kinds {
+		if _, ok := k.block.(xmssKind); ok {
+			xk = j
+			break
+		}
+		if !zeroBs(sub.kinds)[j] {
+			xb++
+		}
+	}
+	if xk < 0 {
+		t.Fatal("the merged child's batch has no xmss-aggregate kind")
+	}
 	for _, tc := range []struct {
 		name string
 		edit func(s *MergedChildNR, c *MergedNR)
@@ -120,9 +139,8 @@ func TestMergeNRDepth2(t *testing.T) {
 			s.Points[2] = slices.Clone(s.Points[2])
 			s.Points[2][1] = s.Points[2][1].Add(one)
 		}},
-		{"the batch's row point", func(s *MergedChildNR, _ *MergedNR) { s.RRow[3] = s.RRow[3].Add(one) }},
-		{"the batch's column point", func(s *MergedChildNR, _ *MergedNR) { s.RCol[0] = s.RCol[0].Add(one) }},
-		{"the batch's value", func(s *MergedChildNR, _ *MergedNR) { s.VB = s.VB.Add(one) }},
+		{"the child's xmss-aggregate claim's A0 value", func(s *MergedChildNR, _ *MergedNR) { s.Blocks.VA[xk] = s.Blocks.VA[xk].Add(one) }},
+		{"the child's xmss-aggregate claim's B0 value", func(s *MergedChildNR, _ *MergedNR) { s.Blocks.VB[xb] = s.Blocks.VB[xb].Add(one) }},
 		{"the key batch's point", func(s *MergedChildNR, _ *MergedNR) { s.KeyPoint[1] = s.KeyPoint[1].Add(one) }},
 		{"the key batch's value", func(s *MergedChildNR, _ *MergedNR) { s.KeyValue = s.KeyValue.Add(one) }},
 		{"the block claims' row point", func(s *MergedChildNR, _ *MergedNR) { s.Blocks.RRow[7] = s.Blocks.RRow[7].Add(one) }},
@@ -256,7 +274,7 @@ func TestMergeNRDepth3(t *testing.T) {
 	}{
 		{"a value in the grandchild's trimmed record", func(_, g *MergedChildNR) { g.Values = []field.E{field.One} }},
 		{"a point in the grandchild's trimmed record", func(_, g *MergedChildNR) { g.Points = [][]field.E{{field.One}} }},
-		{"the grandchild's batch value", func(_, g *MergedChildNR) { g.VA = g.VA.Add(field.One) }},
+		{"the grandchild's key value", func(_, g *MergedChildNR) { g.KeyValue = g.KeyValue.Add(field.One) }},
 		{"block claims on the trimmed grandchild", func(_, g *MergedChildNR) { g.Blocks.VA = []field.E{field.One} }},
 		{"the child's tree-table value", func(s, _ *MergedChildNR) {
 			s.Blocks.VA[childTargets] = s.Blocks.VA[childTargets].Add(field.One)

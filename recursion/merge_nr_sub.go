@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
@@ -42,17 +41,14 @@ type MergedChildNR struct {
 	// shares one).
 	Values []field.E
 	Points [][]field.E
-	// RRow, RCol, VA, VB are the child's batched matrix claim on the xmss-aggregate
-	// circuit (EqWeight of each point).
-	RRow, RCol []field.E
-	VA, VB     field.E
 	// KeyPoint and KeyValue are the child's batched key claim: its key table (its keys,
 	// the parent's from its offset) at KeyPoint.
 	KeyPoint []field.E
 	KeyValue field.E
 	// Blocks are the child's batched block claims: one point, and one pair of values
-	// per kind of its batch (batchKinds: its segments' block circuits and its merged
-	// children's kinds, by key), which join the parent's batch of the same kinds.
+	// per kind of its batch (batchKinds: its segments' block circuits, the
+	// xmss-aggregate circuit, its tree and role tables, its merged children's kinds by
+	// key), which join the parent's batch of the same kinds.
 	Blocks KindsClaim
 }
 
@@ -74,7 +70,7 @@ func (mc *MergedChildNR) lists() [][]field.E {
 
 // outLists are the record's batched claims' lists.
 func (mc *MergedChildNR) outLists() [][]field.E {
-	return [][]field.E{mc.RRow, mc.RCol, {mc.VA, mc.VB}, mc.KeyPoint, {mc.KeyValue},
+	return [][]field.E{mc.KeyPoint, {mc.KeyValue},
 		mc.Blocks.RRow, mc.Blocks.RCol, mc.Blocks.VA, mc.Blocks.VB, mc.Blocks.RAddr}
 }
 
@@ -124,7 +120,7 @@ func (mc *MergedChildNR) checkTrimmed() error {
 	if len(mc.Values) != 0 || len(mc.Points) != 0 {
 		return fmt.Errorf("%w: a merged grandchild's record holds carried values", ErrMerged)
 	}
-	if len(mc.RRow) != 0 || len(mc.RCol) != 0 || len(mc.KeyPoint) != 0 || len(mc.Blocks.RRow) != 0 || len(mc.Blocks.RCol) != 0 || len(mc.Blocks.VA) != 0 || len(mc.Blocks.VB) != 0 || len(mc.Blocks.RAddr) != 0 || !mc.VA.IsZero() || !mc.VB.IsZero() || !mc.KeyValue.IsZero() {
+	if len(mc.KeyPoint) != 0 || len(mc.Blocks.RRow) != 0 || len(mc.Blocks.RCol) != 0 || len(mc.Blocks.VA) != 0 || len(mc.Blocks.VB) != 0 || len(mc.Blocks.RAddr) != 0 || !mc.KeyValue.IsZero() {
 		return fmt.Errorf("%w: a merged grandchild's record holds batched claims", ErrMerged)
 	}
 	for _, g := range mc.Subs {
@@ -382,7 +378,7 @@ func blankRecord(c ChildInfo, mc *MergedChildNR) (*MergedChildNR, error) {
 	for u, n := range s.pointLens {
 		b.Points[u] = make([]field.E, n)
 	}
-	b.RRow, b.RCol, b.KeyPoint = make([]field.E, aggregate.LogSize), make([]field.E, aggregate.LogSize), make([]field.E, s.keyLen)
+	b.KeyPoint = make([]field.E, s.keyLen)
 	L := kindsLog(s.kinds)
 	b.Blocks = KindsClaim{RRow: make([]field.E, L), RCol: make([]field.E, L), VA: make([]field.E, len(s.kinds)), VB: make([]field.E, countB(s.kinds)),
 		RAddr: make([]field.E, roleAddrBits(s.kinds))}
@@ -486,12 +482,12 @@ func scheduleOf(steps []TapeStep) []TapeStep {
 	return out
 }
 
-// nrBatchOut is a merged child's batch replayed: its batched matrix claim's points and
-// values and its key claim's point and value.
+// nrBatchOut is a merged child's batch replayed: its key claim's point and value and
+// its block claims.
 type nrBatchOut struct {
-	rRow, rCol, keyPt []Lin
-	va, vb, keyV      Lin
-	blocks            tapeBlockOut
+	keyPt  []Lin
+	keyV   Lin
+	blocks tapeBlockOut
 }
 
 // replay records the child's segments verification on in's tape (with the child's
@@ -514,33 +510,31 @@ func (s *nrSub) replay(in, bIn TapeInputs) (*SegmentsTape, *tapeTr, nrBatchOut, 
 }
 
 // batchOn replays the child's MergeBatchLabelNR transcript after its absorbed string:
-// its children's matrix and key claims, read from the atoms in the statement's order
-// (per leaf: z, chi_in, s, chi_in′, τ, chi_out, VA, VB, key; per merged child its
-// record's lists), then its block claims (blocksOn; hint: the replay's hints).
+// its children's key claims, read from the atoms in the statement's order (per leaf:
+// z, chi_in, s, chi_in′, τ, chi_out, VA, VB, key; per merged child its record's
+// lists), then its block claims (blocksOn, with the leaves' matrix claims; hint: the
+// replay's hints).
 func (s *nrSub) batchOn(st *SegmentsTape, sb *tapeTr, hint func(h int) Lin) nrBatchOut {
 	t, atoms := st.Tape, st.Atoms
 	childBlocks := make([]*tapeBlockOut, len(s.m.Children))
 	childHints := make([]*tapeHints, len(s.m.Children))
-	var tmats []TapeMatrixClaim
+	leaves := make([]*TapeMatrixClaim, len(s.m.Children))
 	var tkeys []TapeTableClaim
 	next := func(n int) []Lin { out := atoms[:n]; atoms = atoms[n:]; return out }
 	off := 0
 	for i, d := range s.m.Deferred {
 		if mc := s.m.sub(i); mc != nil {
 			// A merged child's hints' points and values (claims of the block batch), its
-			// batched claims: row and column points (eq weights), values, key point and
-			// value; its own merged children's lists follow, which the batch does not
-			// read.
+			// batched key claim's point and value, its block claims; its own merged
+			// children's lists follow, which the batch does not read.
 			h := &tapeHints{points: make([][]Lin, len(mc.Points))}
 			for u := range mc.Points {
 				h.points[u] = next(len(mc.Points[u]))
 			}
 			h.values = next(len(mc.Values))
 			childHints[i] = h
-			rRow, rCol, v := next(len(mc.RRow)), next(len(mc.RCol)), next(2)
 			keyPt, keyV := next(len(mc.KeyPoint)), next(1)[0]
 			wl := s.kt.T.W.Log
-			tmats = append(tmats, TapeMatrixClaim{RowLow: t.EqTable(rRow[:LowBits]), RowHigh: rRow[LowBits:], ColLow: t.EqTable(rCol[:LowBits]), ColHigh: rCol[LowBits:], VA: v[0], VB: v[1]})
 			tkeys = append(tkeys, TapeTableClaim{Tau: keyPt[:wl], Chi: keyPt[wl:], Offset: off, N: s.m.Children[i].N, Value: keyV})
 			b := mc.Blocks
 			childBlocks[i] = &tapeBlockOut{rRow: next(len(b.RRow)), rCol: next(len(b.RCol)), va: next(len(b.VA)), vb: next(len(b.VB)), rAddr: next(len(b.RAddr))}
@@ -551,14 +545,13 @@ func (s *nrSub) batchOn(st *SegmentsTape, sb *tapeTr, hint func(h int) Lin) nrBa
 		z := next(1)[0]
 		chiIn, sl, chiInPrime, tau, chiOut := next(len(d.ChiIn)), next(len(d.S)), next(len(d.ChiInPrime)), next(len(d.Tau)), next(len(d.ChiOut))
 		v := next(3)
-		tmats = append(tmats, TapeMatrixClaim{RowLow: t.Lagrange(1<<lincheck.KSkip, z), RowHigh: chiIn, ColLow: sl, ColHigh: chiInPrime, VA: v[0], VB: v[1]})
+		leaves[i] = &TapeMatrixClaim{RowLow: t.Lagrange(1<<lincheck.KSkip, z), RowHigh: chiIn, ColLow: sl, ColHigh: chiInPrime, VA: v[0], VB: v[1]}
 		tkeys = append(tkeys, TapeTableClaim{Tau: tau, Chi: chiOut, Offset: off, N: s.m.Children[i].N, Value: v[2]})
 		off += s.m.Children[i].N
 	}
 	var o nrBatchOut
-	o.rRow, o.rCol, o.va, o.vb = tapeBatchMatrix(t, sb, aggregate.LogSize, tmats)
 	o.keyPt, o.keyV = tapeBatchKeys(t, sb, s.kt.T.W.Log, s.kt.SlotBits, tkeys)
-	o.blocks = s.blocksOn(t, sb, st, hint, childBlocks, childHints)
+	o.blocks = s.blocksOn(t, sb, st, hint, childBlocks, childHints, leaves)
 	return o
 }
 
@@ -627,8 +620,6 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 		vs   []field.E
 	}{
 		{"a carried hint", hs, mc.Values},
-		{"the batch's row point", out.rRow, mc.RRow}, {"the batch's column point", out.rCol, mc.RCol},
-		{"the batch's values", []Lin{out.va, out.vb}, []field.E{mc.VA, mc.VB}},
 		{"the key batch's point", out.keyPt, mc.KeyPoint}, {"the key batch's value", []Lin{out.keyV}, []field.E{mc.KeyValue}},
 	} {
 		if err := assert(p.what, p.xs, p.vs); err != nil {
@@ -766,7 +757,7 @@ func extractSub(mm *MergedNR, sh *subHooks) (*childExtract, []TranscriptRun, *nr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mc := &MergedChildNR{Children: mm.Children, RRow: evs(out.rRow), RCol: evs(out.rCol), KeyPoint: evs(out.keyPt)}
+	mc := &MergedChildNR{Children: mm.Children, KeyPoint: evs(out.keyPt)}
 	if mm.Subs != nil {
 		mc.Subs = make([]*MergedChildNR, len(mm.Subs))
 		for i, g := range mm.Subs {
@@ -775,7 +766,7 @@ func extractSub(mm *MergedNR, sh *subHooks) (*childExtract, []TranscriptRun, *nr
 			}
 		}
 	}
-	mc.VA, mc.VB, mc.KeyValue = out.va.Eval(value, units), out.vb.Eval(value, units), out.keyV.Eval(value, units)
+	mc.KeyValue = out.keyV.Eval(value, units)
 	mc.Blocks = KindsClaim{RRow: evs(out.blocks.rRow), RCol: evs(out.blocks.rCol), VA: evs(out.blocks.va), VB: evs(out.blocks.vb), RAddr: evs(out.blocks.rAddr)}
 	// Every hint's value (the parent's hint segment holds them all); the kept ones and
 	// their points are carried.

@@ -114,8 +114,6 @@ func (mc *MergedChildNR) appendBinary(b []byte, trimmed bool) []byte {
 	for _, p := range mc.Points {
 		b = appendEs(b, p)
 	}
-	b = appendEs(appendEs(b, mc.RRow), mc.RCol)
-	b = appendE(appendE(b, mc.VA), mc.VB)
 	b = appendE(appendEs(b, mc.KeyPoint), mc.KeyValue)
 	for _, v := range [][]field.E{mc.Blocks.RRow, mc.Blocks.RCol, mc.Blocks.VA, mc.Blocks.VB, mc.Blocks.RAddr} {
 		b = appendEs(b, v)
@@ -162,8 +160,6 @@ func (r *byteReader) record(nesting int) *MergedChildNR {
 	for range np {
 		mc.Points = append(mc.Points, r.es())
 	}
-	mc.RRow, mc.RCol = r.es(), r.es()
-	mc.VA, mc.VB = r.e(), r.e()
 	mc.KeyPoint, mc.KeyValue = r.es(), r.e()
 	mc.Blocks = KindsClaim{RRow: r.es(), RCol: r.es(), VA: r.es(), VB: r.es(), RAddr: r.es()}
 	return mc
