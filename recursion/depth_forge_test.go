@@ -410,9 +410,9 @@ func TestForgeDepthHonestForger(t *testing.T) {
 // proof of the child's statement with VA + 1 (its chain read to the end although
 // its last check fails natively): the batch replay computes on the atoms it
 // observes (the true VA), and the round polynomials, compressed, do not depend on
-// the claimed value, so every relation holds but the ties (the batch's absorbed
-// atom step and its own observation of the claims, each asserted equal to the
-// atom). (c) The batch transcript of another child's true claims. (d) A valid batch
+// the claimed value, so every relation holds but the tie (the batch's absorbed atom
+// step asserted equal to the atom; the leaves' matrix claims are bound claims of the
+// block batch, not observed again). (c) The batch transcript of another child's true claims. (d) A valid batch
 // proof of the child's true claims whose absorbed string alone holds VA + 1: the
 // batch observes the true claims and its results are true, so the parent's batch
 // and the root's checks hold; only observeBytesTail's tie (the absorbed atom step
