@@ -313,8 +313,9 @@ func TestMergeNRDepth3(t *testing.T) {
 
 // TestMergeNRTree8 merges eight leaves in a binary tree of depth 3 (four 2→1 merges of
 // leaves, two of those, one root): the root verifies and its keys are the leaves' in
-// order. Its sizes against the depth-1 merge's are logged (docs/recursion.md §6.8: the
-// carried claims grow with the merged descendants; the 4 KiB condition is not met).
+// order, every node is at most 256 KiB, and with 2-signer leaves the depth-3 root is
+// within 4 KiB of a depth-1 merge (docs/recursion.md §6.13); each level's distance is
+// logged.
 func TestMergeNRTree8(t *testing.T) {
 	skipProofs(t, "proves a depth-3 tree of no-reveal merges")
 	w := par.New(nil, 2)
@@ -403,10 +404,16 @@ func TestMergeNRTree8(t *testing.T) {
 		}
 		level = next
 	}
-	// How far each level is from a depth-1 merge (issue 22 asks 4 KiB of depth 3; not
-	// met, docs/recursion.md §6.12).
+	// How far each level is from a depth-1 merge. Issue 22 asks 4 KiB of depth 3: met
+	// for the default 2-signer leaves (docs/recursion.md §6.13), not for 200-signer
+	// ones, whose deeper records carry longer key points (logged only).
 	for d := 2; d <= len(fileSizes); d++ {
 		sizes = append(sizes, fmt.Sprintf("depth %d: %+d B from depth 1", d, fileSizes[d]-fileSizes[1]))
+	}
+	if sigs == 2 && len(fileSizes) >= 3 {
+		if over := fileSizes[3] - fileSizes[1]; over > 4<<10 {
+			t.Errorf("the depth-3 root is %d B over the depth-1 merge (%d B), more than 4 KiB", over, fileSizes[1])
+		}
 	}
 	root := level[0].Merged
 	began := time.Now()
