@@ -76,24 +76,11 @@ func roleAddrBits(kinds []nrKind) int {
 	return 0
 }
 
-// eqAt is eq(r, a) for the integer a's bits, low bit first.
-func eqAt(r []field.E, a int) field.E {
-	e := field.One
-	for i, x := range r {
-		if a>>i&1 == 1 {
-			e = e.Mul(x)
-		} else {
-			e = e.Mul(field.One.Add(x))
-		}
-	}
-	return e
-}
-
 // at is the role's table at address point rAddr: Σ_s W_s·M_s.
 func (r *roleKind) at(rAddr []field.E) *roleAt {
 	w := make([]field.E, len(r.mats))
 	for _, e := range r.entries {
-		w[e.mat] = w[e.mat].Add(eqAt(rAddr, e.addr))
+		w[e.mat] = w[e.mat].Add(eqIndex(rAddr, e.addr))
 	}
 	return &roleAt{logSize: r.logSize, mats: r.mats, w: w}
 }
