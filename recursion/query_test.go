@@ -23,6 +23,15 @@ func randomE(r *rand.Rand) field.E {
 	return field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
 }
 
+// randomPoint is n random coordinates.
+func randomPoint(r *rand.Rand, n int) []field.E {
+	p := make([]field.E, n)
+	for i := range p {
+		p[i] = randomE(r)
+	}
+	return p
+}
+
 // queryInputs opens count random queries of a random 2^depth-leaf tree, with one eq
 // table, point and weights shared as a level's are.
 func queryInputs(r *rand.Rand, depth, pointLen, count int) (merkle.Digest, []QueryInput) {

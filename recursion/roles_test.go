@@ -35,13 +35,7 @@ func roleFixture(r *rand.Rand) ([]nrKind, []roleClaim) {
 		entries: []roleEntry{{3, 0}, {5, 1}, {6, 0}, {9, 2}}}
 	b := &roleKind{role: "b", logSize: 7, addrBits: 4, mats: []*sparseKind{m1}, entries: []roleEntry{{1, 0}}}
 	kinds := []nrKind{{blockKey(a), a}, {blockKey(b), b}}
-	point := func(n int) []field.E {
-		p := make([]field.E, n)
-		for i := range p {
-			p[i] = randomE(r)
-		}
-		return p
-	}
+	point := func(n int) []field.E { return randomPoint(r, n) }
 	var claims []roleClaim
 	add := func(kind int, addr []field.E) {
 		rk := kinds[kind].block.(*roleKind)
@@ -153,13 +147,7 @@ func TestRoleKindsLift(t *testing.T) {
 	if pr.addrBits != w+3 || pr.logSize != 7 {
 		t.Fatalf("parent table: %d address bits, 2^%d", pr.addrBits, pr.logSize)
 	}
-	point := func(n int) []field.E {
-		p := make([]field.E, n)
-		for i := range p {
-			p[i] = randomE(r)
-		}
-		return p
-	}
+	point := func(n int) []field.E { return randomPoint(r, n) }
 	for range 4 {
 		a, row, col := point(cr.addrBits), point(cr.logSize), point(cr.logSize)
 		want, _ := cr.at(a).BilinearTensor(EqWeight(row), EqWeight(col))

@@ -44,13 +44,7 @@ func TestLiftTargets(t *testing.T) {
 	if x.rowBits != 2 || x.colBits != 5 || x.logSize != 6 || p.logSize != 8 {
 		t.Fatalf("sizes: child %d×%d in 2^%d, parent 2^%d", x.rowBits, x.colBits, x.logSize, p.logSize)
 	}
-	rand := func(n int) []field.E {
-		out := make([]field.E, n)
-		for i := range out {
-			out[i] = randomE(rng)
-		}
-		return out
-	}
+	rand := func(n int) []field.E { return randomPoint(rng, n) }
 	for range 4 {
 		// The child's batch point is longer than its table's block (its batch's largest
 		// kind sets it).
