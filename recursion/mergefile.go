@@ -215,6 +215,20 @@ func (r *byteReader) u64() uint64 {
 	return v
 }
 
+// uvarint reads an unsigned varint (a malformed or overlong one fails the reader).
+func (r *byteReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
 func (r *byteReader) fail() {
 	if r.err == nil {
 		r.err = fmt.Errorf("%w: a truncated interface", ErrMerged)

@@ -93,24 +93,28 @@ func (m *MergedNR) ProofBytes() []byte {
 // §6.11), its hints' values and points, its batched claims, its block claims (row and
 // column points, then the A0 values, one per kind, and the B0 values of the kinds with a
 // B0).
+//
+// The shape's integers (the children's count, each one's size, rate and kind) are
+// unsigned varints: a root's file holds the shape of every descendant, about 5 bytes
+// each instead of 24 (docs/recursion.md §6.13).
 func (mc *MergedChildNR) appendBinary(b []byte, trimmed bool) []byte {
-	u64 := func(v int) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
-	u64(len(mc.Children))
+	uv := func(v int) { b = binary.AppendUvarint(b, uint64(v)) }
+	uv(len(mc.Children))
 	for i, c := range mc.Children {
-		u64(c.N)
-		u64(c.LogInvRate)
+		uv(c.N)
+		uv(c.LogInvRate)
 		if s := mc.sub(i); s != nil {
-			u64(1)
+			uv(1)
 			b = s.appendBinary(b, true)
 		} else {
-			u64(0)
+			uv(0)
 		}
 	}
 	if trimmed {
 		return b
 	}
 	b = appendEs(b, mc.Values)
-	u64(len(mc.Points))
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(mc.Points)))
 	for _, p := range mc.Points {
 		b = appendEs(b, p)
 	}
@@ -129,15 +133,15 @@ func (r *byteReader) record(nesting int) *MergedChildNR {
 		return nil
 	}
 	mc := &MergedChildNR{}
-	n := r.count(24)
+	n := r.uvarint()
 	if n > MaxChildren {
 		r.fail()
 		return nil
 	}
-	for i := range n {
-		c := ChildInfo{N: int(min(r.u64(), 1<<32)), LogInvRate: int(min(r.u64(), 1<<32))}
+	for i := range int(n) {
+		c := ChildInfo{N: int(min(r.uvarint(), 1<<32)), LogInvRate: int(min(r.uvarint(), 1<<32))}
 		mc.Children = append(mc.Children, c)
-		switch r.u64() {
+		switch r.uvarint() {
 		case 0:
 		case 1:
 			if mc.Subs == nil {
