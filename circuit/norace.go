@@ -11,3 +11,6 @@ func raceReadWrite(unsafe.Pointer, int) {}
 func raceRead(unsafe.Pointer, int) {}
 
 func raceWrite(unsafe.Pointer, int) {}
+
+// raceEnabled reports whether the package is built with the race detector.
+const raceEnabled = false
