@@ -11,6 +11,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/xmss"
 )
@@ -217,4 +218,89 @@ func putFill(fb *fillBuffers) {
 		fillFree.bufs = append(fillFree.bufs, fb)
 	}
 	fillFree.Unlock()
+}
+
+// fill writes the packed witness, A0·w and B0·w of 2^nLog slots: slot s < in.Len()
+// holds signer s, every later slot a copy of signer 0. Groups of 64 slots are solved
+// bit-sliced, several per walk; the bytes do not depend on workers.
+func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []field.K, hook func(int, *Assignment)) error {
+	size := c.Size()
+	slots := 1 << nLog
+	groups := (slots + 63) / 64
+	// Padding groups (every slot ≥ in.Len()) are all copies of signer 0: one such
+	// group is solved and copied to the others.
+	liveGroups := (in.Len() + 63) / 64
+	held := planFree.Get()
+	defer planFree.Put(held)
+	*held = buffers.Grow(*held, min(slots, in.Len()))
+	plans := *held
+	workers.Range(len(plans), func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			planInto(&plans[s], in.Block(s), &in.Signers[s].Signature)
+			if hook != nil {
+				hook(s, &plans[s])
+			}
+		}
+	})
+	// Groups are solved up to solveWidth at a time (one walk of the circuit for all
+	// of them), one batch per worker at a time, each batch handed to the next free
+	// worker (a worker slowed by the machine takes fewer).
+	todo := min(groups, liveGroups+1)
+	// The assembly walks 4 or 2 vectors at once (any other count walks in Go): an
+	// odd count takes one more padding group when there is one (solved, it is the
+	// copy it would otherwise get), and a batch of 3 becomes one of 4.
+	if todo%2 == 1 && todo < groups {
+		todo++
+	}
+	width := min(solveWidth, (todo+workers.N()-1)/workers.N())
+	if width == 3 {
+		width = 4
+	}
+	batches := (todo + width - 1) / width
+	workers.Range(batches, func(lo, hi int) {
+		for bt := lo; bt < hi; bt++ {
+			g0, g1 := bt*width, min(todo, (bt+1)*width)
+			gi := groupFree.Get()
+			fbs := make([]*fillBuffers, g1-g0)
+			ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
+			for i := range fbs {
+				fb := getFill(size)
+				g := g0 + i
+				var lanes [64]*Assignment
+				n := min(64, slots-g*64)
+				for j := range n {
+					s := g*64 + j
+					if s >= len(plans) {
+						s = 0
+					}
+					lanes[j] = &plans[s]
+				}
+				// Every input column and the constant column are written whole:
+				// SolveMany writes or zeroes every other one.
+				c.setGroupInputs(fb.w, lanes[:n], gi)
+				fbs[i], ws[i], was[i], wbs[i] = fb, fb.w, fb.wa, fb.wb
+			}
+			groupFree.Put(gi)
+			c.Circuit.SolveMany(ws, was, wbs)
+			for i, fb := range fbs {
+				g := g0 + i
+				lanes := min(64, slots-g*64)
+				lo := g * size
+				for k, src := range [][]uint64{fb.w, fb.wa, fb.wb} {
+					c.PackLanes([][]field.K{wit, a, b}[k][lo:lo+lanes*size/64], src, lanes)
+				}
+				putFill(fb)
+			}
+		}
+	}, par.PerWorker(batches))
+	if workers.Err() != nil {
+		return workers.Err()
+	}
+	for g := todo; g < groups; g++ {
+		src := (todo - 1) * size
+		for _, dst := range [][]field.K{wit, a, b} {
+			copy(dst[g*size:(g+1)*size], dst[src:src+size])
+		}
+	}
+	return nil
 }

@@ -81,8 +81,6 @@ type Circuit struct {
 	// plans the segments after a few).
 	transposes atomic.Int64
 	segOnce    sync.Once
-	doneOnce   sync.Once
-	done       []int                       // per 64-column word, the steps after which its rows are written (wordsDone)
 	segs       []segment                   // walk segments of a large program (nil otherwise), planned on first use
 	segsReady  atomic.Bool                 // segs is planned
 	vecs       buffers.Shelf[[]field.E]    // column vectors of TransposeOn (see getVec)

@@ -18,9 +18,7 @@ func transposeMany(m *[8][64]uint64, n int) {
 }
 
 // solveWalkArch reports that SolveMany's walk has no assembly here.
-func solveWalkArch(*Circuit, []instr, []uint64, [][]uint64, [][]uint64, [][]uint64) bool {
-	return false
-}
+func solveWalkArch(*Circuit, []uint64, [][]uint64, [][]uint64, [][]uint64) bool { return false }
 
 // bilinearKernel is the portable walk kernel: there is no assembly here.
 func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {

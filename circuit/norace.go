@@ -11,6 +11,3 @@ func raceReadWrite(unsafe.Pointer, int) {}
 func raceRead(unsafe.Pointer, int) {}
 
 func raceWrite(unsafe.Pointer, int) {}
-
-// raceEnabled reports whether the package is built with the race detector.
-const raceEnabled = false

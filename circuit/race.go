@@ -19,6 +19,3 @@ func raceRead(p unsafe.Pointer, n int) { runtime.RaceReadRange(p, n) }
 
 // raceWrite tells the race detector that assembly writes the n bytes at p.
 func raceWrite(p unsafe.Pointer, n int) { runtime.RaceWriteRange(p, n) }
-
-// raceEnabled reports whether the package is built with the race detector.
-const raceEnabled = true

@@ -23,15 +23,12 @@ func solveWalk4AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 //go:noescape
 func solveWalk2AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 
-// solveWalkArch runs SolveMany's walk of code (a run of c's program) in assembly
-// when the family's level and the shape allow (2 or 4 vectors, both row-value
-// sides wanted) and reports whether it did.
-func solveWalkArch(c *Circuit, code []instr, r []uint64, ws, dstA, dstB [][]uint64) bool {
+// solveWalkArch runs SolveMany's walk in assembly when the family's level and the
+// shape allow (2 or 4 vectors, both row-value sides wanted) and reports whether
+// it did.
+func solveWalkArch(c *Circuit, r []uint64, ws, dstA, dstB [][]uint64) bool {
 	g := len(ws)
-	if len(code) == 0 {
-		return true
-	}
-	if Kernels.Level() < cpu.AVX2 || (g != 2 && g != 4) || dstA == nil || dstB == nil {
+	if Kernels.Level() < cpu.AVX2 || (g != 2 && g != 4) || dstA == nil || dstB == nil || len(c.code) == 0 {
 		return false
 	}
 	if len(r) != c.nregs*g {
@@ -45,9 +42,9 @@ func solveWalkArch(c *Circuit, code []instr, r []uint64, ws, dstA, dstB [][]uint
 		raceWrite(unsafe.Pointer(b[k]), 8*len(dstB[k]))
 	}
 	if g == 4 {
-		solveWalk4AVX2(&code[0], len(code), &r[0], &w, &a, &b)
+		solveWalk4AVX2(&c.code[0], len(c.code), &r[0], &w, &a, &b)
 	} else {
-		solveWalk2AVX2(&code[0], len(code), &r[0], &w, &a, &b)
+		solveWalk2AVX2(&c.code[0], len(c.code), &r[0], &w, &a, &b)
 	}
 	return true
 }

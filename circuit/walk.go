@@ -368,10 +368,75 @@ func (c *Circuit) Solve(w, dstA, dstB []uint64) {
 // walk of the circuit's code, which spreads the walk's per-instruction cost over
 // them. dstA and dstB are nil or hold one vector per w.
 func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
-	s := c.StartSolve(ws, dstA, dstB)
-	s.Run(c.NumInstr())
-	s.Close()
+	g := len(ws)
+	for _, w := range ws {
+		c.checkLen("w", len(w))
+	}
+	for _, d := range [][][]uint64{dstA, dstB} {
+		if d != nil && len(d) != g {
+			panic(fmt.Sprintf("circuit: SolveMany: %d row vectors for %d witnesses", len(d), g))
+		}
+		for _, v := range d {
+			c.checkLen("dst", len(v))
+			for _, col := range c.nonRow { // every row is written by the walk
+				v[col] = 0
+			}
+		}
+	}
+	// Columns without a row are 0 (the constant column excepted); every row is
+	// written in program order before any step reads it, the inputs' rows (x·1)
+	// keeping the caller's value, so only those columns are cleared.
+	for _, w := range ws {
+		for _, col := range c.nonRow {
+			if int(col) != c.constCol {
+				w[col] = 0
+			}
+		}
+	}
+	// Registers are interleaved: register i of vector k at r[i·g + k]. The file
+	// (NumRegs·g words, half a MiB at 2^21 columns) is kept between walks, not
+	// faulted in afresh by each; it starts zeroed as a fresh one would.
+	held := solveRegs.Get()
+	defer solveRegs.Put(held)
+	*held = buffers.Grow(*held, c.nregs*g)
+	r := *held
+	clear(r)
+	if solveWalkArch(c, r, ws, dstA, dstB) {
+		return
+	}
+	for _, in := range c.code {
+		d, x, y := int(in.dst())*g, int(in.x())*g, int(in.y())*g
+		switch in.op() {
+		case opCol:
+			for k, w := range ws {
+				r[d+k] = w[in.col()]
+			}
+		case opXor:
+			rd, rx, ry := r[d:d+g], r[x:x+g], r[y:y+g]
+			for k := range rd {
+				rd[k] = rx[k] ^ ry[k]
+			}
+		default:
+			rx, ry := r[x:x+g], r[y:y+g]
+			for k, w := range ws {
+				w[in.dst()] = rx[k] & ry[k]
+			}
+			if dstA != nil {
+				for k, a := range dstA {
+					a[in.dst()] = rx[k]
+				}
+			}
+			if dstB != nil {
+				for k, b := range dstB {
+					b[in.dst()] = ry[k]
+				}
+			}
+		}
+	}
 }
+
+// solveRegs keeps SolveMany's register files, one per walk in flight.
+var solveRegs buffers.Shelf[[]uint64]
 
 // Satisfied checks (A0·w)∘(B0·w) = w for 64 bit-sliced instances and returns the
 // first violated row, or -1.
@@ -424,35 +489,24 @@ func (c *Circuit) PackRows(dst []field.K, src []uint64) {
 // PackLanes is PackRows for the first lanes instances only: dst holds lanes·Size/64
 // words (instance j at [j·Size/64, (j+1)·Size/64)).
 func (c *Circuit) PackLanes(dst []field.K, src []uint64, lanes int) {
-	c.PackLanesRange(dst, src, lanes, 0, c.Size()/64)
-}
-
-// PackLanesRange is PackLanes for the columns [64·k0, 64·k1) only: it reads
-// src[64·k0 : 64·k1] and writes words [k0, k1) of each instance's run in dst,
-// nothing else, so that disjoint ranges may be packed concurrently (and a range
-// as soon as a Solving has finished it).
-func (c *Circuit) PackLanesRange(dst []field.K, src []uint64, lanes, k0, k1 int) {
 	c.checkLen("src", len(src))
 	words := c.Size() / 64
 	if lanes < 1 || lanes > 64 || len(dst) != lanes*words {
 		panic(fmt.Sprintf("circuit: PackLanes: %d words for %d lanes of %d", len(dst), lanes, words))
 	}
-	if k0 < 0 || k0 > k1 || k1 > words {
-		panic(fmt.Sprintf("circuit: PackLanesRange: words [%d, %d) of %d", k0, k1, words))
-	}
 	// packBlock matrices at a time: their transposes stay in the L1 cache while
 	// each instance's run of packBlock words is written in one piece.
 	var m [packBlock][64]uint64
-	for b0 := k0; b0 < k1; b0 += packBlock {
-		n := min(packBlock, k1-b0)
+	for k0 := 0; k0 < words; k0 += packBlock {
+		n := min(packBlock, words-k0)
 		for t := range n {
-			m[t] = [64]uint64(src[64*(b0+t):])
+			m[t] = [64]uint64(src[64*(k0+t):])
 		}
 		for t := 0; t < n; t += 8 {
 			transposeMany((*[8][64]uint64)(m[t:]), min(8, n-t))
 		}
 		for j := range lanes {
-			row := dst[j*words+b0 : j*words+b0+n]
+			row := dst[j*words+k0 : j*words+k0+n]
 			for t := range row {
 				row[t] = field.K(m[t][j])
 			}
