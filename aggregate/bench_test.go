@@ -3,6 +3,7 @@ package aggregate
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -16,24 +17,33 @@ import (
 )
 
 // BenchmarkFill is the witness stage alone: plan, bit-sliced solve and packing of
-// 200 signers in 256 slots.
+// 200 signers in 256 slots and of 1,024 signers in 1,024 slots (skipped under
+// -short), at 1 and 2 workers. The first proof of a process faults in the
+// filler's vectors: -count ≥ 2, or a benchtime well above 1x, measures the
+// steady state.
 func BenchmarkFill(b *testing.B) {
-	in, err := Generate(200, 5, DefaultCache())
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := New()
-	const nLog = 8
-	words := c.Size() / 64 << nLog
-	wit, wa, wb := make([]field.K, words), make([]field.K, words), make([]field.K, words)
-	for _, w := range []int{1, 2} {
-		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
-			for b.Loop() {
-				if err := c.fill(par.New(nil, w), in, nLog, wit, wa, wb, nil); err != nil {
-					b.Fatal(err)
-				}
+	for _, size := range []struct{ sigs, nLog int }{{200, 8}, {1024, 10}} {
+		b.Run(fmt.Sprintf("sigs=%d", size.sigs), func(b *testing.B) {
+			if testing.Short() && size.sigs > 200 {
+				b.Skip("solves 16 groups of 64 blocks of 2^21 columns")
 			}
-			b.ReportMetric(float64(in.Len())*float64(b.N)/b.Elapsed().Seconds(), "sigs/s")
+			in, err := Generate(size.sigs, 5, DefaultCache())
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := New()
+			words := c.Size() / 64 << size.nLog
+			wit, wa, wb := make([]field.K, words), make([]field.K, words), make([]field.K, words)
+			for _, w := range []int{1, 2} {
+				b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+					for b.Loop() {
+						if err := c.fill(par.New(nil, w), in, size.nLog, wit, wa, wb, nil); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(in.Len())*float64(b.N)/b.Elapsed().Seconds(), "sigs/s")
+				})
+			}
 		})
 	}
 }
@@ -101,6 +111,50 @@ func BenchmarkBilinearTensor(b *testing.B) {
 				b.ReportMetric(float64((t1-t0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.NumInstr()), "ns/instr")
+		})
+	}
+}
+
+// BenchmarkSolveWidth walks the XMSS circuit's program over 4 groups of 64 blocks
+// the ways the filler can cut them between workers: one walk of all 4 ("4"), two
+// walks of 2 one after the other ("2+2"), and two walks of 2 side by side ("2|2",
+// two goroutines). ns/step/group is the time per program step and bit-sliced
+// group; the walk's cost per step that does not depend on the groups (fetching,
+// decoding, dispatching) makes it higher for the narrower walks.
+func BenchmarkSolveWidth(b *testing.B) {
+	c := New()
+	r := testrand.New(b)
+	var ws, as, bs [4][]uint64
+	for k := range ws {
+		ws[k], as[k], bs[k] = make([]uint64, c.Size()), make([]uint64, c.Size()), make([]uint64, c.Size())
+		for _, col := range c.Inputs() {
+			ws[k][col] = r.Uint64()
+		}
+		ws[k][c.ConstCol()] = ^uint64(0)
+	}
+	walk := func(lo, hi int) { c.Circuit.SolveMany(ws[lo:hi], as[lo:hi], bs[lo:hi]) }
+	for _, v := range []struct {
+		name string
+		run  func()
+	}{
+		{"4", func() { walk(0, 4) }},
+		{"2+2", func() { walk(0, 2); walk(2, 4) }},
+		{"2|2", func() {
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				walk(0, 2)
+			}()
+			walk(2, 4)
+			wg.Wait()
+		}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			for b.Loop() {
+				v.run()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.NumInstr())/4, "ns/step/group")
 		})
 	}
 }
