@@ -287,7 +287,7 @@ func reBatch(m, main *MergedNR, start []byte) (*transcript.Proof, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.proveBatch(start, l, subs, terms, par.New(nil, 2))
+	return m.proveBatch(start, l, subs, terms, nil, par.New(nil, 2))
 }
 
 // checkBatch verifies m's batch after start for the segments of main's proof.

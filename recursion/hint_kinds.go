@@ -14,10 +14,10 @@ import (
 // The carried hints' matrices (docs/recursion.md §6.10, step 1). A carried hint is a
 // bilinear form uᵀ·M·v of a matrix its node's shape fixes: a segment's public table
 // (slots × window bits, u = eq(chi_out), v = eq(τ)) or a segment's relation matrix
-// (relations × words, u = eq(τ_rel), v = eq(ρ), the hint γ^k times it). As kinds of
-// the batch of every claim at one point (BatchKindClaims), each is a sparse matrix
-// embedded in a square block of 2^logSize (zero rows or columns past its own), with A0
-// the matrix and B0 zero.
+// (relations × words, u = eq(τ_rel), v = eq(ρ), the hint γ^k times it). Each is a
+// sparse matrix embedded in a square block of 2^logSize (zero rows or columns past its
+// own), A0 the matrix and B0 zero, and is one entry of its role's table (roles.go),
+// the kind its claim is on in the parent's batch.
 
 // sparseKind is a matrix by its nonzero entries, row by row.
 type sparseKind struct {
@@ -246,9 +246,9 @@ func (k *sparseKind) Matrices() lincheck.Matrices { return k }
 // hint's index among the child's kept hints, and how its point splits into the
 // claim's weights.
 type hintKind struct {
-	kind  nrKind
-	kept  int // index among the child's kept hints (its record's Values)
-	point int // index of its point among the record's distinct points
+	mat   *sparseKind // its role's matrix for the child's shape (named by the role)
+	kept  int         // index among the child's kept hints (its record's Values)
+	point int         // index of its point among the record's distinct points
 	// The weights, from the hint's point: a public hint's row is its chi_out (the
 	// coordinates past wl) and its column its τ (the first wl); a linear weight's row
 	// is its τ_rel (the first n) scaled by γ^pow (γ the coordinate n) and its column
@@ -294,7 +294,7 @@ func (s *nrSub) hintKinds() ([]hintKind, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, hintKind{kind: nrKind{blockKey(k), k}, kept: i, point: index[i], public: true, wl: wl})
+			out = append(out, hintKind{mat: k, kept: i, point: index[i], public: true, wl: wl})
 		case HintLinearWeight:
 			vars := places[h.Of].Variables
 			k, err := relationKind(fmt.Sprintf("relations/%d", h.Of), s.ev, h.Of, vars)
@@ -307,14 +307,14 @@ func (s *nrSub) hintKinds() ([]hintKind, error) {
 					pow++
 				}
 			}
-			out = append(out, hintKind{kind: nrKind{blockKey(k), k}, kept: i, point: index[i], n: n, vars: vars, pow: pow})
+			out = append(out, hintKind{mat: k, kept: i, point: index[i], n: n, vars: vars, pow: pow})
 		}
 	}
 	return out, nil
 }
 
 // role is the role kind the hint's claim is on.
-func (h hintKind) role() string { return h.kind.block.(*sparseKind).name }
+func (h hintKind) role() string { return h.mat.name }
 
 // weights are the hint's claim's row and column points (zero-padded to L, its role
 // kind's size) from its point pt, and the row's scale.

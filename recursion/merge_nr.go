@@ -768,7 +768,7 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 	if err != nil {
 		return nil, fmt.Errorf("recursion: the merge's own linchecks (a bug): %w", err)
 	}
-	if m.Batch, err = m.proveBatch(absorbed, l, batchSubs, terminals, workers); err != nil {
+	if m.Batch, err = m.proveBatch(absorbed, l, batchSubs, terminals, nil, workers); err != nil {
 		return nil, err
 	}
 	m.BatchTook = time.Since(began)
@@ -823,8 +823,9 @@ func (m *MergedNR) keyTable() (KeyTable, error) {
 // absorbing start (the segmented proof's layout and statement, so that the carried
 // values sit on whole steps in both transcripts): the matrix and key claims, then the
 // block claims of the segments (terminals: their linchecks' points, on layout l) and
-// of the merged children (subs).
-func (m *MergedNR) proveBatch(start []byte, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck, workers par.Workers) (*transcript.Proof, error) {
+// of the merged children (subs). editRoles is proveBlocks' (nil but in the forging
+// tests).
+func (m *MergedNR) proveBatch(start []byte, l *nrLayout, subs []*nrSub, terminals []*lincheck.TerminalCheck, editRoles func([]nrKind, []roleClaim), workers par.Workers) (*transcript.Proof, error) {
 	kt, err := m.keyTable()
 	if err != nil {
 		return nil, err
@@ -838,7 +839,7 @@ func (m *MergedNR) proveBatch(start []byte, l *nrLayout, subs []*nrSub, terminal
 	if _, _, err := BatchKeyClaims(tr, kt, keys); err != nil {
 		return nil, err
 	}
-	if _, err := proveBlocks(tr, l, subs, mats, terminals, workers); err != nil {
+	if _, err := proveBlocks(tr, l, subs, mats, terminals, editRoles, workers); err != nil {
 		return nil, err
 	}
 	return tr.Proof(), nil

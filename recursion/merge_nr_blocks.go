@@ -227,7 +227,7 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 				}
 				lr := kinds[i].block.LogSize()
 				cl := MatrixClaim{Row: EqWeight(padTo(o.RRow[:n], lr, field.E{})), Col: EqWeight(padTo(o.RCol[:n], lr, field.E{})), VA: o.VA[j]}
-				roles = append(roles, roleClaim{Kind: i, Addr: roleDigitPoint(c+1, rw, o.RAddr, ab, field.E{}, field.One), Claim: cl})
+				roles = append(roles, roleClaim{Kind: i, Addr: roleDigitPoint(subtreeDigit(c), rw, o.RAddr, ab, field.E{}, field.One), Claim: cl})
 				continue
 			}
 			i, ok := at[k.key]
@@ -253,7 +253,7 @@ func kindClaims(kinds []nrKind, blocks []nrBlock, subs []*nrSub, outs []*KindsCl
 				return nil, nil, nil, fmt.Errorf("%w: child %d's role %s is not batched", ErrMerged, c, h.role())
 			}
 			cl := h.claim(mc.Points[h.point], mc.Values[h.kept], kinds[i].block.LogSize())
-			roles = append(roles, roleClaim{Kind: i, Addr: roleDigitPoint(len(subs)+1+c, rw, nil, ab, field.E{}, field.One), Claim: cl})
+			roles = append(roles, roleClaim{Kind: i, Addr: roleDigitPoint(ownDigit(len(subs), c), rw, nil, ab, field.E{}, field.One), Claim: cl})
 		}
 		// Its target, on the tree table at its digit.
 		kept, pt, err := s.targetSlot()
@@ -303,8 +303,9 @@ func subOuts(subs []*nrSub) []*KindsClaim {
 // address point (proveRoles), then the matrix values of each of the merge's segments
 // at its lincheck's point (terminals, in segment order; kind by kind, each kind's in
 // segment order) sent and batched with the merged children's claims, every kind at
-// one point.
-func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, leaves []*MatrixClaim, terminals []*lincheck.TerminalCheck, workers par.Workers) (KindsClaim, error) {
+// one point. editRoles (nil but in the forging tests) sees the role claims before
+// their address batch and may change them.
+func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, leaves []*MatrixClaim, terminals []*lincheck.TerminalCheck, editRoles func([]nrKind, []roleClaim), workers par.Workers) (KindsClaim, error) {
 	blocks := l.segmentBlocks()
 	if len(terminals) != len(blocks) {
 		return KindsClaim{}, fmt.Errorf("recursion: %d terminal checks for %d segments", len(terminals), len(blocks))
@@ -316,6 +317,9 @@ func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, leaves []*MatrixCl
 	ownAt, children, roles, err := kindClaims(kinds, blocks, subs, subOuts(subs), leaves)
 	if err != nil {
 		return KindsClaim{}, err
+	}
+	if editRoles != nil {
+		editRoles(kinds, roles)
 	}
 	rAddr, vals := proveRoles(tr, kinds, roles, roleAddrBits(kinds), workers)
 	addRoleClaims(children, roles, vals)
@@ -472,7 +476,7 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 			if isRole(k) {
 				lr := s.kinds[i].block.LogSize()
 				cl := pointClaim(padTo(o.rRow[:n], lr, zero), padTo(o.rCol[:n], lr, zero), oneLin, o.va[j], zero)
-				roles = append(roles, tapeRoleClaim{Kind: i, Addr: roleDigitPoint(c+1, rw, o.rAddr, ab, zero, oneLin), Claim: cl})
+				roles = append(roles, tapeRoleClaim{Kind: i, Addr: roleDigitPoint(subtreeDigit(c), rw, o.rAddr, ab, zero, oneLin), Claim: cl})
 				continue
 			}
 			byKind[i] = append(byKind[i], pointClaim(o.rRow[:n], o.rCol[:n], oneLin, o.va[j], vbs[j]))
@@ -482,7 +486,7 @@ func (s *nrSub) blocksOn(t *Tape, sb *tapeTr, st *SegmentsTape, hint func(h int)
 		for _, hk := range s.lsubs[c].hk {
 			i := at[roleKey(hk.role())]
 			cl := hk.tapeClaim(t, h.points[hk.point], h.values[hk.kept], s.kinds[i].block.LogSize())
-			roles = append(roles, tapeRoleClaim{Kind: i, Addr: roleDigitPoint(len(children)+1+c, rw, nil, ab, zero, oneLin), Claim: cl})
+			roles = append(roles, tapeRoleClaim{Kind: i, Addr: roleDigitPoint(ownDigit(len(children), c), rw, nil, ab, zero, oneLin), Claim: cl})
 		}
 		// Its target, on the tree table at its digit (kindClaims).
 		kept, pt, _ := s.lsubs[c].targetSlot()

@@ -58,9 +58,9 @@ type MergedChildNR struct {
 // parent replays, so no ancestor carries them.
 
 // lists are the carried values in the order the parent's layout asserts them: each
-// hint's point, the hints' values, then the batch's row and column points, its two
-// values, the key point and value, each block claim's row and column points and
-// values; then each merged child's trimmed lists, in order.
+// hint's point, the hints' values, then the key point and value, the block claims' row
+// and column points, A0 and B0 values and role address point; then each merged
+// child's trimmed lists, in order.
 func (mc *MergedChildNR) lists() [][]field.E {
 	out := append([][]field.E(nil), mc.Points...)
 	out = append(out, mc.Values)

@@ -90,9 +90,9 @@ func (m *MergedNR) ProofBytes() []byte {
 // appendBinary encodes a merged child's record: its children (count, then each one's
 // size, rate and kind, a merged one's record following, trimmed), then, unless the
 // record is trimmed (a merged grandchild's or below: its shape alone, docs/recursion.md
-// §6.11), its hints' values and points, its batched claims, its block claims (row and
-// column points, then the A0 values, one per kind, and the B0 values of the kinds with a
-// B0).
+// §6.11), its hints' values and points, its key claim, its block claims (row and column
+// points, then the A0 values, one per kind, the B0 values of the kinds with a B0, and
+// the role kinds' address point).
 //
 // The shape's integers (the children's count, each one's size, rate and kind) are
 // unsigned varints: a root's file holds the shape of every descendant, about 5 bytes

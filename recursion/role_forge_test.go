@@ -215,8 +215,8 @@ func atSibling(h hintKind, pt []field.E, other *nrSub) (v field.E, ok bool) {
 		if o.role() != h.role() {
 			continue
 		}
-		m := o.kind.block.(*sparseKind)
-		cl := h.claim(pt, field.E{}, max(m.logSize, h.kind.block.LogSize()))
+		m := o.mat
+		cl := h.claim(pt, field.E{}, max(m.logSize, h.mat.logSize))
 		v, _ = m.BilinearTensor(cl.Row, cl.Col)
 		return v, true
 	}
@@ -535,7 +535,7 @@ func runRoleForgeries(t *testing.T, f *roleForgeFix, prefix string, honest *Merg
 	}
 }
 
-// proveBatchRoles is proveBatch for m's own segments proof with the claims on its
+// proveBatchRoles is m's batch for its own segments proof with the claims on its
 // role kinds edited (edit, when set, sees them as kindClaims returns them, before the
 // address batch): a forging batch prover. With edit nil it is the merge's batch.
 func proveBatchRoles(m *MergedNR, edit func(kinds []nrKind, roles []roleClaim)) (*transcript.Proof, error) {
@@ -547,53 +547,7 @@ func proveBatchRoles(m *MergedNR, edit func(kinds []nrKind, roles []roleClaim)) 
 	if err != nil {
 		return nil, err
 	}
-	kt, err := m.keyTable()
-	if err != nil {
-		return nil, err
-	}
-	mats, keys, err := m.carriedClaims(kt.T.W.Log)
-	if err != nil {
-		return nil, err
-	}
-	w := par.New(nil, 2)
-	tr := transcript.NewProver([]byte(MergeBatchLabelNR), nil)
-	tr.AbsorbBytes(start)
-	if _, _, err := BatchKeyClaims(tr, kt, keys); err != nil {
-		return nil, err
-	}
-	// proveBlocks, with the role claims edited.
-	blocks := l.segmentBlocks()
-	kinds, err := batchKinds(l, subs)
-	if err != nil {
-		return nil, err
-	}
-	ownAt, children, roles, err := kindClaims(kinds, blocks, subs, subOuts(subs), mats)
-	if err != nil {
-		return nil, err
-	}
-	if edit != nil {
-		edit(kinds, roles)
-	}
-	rAddr, vals := proveRoles(tr, kinds, roles, roleAddrBits(kinds), w)
-	addRoleClaims(children, roles, vals)
-	claims := make([][]MatrixClaim, len(kinds))
-	cs := make([]Matrices, len(kinds))
-	for i, k := range kinds {
-		for _, j := range ownAt[i] {
-			row, col := terms[j].Weights()
-			c := MatrixClaim{Row: row, Col: col}
-			c.VA, c.VB = terms[j].Matrices().BilinearTensor(row, col)
-			tr.Send(c.VA)
-			tr.Send(c.VB)
-			claims[i] = append(claims[i], c)
-		}
-		claims[i] = append(claims[i], children[i]...)
-		cs[i] = kindMatrices(k, rAddr)
-	}
-	if _, err := BatchKindClaims(tr, cs, claims, boundCounts(children), zeroBs(kinds), w); err != nil {
-		return nil, err
-	}
-	return tr.Proof(), nil
+	return m.proveBatch(start, l, subs, terms, edit, par.New(nil, 2))
 }
 
 // roleEntriesMoved counts the addresses of the role tables of honest's and forged's

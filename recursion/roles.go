@@ -45,6 +45,11 @@ const rolePrefix = "role:"
 // besides 0: each child's own and its subtree's).
 func roleBits(k int) int { return bits.Len(uint(2 * k)) }
 
+// ownDigit is child c's own digit among k children (its matrices); subtreeDigit
+// its subtree's (its own role table).
+func ownDigit(k, c int) int  { return k + 1 + c }
+func subtreeDigit(c int) int { return c + 1 }
+
 // roleEntry is an address of a role table and the index of its matrix.
 type roleEntry struct{ addr, mat int }
 
@@ -122,8 +127,7 @@ func roleKinds(subs []*nrSub) ([]*roleKind, error) {
 			continue
 		}
 		for _, h := range s.hk {
-			m := h.kind.block.(*sparseKind)
-			if err := add(m.name, k+1+c, m); err != nil {
+			if err := add(h.role(), ownDigit(k, c), h.mat); err != nil {
 				return nil, err
 			}
 		}
@@ -133,7 +137,7 @@ func roleKinds(subs []*nrSub) ([]*roleKind, error) {
 				continue
 			}
 			for _, e := range rk.entries {
-				if err := add(rk.role, c+1+e.addr<<w, rk.mats[e.mat]); err != nil {
+				if err := add(rk.role, subtreeDigit(c)+e.addr<<w, rk.mats[e.mat]); err != nil {
 					return nil, err
 				}
 			}

@@ -126,8 +126,8 @@ func TestRoleKindsLift(t *testing.T) {
 	// A child of two merged children (its table: child 0's own matrix at 3, child
 	// 1's at 4; nothing under their subtrees), then its parent of two children: the
 	// first this child, the second a child with no merged children.
-	grand := &nrSub{hk: []hintKind{{kind: nrKind{"x", m0}}}}
-	grand2 := &nrSub{hk: []hintKind{{kind: nrKind{"x", m1}}}}
+	grand := &nrSub{hk: []hintKind{{mat: m0}}}
+	grand2 := &nrSub{hk: []hintKind{{mat: m1}}}
 	childRoles, err := roleKinds([]*nrSub{grand, grand2})
 	if err != nil || len(childRoles) != 1 {
 		t.Fatalf("%v, %d roles", err, len(childRoles))
@@ -136,8 +136,8 @@ func TestRoleKindsLift(t *testing.T) {
 	if cr.addrBits != 3 || !slices.Equal(cr.entries, []roleEntry{{3, 0}, {4, 1}}) {
 		t.Fatalf("child table: %d bits, entries %v", cr.addrBits, cr.entries)
 	}
-	child := &nrSub{hk: []hintKind{{kind: nrKind{"x", m2}}}, kinds: []nrKind{{blockKey(cr), cr}}}
-	leafMerge := &nrSub{hk: []hintKind{{kind: nrKind{"x", m1}}}}
+	child := &nrSub{hk: []hintKind{{mat: m2}}, kinds: []nrKind{{blockKey(cr), cr}}}
+	leafMerge := &nrSub{hk: []hintKind{{mat: m1}}}
 	roles, err := roleKinds([]*nrSub{child, leafMerge})
 	if err != nil || len(roles) != 1 {
 		t.Fatalf("%v, %d roles", err, len(roles))
