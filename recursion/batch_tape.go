@@ -5,11 +5,12 @@ import (
 )
 
 // The batches of carried claims on a tape (docs/recursion.md §6.7): what a parent
-// replays of a merged child's MergeBatchLabelNR transcript. VerifyMatrixClaims and
-// VerifyKeyClaims step for step, the claims' coordinates and values committed (the
-// child's statement data, which the parent's transcript blocks hold), so the final
-// weights, products of those coordinates with the batch's challenges, are products of
-// the tape, and the two identities are assertions.
+// replays of a merged child's MergeBatchLabelNR transcript. VerifyKeyClaims and the
+// block claims' batch (VerifyKindClaims, with the role claims' address batch) step for
+// step, the claims' coordinates and values committed (the child's statement data,
+// which the parent's transcript blocks hold), so the final weights, products of those
+// coordinates with the batch's challenges, are products of the tape, and the
+// identities are assertions.
 
 // TapeMatrixClaim is a matrix claim with committed factors and values. Its weights are
 // either tables (RowLow, RowHigh, ColLow, ColHigh, as Weight) or, in point form,
@@ -57,11 +58,6 @@ type TapeTableClaim struct {
 	Tau, Chi  []Lin
 	Offset, N int
 	Value     Lin
-}
-
-// tapeWeightEval is weightEval on the tape: ⟨Low, eq(r_low)⟩·eq(High, r_high).
-func tapeWeightEval(t *Tape, low, high, r []Lin) Lin {
-	return t.Mul(t.InnerProduct(low, t.EqTable(r[:LowBits])), t.EqEval(high, r[LowBits:]))
 }
 
 // tapeBatchRounds replays a matrix-claim batch's start on the tape (observeClaims,

@@ -79,18 +79,21 @@ func offsetWeight[T any](chi, r []T, o, n int, a ring[T]) T {
 		return a.add(a.one, x)
 	}
 	// v[c][lt]: the sum over the low bits of s taking the walk to carry c and to
-	// s < n (lt = 1) or not on those bits; g[lt] the same without r (Σ eq(χ, s)).
+	// s < n (lt = 1) or not on those bits; g[lt] the same without r (Σ eq(χ, s)). An
+	// entry is read only once live: on a tape a product with a zero constant would
+	// still cost a unit.
 	var v [2][2]T
 	var g [2]T
-	for c := range 2 {
-		for lt := range 2 {
-			v[c][lt] = a.zero
-		}
-		g[c] = a.zero
-	}
 	v[0][0], g[0] = a.one, a.one
 	live := [2][2]bool{{true, false}, {false, false}}
 	gLive := [2]bool{true, false}
+	put := func(dst *T, isLive *bool, term T) {
+		if *isLive {
+			*dst = a.add(*dst, term)
+		} else {
+			*dst, *isLive = term, true
+		}
+	}
 	for i := range nb {
 		var nv [2][2]T
 		var ng [2]T
@@ -115,15 +118,9 @@ func offsetWeight[T any](chi, r []T, o, n int, a ring[T]) T {
 				return lt
 			}
 			for lt := range 2 {
-				if !gLive[lt] {
-					continue
-				}
-				l2 := ltOf(lt)
-				term := a.mul(g[lt], fc)
-				if ngLive[l2] {
-					ng[l2] = a.add(ng[l2], term)
-				} else {
-					ng[l2], ngLive[l2] = term, true
+				if gLive[lt] {
+					l2 := ltOf(lt)
+					put(&ng[l2], &ngLive[l2], a.mul(g[lt], fc))
 				}
 			}
 			for c := range 2 {
@@ -133,15 +130,9 @@ func offsetWeight[T any](chi, r []T, o, n int, a ring[T]) T {
 					f = a.mul(fc, eqBit(r[i], sum&1))
 				}
 				for lt := range 2 {
-					if !live[c][lt] {
-						continue
-					}
-					c2, l2 := sum>>1, ltOf(lt)
-					term := a.mul(v[c][lt], f)
-					if nLive[c2][l2] {
-						nv[c2][l2] = a.add(nv[c2][l2], term)
-					} else {
-						nv[c2][l2], nLive[c2][l2] = term, true
+					if live[c][lt] {
+						c2, l2 := sum>>1, ltOf(lt)
+						put(&nv[c2][l2], &nLive[c2][l2], a.mul(v[c][lt], f))
 					}
 				}
 			}
