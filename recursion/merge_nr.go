@@ -301,28 +301,6 @@ func nrQuery(k [3]int) *QueryBlock {
 	return qb.(*QueryBlock)
 }
 
-// nrSchedules caches a leaf's transcript schedule by its size and rate: its steps'
-// kinds and tags depend on nothing else (the keys change only the known data, which the
-// schedule table does not read).
-var nrSchedules sync.Map // [2]int{N, LogInvRate} → []TapeStep
-
-func nrSchedule(st flows.Statement, harness TapeInputs) ([]TapeStep, error) {
-	key := [2]int{st.N, st.LogInvRate}
-	if v, ok := nrSchedules.Load(key); ok {
-		return v.([]TapeStep), nil
-	}
-	dry, err := NewChildTape(st, harness)
-	if err != nil {
-		return nil, err
-	}
-	steps := make([]TapeStep, len(dry.Steps))
-	for i, s := range dry.Steps {
-		steps[i] = TapeStep{Kind: s.Kind, Tag: s.Tag}
-	}
-	nrSchedules.Store(key, steps)
-	return steps, nil
-}
-
 // buildNR lays out the merge of leaves of statements sts with deferred claims ds.
 func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 	return buildNRSubs(sts, ds, nil)
@@ -342,22 +320,16 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nr
 	}
 	// The children's schedules (a dry replay each) fix the transcript blocks'
 	// offsets; their WHIR profiles the query groups.
+	// A leaf's schedule comes from its replay below (its runs fix only the offsets of
+	// the children after it), not from a dry replay of its own.
 	byKey := map[[3]int]*nrGroup{}
 	l.queries = make([][]TapeQueryLevel, len(sts))
-	harness, _ := nativeTapeInputs(nil, nil, nil)
 	for c, st := range sts {
 		var cfg *open.Config
 		if s := sub(c); s != nil {
-			l.steps = append(l.steps, s.main, s.batch)
-			l.runs = append(l.runs, runsOf(s.main)+runsOf(s.batch))
 			cfg = s.cfg
 		} else {
-			steps, err := nrSchedule(st, harness)
-			if err != nil {
-				return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
-			}
-			l.steps = append(l.steps, steps)
-			l.runs = append(l.runs, runsOf(steps))
+			var err error
 			if cfg, err = childConfig(ChildInfo{N: st.N, LogInvRate: st.LogInvRate}, nil); err != nil {
 				return nil, err
 			}
@@ -390,10 +362,16 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nr
 	hb := nrHints()
 	hintAt := func(i int) Lin { s, u := hb.At(i); return l.tape.Input(3, hb.SegmentWord(s, hb.InWord(u))) }
 	carriedBase := 0
+	// grown is what a leaf's replay added to the tape, by its size and rate: the next
+	// leaf of that shape reserves it at once rather than growing the tape's lists
+	// step by step (a one-shot verifier's layout spent a third of its time there).
+	grown := map[[2]int][2]int{}
 	for c, st := range sts {
 		base := l.hints
 		hint := func(h int) Lin { return hintAt(base + h) }
 		if s := sub(c); s != nil {
+			l.steps = append(l.steps, s.main, s.batch)
+			l.runs = append(l.runs, runsOf(s.main)+runsOf(s.batch))
 			if _, err := l.addSub(c, s, runOffset, carriedBase, hint); err != nil {
 				return nil, err
 			}
@@ -407,10 +385,18 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nr
 		in := TranscriptInputs(l.tb, 0, runOffset, hint)
 		in.Tape, in.Levels = l.tape, l.queries[c]
 		in.Grind = &TapeGrind{GB: l.gb, Seg: gSeg, SlotOffset: l.grinds}
+		shape := [2]int{st.N, st.LogInvRate}
+		if g, ok := grown[shape]; ok {
+			l.tape.Reserve(g[0], g[1])
+		}
+		units, asserts := len(l.tape.Units), len(l.tape.Asserts)
 		ct, err := NewChildTape(st, in)
 		if err != nil {
 			return nil, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
 		}
+		grown[shape] = [2]int{len(l.tape.Units) - units, len(l.tape.Asserts) - asserts}
+		l.steps = append(l.steps, scheduleOf(ct.Steps))
+		l.runs = append(l.runs, runsOf(ct.Steps))
 		for len(l.carriedAt) < len(l.tape.Asserts) {
 			l.carriedAt = append(l.carriedAt, -1)
 		}

@@ -485,5 +485,4 @@ func wantSignersKeys(t *testing.T, keys []xmss.PublicKey, in *aggregate.Input) {
 func clearShapeCaches() {
 	subShapes.Clear()
 	deferredShapes.Clear()
-	nrSchedules.Clear()
 }

@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
@@ -81,6 +82,13 @@ type TapeAssert struct {
 // Input is the committed value at word word of segment seg.
 func (t *Tape) Input(seg, word int) Lin {
 	return Lin{Terms: []LinTerm{{Atom{seg, word}, field.One}}}
+}
+
+// Reserve makes room for units more units and asserts more assertions without
+// growing the lists again.
+func (t *Tape) Reserve(units, asserts int) {
+	t.Units = slices.Grow(t.Units, units)
+	t.Asserts = slices.Grow(t.Asserts, asserts)
 }
 
 func (t *Tape) unit(u TapeUnit) Lin {
