@@ -33,12 +33,15 @@ func (b Blocks) Len() int { return len(b) }
 
 // Batch is the standalone BLAKE2s batch flow, byte-identical to the reference's.
 var Batch = NewFlock(FlockSpec{
-	Name:       Name,
-	Label:      Label,
-	Summary:    "the standalone Flock BLAKE2s batch proof (leanVM-b's blake2s_batch), byte-identical to the reference",
-	Circuit:    circuit.BLAKE2s(),
-	MaxN:       MaxBatch,
-	InputBytes: int(unsafe.Sizeof(witness.Compression{})) + witness.BlockSize,
+	Name:    Name,
+	Label:   Label,
+	Summary: "the standalone Flock BLAKE2s batch proof (leanVM-b's blake2s_batch), byte-identical to the reference",
+	// Built on first use: a process that never proves or verifies a batch (a merged
+	// proof's one-shot verification, say) does not pay for its 18.7 MB at start-up.
+	LazyCircuit: circuit.BLAKE2s,
+	LogSize:     circuit.Blake2sLogSize,
+	MaxN:        MaxBatch,
+	InputBytes:  int(unsafe.Sizeof(witness.Compression{})) + witness.BlockSize,
 	Generate: func(n int, seed uint64) (Input, error) {
 		return Blocks(Generate(n, seed)), nil
 	},
