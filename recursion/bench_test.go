@@ -74,6 +74,22 @@ func BenchmarkMerge(b *testing.B) {
 	}
 }
 
+// BenchmarkMergeNR is BenchmarkMerge for the no-reveal (nestable) merge.
+func BenchmarkMergeNR(b *testing.B) {
+	skipProofs(b, "proves 2→1 merges")
+	leaves := benchLeaves(b)
+	w := par.New(nil, runtime.GOMAXPROCS(0))
+	if _, err := MergeNR(mergeChildren(leaves), 2, w); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := MergeNR(mergeChildren(leaves), 2, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // benchLeaves proves two sibling leaves of LEANPIPE_MERGE_SIGS signers each (default
 // 200) at rate 2.
 func benchLeaves(b *testing.B) []flows.Proved {
