@@ -35,6 +35,11 @@ type LinearClaim struct {
 	Segment int
 	Terms   []LinearTerm
 	Value   field.E
+	// weight, when set (a verifier's relation claim, relationWeights), is the claim's
+	// weight at a point of its segment in place of Terms, which stays nil; weightTerms
+	// is the terms' count that weight stands for (the trace's).
+	weight      func(rho []field.E) field.E
+	weightTerms int
 }
 
 func checkLinear(claims []LinearClaim, places []open.Placement) error {
@@ -306,6 +311,10 @@ func linearWeightAt(claims []LinearClaim, which []int, pow []field.E, rho []fiel
 	mask := 1<<lo - 1
 	var total field.E
 	for _, i := range which {
+		if w := claims[i].weight; w != nil {
+			total = total.Add(pow[i].Mul(w(rho)))
+			continue
+		}
 		// Terms on one high half of the index share its eq factor: a run of them is
 		// summed against the low table, then weighed once (terms of coefficient one
 		// take no product).

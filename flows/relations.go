@@ -187,7 +187,11 @@ func proveRelations(tr *transcript.Prover, rels []Relation, copies []CopyClaim, 
 	return b.claims(vs), nil
 }
 
-// verifyRelations is proveRelations' verifier twin.
+// verifyRelations is proveRelations' verifier twin. It draws τ and receives the
+// values as batchRelations and proveRelations do, but never forms the batched terms
+// (a list as long as the relations' terms, which a verifier reads once, at the linear
+// claims' point): each claim's weight there is summed from the relations themselves
+// (relationWeights), the same sum in another order.
 func verifyRelations(tr *transcript.Verifier, rels []Relation, copies []CopyClaim, places []open.Placement) ([]LinearClaim, error) {
 	if len(rels) == 0 && len(copies) == 0 {
 		return nil, nil
@@ -195,16 +199,110 @@ func verifyRelations(tr *transcript.Verifier, rels []Relation, copies []CopyClai
 	if err := checkRelations(rels, copies, places); err != nil {
 		return nil, err
 	}
-	b := batchRelations(rels, copies, len(places), tr.Sample)
-	vs := make([]field.E, len(b.segments))
-	for k, s := range b.segments[:len(vs)-1] {
+	rw := newRelationWeights(rels, copies, len(places), tr.Sample)
+	vs := make([]field.E, len(rw.segments))
+	for k, s := range rw.segments[:len(vs)-1] {
 		var err error
 		if vs[k], err = tr.Receive(); err != nil {
 			return nil, fmt.Errorf("flows: relations on segment %d: %w", s, err)
 		}
 	}
-	b.last(vs)
-	return b.claims(vs), nil
+	v := rw.target
+	for _, x := range vs[:len(vs)-1] {
+		v = v.Add(x)
+	}
+	vs[len(vs)-1] = v
+	out := make([]LinearClaim, len(rw.segments))
+	for k, s := range rw.segments {
+		out[k] = LinearClaim{Segment: s, Value: vs[k], weight: func(rho []field.E) field.E { return rw.weight(s, rho) }, weightTerms: rw.counts[s]}
+	}
+	return out, nil
+}
+
+// relationWeights is a relation batch as its verifier holds it: τ's eq table over the
+// relations then the copies' pairs, the batched value, and per touched segment
+// (increasing) the count of its terms.
+type relationWeights struct {
+	rels     []Relation
+	copies   []CopyClaim
+	eq       []field.E
+	segments []int
+	counts   []int
+	target   field.E
+}
+
+// newRelationWeights draws τ from sample as batchRelations does.
+func newRelationWeights(rels []Relation, copies []CopyClaim, segments int, sample func() field.E) *relationWeights {
+	count := len(rels)
+	for _, c := range copies {
+		count += len(c.FromWords)
+	}
+	tau := make([]field.E, bits.Len(uint(count-1)))
+	for i := range tau {
+		tau[i] = sample()
+	}
+	rw := &relationWeights{rels: rels, copies: copies, eq: make([]field.E, 1<<len(tau)), counts: make([]int, segments)}
+	field.EqTable(rw.eq, tau)
+	for r, rel := range rels {
+		for _, t := range rel.Terms {
+			rw.counts[t.Segment]++
+		}
+		if !rel.Value.IsZero() {
+			rw.target = rw.target.Add(rw.eq[r].Mul(rel.Value))
+		}
+	}
+	for _, c := range copies {
+		rw.counts[c.From] += len(c.FromWords)
+		rw.counts[c.To] += len(c.ToWords)
+	}
+	for s, n := range rw.counts {
+		if n > 0 {
+			rw.segments = append(rw.segments, s)
+		}
+	}
+	return rw
+}
+
+// weight is segment seg's batched weight at rho: Σ_r eq(τ, r)·Σ_{t of r on seg}
+// Coeff_t·eq(Word_t, rho), with the copies' pairs, each eq read from two tables over
+// rho's low and high halves.
+func (rw *relationWeights) weight(seg int, rho []field.E) field.E {
+	lo := len(rho) / 2
+	eqLo, eqHi := make([]field.E, 1<<lo), make([]field.E, 1<<(len(rho)-lo))
+	field.EqTable(eqLo, rho[:lo])
+	field.EqTable(eqHi, rho[lo:])
+	mask := 1<<lo - 1
+	at := func(w int) field.E { return eqLo[w&mask].Mul(eqHi[w>>lo]) }
+	var total field.E
+	for r, rel := range rw.rels {
+		var sum field.E
+		for _, t := range rel.Terms {
+			if t.Segment != seg {
+				continue
+			}
+			e := at(t.Word)
+			if t.Coeff != field.One {
+				e = t.Coeff.Mul(e)
+			}
+			sum = sum.Add(e)
+		}
+		if !sum.IsZero() {
+			total = total.Add(rw.eq[r].Mul(sum))
+		}
+	}
+	r := len(rw.rels)
+	for _, c := range rw.copies {
+		for i := range c.FromWords {
+			if c.From == seg {
+				total = total.Add(rw.eq[r].Mul(at(c.FromWords[i])))
+			}
+			if c.To == seg {
+				total = total.Add(rw.eq[r].Mul(at(c.ToWords[i])))
+			}
+			r++
+		}
+	}
+	return total
 }
 
 // linearWithRelations is ev's linear claims followed by its relations' (the

@@ -228,3 +228,61 @@ func TestRelations(t *testing.T) {
 		}
 	}
 }
+
+// TestRelationWeightsMatchBatch pins the verifier's relation weights (summed from the
+// relations at the linear claims' point) to the prover's batched terms read at that
+// point: random relations and copy pairs over four segments of 2^10 words, repeated
+// words and coefficients one included, the same τ drawn by both.
+func TestRelationWeightsMatchBatch(t *testing.T) {
+	rng := testrand.New(t)
+	const segments, vars = 4, 10
+	for trial := range 20 {
+		rels := make([]Relation, 1+rng.IntN(300))
+		for r := range rels {
+			for range 1 + rng.IntN(6) {
+				c := randE(rng)
+				if rng.IntN(3) == 0 {
+					c = field.One
+				}
+				rels[r].Terms = append(rels[r].Terms, RelationTerm{Segment: rng.IntN(segments - 1), Word: rng.IntN(1 << vars), Coeff: c})
+			}
+			rels[r].Value = randE(rng)
+		}
+		var copies []CopyClaim
+		for range rng.IntN(3) {
+			c := CopyClaim{From: rng.IntN(segments), To: rng.IntN(segments)}
+			for range 1 + rng.IntN(20) {
+				c.FromWords = append(c.FromWords, rng.IntN(1<<vars))
+				c.ToWords = append(c.ToWords, rng.IntN(1<<vars))
+			}
+			copies = append(copies, c)
+		}
+		taus := make([]field.E, 20)
+		for i := range taus {
+			taus[i] = randE(rng)
+		}
+		sampler := func() func() field.E {
+			i := 0
+			return func() field.E { i++; return taus[i-1] }
+		}
+		b := batchRelations(rels, copies, segments, sampler())
+		rw := newRelationWeights(rels, copies, segments, sampler())
+		if b.target != rw.target || len(b.segments) != len(rw.segments) {
+			t.Fatalf("trial %d: target or segments differ: %v %v", trial, b.segments, rw.segments)
+		}
+		for k, s := range b.segments {
+			if rw.segments[k] != s || rw.counts[s] != len(b.terms[k]) {
+				t.Fatalf("trial %d: segment %d: %d terms batched, %d counted", trial, s, len(b.terms[k]), rw.counts[s])
+			}
+			rho := make([]field.E, vars)
+			for i := range rho {
+				rho[i] = randE(rng)
+			}
+			claims := []LinearClaim{{Segment: s, Terms: b.terms[k]}}
+			want := linearWeightAt(claims, []int{0}, []field.E{field.One}, rho)
+			if got := rw.weight(s, rho); got != want {
+				t.Fatalf("trial %d: segment %d's weight %v, the batched terms give %v", trial, s, got, want)
+			}
+		}
+	}
+}

@@ -432,7 +432,7 @@ func verifySegments(proof *transcript.Proof, label string, statement []byte, sha
 		trace.Linear = since()
 		trace.LinearClaims = len(linear)
 		for _, c := range linear {
-			trace.LinearTerms += len(c.Terms)
+			trace.LinearTerms += len(c.Terms) + c.weightTerms
 			trace.LinearRounds = max(trace.LinearRounds, places[c.Segment].Variables)
 		}
 		pts := ev.points(tr.Sample)
