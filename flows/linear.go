@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/open"
@@ -177,7 +178,7 @@ const foldChunk = 1 << 12
 func (c *foldingColumn) fold(r field.E, workers par.Workers) {
 	h := c.len() / 2
 	if c.e == nil {
-		dst := make([]field.E, h)
+		dst := buffers.Make[field.E](h)
 		workers.Range(h, func(lo, hi int) { field.FoldLowK(dst[lo:hi], c.k[2*lo:2*hi], r) }, par.MinChunk(foldChunk))
 		c.e, c.next, c.k = dst, make([]field.E, max(h/2, 1)), nil
 		return

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/merkle"
@@ -542,12 +543,12 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 	if err != nil {
 		return nil, err
 	}
-	stack := make([]field.K, 1<<stackLog)
+	stack := buffers.Make[field.K](1 << stackLog)
 	as, bs := make([][]field.K, len(segs)), make([][]field.K, len(segs))
 	for i, s := range segs {
 		p := places[i]
 		words := 1 << p.Variables
-		as[i], bs[i] = make([]field.K, words), make([]field.K, words)
+		as[i], bs[i] = buffers.Make[field.K](words), buffers.Make[field.K](words)
 		if err := s.Fill(workers, nLogs[i], stack[p.Offset:p.Offset+words], as[i], bs[i]); err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
@@ -140,7 +141,7 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 		field.EqTable(hiR[t], cl.Row.High)
 		u[t] = make([]field.E, 1<<LowBits)
 		if logSizes[kindOf[t]] <= storedRowsLog {
-			rowsV[t] = make([]field.E, 1<<logSizes[kindOf[t]])
+			rowsV[t] = buffers.Make[field.E](1 << logSizes[kindOf[t]])
 		}
 	}
 	eachClaim(T, workers, func(t int, w par.Workers) {
@@ -192,7 +193,7 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 	var spares [][]field.E
 	for k, c := range cs {
 		n := 1 << logSizes[k]
-		f[k] = make([]field.E, n)
+		f[k] = buffers.Make[field.E](n)
 		spare := func(i int) []field.E {
 			for len(spares) < i {
 				spares = append(spares, nil)

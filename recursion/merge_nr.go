@@ -10,6 +10,7 @@ import (
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/blake2s"
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
@@ -915,7 +916,7 @@ func filledSegment(seg flows.Segment, workers par.Workers) ([]field.K, error) {
 		nLog++
 	}
 	n := 1 << (nLog + seg.Circuit.LogSize() - 6)
-	wit, a, b := make([]field.K, n), make([]field.K, n), make([]field.K, n)
+	wit, a, b := buffers.Make[field.K](n), buffers.Make[field.K](n), buffers.Make[field.K](n)
 	if err := seg.Fill(workers, nLog, wit, a, b); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMergeInput, err)
 	}

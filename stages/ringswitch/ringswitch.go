@@ -3,6 +3,7 @@ package ringswitch
 import (
 	"fmt"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/open"
@@ -139,7 +140,7 @@ func (rs *Scratch) Prove(tr Transcript, point, s []field.E, weights []field.E, w
 	m := sampleMap(tr.Sample)
 	c := newClaim(point, s, m)
 	if weights == nil {
-		weights = make([]field.E, 1<<len(point))
+		weights = buffers.Make[field.E](1 << len(point))
 	}
 	rs.Weights(weights, point, m, workers)
 	c.Weights = weights
