@@ -45,6 +45,18 @@ type Segment struct {
 	// Public, when set, is the window of columns the segment's lincheck pins to its
 	// public table (lincheck.ProvePublic); the witness must hold those bits.
 	Public *lincheck.Window
+	// Filled, when set, is what Fill writes, already written (a caller that read the
+	// witness before proving): the proof takes its A and B columns as they are and
+	// copies its witness, instead of calling Fill, when its slot count is the
+	// segment's. The prover must not change them afterwards.
+	Filled *Filled
+}
+
+// Filled is a segment's Fill output for 2^NLog slots: the packed witness W and the
+// columns A0·w and B0·w.
+type Filled struct {
+	NLog    int
+	W, A, B []field.K
 }
 
 // Evaluations adds evaluation claims on the segments' committed columns to a
@@ -548,6 +560,11 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 	for i, s := range segs {
 		p := places[i]
 		words := 1 << p.Variables
+		if f := s.Filled; f != nil && f.NLog == nLogs[i] && len(f.W) == words && len(f.A) == words && len(f.B) == words {
+			copy(stack[p.Offset:p.Offset+words], f.W)
+			as[i], bs[i] = f.A, f.B
+			continue
+		}
 		as[i], bs[i] = buffers.Make[field.K](words), buffers.Make[field.K](words)
 		if err := s.Fill(workers, nLogs[i], stack[p.Offset:p.Offset+words], as[i], bs[i]); err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)

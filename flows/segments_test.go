@@ -360,3 +360,65 @@ func TestSegmentsNativeChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentFilled: a segment handed over filled (Segment.Filled) proves the same
+// bytes as one the proof fills, and a Filled of another slot count is not used (the
+// proof fills the segment itself: a Filled of garbage at the wrong size changes
+// nothing); a Filled of garbage at the right size is used, and its proof fails.
+func TestSegmentFilled(t *testing.T) {
+	const label = "leanpipe-segments-filled"
+	rng := testrand.New(t)
+	layered := layeredCircuit(4)
+	xs := [2][]uint64{make([]uint64, 9), make([]uint64, 20)}
+	for _, v := range xs {
+		for i := range v {
+			v[i] = rng.Uint64()
+		}
+	}
+	segs := []Segment{layeredSegment(layered, xs[0]), layeredSegment(layered, xs[1])}
+	shapes := []SegmentShape{{layered, len(xs[0]), nil}, {layered, len(xs[1]), nil}}
+	want, err := ProveSegments(label, nil, segs, nil, 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	filled := func(s Segment, nLog int) *Filled {
+		n := 1 << (nLog + s.Circuit.LogSize() - 6)
+		f := &Filled{NLog: nLog, W: make([]field.K, n), A: make([]field.K, n), B: make([]field.K, n)}
+		if err := s.Fill(par.Serial(), nLog, f.W, f.A, f.B); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	with := append([]Segment(nil), segs...)
+	with[0].Filled, with[1].Filled = filled(segs[0], 4), filled(segs[1], 5)
+	got, err := ProveSegments(label, nil, with, nil, 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.MarshalWire(), want.MarshalWire()) {
+		t.Fatal("a filled segment proves other bytes")
+	}
+	if _, err := VerifySegments(got, label, nil, shapes, nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The wrong slot count: ignored.
+	wrong := append([]Segment(nil), segs...)
+	wrong[1].Filled = filled(segs[1], 6)
+	for i := range wrong[1].Filled.W {
+		wrong[1].Filled.W[i] = field.K(rng.Uint64())
+	}
+	if got, err = ProveSegments(label, nil, wrong, nil, 1, par.Serial()); err != nil || !bytes.Equal(got.MarshalWire(), want.MarshalWire()) {
+		t.Fatalf("a Filled of another slot count was used (%v)", err)
+	}
+	// The right slot count, garbage: used, and the proof does not verify.
+	bad := append([]Segment(nil), segs...)
+	bad[1].Filled = filled(segs[1], 5)
+	bad[1].Filled.W[3] ^= 1
+	forged, err := ProveSegments(label, nil, bad, nil, 1, par.Serial())
+	if err == nil {
+		_, err = VerifySegments(forged, label, nil, shapes, nil, 1)
+	}
+	if err == nil {
+		t.Fatal("a segment filled with a changed witness word verified")
+	}
+}

@@ -202,11 +202,11 @@ func TestChildTapeSchedule(t *testing.T) {
 // an error).
 func filledWords(t *testing.T, seg flows.Segment) []field.K {
 	t.Helper()
-	w, err := filledSegment(seg, par.New(nil, 2))
+	f, err := filledSegment(seg, par.New(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w
+	return f.W
 }
 
 // TestChildTapeTranscriptProof proves a real child's transcript and arithmetic

@@ -698,13 +698,18 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 		h.hints(hintValues)
 	}
 	tseg := l.tb.ScheduleSegment(allRuns)
+	// The segments whose words the tape reads are filled first; the proof takes them
+	// as filled (flows.Segment.Filled) rather than filling them again.
 	words := map[int][]field.K{}
-	fill := func(at int, seg flows.Segment) error {
-		w, err := filledSegment(seg, workers)
-		words[at] = w
-		return err
+	fill := func(at int, seg *flows.Segment) error {
+		f, err := filledSegment(*seg, workers)
+		if err != nil {
+			return err
+		}
+		words[at], seg.Filled = f.W, f
+		return nil
 	}
-	if err := fill(0, tseg); err != nil {
+	if err := fill(0, &tseg); err != nil {
 		return nil, err
 	}
 	value := func(seg, word int) field.E {
@@ -712,19 +717,19 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 		return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
 	}
 	hseg := nrHints().Segment(hintValues)
-	if err := fill(3, hseg); err != nil {
+	if err := fill(3, &hseg); err != nil {
 		return nil, err
 	}
 	segs := []flows.Segment{tseg, {}, {}, hseg}
 	for _, g := range l.groups {
 		qs := g.segment(xs, l.tapes, value)
-		if err := fill(g.seg, qs); err != nil {
+		if err := fill(g.seg, &qs); err != nil {
 			return nil, err
 		}
 		segs = append(segs, qs)
 	}
 	gs := l.gb.NRSegment(grinds)
-	if err := fill(4+len(l.groups), gs); err != nil {
+	if err := fill(4+len(l.groups), &gs); err != nil {
 		return nil, err
 	}
 	segs = append(segs, gs)
@@ -732,7 +737,7 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 	segs[1], segs[2] = l.arith.F.Segment(ops), l.arith.S.Segment(sq)
 	if h != nil && h.filled != nil {
 		for k := 1; k <= 2; k++ {
-			if err := fill(k, segs[k]); err != nil {
+			if err := fill(k, &segs[k]); err != nil {
 				return nil, err
 			}
 		}
@@ -908,19 +913,20 @@ func (g *nrGroup) segment(xs []*childExtract, tapes []*ChildTape, value func(seg
 		})}
 }
 
-// filledSegment is a segment's packed witness (the prover reads the tape's inputs
-// from it before filling the units' segments).
-func filledSegment(seg flows.Segment, workers par.Workers) ([]field.K, error) {
+// filledSegment is a segment's Fill output at its slot count: the packed witness the
+// prover reads the tape's inputs from before filling the units' segments, and the
+// columns the proof then takes as they are (flows.Segment.Filled).
+func filledSegment(seg flows.Segment, workers par.Workers) (*flows.Filled, error) {
 	nLog := 3
 	for 1<<nLog < seg.N {
 		nLog++
 	}
 	n := 1 << (nLog + seg.Circuit.LogSize() - 6)
-	wit, a, b := buffers.Make[field.K](n), buffers.Make[field.K](n), buffers.Make[field.K](n)
-	if err := seg.Fill(workers, nLog, wit, a, b); err != nil {
+	f := &flows.Filled{NLog: nLog, W: buffers.Make[field.K](n), A: buffers.Make[field.K](n), B: buffers.Make[field.K](n)}
+	if err := seg.Fill(workers, nLog, f.W, f.A, f.B); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMergeInput, err)
 	}
-	return wit, nil
+	return f, nil
 }
 
 // nativeTapeInputs are tape inputs reading a child's stream, challenges and hints by
