@@ -162,6 +162,26 @@ func BenchmarkDescribedBlake2s(b *testing.B) {
 	})
 }
 
+// BenchmarkDescribedCompress evaluates two Compress gadgets and two word sums
+// (describeCompressMix, some words literal) at tensor weights, through the
+// Evaluator twins and through the generic gadgets.
+func BenchmarkDescribedCompress(b *testing.B) {
+	r := testrand.New(b)
+	const logSize = 15
+	e, w := randTensor(r, 6, logSize), randTensor(r, 6, logSize)
+	seed := r.Uint64()
+	d := NewDescribed("compress-mix", logSize, 3, func(ev *Evaluator) { describeCompressMix[EvalWire](ev, seed) })
+	defer func() { evalTwins = true }()
+	for _, twins := range []bool{true, false} {
+		b.Run(map[bool]string{true: "twins", false: "generic"}[twins], func(b *testing.B) {
+			evalTwins = twins
+			for b.Loop() {
+				d.BilinearTensor(e, w)
+			}
+		})
+	}
+}
+
 // The Evaluator twins of the word gadgets (eval_words.go) give the generic
 // gadgets' sums and number as many wires, on random descriptions (literal and
 // folded words, x ⊕ x) and on BLAKE2s, at full and at tensor weights.

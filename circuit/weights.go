@@ -182,13 +182,13 @@ func (w *weights) lineOf(i int) ([]field.E, int) {
 // two vectorised inner products. With tensor weights (e[r] = low[r mod L]·hi[r/L])
 // a chunk holds rows of one block only and gathers low[r mod L]; its inner
 // products are scaled by hi[block] once, so no row's weight is ever multiplied out
-// (rows come in runs within a block).
+// (rows come in runs within a block). Full weights are one block (k = fullRowsLog)
+// with no High factor, so both kinds take the same gathering path.
 type rowSums struct {
-	full   []field.E // full weights, or nil
-	low    []field.E // tensor weights: the low factor,
-	k      uint      // log2 len(low),
-	hi     []field.E // eq(High, ·)
-	blk    int       // the block of the gathered rows (tensor weights)
+	low    []field.E // the low factor; full weights: the whole vector
+	k      uint      // log2 len(low); full weights: fullRowsLog
+	hi     []field.E // eq(High, ·); nil for full weights
+	blk    int       // the block of the gathered rows
 	n      int       // gathered rows
 	ek     [sumChunk]field.E
 	ak, bk [sumChunk]field.E
@@ -198,37 +198,49 @@ type rowSums struct {
 // sumChunk is the most rows gathered before they are folded in.
 const sumChunk = 256
 
+// fullRowsLog is the block shift of full row weights: every row index is below
+// 2^fullRowsLog, so all rows fall in block 0 and row & (2^fullRowsLog − 1) is the
+// row itself.
+const fullRowsLog = 62
+
+func newFullRows(e []field.E) rowSums { return rowSums{low: e, k: fullRowsLog} }
+
 func newTensorRows(t Tensor) rowSums {
 	hi := make([]field.E, 1<<len(t.High))
 	field.EqTable(hi, t.High)
 	return rowSums{low: t.Low, k: uint(lowLog(t.Low)), hi: hi}
 }
 
+// add gathers row row's operands. It is small enough to inline into the
+// Evaluator's gadgets; a row of another block or a full chunk takes addMiss.
 func (s *rowSums) add(row int, a, b field.E) {
 	n := s.n
-	if s.full != nil {
-		s.ek[n] = s.full[row]
-	} else {
-		if j := row >> s.k; j != s.blk {
-			if n > 0 {
-				s.flush()
-				n = 0
-			}
-			s.blk = j
-		}
-		s.ek[n] = s.low[row&(1<<s.k-1)]
+	if row>>s.k != s.blk || uint(n) >= sumChunk {
+		s.addMiss(row, a, b)
+		return
 	}
+	s.ek[n] = s.low[row&(1<<s.k-1)]
 	s.ak[n], s.bk[n] = a, b
 	s.n = n + 1
-	if s.n == sumChunk {
-		s.flush()
-	}
+}
+
+// addMiss folds the gathered rows in, starts a chunk at row's block and gathers
+// row.
+func (s *rowSums) addMiss(row int, a, b field.E) {
+	s.flush()
+	s.blk = row >> s.k
+	s.ek[0] = s.low[row&(1<<s.k-1)]
+	s.ak[0], s.bk[0] = a, b
+	s.n = 1
 }
 
 func (s *rowSums) flush() {
 	n := s.n
+	if n == 0 {
+		return
+	}
 	ia, ib := field.InnerProduct(s.ek[:n], s.ak[:n]), field.InnerProduct(s.ek[:n], s.bk[:n])
-	if s.full == nil && n > 0 {
+	if s.hi != nil {
 		ia, ib = ia.Mul(s.hi[s.blk]), ib.Mul(s.hi[s.blk])
 	}
 	s.va, s.vb = addE(s.va, ia), addE(s.vb, ib)
