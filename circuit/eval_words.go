@@ -44,12 +44,11 @@ func asEvalWire[W comparable](x *W) *EvalWire { return (*EvalWire)(unsafe.Pointe
 // the word gadgets spend most of their steps here.
 func (ev *Evaluator) product(row int, x, y EvalWire) EvalWire {
 	s := &ev.rows
-	if n := s.n; row>>s.k == s.blk && uint(n) < sumChunk {
-		s.ek[n] = s.low[row&(1<<s.k-1)]
-		s.ak[n], s.bk[n] = x.V, y.V
-		s.n = n + 1
+	if i := uint(row) & (1<<s.sk - 1); row>>s.sk == s.run && s.set&(1<<i) == 0 {
+		s.set |= 1 << i
+		s.ak[i], s.bk[i] = x.V, y.V
 	} else {
-		s.addMiss(row, x.V, y.V)
+		s.add(row, x.V, y.V)
 	}
 	if i := row - ev.cbase; uint(i) < uint(len(ev.line)) {
 		v := EvalWire{V: ev.line[i], id: ev.next}
