@@ -112,6 +112,7 @@ var Blake2sParamIV = func() [8]uint32 {
 // fewer when words are constant.
 func Compress[W comparable, B Ops[W]](b B, base int, h [8]WordOf[W], m [16]WordOf[W], t uint64, final bool) ([8]WordOf[W], int) {
 	if ev := evaluatorOf[W](b); ev != nil {
+		// W is EvalWire here (see asEval), so the arrays of words are one type.
 		var out [8]WordOf[W]
 		col := ev.compress((*[8]WordOf[EvalWire])(unsafe.Pointer(&out)), base,
 			(*[8]WordOf[EvalWire])(unsafe.Pointer(&h)), (*[16]WordOf[EvalWire])(unsafe.Pointer(&m)), t, final)

@@ -99,8 +99,8 @@ func newEvaluator(logSize, constCol int, e rowSums, w weights) *Evaluator {
 	return ev
 }
 
-// Col returns a new wire reading column col. A read inside the current line
-// stays small enough to inline into the gadgets; a miss is a call (colMiss).
+// Col returns a new wire reading column col; a column outside the current line
+// is served by colMiss.
 func (ev *Evaluator) Col(col int) EvalWire {
 	i := col - ev.cbase
 	if uint(i) >= uint(len(ev.line)) {
