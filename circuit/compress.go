@@ -1,5 +1,7 @@
 package circuit
 
+import "unsafe"
+
 // Building blocks for circuits that embed BLAKE2s compressions at any column base,
 // with message words, chaining value, counter and flags given as wires. They leave
 // BLAKE2s() (the reference's fixed 2^14 layout) untouched.
@@ -45,6 +47,15 @@ func IsConst[W comparable, B Ops[W]](b B, x WordOf[W]) (uint32, bool) {
 // and no literal), 31 (Add) or 61 (Add3) product columns from base. It returns the
 // sum and the next free column.
 func AddAuto[W comparable, B Ops[W]](b B, base int, xs ...WordOf[W]) (WordOf[W], int) {
+	if ev := evaluatorOf[W](b); ev != nil && len(xs) <= 3 {
+		var ps [3]*WordOf[EvalWire]
+		for i := range xs {
+			ps[i] = asEval(&xs[i])
+		}
+		var out WordOf[W]
+		next := ev.addAuto(asEval(&out), base, ps[:len(xs)]...)
+		return out, next
+	}
 	var k uint32
 	// The non-literal words, by index (no copies of the words: an Evaluator's are
 	// a kilobyte each).
@@ -100,6 +111,13 @@ var Blake2sParamIV = func() [8]uint32 {
 // (AddAuto), so a compression costs at most 80·184 = 14,720 product columns and
 // fewer when words are constant.
 func Compress[W comparable, B Ops[W]](b B, base int, h [8]WordOf[W], m [16]WordOf[W], t uint64, final bool) ([8]WordOf[W], int) {
+	if ev := evaluatorOf[W](b); ev != nil {
+		// W is EvalWire here (see asEval), so the arrays of words are one type.
+		var out [8]WordOf[W]
+		col := ev.compress((*[8]WordOf[EvalWire])(unsafe.Pointer(&out)), base,
+			(*[8]WordOf[EvalWire])(unsafe.Pointer(&h)), (*[16]WordOf[EvalWire])(unsafe.Pointer(&m)), t, final)
+		return out, col
+	}
 	var v [16]WordOf[W]
 	copy(v[:8], h[:])
 	var f0 uint32

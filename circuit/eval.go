@@ -64,6 +64,7 @@ type Evaluator struct {
 	rows  rowSums
 	next  uint32 // the next wire's identity
 	one   EvalWire
+	cs    *compressState // Compress's working vector, made on its first use
 }
 
 var _ Ops[EvalWire] = (*Evaluator)(nil)
@@ -76,7 +77,7 @@ func NewEvaluator(logSize, constCol int, e, w []field.E) *Evaluator {
 	if len(e) != n || len(w) != n {
 		panic(fmt.Sprintf("circuit: NewEvaluator: weights of %d and %d entries for 2^%d", len(e), len(w), logSize))
 	}
-	return newEvaluator(logSize, constCol, rowSums{full: e}, weights{full: w})
+	return newEvaluator(logSize, constCol, newFullRows(e), weights{full: w})
 }
 
 // NewTensorEvaluator is NewEvaluator at tensor weights, which it never forms in
@@ -98,23 +99,25 @@ func newEvaluator(logSize, constCol int, e rowSums, w weights) *Evaluator {
 	return ev
 }
 
-// Col returns a new wire reading column col.
+// Col returns a new wire reading column col; a column outside the current line
+// is served by colMiss.
 func (ev *Evaluator) Col(col int) EvalWire {
-	var x field.E
-	if i := col - ev.cbase; uint(i) < uint(len(ev.line)) {
-		x = ev.line[i]
-	} else {
-		x = ev.colMiss(col)
+	i := col - ev.cbase
+	if uint(i) >= uint(len(ev.line)) {
+		return ev.colMiss(col)
 	}
-	v := EvalWire{V: x, id: ev.next}
+	v := EvalWire{V: ev.line[i], id: ev.next}
 	ev.next++
 	return v
 }
 
-// colMiss returns column col's weight and makes its run the current line.
-func (ev *Evaluator) colMiss(col int) field.E {
+// colMiss makes column col's run the current line and returns a new wire reading
+// col.
+func (ev *Evaluator) colMiss(col int) EvalWire {
 	ev.line, ev.cbase = ev.w.lineOf(col)
-	return ev.line[col-ev.cbase]
+	v := EvalWire{V: ev.line[col-ev.cbase], id: ev.next}
+	ev.next++
+	return v
 }
 
 // Xor returns x + y, folding literals and x ⊕ x as the Builder does.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/cpu"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 )
@@ -160,6 +161,80 @@ func BenchmarkDescribedBlake2s(b *testing.B) {
 			c.BilinearTensor(e, w)
 		}
 	})
+}
+
+// rowSums gives Σ_r e[r]·a_r and Σ_r e[r]·b_r over the rows added, at full and at
+// tensor weights (Low of 1, 8, 64 and 1024 entries) and at every kernel level, for
+// rows in runs with holes, jumps back to rows already added and ahead, and repeated
+// rows (a repeat counts twice, as in the sums of rows added one by one), and taking
+// the sums twice.
+func TestRowSums(t *testing.T) {
+	r := testrand.New(t)
+	const logSize = 12
+	n := 1 << logSize
+	var rows []int
+	for row := 0; row < n; {
+		rows = append(rows, row)
+		switch x := r.IntN(16); {
+		case x == 0:
+			row += 1 + r.IntN(200)
+		case x == 1:
+			rows = append(rows, r.IntN(n))
+		case x == 2:
+			rows = append(rows, row)
+		default:
+			row++
+		}
+	}
+	a, b := randVec(r, len(rows)), randVec(r, len(rows))
+	check := func(what string, s *rowSums, e []field.E) {
+		t.Helper()
+		var wa, wb field.E
+		for i, row := range rows {
+			wa, wb = wa.Add(e[row].Mul(a[i])), wb.Add(e[row].Mul(b[i]))
+			s.add(row, a[i], b[i])
+		}
+		for range 2 { // taking the sums leaves them as they are
+			if ga, gb := s.sums(); ga != wa || gb != wb {
+				t.Fatalf("%s: sums (%v, %v), want (%v, %v)", what, ga, gb, wa, wb)
+			}
+		}
+	}
+	for _, l := range append([]cpu.Level{cpu.Portable}, Kernels.Levels()...) {
+		func() {
+			defer cpu.SetLevel(l)()
+			e := randVec(r, n)
+			s := newFullRows(e)
+			check(fmt.Sprintf("level %v, full weights", l), &s, e)
+			for _, lowLog := range []int{0, 3, 6, 10} {
+				te := randTensor(r, lowLog, logSize)
+				fe := make([]field.E, n)
+				te.Fill(fe)
+				s := newTensorRows(te)
+				check(fmt.Sprintf("level %v, tensor weights with low 2^%d", l, lowLog), &s, fe)
+			}
+		}()
+	}
+}
+
+// BenchmarkDescribedCompress evaluates two Compress gadgets and two word sums
+// (describeCompressMix, some words literal) at tensor weights, through the
+// Evaluator twins and through the generic gadgets.
+func BenchmarkDescribedCompress(b *testing.B) {
+	r := testrand.New(b)
+	const logSize = 15
+	e, w := randTensor(r, 6, logSize), randTensor(r, 6, logSize)
+	seed := r.Uint64()
+	d := NewDescribed("compress-mix", logSize, 3, func(ev *Evaluator) { describeCompressMix[EvalWire](ev, seed) })
+	defer func() { evalTwins = true }()
+	for _, twins := range []bool{true, false} {
+		b.Run(map[bool]string{true: "twins", false: "generic"}[twins], func(b *testing.B) {
+			evalTwins = twins
+			for b.Loop() {
+				d.BilinearTensor(e, w)
+			}
+		})
+	}
 }
 
 // The Evaluator twins of the word gadgets (eval_words.go) give the generic

@@ -2,6 +2,7 @@ package circuit
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
@@ -177,66 +178,124 @@ func (w *weights) lineOf(i int) ([]field.E, int) {
 	return w.t.lineOf(i)
 }
 
-// rowSums accumulates (Σ_r e[r]·a_r, Σ_r e[r]·b_r) over rows given one at a time:
-// the rows' weights and operands are gathered a chunk at a time and folded in by
-// two vectorised inner products. With tensor weights (e[r] = low[r mod L]·hi[r/L])
-// a chunk holds rows of one block only and gathers low[r mod L]; its inner
-// products are scaled by hi[block] once, so no row's weight is ever multiplied out
-// (rows come in runs within a block).
+// rowSums accumulates (Σ_r e[r]·a_r, Σ_r e[r]·b_r) over rows given one at a time.
+// Rows come in runs of nearly consecutive rows, so they are gathered a run of
+// 2^sk rows at a time, each into its slot (row mod 2^sk), and a run is folded in
+// when a row of another run comes. Tensor weights e[r] = low[r mod L]·hi[r/L]:
+// at the unreduced flush kernel's level (flush.go) a run is added into
+// accumulators of L slots scaled by its block's High factor, and the accumulators
+// meet Low in one inner product at the end (Σ_b hi_b·Σ_j low_j·a_{b,j} =
+// Σ_j low_j·Σ_b hi_b·a_{b,j}); elsewhere a run's inner products with its run of Low
+// are scaled by the High factor. Full weights are one block with no High factor
+// (low the whole vector, k = log2 of its length). Either way a row costs one
+// product per sum and no row's weight is multiplied out. A run slot without its
+// bit in set holds no row and is zeroed before a fold.
 type rowSums struct {
-	full   []field.E // full weights, or nil
-	low    []field.E // tensor weights: the low factor,
-	k      uint      // log2 len(low),
-	hi     []field.E // eq(High, ·)
-	blk    int       // the block of the gathered rows (tensor weights)
-	n      int       // gathered rows
-	ek     [sumChunk]field.E
-	ak, bk [sumChunk]field.E
+	low    []field.E // the low factor; full weights: the whole vector
+	k      uint      // log2 len(low)
+	hi     []field.E // eq(High, ·); nil for full weights
+	sk     uint      // log2 of a run's rows: min(k, rowRunLog)
+	run    int       // the run gathered: rows [run·2^sk, (run+1)·2^sk); −1 before the first
+	set    uint64    // bit i: slot i holds row run·2^sk + i
+	ak, bk [rowRun]field.E
+	// uacc, at tensor weights where the unreduced kernel runs, holds Σ_b hi_b·a and
+	// Σ_b hi_b·b per Low slot over the runs folded so far (flush.go's layout).
+	uacc   []uint64
 	va, vb field.E
 }
 
-// sumChunk is the most rows gathered before they are folded in.
-const sumChunk = 256
+// rowRun is the most rows a run gathers.
+const (
+	rowRunLog = 6
+	rowRun    = 1 << rowRunLog
+)
+
+func newFullRows(e []field.E) rowSums {
+	k := uint(lowLog(e))
+	return rowSums{low: e, k: k, sk: min(k, rowRunLog), run: -1}
+}
 
 func newTensorRows(t Tensor) rowSums {
 	hi := make([]field.E, 1<<len(t.High))
 	field.EqTable(hi, t.High)
-	return rowSums{low: t.Low, k: uint(lowLog(t.Low)), hi: hi}
+	k := uint(lowLog(t.Low))
+	s := rowSums{low: t.Low, k: k, hi: hi, sk: min(k, rowRunLog), run: -1}
+	if uaccFast() && len(t.Low)%8 == 0 {
+		s.uacc = make([]uint64, len(t.Low)/8*uaccGroupWords)
+	}
+	return s
 }
 
+// add gathers row row's operands; a row of another run takes addMiss.
 func (s *rowSums) add(row int, a, b field.E) {
-	n := s.n
-	if s.full != nil {
-		s.ek[n] = s.full[row]
-	} else {
-		if j := row >> s.k; j != s.blk {
-			if n > 0 {
-				s.flush()
-				n = 0
-			}
-			s.blk = j
-		}
-		s.ek[n] = s.low[row&(1<<s.k-1)]
+	if row>>s.sk != s.run {
+		s.addMiss(row, a, b)
+		return
 	}
-	s.ak[n], s.bk[n] = a, b
-	s.n = n + 1
-	if s.n == sumChunk {
-		s.flush()
+	i := uint(row) & (1<<s.sk - 1)
+	if s.set&(1<<i) != 0 {
+		// A second row for one column (a Builder refuses it; the sums count both).
+		s.ak[i], s.bk[i] = addE(s.ak[i], a), addE(s.bk[i], b)
+		return
 	}
+	s.set |= 1 << i
+	s.ak[i], s.bk[i] = a, b
 }
 
+// addMiss folds the gathered run in, starts row's run and gathers row.
+func (s *rowSums) addMiss(row int, a, b field.E) {
+	s.flush()
+	s.run = row >> s.sk
+	i := uint(row) & (1<<s.sk - 1)
+	s.set = 1 << i
+	s.ak[i], s.bk[i] = a, b
+}
+
+// flush folds the gathered run in.
 func (s *rowSums) flush() {
-	n := s.n
-	ia, ib := field.InnerProduct(s.ek[:n], s.ak[:n]), field.InnerProduct(s.ek[:n], s.bk[:n])
-	if s.full == nil && n > 0 {
-		ia, ib = ia.Mul(s.hi[s.blk]), ib.Mul(s.hi[s.blk])
+	set := s.set
+	if set == 0 {
+		return
+	}
+	s.set = 0
+	lo, hi := bits.TrailingZeros64(set), 64-bits.LeadingZeros64(set)
+	if s.uacc != nil {
+		// The kernel takes whole groups of eight slots.
+		lo, hi = lo&^7, (hi+7)&^7
+	}
+	// The folds read every slot of [lo, hi): the empty ones count as 0.
+	if set != ^uint64(0)>>(64-(hi-lo))<<lo {
+		for i := lo; i < hi; i++ {
+			if set&(1<<i) == 0 {
+				s.ak[i], s.bk[i] = field.Zero, field.Zero
+			}
+		}
+	}
+	first := s.run << s.sk
+	j := first & (1<<s.k - 1) // the run's first slot in low
+	if s.uacc != nil {
+		flushAcc(s.uacc[(j+lo)/8*uaccGroupWords:(j+hi)/8*uaccGroupWords], s.ak[lo:hi], s.bk[lo:hi], s.hi[first>>s.k])
+		return
+	}
+	ia := field.InnerProduct(s.low[j+lo:j+hi], s.ak[lo:hi])
+	ib := field.InnerProduct(s.low[j+lo:j+hi], s.bk[lo:hi])
+	if s.hi != nil {
+		h := s.hi[first>>s.k]
+		ia, ib = ia.Mul(h), ib.Mul(h)
 	}
 	s.va, s.vb = addE(s.va, ia), addE(s.vb, ib)
-	s.n = 0
 }
 
 // sums returns the sums over the rows added so far.
 func (s *rowSums) sums() (va, vb field.E) {
 	s.flush()
+	if s.uacc != nil {
+		l := len(s.low)
+		accA, accB := make([]field.E, l), make([]field.E, l)
+		uaccSums(accA, accB, s.uacc)
+		clear(s.uacc)
+		s.va = addE(s.va, field.InnerProduct(s.low, accA))
+		s.vb = addE(s.vb, field.InnerProduct(s.low, accB))
+	}
 	return s.va, s.vb
 }
