@@ -97,27 +97,9 @@ type relationBatch struct {
 
 // batchRelations draws τ from sample and batches rels then copies' pairs.
 func batchRelations(rels []Relation, copies []CopyClaim, segments int, sample func() field.E) relationBatch {
-	count := len(rels)
-	for _, c := range copies {
-		count += len(c.FromWords)
-	}
-	tau := make([]field.E, bits.Len(uint(count-1)))
-	for i := range tau {
-		tau[i] = sample()
-	}
-	eq := make([]field.E, 1<<len(tau))
-	field.EqTable(eq, tau)
+	eq := relationsEq(rels, copies, sample)
 	// Each segment's terms, counted first so that each list is allocated once.
-	counts := make([]int, segments)
-	for _, rel := range rels {
-		for _, t := range rel.Terms {
-			counts[t.Segment]++
-		}
-	}
-	for _, c := range copies {
-		counts[c.From] += len(c.FromWords)
-		counts[c.To] += len(c.ToWords)
-	}
+	counts := relationCounts(rels, copies, segments)
 	perSeg := make([][]LinearTerm, segments)
 	for s, n := range counts {
 		perSeg[s] = make([]LinearTerm, 0, n)
@@ -231,8 +213,9 @@ type relationWeights struct {
 	target   field.E
 }
 
-// newRelationWeights draws τ from sample as batchRelations does.
-func newRelationWeights(rels []Relation, copies []CopyClaim, segments int, sample func() field.E) *relationWeights {
+// relationsEq draws τ from sample, one coordinate per bit of the relations' and the
+// copies' pairs' count, and returns eq(τ, ·) over them.
+func relationsEq(rels []Relation, copies []CopyClaim, sample func() field.E) []field.E {
 	count := len(rels)
 	for _, c := range copies {
 		count += len(c.FromWords)
@@ -241,19 +224,34 @@ func newRelationWeights(rels []Relation, copies []CopyClaim, segments int, sampl
 	for i := range tau {
 		tau[i] = sample()
 	}
-	rw := &relationWeights{rels: rels, copies: copies, eq: make([]field.E, 1<<len(tau)), counts: make([]int, segments)}
-	field.EqTable(rw.eq, tau)
-	for r, rel := range rels {
+	eq := make([]field.E, 1<<len(tau))
+	field.EqTable(eq, tau)
+	return eq
+}
+
+// relationCounts is, per segment, the number of terms the relations and the copies'
+// pairs put on it.
+func relationCounts(rels []Relation, copies []CopyClaim, segments int) []int {
+	counts := make([]int, segments)
+	for _, rel := range rels {
 		for _, t := range rel.Terms {
-			rw.counts[t.Segment]++
-		}
-		if !rel.Value.IsZero() {
-			rw.target = rw.target.Add(rw.eq[r].Mul(rel.Value))
+			counts[t.Segment]++
 		}
 	}
 	for _, c := range copies {
-		rw.counts[c.From] += len(c.FromWords)
-		rw.counts[c.To] += len(c.ToWords)
+		counts[c.From] += len(c.FromWords)
+		counts[c.To] += len(c.ToWords)
+	}
+	return counts
+}
+
+// newRelationWeights draws τ from sample as batchRelations does.
+func newRelationWeights(rels []Relation, copies []CopyClaim, segments int, sample func() field.E) *relationWeights {
+	rw := &relationWeights{rels: rels, copies: copies, eq: relationsEq(rels, copies, sample), counts: relationCounts(rels, copies, segments)}
+	for r, rel := range rels {
+		if !rel.Value.IsZero() {
+			rw.target = rw.target.Add(rw.eq[r].Mul(rel.Value))
+		}
 	}
 	for s, n := range rw.counts {
 		if n > 0 {

@@ -60,31 +60,25 @@ func BenchmarkMergedVerifyFile(b *testing.B) {
 // (default 200) at rate 2, the leaves made and the block circuits compiled before
 // timing.
 func BenchmarkMerge(b *testing.B) {
-	skipProofs(b, "proves 2→1 merges")
-	leaves := benchLeaves(b)
-	w := par.New(nil, runtime.GOMAXPROCS(0))
-	if _, err := Merge(mergeChildren(leaves), 2, w); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := Merge(mergeChildren(leaves), 2, w); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchMerge(b, func(c []MergeChild, w par.Workers) error { _, err := Merge(c, 2, w); return err })
 }
 
 // BenchmarkMergeNR is BenchmarkMerge for the no-reveal (nestable) merge.
 func BenchmarkMergeNR(b *testing.B) {
+	benchMerge(b, func(c []MergeChild, w par.Workers) error { _, err := MergeNR(c, 2, w); return err })
+}
+
+// benchMerge times merge on two bench leaves, after one untimed merge.
+func benchMerge(b *testing.B, merge func([]MergeChild, par.Workers) error) {
 	skipProofs(b, "proves 2→1 merges")
 	leaves := benchLeaves(b)
 	w := par.New(nil, runtime.GOMAXPROCS(0))
-	if _, err := MergeNR(mergeChildren(leaves), 2, w); err != nil {
+	if err := merge(mergeChildren(leaves), w); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := MergeNR(mergeChildren(leaves), 2, w); err != nil {
+		if err := merge(mergeChildren(leaves), w); err != nil {
 			b.Fatal(err)
 		}
 	}
