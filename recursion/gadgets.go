@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/leanpipe/leanpipe/circuit"
 )
@@ -64,6 +65,14 @@ func clmulScratch(n int) int {
 // partial products from tmp (clmulScratch entries, zero on entry); it emits the same
 // rows and wires in the same order as the recursion written with fresh slices.
 func clmulTo[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y, out, tmp []W) {
+	// On an evaluator (a verifier's described block) the same recursion runs on the
+	// concrete type: the generic code reaches every Xor through the shape's dictionary,
+	// most of a described arithmetic block's time. B = *circuit.Evaluator makes W
+	// circuit.EvalWire, the only wire type it has methods for.
+	if ev, ok := any(b).(*circuit.Evaluator); ok {
+		clmulEval(ev, cols, evalWires(x), evalWires(y), evalWires(out), evalWires(tmp))
+		return
+	}
 	n := len(x)
 	if n == 1 {
 		out[0] = circuit.Product(b, cols.take(), x[0], y[0])
@@ -90,6 +99,42 @@ func clmulTo[W comparable, B circuit.Ops[W]](b B, cols *Cols, x, y, out, tmp []W
 	}
 	for i, w := range z2 {
 		out[n+i] = b.Xor(out[n+i], w)
+	}
+}
+
+// evalWires is s as the evaluator's wires (W is circuit.EvalWire: clmulTo).
+func evalWires[W any](s []W) []circuit.EvalWire {
+	return unsafe.Slice((*circuit.EvalWire)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+// clmulEval is clmulTo on an evaluator: the same rows, wires and order.
+func clmulEval(ev *circuit.Evaluator, cols *Cols, x, y, out, tmp []circuit.EvalWire) {
+	n := len(x)
+	if n == 1 {
+		out[0] = circuit.Product(ev, cols.take(), x[0], y[0])
+		return
+	}
+	h := n / 2
+	z0, tmp := tmp[:2*h-1], tmp[2*h-1:]
+	z2, tmp := tmp[:2*h-1], tmp[2*h-1:]
+	z1, tmp := tmp[:2*h-1], tmp[2*h-1:]
+	xs, tmp := tmp[:h], tmp[h:]
+	ys, rest := tmp[:h], tmp[h:]
+	clmulEval(ev, cols, x[:h], y[:h], z0, rest)
+	clear(rest)
+	clmulEval(ev, cols, x[h:], y[h:], z2, rest)
+	clear(rest)
+	for i := range h {
+		xs[i], ys[i] = ev.Xor(x[i], x[h+i]), ev.Xor(y[i], y[h+i])
+	}
+	clmulEval(ev, cols, xs, ys, z1, rest)
+	clear(rest)
+	for i, w := range z0 {
+		out[i] = ev.Xor(out[i], w)
+		out[h+i] = ev.Xor(out[h+i], ev.Xor(w, ev.Xor(z1[i], z2[i])))
+	}
+	for i, w := range z2 {
+		out[n+i] = ev.Xor(out[n+i], w)
 	}
 }
 
