@@ -140,8 +140,12 @@ func (b *relationBatch) claims(vs []field.E) []LinearClaim {
 }
 
 // last sets vs's last entry so that the values add up to the target.
-func (b *relationBatch) last(vs []field.E) {
-	v := b.target
+func (b *relationBatch) last(vs []field.E) { lastValue(b.target, vs) }
+
+// lastValue sets vs's last entry so that the values add up to target: the relations'
+// last touched segment's value, which neither side sends.
+func lastValue(target field.E, vs []field.E) {
+	v := target
 	for _, x := range vs[:len(vs)-1] {
 		v = v.Add(x)
 	}
@@ -173,7 +177,8 @@ func proveRelations(tr *transcript.Prover, rels []Relation, copies []CopyClaim, 
 // values as batchRelations and proveRelations do, but never forms the batched terms
 // (a list as long as the relations' terms, which a verifier reads once, at the linear
 // claims' point): each claim's weight there is summed from the relations themselves
-// (relationWeights), the same sum in another order.
+// (relationWeights: one pass over them per touched segment, which compares a term's
+// segment before any product), the same sum in another order.
 func verifyRelations(tr *transcript.Verifier, rels []Relation, copies []CopyClaim, places []open.Placement) ([]LinearClaim, error) {
 	if len(rels) == 0 && len(copies) == 0 {
 		return nil, nil
@@ -189,11 +194,7 @@ func verifyRelations(tr *transcript.Verifier, rels []Relation, copies []CopyClai
 			return nil, fmt.Errorf("flows: relations on segment %d: %w", s, err)
 		}
 	}
-	v := rw.target
-	for _, x := range vs[:len(vs)-1] {
-		v = v.Add(x)
-	}
-	vs[len(vs)-1] = v
+	lastValue(rw.target, vs)
 	out := make([]LinearClaim, len(rw.segments))
 	for k, s := range rw.segments {
 		out[k] = LinearClaim{Segment: s, Value: vs[k], weight: func(rho []field.E) field.E { return rw.weight(s, rho) }, weightTerms: rw.counts[s]}

@@ -48,7 +48,7 @@ type Segment struct {
 	// Filled, when set, is what Fill writes, already written (a caller that read the
 	// witness before proving): the proof takes its A and B columns as they are and
 	// copies its witness, instead of calling Fill, when its slot count is the
-	// segment's. The prover must not change them afterwards.
+	// segment's. The caller must not change them until the proof returns.
 	Filled *Filled
 }
 

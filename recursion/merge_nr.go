@@ -319,10 +319,10 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nr
 		}
 		return nil
 	}
-	// The children's schedules (a dry replay each) fix the transcript blocks'
-	// offsets; their WHIR profiles the query groups.
-	// A leaf's schedule comes from its replay below (its runs fix only the offsets of
-	// the children after it), not from a dry replay of its own.
+	// The children's WHIR profiles fix the query groups. Their schedules, which fix
+	// the transcript blocks' offsets, come with their replays below: a merged child's
+	// from its shape, a leaf's from its replay (its runs fix only the offsets of the
+	// children after it), with no dry replay of its own.
 	byKey := map[[3]int]*nrGroup{}
 	l.queries = make([][]TapeQueryLevel, len(sts))
 	for c, st := range sts {
