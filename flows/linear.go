@@ -36,10 +36,10 @@ type LinearClaim struct {
 	Segment int
 	Terms   []LinearTerm
 	Value   field.E
-	// weight, when set (a verifier's relation claim, relationWeights), is the claim's
-	// weight at a point of its segment in place of Terms, which stays nil; weightTerms
-	// is the terms' count that weight stands for (the trace's).
-	weight      func(rho []field.E) field.E
+	// rel, when set (a verifier's relation claim), holds the claim's weight at a
+	// point of its segment in place of Terms, which stays nil; weightTerms is the
+	// terms' count that weight stands for (the trace's).
+	rel         *relationWeights
 	weightTerms int
 }
 
@@ -284,6 +284,16 @@ func verifyLinear(tr *transcript.Verifier, claims []LinearClaim, places []open.P
 		rho[r] = tr.Sample()
 		running = field.PolyEval(q, rho[r])
 	}
+	// The relation claims' weights are summed for all their segments at once.
+	points := make([][]field.E, len(places))
+	for _, b := range batches {
+		points[b.segment] = rho[rounds-places[b.segment].Variables:]
+	}
+	for _, c := range claims {
+		if c.rel != nil && c.rel.at == nil {
+			c.rel.prepare(points)
+		}
+	}
 	var out []open.PointClaim
 	var want field.E
 	for _, b := range batches {
@@ -292,7 +302,7 @@ func verifyLinear(tr *transcript.Verifier, claims []LinearClaim, places []open.P
 		if err != nil {
 			return nil, fmt.Errorf("flows: linear claims on segment %d: %w", b.segment, err)
 		}
-		pt := rho[rounds-p.Variables:]
+		pt := points[b.segment]
 		want = want.Add(linearWeightAt(claims, b.claims, pow, pt).Mul(v))
 		out = append(out, open.PointClaim{Point: stackPoint(p, stackLog, pt), Value: v})
 	}
@@ -312,8 +322,8 @@ func linearWeightAt(claims []LinearClaim, which []int, pow []field.E, rho []fiel
 	mask := 1<<lo - 1
 	var total field.E
 	for _, i := range which {
-		if w := claims[i].weight; w != nil {
-			total = total.Add(pow[i].Mul(w(rho)))
+		if rw := claims[i].rel; rw != nil {
+			total = total.Add(pow[i].Mul(rw.weight(claims[i].Segment, rho)))
 			continue
 		}
 		// Terms on one high half of the index share its eq factor: a run of them is

@@ -177,8 +177,8 @@ func proveRelations(tr *transcript.Prover, rels []Relation, copies []CopyClaim, 
 // values as batchRelations and proveRelations do, but never forms the batched terms
 // (a list as long as the relations' terms, which a verifier reads once, at the linear
 // claims' point): each claim's weight there is summed from the relations themselves
-// (relationWeights: one pass over them per touched segment, which compares a term's
-// segment before any product), the same sum in another order.
+// (relationWeights: one pass over them for every touched segment, once the linear
+// claims' sumcheck has fixed each segment's point), the same sum in another order.
 func verifyRelations(tr *transcript.Verifier, rels []Relation, copies []CopyClaim, places []open.Placement) ([]LinearClaim, error) {
 	if len(rels) == 0 && len(copies) == 0 {
 		return nil, nil
@@ -197,7 +197,7 @@ func verifyRelations(tr *transcript.Verifier, rels []Relation, copies []CopyClai
 	lastValue(rw.target, vs)
 	out := make([]LinearClaim, len(rw.segments))
 	for k, s := range rw.segments {
-		out[k] = LinearClaim{Segment: s, Value: vs[k], weight: func(rho []field.E) field.E { return rw.weight(s, rho) }, weightTerms: rw.counts[s]}
+		out[k] = LinearClaim{Segment: s, Value: vs[k], rel: rw, weightTerms: rw.counts[s]}
 	}
 	return out, nil
 }
@@ -212,6 +212,8 @@ type relationWeights struct {
 	segments []int
 	counts   []int
 	target   field.E
+	// at is every touched segment's weight once prepare has computed them.
+	at []preparedWeight
 }
 
 // relationsEq draws τ from sample, one coordinate per bit of the relations' and the
@@ -263,40 +265,123 @@ func newRelationWeights(rels []Relation, copies []CopyClaim, segments int, sampl
 }
 
 // weight is segment seg's batched weight at rho: Σ_r eq(τ, r)·Σ_{t of r on seg}
-// Coeff_t·eq(Word_t, rho), with the copies' pairs, each eq read from two tables over
-// rho's low and high halves.
+// Coeff_t·eq(Word_t, rho), with the copies' pairs. When prepare has computed every
+// touched segment's weight at the points rho belongs to, it is read from there.
 func (rw *relationWeights) weight(seg int, rho []field.E) field.E {
-	lo := len(rho) / 2
-	eqLo, eqHi := make([]field.E, 1<<lo), make([]field.E, 1<<(len(rho)-lo))
-	field.EqTable(eqLo, rho[:lo])
-	field.EqTable(eqHi, rho[lo:])
-	mask := 1<<lo - 1
-	at := func(w int) field.E { return eqLo[w&mask].Mul(eqHi[w>>lo]) }
-	var total field.E
+	if rw.at != nil && rw.at[seg].ok && sameSlice(rw.at[seg].rho, rho) {
+		return rw.at[seg].w
+	}
+	points := make([][]field.E, len(rw.counts))
+	points[seg] = rho
+	return rw.weights(points)[seg]
+}
+
+// prepare computes every touched segment's weight at points[s] in one pass over the
+// relations (weights), for weight to read.
+func (rw *relationWeights) prepare(points [][]field.E) {
+	w := rw.weights(points)
+	rw.at = make([]preparedWeight, len(rw.counts))
+	for s, p := range points {
+		if p != nil {
+			rw.at[s] = preparedWeight{rho: p, w: w[s], ok: true}
+		}
+	}
+}
+
+// preparedWeight is one segment's weight at rho, as prepare computed it.
+type preparedWeight struct {
+	rho []field.E
+	w   field.E
+	ok  bool
+}
+
+// sameSlice reports whether a and b are the same slice (one array, one length).
+func sameSlice(a, b []field.E) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// weights is, for every segment s with a point (points[s] != nil), its batched weight
+// at points[s], summed in one pass over the relations. Each eq(word, ρ) is read from
+// two tables over ρ's low and high halves; a relation's consecutive terms on one
+// segment and one high half (an E-valued term's three K words) are summed against the
+// low table and weighed by the high one once, and a relation's sum on each segment by
+// eq(τ, r) once. Segments without a point are skipped.
+func (rw *relationWeights) weights(points [][]field.E) []field.E {
+	type table struct {
+		lo       int
+		mask     int
+		eqLo     []field.E
+		eqHi     []field.E
+		sum      field.E // the current relation's sum on this segment
+		touched  bool
+		included bool
+	}
+	tabs := make([]table, len(points))
+	for s, rho := range points {
+		if rho == nil {
+			continue
+		}
+		lo := len(rho) / 2
+		t := &tabs[s]
+		t.lo, t.mask, t.included = lo, 1<<lo-1, true
+		t.eqLo, t.eqHi = make([]field.E, 1<<lo), make([]field.E, 1<<(len(rho)-lo))
+		field.EqTable(t.eqLo, rho[:lo])
+		field.EqTable(t.eqHi, rho[lo:])
+	}
+	total := make([]field.E, len(points))
+	var touched []int
 	for r, rel := range rw.rels {
-		var sum field.E
-		for _, t := range rel.Terms {
-			if t.Segment != seg {
+		// run is the sum of the current run of terms on segment seg and high half hi.
+		var run field.E
+		seg, hi := -1, -1
+		flush := func() {
+			if seg < 0 {
+				return
+			}
+			t := &tabs[seg]
+			t.sum = t.sum.Add(run.Mul(t.eqHi[hi]))
+			if !t.touched {
+				t.touched = true
+				touched = append(touched, seg)
+			}
+		}
+		for _, tm := range rel.Terms {
+			t := &tabs[tm.Segment]
+			if !t.included {
 				continue
 			}
-			e := at(t.Word)
-			if t.Coeff != field.One {
-				e = t.Coeff.Mul(e)
+			if h := tm.Word >> t.lo; tm.Segment != seg || h != hi {
+				flush()
+				seg, hi, run = tm.Segment, h, field.E{}
 			}
-			sum = sum.Add(e)
+			e := t.eqLo[tm.Word&t.mask]
+			if tm.Coeff != field.One {
+				e = tm.Coeff.Mul(e)
+			}
+			run = run.Add(e)
 		}
-		if !sum.IsZero() {
-			total = total.Add(rw.eq[r].Mul(sum))
+		flush()
+		for _, s := range touched {
+			t := &tabs[s]
+			if !t.sum.IsZero() {
+				total[s] = total[s].Add(rw.eq[r].Mul(t.sum))
+			}
+			t.sum, t.touched = field.E{}, false
 		}
+		touched = touched[:0]
+	}
+	at := func(s, w int) field.E {
+		t := &tabs[s]
+		return t.eqLo[w&t.mask].Mul(t.eqHi[w>>t.lo])
 	}
 	r := len(rw.rels)
 	for _, c := range rw.copies {
 		for i := range c.FromWords {
-			if c.From == seg {
-				total = total.Add(rw.eq[r].Mul(at(c.FromWords[i])))
+			if tabs[c.From].included {
+				total[c.From] = total[c.From].Add(rw.eq[r].Mul(at(c.From, c.FromWords[i])))
 			}
-			if c.To == seg {
-				total = total.Add(rw.eq[r].Mul(at(c.ToWords[i])))
+			if tabs[c.To].included {
+				total[c.To] = total[c.To].Add(rw.eq[r].Mul(at(c.To, c.ToWords[i])))
 			}
 			r++
 		}

@@ -3,6 +3,7 @@ package flows
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/field"
@@ -282,6 +283,31 @@ func TestRelationWeightsMatchBatch(t *testing.T) {
 			want := linearWeightAt(claims, []int{0}, []field.E{field.One}, rho)
 			if got := rw.weight(s, rho); got != want {
 				t.Fatalf("trial %d: segment %d's weight %v, the batched terms give %v", trial, s, got, want)
+			}
+		}
+		// All segments at once (prepare, as verifyLinear does), each at a point of its
+		// own length, a suffix of one point as the linear claims' sumcheck gives them;
+		// then a point prepare did not see is summed afresh.
+		full := make([]field.E, vars+segments)
+		for i := range full {
+			full[i] = randE(rng)
+		}
+		points := make([][]field.E, segments)
+		for s := range points {
+			points[s] = full[segments-s:]
+		}
+		rw.prepare(points)
+		for k, s := range b.segments {
+			claims := []LinearClaim{{Segment: s, Terms: b.terms[k]}}
+			want := linearWeightAt(claims, []int{0}, []field.E{field.One}, points[s])
+			if got := rw.weight(s, points[s]); got != want {
+				t.Fatalf("trial %d: segment %d's prepared weight %v, the batched terms give %v", trial, s, got, want)
+			}
+			other := slices.Clone(points[s])
+			other[0] = randE(rng)
+			want = linearWeightAt(claims, []int{0}, []field.E{field.One}, other)
+			if got := rw.weight(s, other); got != want {
+				t.Fatalf("trial %d: segment %d's weight at an unprepared point %v, the batched terms give %v", trial, s, got, want)
 			}
 		}
 	}
