@@ -310,6 +310,12 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 // buildNRSubs lays out the merge of children of statements sts: leaves with deferred
 // claims ds, and merged children where subs holds one (docs/recursion.md §6.7).
 func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nrLayout, error) {
+	return buildNRScratch(sts, ds, subs, nil)
+}
+
+// buildNRScratch is buildNRSubs with its relations cut from sc's arrays (nil: new
+// ones), for a verifier that drops the layout before it uses sc again.
+func buildNRScratch(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *relScratch) (*nrLayout, error) {
 	l := &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{}}
 	l.arith = TapeLayout{F: nrArith(), FSeg: 1, S: nrSquare(), SSeg: 2}
 	l.label = [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State())
@@ -419,7 +425,7 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nr
 		l.rels = append(l.rels, ct.Words...)
 		runOffset += l.runs[c]
 	}
-	rels, err := l.tape.Relations(l.arith)
+	rels, err := l.tape.relationsInto(l.arith, sc, len(l.rels))
 	if err != nil {
 		return nil, err
 	}
@@ -474,6 +480,12 @@ func (m *MergedNR) layout() (*nrLayout, []*nrSub, error) { return m.layoutWith(n
 // layoutWith is layout with the merged children's layouts handed to editSubs (if not
 // nil) before the merge's is built on them.
 func (m *MergedNR) layoutWith(editSubs func([]*nrSub)) (*nrLayout, []*nrSub, error) {
+	return m.layoutScratch(editSubs, nil)
+}
+
+// layoutScratch is layoutWith with the merge's relations cut from sc's arrays (nil:
+// new ones).
+func (m *MergedNR) layoutScratch(editSubs func([]*nrSub), sc *relScratch) (*nrLayout, []*nrSub, error) {
 	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) ||
 		(m.Subs != nil && len(m.Subs) != len(m.Children)) {
 		return nil, nil, fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
@@ -511,7 +523,7 @@ func (m *MergedNR) layoutWith(editSubs func([]*nrSub)) (*nrLayout, []*nrSub, err
 	if editSubs != nil {
 		editSubs(subs)
 	}
-	l, err := buildNRSubs(sts, m.Deferred, subs)
+	l, err := buildNRScratch(sts, m.Deferred, subs, sc)
 	return l, subs, err
 }
 
@@ -945,29 +957,29 @@ func nativeTapeInputs(stream, challenges, hints []field.E) (TapeInputs, func(seg
 // Verify checks the merged proof against its statement: the segments with every
 // child's verification on them, and each child's carried deferred claims natively.
 func (m *MergedNR) Verify() error {
-	_, _, err := m.verifyTraced(nil, nil)
+	_, err := m.verifyTraced(nil, nil)
 	return err
 }
 
 // verifyTraced is Verify handing each compression of the segments transcript to main
 // and of the batch's to batch (nil: none); it returns the accepted proof's raw form and
 // the layout it verified on.
-func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcript.Proof, l *nrLayout, err error) {
+func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcript.Proof, err error) {
 	// Verify never panics: a panic below is a bug in its handling of this proof, and
 	// the proof is refused naming it.
 	defer func() {
 		if r := recover(); r != nil {
-			raw, l, err = nil, nil, fmt.Errorf("%w: the verifier panicked on this proof (a bug): %v", ErrMerged, r)
+			raw, err = nil, fmt.Errorf("%w: the verifier panicked on this proof (a bug): %v", ErrMerged, r)
 		}
 	}()
 	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) || m.Proof == nil ||
 		(m.Subs != nil && len(m.Subs) != len(m.Children)) {
-		return nil, nil, fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
+		return nil, fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
 	}
 	seen := map[xmss.PublicKey]bool{}
 	for _, pk := range m.Keys {
 		if seen[pk] {
-			return nil, nil, fmt.Errorf("%w: a repeated key", ErrMerged)
+			return nil, fmt.Errorf("%w: a repeated key", ErrMerged)
 		}
 		seen[pk] = true
 	}
@@ -975,7 +987,7 @@ func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcr
 	for i := range sts {
 		var err error
 		if sts[i], err = m.childStatement(i); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	total := 0
@@ -983,42 +995,45 @@ func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcr
 		total += c.N
 	}
 	if total != len(m.Keys) {
-		return nil, nil, fmt.Errorf("%w: the children's sizes add up to %d keys, the statement lists %d", ErrMerged, total, len(m.Keys))
+		return nil, fmt.Errorf("%w: the children's sizes add up to %d keys, the statement lists %d", ErrMerged, total, len(m.Keys))
 	}
 	for i := range m.Children {
 		if m.sub(i) != nil {
 			d := m.Deferred[i]
 			if d.ChiIn != nil || d.S != nil || d.ChiInPrime != nil || d.Tau != nil || d.ChiOut != nil || d.Z != (field.E{}) || d.VA != (field.E{}) || d.VB != (field.E{}) || d.Key != (field.E{}) {
-				return nil, nil, fmt.Errorf("%w: child %d is merged and has a leaf's deferred claims", ErrMerged, i)
+				return nil, fmt.Errorf("%w: child %d is merged and has a leaf's deferred claims", ErrMerged, i)
 			}
 		}
 	}
-	var subs []*nrSub
-	l, subs, err = m.layout()
+	// The merge's relations are cut from arrays kept from an earlier verification,
+	// handed back only once every check has returned and nothing reads the layout.
+	sc := relScratches.Get().(*relScratch)
+	l, subs, err := m.layoutScratch(nil, sc)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The segments, their linchecks' terminal checks left to the batch, with the
 	// carried claims' native checks beside them.
 	shapes := l.shapes()
 	_, _, _, start, err := flows.SegmentsLayout(shapes, m.LogInvRate, m.statementBytes())
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)
+		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
 	ev := &flows.Evaluations{Relations: l.rels, DeferTerminals: true}
 	tr, err := flows.VerifySegmentsTraced(m.Proof, MergeLabelNR, m.statementBytes(), shapes, ev, m.LogInvRate, main)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)
+		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
 	// The batch: the children's matrix and key claims into one each, the segments'
 	// matrix values (checked against their terminal identities) and the merged
 	// children's block claims into one per block circuit; then each evaluated natively.
 	batched, err := m.verifyBatchTraced(start, l, subs, tr.Terminals, batch)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := flows.StartChecks(batched.checks())(); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrMerged, err)
+		return nil, fmt.Errorf("%w: %w", ErrMerged, err)
 	}
-	return tr.Raw, l, nil
+	relScratches.Put(sc)
+	return tr.Raw, nil
 }

@@ -43,6 +43,7 @@ func TestMergeNRDepth2(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSignersKeys(t, g.Keys, in)
+	checkScratchReuse(t, m1, g)
 	// Every merged proof is at most 256 KiB (issue 22), a rate-1 child's included.
 	if n := len(g.ProofBytes()); n > 256<<10 {
 		t.Errorf("a depth-2 node with a rate-1 leaf child: %d B, over 256 KiB", n)
@@ -485,4 +486,45 @@ func wantSignersKeys(t *testing.T, keys []xmss.PublicKey, in *aggregate.Input) {
 func clearShapeCaches() {
 	subShapes.Clear()
 	deferredShapes.Clear()
+}
+
+// checkScratchReuse verifies two merged proofs of different layouts (a depth-1 and a
+// depth-2 node) and a forgery of each, over and over on two goroutines at once: the
+// verifiers cut their relations from arrays kept from earlier verifications
+// (relScratches), grown for the larger layout and shared by none, so every verdict
+// is the same as alone.
+func checkScratchReuse(t *testing.T, small, large *MergedNR) {
+	t.Helper()
+	forge := func(m *MergedNR) *MergedNR {
+		c := *m
+		p := *c.Proof
+		p.Stream = slices.Clone(p.Stream)
+		p.Stream[len(p.Stream)/3] = p.Stream[len(p.Stream)/3].Add(field.One)
+		c.Proof = &p
+		return &c
+	}
+	cases := []struct {
+		m  *MergedNR
+		ok bool
+	}{{small, true}, {large, true}, {forge(small), false}, {forge(large), false}}
+	errs := make(chan error, 2)
+	for g := range 2 {
+		go func() {
+			for round := range 3 {
+				for k := range cases {
+					c := cases[(k+g)%len(cases)]
+					if err := c.m.Verify(); (err == nil) != c.ok {
+						errs <- fmt.Errorf("goroutine %d, round %d, case %d: verified %v, want %v (%v)", g, round, (k+g)%len(cases), err == nil, c.ok, err)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

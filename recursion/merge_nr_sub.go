@@ -683,7 +683,7 @@ func extractSub(mm *MergedNR, sh *subHooks) (*childExtract, []TranscriptRun, *nr
 	// its two transcripts traced.
 	x := &childExtract{}
 	var batch []transcript.Step
-	raw, _, err := mm.verifyTraced(func(st transcript.Step) {
+	raw, err := mm.verifyTraced(func(st transcript.Step) {
 		if st.OnChain {
 			x.chain = append(x.chain, st)
 		} else {

@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"sync"
 	"fmt"
 	"slices"
 
@@ -186,6 +187,25 @@ type TapeLayout struct {
 // for a product, one for a square), then the assertions, each E-valued relation on
 // the three K words of every value it reads.
 func (t *Tape) Relations(l TapeLayout) ([]flows.Relation, error) {
+	return t.relationsInto(l, nil, 0)
+}
+
+// relScratch is the arrays a layout's relations are cut from (their terms' arena and
+// the relations themselves), kept by a verifier from one verification to the next
+// (relScratches): a warm verifier (serve, bench, a process verifying many proofs) then
+// no longer makes and clears about 20 MB for each no-reveal merge it verifies. Every
+// element is written before it is read.
+type relScratch struct {
+	terms []flows.RelationTerm
+	rels  []flows.Relation
+}
+
+// relScratches holds the verifiers' idle relScratch values.
+var relScratches = sync.Pool{New: func() any { return new(relScratch) }}
+
+// relationsInto is Relations cut from sc's arrays when sc is not nil (grown when too
+// small), the relations' slice with room for extra more after them.
+func (t *Tape) relationsInto(l TapeLayout, sc *relScratch, extra int) ([]flows.Relation, error) {
 	index := make([]int, len(t.Units)) // unit → its index among its kind
 	var nm, ns int
 	for i, u := range t.Units {
@@ -230,7 +250,15 @@ func (t *Tape) Relations(l TapeLayout) ([]flows.Relation, error) {
 	}
 	// A large arena is advised as huge pages before its first touch (buffers.Make):
 	// its first faults were most of its cost in a one-shot verifier.
-	arena := buffers.Make[flows.RelationTerm](size)[:0]
+	var arena []flows.RelationTerm
+	if sc != nil && cap(sc.terms) >= size {
+		arena = sc.terms[:0]
+	} else {
+		arena = buffers.Make[flows.RelationTerm](size)[:0]
+		if sc != nil {
+			sc.terms = arena
+		}
+	}
 	one := flows.LinearTermsE(0, field.One)
 	relation := func(lin Lin, extra ...flows.RelationTerm) (flows.Relation, error) {
 		// lin + extra = 0, i.e. Σ terms = C (characteristic 2).
@@ -258,7 +286,15 @@ func (t *Tape) Relations(l TapeLayout) ([]flows.Relation, error) {
 		}
 		return out[:]
 	}
-	out := make([]flows.Relation, 0, 2*len(t.Units)+len(t.Asserts))
+	var out []flows.Relation
+	if n := 2*len(t.Units) + len(t.Asserts) + extra; sc != nil && cap(sc.rels) >= n {
+		out = sc.rels[:0]
+	} else {
+		out = make([]flows.Relation, 0, n)
+		if sc != nil {
+			sc.rels = out
+		}
+	}
 	for i, u := range t.Units {
 		if u.Square {
 			s, v := l.S.At(index[i])
