@@ -1,9 +1,9 @@
 package recursion
 
 import (
-	"sync"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
