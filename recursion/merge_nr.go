@@ -1007,7 +1007,7 @@ func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcr
 	}
 	// The merge's relations are cut from arrays kept from an earlier verification,
 	// handed back only once every check has returned and nothing reads the layout.
-	sc := relScratches.Get().(*relScratch)
+	sc := relScratches.Get()
 	l, subs, err := m.layoutScratch(nil, sc)
 	if err != nil {
 		return nil, err

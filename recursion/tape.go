@@ -3,7 +3,6 @@ package recursion
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
@@ -200,8 +199,10 @@ type relScratch struct {
 	rels  []flows.Relation
 }
 
-// relScratches holds the verifiers' idle relScratch values.
-var relScratches = sync.Pool{New: func() any { return new(relScratch) }}
+// relScratches holds the verifiers' idle relScratch values, one per verification
+// that ran at once (a sync.Pool would hand them to the collector, and a verifier
+// between merges, as in bench, would make them afresh).
+var relScratches buffers.Shelf[relScratch]
 
 // relationsInto is Relations cut from sc's arrays when sc is not nil (grown when too
 // small), the relations' slice with room for extra more after them.
