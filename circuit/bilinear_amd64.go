@@ -3,6 +3,7 @@
 package circuit
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/cpu"
@@ -105,21 +106,35 @@ func rowWindow(a, b []field.E, tag []int32) (*field.E, *field.E, *int32) {
 //go:noescape
 func flushAccE512(acc *uint64, a, b *field.E, h *field.E, n int)
 
+// flushAccAVX2 is flushAccE512 with AVX and PCLMULQDQ on xmm (the avx2 level),
+// under the same contract (flush_amd64.s).
+//
+//go:noescape
+func flushAccAVX2(acc *uint64, a, b *field.E, h *field.E, n int)
+
 // flushAcc adds h·a[j] and h·b[j] into the unreduced accumulators acc (flush.go).
 func flushAcc(acc []uint64, a, b []field.E, h field.E) {
 	n := len(a)
-	if Kernels.Level() < cpu.AVX512GFNI || n == 0 {
+	l := Kernels.Level()
+	if l < cpu.AVX2 || n == 0 {
 		flushAccGo(acc, a, b, h)
 		return
 	}
 	if len(b) != n || n%8 != 0 || len(acc) < n/8*uaccGroupWords {
-		panic("circuit: flushAcc lengths")
+		panic(fmt.Sprintf("circuit: flushAcc of %d and %d values into %d words, want a multiple of 8 values and %d words",
+			n, len(b), len(acc), n/8*uaccGroupWords))
 	}
 	raceReadWrite(unsafe.Pointer(&acc[0]), 8*n/8*uaccGroupWords)
 	raceRead(unsafe.Pointer(&a[0]), 24*n)
 	raceRead(unsafe.Pointer(&b[0]), 24*n)
-	flushAccE512(&acc[0], &a[0], &b[0], &h, n)
+	if l >= cpu.AVX512GFNI {
+		flushAccE512(&acc[0], &a[0], &b[0], &h, n)
+	} else {
+		flushAccAVX2(&acc[0], &a[0], &b[0], &h, n)
+	}
 }
 
-// uaccFast reports whether the walk's flush runs the unreduced vector kernel.
-func uaccFast() bool { return Kernels.Level() >= cpu.AVX512GFNI }
+// uaccFast reports whether the walk's flush runs an unreduced vector kernel: at
+// the avx2 level too, where the unreduced products (PCLMULQDQ on xmm) cost much
+// less than the dot kernels' inner products of each block with Low.
+func uaccFast() bool { return Kernels.Level() >= cpu.AVX2 }

@@ -99,3 +99,77 @@ floop:
 	JNZ  floop
 	VZEROUPPER
 	RET
+
+// flushAccAVX2 is flushAccE512 for the avx2 level, one E element at a time in xmm
+// registers (PCLMULQDQ): each element's six Karatsuba products are formed from its
+// limbs loaded as [v0, v1], [v1, v2] and [v2, 0] (so that the pairwise sums come
+// from two XORs) against the scalar's limbs packed likewise, and its three
+// unreduced limbs are XORed into its slot's words (flush.go's layout: slot e of a
+// group at word 16i + uaccWord's lane offset for limb i, B's 48 words after A's).
+
+// FELEM adds the unreduced product of the E element at words p0, p8, p16 (byte
+// offsets) from preg and the scalar (X8 = [h0, h1], X9 = [h2, -], X10 = [h0+h1,
+// h1+h2], X11 = [h0+h2, -]) into the 16-byte limbs at byte offsets m0, m1, m2 from
+// DI. Clobbers X0–X7.
+#define FELEM(p0, p8, p16, preg, m0, m1, m2) \
+	VMOVDQU    p0(preg), X0 \
+	VMOVDQU    p8(preg), X1 \
+	VMOVQ      p16(preg), X2 \
+	VPXOR      X1, X0, X1 \
+	VPXOR      X2, X0, X3 \
+	VPCLMULQDQ $0x00, X8, X0, X4 \
+	VPCLMULQDQ $0x11, X8, X0, X5 \
+	VPCLMULQDQ $0x00, X9, X2, X6 \
+	VPCLMULQDQ $0x00, X10, X1, X7 \
+	VPCLMULQDQ $0x11, X10, X1, X1 \
+	VPCLMULQDQ $0x00, X11, X3, X3 \
+	VPXOR      X5, X4, X5 \
+	VPXOR      X1, X6, X6 \
+	VPXOR      X6, X5, X6 \
+	VPXOR      X3, X5, X5 \
+	VPXOR      X1, X7, X7 \
+	VPXOR      X4, X7, X7 \
+	VPXOR      m0(DI), X6, X6 \
+	VMOVDQU    X6, m0(DI) \
+	VPXOR      m1(DI), X7, X7 \
+	VMOVDQU    X7, m1(DI) \
+	VPXOR      m2(DI), X5, X5 \
+	VMOVDQU    X5, m2(DI)
+
+// func flushAccAVX2(acc *uint64, a, b *field.E, h *field.E, n int)
+TEXT ·flushAccAVX2(SB), NOSPLIT, $0-40
+	MOVQ    acc+0(FP), DI
+	MOVQ    a+8(FP), SI
+	MOVQ    b+16(FP), DX
+	MOVQ    h+24(FP), BX
+	MOVQ    n+32(FP), CX
+	SHRQ    $3, CX
+	VMOVDQU 0(BX), X8
+	VMOVQ   16(BX), X9
+	VMOVDQU 8(BX), X10
+	VPXOR   X8, X10, X10
+	VPXOR   X9, X8, X11
+
+aloop:
+	FELEM(0, 8, 16, SI, 0, 128, 256)
+	FELEM(24, 32, 40, SI, 80, 208, 336)
+	FELEM(48, 56, 64, SI, 48, 176, 304)
+	FELEM(72, 80, 88, SI, 64, 192, 320)
+	FELEM(96, 104, 112, SI, 32, 160, 288)
+	FELEM(120, 128, 136, SI, 112, 240, 368)
+	FELEM(144, 152, 160, SI, 16, 144, 272)
+	FELEM(168, 176, 184, SI, 96, 224, 352)
+	FELEM(0, 8, 16, DX, 384, 512, 640)
+	FELEM(24, 32, 40, DX, 464, 592, 720)
+	FELEM(48, 56, 64, DX, 432, 560, 688)
+	FELEM(72, 80, 88, DX, 448, 576, 704)
+	FELEM(96, 104, 112, DX, 416, 544, 672)
+	FELEM(120, 128, 136, DX, 496, 624, 752)
+	FELEM(144, 152, 160, DX, 400, 528, 656)
+	FELEM(168, 176, 184, DX, 480, 608, 736)
+	ADDQ $192, SI
+	ADDQ $192, DX
+	ADDQ $768, DI
+	DECQ CX
+	JNZ  aloop
+	RET

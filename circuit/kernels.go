@@ -8,5 +8,5 @@ import "github.com/leanpipe/leanpipe/cpu"
 // SolveMany's bit-sliced walk of 2 or 4 vectors, the bilinear walk's kernel
 // (bilinear.go) and the transpose's backward walk (reverseGo), each portable and
 // AVX2 (at every level from avx2 up); and the tensor walk's row flush into
-// unreduced accumulators (flush.go), portable and avx512-gfni.
+// unreduced accumulators (flush.go), portable, avx2 and avx512-gfni.
 var Kernels = cpu.NewFamily("circuit", archLevels...)
