@@ -268,7 +268,7 @@ func newRelationWeights(rels []Relation, copies []CopyClaim, segments int, sampl
 // Coeff_t·eq(Word_t, rho), with the copies' pairs. When prepare has computed every
 // touched segment's weight at the points rho belongs to, it is read from there.
 func (rw *relationWeights) weight(seg int, rho []field.E) field.E {
-	if rw.at != nil && rw.at[seg].ok && sameSlice(rw.at[seg].rho, rho) {
+	if rw.at != nil && rw.at[seg].rho != nil && sameSlice(rw.at[seg].rho, rho) {
 		return rw.at[seg].w
 	}
 	points := make([][]field.E, len(rw.counts))
@@ -283,16 +283,16 @@ func (rw *relationWeights) prepare(points [][]field.E) {
 	rw.at = make([]preparedWeight, len(rw.counts))
 	for s, p := range points {
 		if p != nil {
-			rw.at[s] = preparedWeight{rho: p, w: w[s], ok: true}
+			rw.at[s] = preparedWeight{rho: p, w: w[s]}
 		}
 	}
 }
 
-// preparedWeight is one segment's weight at rho, as prepare computed it.
+// preparedWeight is one segment's weight at rho, as prepare computed it (rho nil:
+// not computed).
 type preparedWeight struct {
 	rho []field.E
 	w   field.E
-	ok  bool
 }
 
 // sameSlice reports whether a and b are the same slice (one array, one length).

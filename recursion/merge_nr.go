@@ -304,18 +304,14 @@ func nrQuery(k [3]int) *QueryBlock {
 
 // buildNR lays out the merge of leaves of statements sts with deferred claims ds.
 func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
-	return buildNRSubs(sts, ds, nil)
+	return buildNRSubs(sts, ds, nil, nil)
 }
 
 // buildNRSubs lays out the merge of children of statements sts: leaves with deferred
-// claims ds, and merged children where subs holds one (docs/recursion.md §6.7).
-func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub) (*nrLayout, error) {
-	return buildNRScratch(sts, ds, subs, nil)
-}
-
-// buildNRScratch is buildNRSubs with its relations cut from sc's arrays (nil: new
-// ones), for a verifier that drops the layout before it uses sc again.
-func buildNRScratch(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *relScratch) (*nrLayout, error) {
+// claims ds, and merged children where subs holds one (docs/recursion.md §6.7). Its
+// relations are cut from sc's arrays (nil: new ones), for a verifier that drops the
+// layout before it uses sc again.
+func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *relScratch) (*nrLayout, error) {
 	l := &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{}}
 	l.arith = TapeLayout{F: nrArith(), FSeg: 1, S: nrSquare(), SSeg: 2}
 	l.label = [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State())
@@ -475,17 +471,12 @@ func runsOf(steps []TapeStep) int { return (len(steps) + TranscriptSteps - 1) / 
 
 // layout lays the merge out as its verifier does: each merged child from its shape
 // and keys, with what the proof carries of it.
-func (m *MergedNR) layout() (*nrLayout, []*nrSub, error) { return m.layoutWith(nil) }
+func (m *MergedNR) layout() (*nrLayout, []*nrSub, error) { return m.layoutWith(nil, nil) }
 
 // layoutWith is layout with the merged children's layouts handed to editSubs (if not
-// nil) before the merge's is built on them.
-func (m *MergedNR) layoutWith(editSubs func([]*nrSub)) (*nrLayout, []*nrSub, error) {
-	return m.layoutScratch(editSubs, nil)
-}
-
-// layoutScratch is layoutWith with the merge's relations cut from sc's arrays (nil:
-// new ones).
-func (m *MergedNR) layoutScratch(editSubs func([]*nrSub), sc *relScratch) (*nrLayout, []*nrSub, error) {
+// nil) before the merge's is built on them, and the merge's relations cut from sc's
+// arrays (nil: new ones).
+func (m *MergedNR) layoutWith(editSubs func([]*nrSub), sc *relScratch) (*nrLayout, []*nrSub, error) {
 	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Deferred) != len(m.Children) ||
 		(m.Subs != nil && len(m.Subs) != len(m.Children)) {
 		return nil, nil, fmt.Errorf("%w: %d children, %d deferred claim sets, %d merged children's claims", ErrMerged, len(m.Children), len(m.Deferred), len(m.Subs))
@@ -523,7 +514,7 @@ func (m *MergedNR) layoutScratch(editSubs func([]*nrSub), sc *relScratch) (*nrLa
 	if editSubs != nil {
 		editSubs(subs)
 	}
-	l, err := buildNRScratch(sts, m.Deferred, subs, sc)
+	l, err := buildNRSubs(sts, m.Deferred, subs, sc)
 	return l, subs, err
 }
 
@@ -670,12 +661,12 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 	var l *nrLayout
 	batchSubs := subs
 	if h == nil {
-		l, err = buildNRSubs(sts, m.Deferred, subs)
+		l, err = buildNRSubs(sts, m.Deferred, subs, nil)
 	} else {
 		if h.statement != nil {
 			h.statement(m)
 		}
-		l, batchSubs, err = m.layoutWith(h.subs)
+		l, batchSubs, err = m.layoutWith(h.subs, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -1008,7 +999,7 @@ func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcr
 	// The merge's relations are cut from arrays kept from an earlier verification,
 	// handed back only once every check has returned and nothing reads the layout.
 	sc := relScratches.Get()
-	l, subs, err := m.layoutScratch(nil, sc)
+	l, subs, err := m.layoutWith(nil, sc)
 	if err != nil {
 		return nil, err
 	}
