@@ -84,10 +84,12 @@ type Merged struct {
 
 // MergeProfile is a merge's time by stage: the children's native verification and
 // reading (Children), the block circuits compiled (Compile: a process's first merges
-// only), and the segmented proof's stages.
+// only), the no-reveal merge's layout of its tape and relations (Layout) and the
+// segments it fills to read the tape's inputs (Fill), the segmented proof's stages,
+// and the batch of the carried claims (Batch).
 type MergeProfile struct {
-	Children, Compile, Batch time.Duration
-	Segments                 flows.SegmentsProfile
+	Children, Compile, Layout, Fill, Batch time.Duration
+	Segments                               flows.SegmentsProfile
 }
 
 // Errors of merging.

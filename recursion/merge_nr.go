@@ -65,8 +65,9 @@ type MergedNR struct {
 	// claims to one claim per block circuit (§6.9): the root evaluates those natively,
 	// whatever the child count and depth.
 	Batch *transcript.Proof
-	// Took is the prover's wall time, BatchTook the batch's part (not part of the proof).
-	Took, BatchTook time.Duration
+	// Took is the prover's wall time and Profile where it went (not part of the proof).
+	Took    time.Duration
+	Profile MergeProfile
 }
 
 // childStatement is child i's statement: its keys from the merged list.
@@ -634,6 +635,12 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 			return nil, &ChildError{Index: i, Cause: err}
 		}
 	}
+	mark := time.Now()
+	lap := func(d *time.Duration) {
+		now := time.Now()
+		*d, mark = now.Sub(mark), now
+	}
+	m.Profile.Children = mark.Sub(start)
 	// The deferred claims each leaf carries, from a replay on its true values.
 	sts := make([]flows.Statement, len(children))
 	m.Deferred = make([]DeferredReveal, len(children))
@@ -671,6 +678,7 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 	if err != nil {
 		return nil, err
 	}
+	lap(&m.Profile.Layout)
 	// The segments: the transcript blocks, the query groups and the grinding blocks
 	// from the children's traces and openings; the tape's units from their words.
 	var allRuns []TranscriptRun
@@ -748,10 +756,11 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 			return m, nil
 		}
 	}
-	if m.Proof, err = flows.ProveSegments(MergeLabelNR, m.statementBytes(), segs, &flows.Evaluations{Relations: l.rels}, logInvRate, workers); err != nil {
+	lap(&m.Profile.Fill)
+	if m.Proof, m.Profile.Segments, err = flows.ProveSegmentsProfiled(MergeLabelNR, m.statementBytes(), segs, &flows.Evaluations{Relations: l.rels}, logInvRate, workers); err != nil {
 		return nil, err
 	}
-	began := time.Now()
+	mark = time.Now()
 	shapes := l.shapes()
 	_, _, _, absorbed, err := flows.SegmentsLayout(shapes, logInvRate, m.statementBytes())
 	if err != nil {
@@ -766,7 +775,7 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 	if m.Batch, err = m.proveBatch(absorbed, l, batchSubs, terminals, nil, workers); err != nil {
 		return nil, err
 	}
-	m.BatchTook = time.Since(began)
+	lap(&m.Profile.Batch)
 	m.Took = time.Since(start)
 	return m, nil
 }

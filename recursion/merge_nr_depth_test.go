@@ -93,7 +93,7 @@ func TestMergeNRDepth2(t *testing.T) {
 		t.Fatal("verified against a statement of another depth")
 	}
 	t.Logf("depth 2 (a 2→1 merge of 4-signer leaves, a leaf and a rate-1 leaf): file %d B; proved in %v (batch %v), proof %d B + batch %d B, statement %d B",
-		len(file), g.Took, g.BatchTook, len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
+		len(file), g.Took, g.Profile.Batch, len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
 	clone := func() *MergedNR {
 		c := *g
 		c.Keys = slices.Clone(g.Keys)
@@ -267,7 +267,7 @@ func TestMergeNRDepth3(t *testing.T) {
 		t.Fatalf("the depth-3 root has %d role kinds, %d with the grandchild's matrix", roles, lifted)
 	}
 	t.Logf("depth 3: proved in %v (batch %v), proof %d B + batch %d B, statement %d B (depth 2: %d B + %d B + %d B)",
-		h.Took, h.BatchTook, len(h.Proof.MarshalWire()), len(h.Batch.MarshalWire()), len(h.statementBytes()),
+		h.Took, h.Profile.Batch, len(h.Proof.MarshalWire()), len(h.Batch.MarshalWire()), len(h.statementBytes()),
 		len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()))
 	for _, tc := range []struct {
 		name string
@@ -464,7 +464,7 @@ func TestMergeNRDepthCost(t *testing.T) {
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 		t.Logf("%d workers: 2→1 of %d-signer leaves: prove %v, %d B + %d B + %d B; depth 2 with a leaf at rate %d: prove %v (batch %v), verify %v, file %d B (proof %d B + batch %d B + statement %d B); peak RSS %d MB",
 			w, s, m1.Took, len(m1.Proof.MarshalWire()), len(m1.Batch.MarshalWire()), len(m1.statementBytes()),
-			rate, g.Took, g.BatchTook, v, len(g.ProofBytes()), len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()), ru.Maxrss>>10)
+			rate, g.Took, g.Profile.Batch, v, len(g.ProofBytes()), len(g.Proof.MarshalWire()), len(g.Batch.MarshalWire()), len(g.statementBytes()), ru.Maxrss>>10)
 	}
 }
 

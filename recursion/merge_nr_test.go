@@ -30,7 +30,7 @@ func TestMergeNR(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("2→1 of 4-signer leaves, nothing revealed but the deferred claims: proved in %v (batch %v), proof %d B + batch %d B, statement %d B",
-		m.Took, m.BatchTook, len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()))
+		m.Took, m.Profile.Batch, len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()))
 	clone := func() *MergedNR {
 		c := *m
 		c.Deferred = slices.Clone(m.Deferred)
@@ -113,7 +113,7 @@ func TestMergeNRCost(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%d→1 of %d signers, %d workers: revealing: prove %v, verify %v, file %d B; nothing revealed: prove %v (batch %v), verify %v, proof %d B + batch %d B + statement %d B",
-			k, s, w, p0, v0, len(m0.ProofBytes()), m.Took, m.BatchTook, time.Since(start), len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()))
+			k, s, w, p0, v0, len(m0.ProofBytes()), m.Took, m.Profile.Batch, time.Since(start), len(m.Proof.MarshalWire()), len(m.Batch.MarshalWire()), len(m.statementBytes()))
 	}
 }
 

@@ -23,8 +23,10 @@ import (
 
 // mergeStages are a merge's stages in order (recursion.MergeProfile): the children's
 // native verification, the block circuits' compilation (a process's first merges
-// only: zero once warm), then the segmented proof's stages.
-var mergeStages = []string{"children", "compile", "witness", "commit", "zerocheck", "lincheck", "ringswitch", "linear", "open", "batch"}
+// only: zero once warm; the revealing merge's), the no-reveal merge's layout and the
+// segments it fills for its tape, then the segmented proof's stages and the batch of
+// the carried claims.
+var mergeStages = []string{"children", "compile", "layout", "fill", "witness", "commit", "zerocheck", "lincheck", "ringswitch", "linear", "open", "batch"}
 
 // defaultMergeSigs is --sigs with --merge: one leaf's size.
 const defaultMergeSigs = "200"
@@ -90,13 +92,7 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int, keep string) (be
 			continue // warm-up: the shared blocks and pools
 		}
 		prove = append(prove, float64(took.Microseconds())/1e3)
-		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
-		stages["children"] = append(stages["children"], ms(m.Profile.Children))
-		stages["compile"] = append(stages["compile"], ms(m.Profile.Compile))
-		for _, st := range m.Profile.Segments.Stages() {
-			stages[st.Name] = append(stages[st.Name], ms(st.Took))
-		}
-		stages["batch"] = append(stages["batch"], ms(m.Profile.Batch))
+		addMergeStages(stages, m.Profile, false)
 		data := m.ProofBytes()
 		row.ProofBytes = len(data)
 		start = time.Now()
@@ -118,11 +114,31 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int, keep string) (be
 	return row, nil
 }
 
+// addMergeStages appends a merge's stage times (ms) to stages: the revealing merge's
+// children, compile, segments and batch; with nestable the no-reveal merge's children,
+// layout, fill, segments and batch.
+func addMergeStages(stages map[string][]float64, p recursion.MergeProfile, nestable bool) {
+	add := func(name string, d time.Duration) {
+		stages[name] = append(stages[name], float64(d.Microseconds())/1e3)
+	}
+	add("children", p.Children)
+	if nestable {
+		add("layout", p.Layout)
+		add("fill", p.Fill)
+	} else {
+		add("compile", p.Compile)
+	}
+	for _, st := range p.Segments.Stages() {
+		add(st.Name, st.Took)
+	}
+	add("batch", p.Batch)
+}
+
 // benchMergeNR is benchMergeOne's no-reveal merge: prove (MergeNR, native child checks
-// included) and verify the file (VerifyMergedNR); its stages are the whole and the
-// batch of the carried claims.
+// included) and verify the file (VerifyMergedNR), with its stages (addMergeStages).
 func benchMergeNR(row benchRow, kids []recursion.MergeChild, workers, repeat, rate int, keep string) (benchRow, error) {
-	var prove, verify, batch []float64
+	var prove, verify []float64
+	stages := map[string][]float64{}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 	for i := 0; i <= repeat; i++ {
 		m, err := recursion.MergeNR(kids, rate, par.New(context.Background(), workers))
@@ -132,7 +148,8 @@ func benchMergeNR(row benchRow, kids []recursion.MergeChild, workers, repeat, ra
 		if i == 0 {
 			continue // warm-up: the shared blocks, schedules and pools
 		}
-		prove, batch = append(prove, ms(m.Took)), append(batch, ms(m.BatchTook))
+		prove = append(prove, ms(m.Took))
+		addMergeStages(stages, m.Profile, true)
 		data := m.ProofBytes()
 		row.ProofBytes = len(data)
 		start := time.Now()
@@ -146,7 +163,10 @@ func benchMergeNR(row benchRow, kids []recursion.MergeChild, workers, repeat, ra
 			}
 		}
 	}
-	row.ProveMS, row.VerifyMS, row.StageMS["batch"] = median(prove), median(verify), median(batch)
+	row.ProveMS, row.VerifyMS = median(prove), median(verify)
+	for name, v := range stages {
+		row.StageMS[name] = median(v)
+	}
 	row.PeakRSSBytes = rusage.PeakRSS()
 	return row, nil
 }

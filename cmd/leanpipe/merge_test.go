@@ -283,6 +283,20 @@ func TestBenchMerge(t *testing.T) {
 	if r["merge"] != 2.0 || r["nestable"] != true || r["n"] != 4.0 {
 		t.Fatalf("--nestable row: %s", o)
 	}
+	// Its stages: the children, the layout, the filled segments, the segmented
+	// proof's stages and the batch, adding up to no more than the whole.
+	st, _ := r["stage_ms_median"].(map[string]any)
+	sum := 0.0
+	for _, k := range []string{"children", "layout", "fill", "witness", "commit", "zerocheck", "lincheck", "ringswitch", "linear", "open", "batch"} {
+		v, _ := st[k].(float64)
+		if v <= 0 && k != "witness" {
+			t.Errorf("--nestable: stage %s = %v", k, st[k])
+		}
+		sum += v
+	}
+	if prove := r["prove_ms_median"].(float64); sum > prove*1.01 || sum < prove*0.9 {
+		t.Errorf("--nestable: stages add up to %.1f ms of a %.1f ms prove", sum, prove)
+	}
 }
 
 // TestRunTreeRefusals: a tree run that one merge cannot take is refused before any
