@@ -29,3 +29,30 @@ func EqTableOn(dst, point []E, workers par.Workers) {
 		}
 	}, par.PerWorker(32))
 }
+
+// AddEqScaledOn adds scale·eq(point, ·) to dst (2^len(point) entries) on the
+// workers, in one pass and without forming the table: past 2^eqBlockLog entries
+// each block of dst takes the low coordinates' kernel times its entry of the high
+// kernel, scaled (the same field elements as EqTableScaled then an addition, by
+// the products in another order).
+func AddEqScaledOn(dst, point []E, scale E, workers par.Workers) {
+	if len(dst) != 1<<len(point) {
+		panic("field: AddEqScaledOn needs len(dst) = 2^len(point)")
+	}
+	if len(point) <= eqBlockLog {
+		var t [1 << eqBlockLog]E
+		k := t[:len(dst)]
+		EqTableScaled(k, point, scale)
+		AddSlice(dst, dst, k)
+		return
+	}
+	var low [1 << eqBlockLog]E
+	EqTable(low[:], point[:eqBlockLog])
+	high := make([]E, 1<<(len(point)-eqBlockLog))
+	EqTableScaled(high, point[eqBlockLog:], scale)
+	workers.Range(len(high), func(lo, hi int) {
+		for h := lo; h < hi; h++ {
+			AddScaledE(dst[h<<eqBlockLog:(h+1)<<eqBlockLog], low[:], high[h])
+		}
+	}, par.PerWorker(32))
+}

@@ -584,17 +584,24 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 	halves := commit.RootHalves(com.Root())
 	tr.SendMany(halves[:])
 	rings := make([]open.PlacedRing, len(segs))
+	// The segments run one after another, so one set of zerocheck tables and one
+	// lincheck scratch serve them all (sized by the largest): fresh ones per
+	// segment are fresh pages to fault in, and garbage the next segment's
+	// allocations wait behind. The ring switch copies the lincheck's point, so the
+	// scratch is free again once it has run.
+	var zb zerocheck.Buffers
+	var lsc lincheck.Scratch
 	for i, s := range segs {
 		p := places[i]
 		q := stack[p.Offset : p.Offset+1<<p.Variables]
 		logSize := s.Circuit.LogSize()
-		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, nil)
+		res, err := zerocheck.ProveWith(tr, zerocheck.Input{A: as[i], B: bs[i], C: q, M: logSize + nLogs[i], LogInstance: logSize, Live: s.N}, workers, &zb)
 		if err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
 		as[i], bs[i] = nil, nil
 		lap(&prof.Zerocheck)
-		lc := new(lincheck.Scratch).ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
+		lc := lsc.ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
 		lap(&prof.Lincheck)
 		ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)
 		lap(&prof.RingSwitch)

@@ -2,6 +2,7 @@ package open
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/leanpipe/leanpipe/buffers"
@@ -492,15 +493,16 @@ func (s *Scratch) ProveStackedRings(tr ProverTranscript, c *commit.Committed, ri
 	}
 	ringScales, pointScales, target := stackedTarget(tr.Observe, tr.Sample, targets, points)
 	var b []field.E
+	disjoint := false
 	if len(rings) == 1 && rings[0].Place.Offset == 0 && len(rings[0].Claim.Weights) == n {
 		b = rings[0].Claim.Weights
 	} else {
 		s.weight = buffers.Grow(s.weight, n)
 		b = s.weight
-		if len(rings) == 1 {
-			place := rings[0].Place
-			clear(b[:place.Offset])
-			clear(b[place.Offset+len(rings[0].Claim.Weights):])
+		if disjoint = ringsDisjoint(rings); disjoint {
+			// Each ring writes its own region (a segmented proof's segments do not
+			// overlap): only the words between them are cleared.
+			clearOutside(b, rings)
 		} else {
 			clear(b)
 		}
@@ -508,7 +510,7 @@ func (s *Scratch) ProveStackedRings(tr ProverTranscript, c *commit.Committed, ri
 	for i, r := range rings {
 		region := b[r.Place.Offset : r.Place.Offset+len(r.Claim.Weights)]
 		switch {
-		case len(rings) > 1:
+		case len(rings) > 1 && !disjoint:
 			chunked(workers, len(region)).For(len(region), func(_, lo, hi int) {
 				field.AddScaledE(region[lo:hi], r.Claim.Weights[lo:hi], ringScales[i])
 			})
@@ -525,6 +527,37 @@ func (s *Scratch) ProveStackedRings(tr ProverTranscript, c *commit.Committed, ri
 		s.addPointWeight(b, pc.Point, pointScales[i], workers)
 	}
 	return s.ProveWHIR(tr, c, b, target, workers)
+}
+
+// ringsDisjoint reports whether no two rings' regions share a word.
+func ringsDisjoint(rings []PlacedRing) bool {
+	rs := make([][2]int, len(rings))
+	for i, r := range rings {
+		rs[i] = [2]int{r.Place.Offset, r.Place.Offset + len(r.Claim.Weights)}
+	}
+	slices.SortFunc(rs, func(a, b [2]int) int { return a[0] - b[0] })
+	for i := 1; i < len(rs); i++ {
+		if rs[i][0] < rs[i-1][1] {
+			return false
+		}
+	}
+	return true
+}
+
+// clearOutside zeroes the words of b that no ring's region covers (the regions
+// disjoint).
+func clearOutside(b []field.E, rings []PlacedRing) {
+	rs := make([][2]int, len(rings))
+	for i, r := range rings {
+		rs[i] = [2]int{r.Place.Offset, r.Place.Offset + len(r.Claim.Weights)}
+	}
+	slices.SortFunc(rs, func(a, b [2]int) int { return a[0] - b[0] })
+	at := 0
+	for _, r := range rs {
+		clear(b[at:r[0]])
+		at = r[1]
+	}
+	clear(b[at:])
 }
 
 // pointRegion returns the aligned block of words on which eq(point, ·) is
@@ -560,9 +593,7 @@ func (s *Scratch) addPointWeight(b []field.E, point []field.E, scale field.E, wo
 		lo++
 	}
 	if lo == 0 {
-		s.point = buffers.Grow(s.point, size)
-		field.EqTableOn(s.point, free, workers)
-		addScaledInto(b[offset:offset+size], s.point, scale, workers)
+		field.AddEqScaledOn(b[offset:offset+size], free, scale, workers)
 		return
 	}
 	s.point = buffers.Grow(s.point, size>>lo)

@@ -171,3 +171,52 @@ func TestStackedRingsOverlap(t *testing.T) {
 		t.Fatalf("no ring claim: %v", err)
 	}
 }
+
+// TestStackedRingsGapsOnUsedScratch: disjoint columns with gaps between them and after
+// them, proved on a scratch whose weight buffer holds another proof's words, give
+// the bytes of a fresh scratch, and the proof verifies (the gaps are cleared, the
+// columns written whole).
+func TestStackedRingsGapsOnUsedScratch(t *testing.T) {
+	rng := testrand.New(t)
+	in := newRingsInstance(rng, []int{13, 12, 10})
+	// Column 1 moves up to 2^14 (aligned): a gap before it; column 2 follows it, and
+	// the stack's tail past it is another gap.
+	if in.stackLog < 15 {
+		t.Fatalf("a stack of 2^%d", in.stackLog)
+	}
+	in.places[1].Offset = 1 << 14
+	in.places[2].Offset = in.places[1].Offset + 1<<12
+	for i := range in.places {
+		p := in.places[i]
+		in.targets[i] = field.EvalMLEK(in.stack[p.Offset:p.Offset+1<<p.Variables], in.points[i])
+	}
+	c, err := commit.Commit(in.stack, in.stackLog, 1, par.Serial())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prove := func(s *Scratch) []byte {
+		tr := transcript.NewProver(testLabel, nil)
+		h := commit.RootHalves(c.Root())
+		tr.SendMany(h[:])
+		if err := s.ProveStackedRings(tr, c, in.rings(true), in.pc, par.New(nil, 2)); err != nil {
+			t.Fatal(err)
+		}
+		return tr.Proof().MarshalWire()
+	}
+	fresh := prove(new(Scratch))
+	used := new(Scratch)
+	used.weight = make([]field.E, len(in.stack))
+	for i := range used.weight {
+		used.weight[i] = field.E{C0: field.K(rng.Uint64()), C1: 1}
+	}
+	if got := prove(used); !bytes.Equal(got, fresh) {
+		t.Fatal("a used scratch gave other bytes than a fresh one")
+	}
+	var proof transcript.Proof
+	if err := proof.UnmarshalWire(fresh); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.verify(&proof, in.rings(false)); err != nil {
+		t.Fatal(err)
+	}
+}
