@@ -249,7 +249,7 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 	}
 	lap(&prof.Linear)
 	op := open.Scratch{Plans: segmentPlan}
-	if err := op.ProveStackedRings(tr, run.com, run.rings, points, workers); err != nil {
+	if err := op.ProveStackedRingsIn(tr, run.com, run.rings, points, run.weights, workers); err != nil {
 		return nil, err
 	}
 	lap(&prof.Open)
@@ -537,6 +537,8 @@ type segmentRings struct {
 	places   []open.Placement
 	stackLog int
 	rings    []open.PlacedRing
+	// weights holds the rings' weights, each at its segment's column.
+	weights []field.E
 }
 
 // proveSegmentRings runs a segmented proof's common part: the segments' witnesses,
@@ -584,6 +586,10 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 	halves := commit.RootHalves(com.Root())
 	tr.SendMany(halves[:])
 	rings := make([]open.PlacedRing, len(segs))
+	// Every ring switch writes its weights into its segment's column of the
+	// opening's weight, which the opening then scales in place
+	// (open.ProveStackedRingsIn): no second stack-sized weight.
+	weights := buffers.Make[field.E](len(com.Stack))
 	// The segments run one after another, so one set of zerocheck tables and one
 	// lincheck scratch serve them all (sized by the largest): fresh ones per
 	// segment are fresh pages to fault in, and garbage the next segment's
@@ -603,14 +609,14 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 		lap(&prof.Zerocheck)
 		lc := lsc.ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
 		lap(&prof.Lincheck)
-		ring := ringswitch.Prove(tr, lc.Point, lc.S, nil, workers)
+		ring := ringswitch.Prove(tr, lc.Point, lc.S, weights[p.Offset:p.Offset+1<<p.Variables], workers)
 		lap(&prof.RingSwitch)
 		rings[i] = open.PlacedRing{Place: p, Claim: ring}
 		if err := workers.Err(); err != nil {
 			return nil, err
 		}
 	}
-	return &segmentRings{tr: tr, com: com, stack: stack, places: places, stackLog: stackLog, rings: rings}, nil
+	return &segmentRings{tr: tr, com: com, stack: stack, places: places, stackLog: stackLog, rings: rings, weights: weights}, nil
 }
 
 // segmentPlans are the NTT plans segmented proofs encode with, by dimension (a plan

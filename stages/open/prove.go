@@ -472,6 +472,31 @@ func (s *Scratch) ProveStacked(tr ProverTranscript, c *commit.Committed, place P
 // ring claim it is ProveStacked (the same stream; a column that is all of c.Stack
 // gives its weights to the prover as working weight). Columns may overlap: weights add.
 func (s *Scratch) ProveStackedRings(tr ProverTranscript, c *commit.Committed, rings []PlacedRing, points []PointClaim, workers par.Workers) error {
+	return s.proveStackedRings(tr, c, rings, points, nil, workers)
+}
+
+// ProveStackedRingsIn is ProveStackedRings with the working weight given: b has one
+// entry per committed word, and each ring's weights are b's region at its column
+// (the ring switch wrote them there), the regions disjoint. b is overwritten (the
+// words between the columns cleared, each column scaled in place), so the rings'
+// weights are not copied into a weight of their own.
+func (s *Scratch) ProveStackedRingsIn(tr ProverTranscript, c *commit.Committed, rings []PlacedRing, points []PointClaim, b []field.E, workers par.Workers) error {
+	if len(b) != len(c.Stack) {
+		return fmt.Errorf("%w: a weight of %d entries for %d committed words", ErrClaim, len(b), len(c.Stack))
+	}
+	for i, r := range rings {
+		w, at := r.Claim.Weights, r.Place.Offset
+		if len(w) == 0 || at < 0 || at >= len(b) || &w[0] != &b[at] {
+			return fmt.Errorf("%w: ring %d's weights are not the given weight's column at %d", ErrClaim, i, at)
+		}
+	}
+	if !ringsDisjoint(rings) {
+		return fmt.Errorf("%w: ring columns overlap in a given weight", ErrClaim)
+	}
+	return s.proveStackedRings(tr, c, rings, points, b, workers)
+}
+
+func (s *Scratch) proveStackedRings(tr ProverTranscript, c *commit.Committed, rings []PlacedRing, points []PointClaim, given []field.E, workers par.Workers) error {
 	if err := checkRings(c.StackLog, rings, points); err != nil {
 		return err
 	}
@@ -494,9 +519,13 @@ func (s *Scratch) ProveStackedRings(tr ProverTranscript, c *commit.Committed, ri
 	ringScales, pointScales, target := stackedTarget(tr.Observe, tr.Sample, targets, points)
 	var b []field.E
 	disjoint := false
-	if len(rings) == 1 && rings[0].Place.Offset == 0 && len(rings[0].Claim.Weights) == n {
+	switch {
+	case given != nil:
+		b, disjoint = given, true
+		clearOutside(b, rings)
+	case len(rings) == 1 && rings[0].Place.Offset == 0 && len(rings[0].Claim.Weights) == n:
 		b = rings[0].Claim.Weights
-	} else {
+	default:
 		s.weight = buffers.Grow(s.weight, n)
 		b = s.weight
 		if disjoint = ringsDisjoint(rings); disjoint {

@@ -220,3 +220,63 @@ func TestStackedRingsGapsOnUsedScratch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStackedRingsIn: the rings' weights written into one weight at their columns
+// (gaps holding garbage) and proved in place give ProveStackedRings' bytes; weights
+// that are not the given weight's columns, or overlapping columns, are refused.
+func TestStackedRingsIn(t *testing.T) {
+	rng := testrand.New(t)
+	in := newRingsInstance(rng, []int{13, 12, 10})
+	in.places[1].Offset = 1 << 14
+	in.places[2].Offset = in.places[1].Offset + 1<<12
+	for i := range in.places {
+		p := in.places[i]
+		in.targets[i] = field.EvalMLEK(in.stack[p.Offset:p.Offset+1<<p.Variables], in.points[i])
+	}
+	c, err := commit.Commit(in.stack, in.stackLog, 1, par.Serial())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func() *transcript.Prover {
+		tr := transcript.NewProver(testLabel, nil)
+		h := commit.RootHalves(c.Root())
+		tr.SendMany(h[:])
+		return tr
+	}
+	want := start()
+	if err := ProveStackedRings(want, c, in.rings(true), in.pc, par.New(nil, 2)); err != nil {
+		t.Fatal(err)
+	}
+	placed := func() ([]field.E, []PlacedRing) {
+		b := make([]field.E, len(in.stack))
+		for i := range b {
+			b[i] = field.E{C0: field.K(rng.Uint64()), C2: 1}
+		}
+		rings := in.rings(true)
+		for i := range rings {
+			w := b[rings[i].Place.Offset : rings[i].Place.Offset+len(rings[i].Claim.Weights)]
+			copy(w, rings[i].Claim.Weights)
+			rings[i].Claim.Weights = w
+		}
+		return b, rings
+	}
+	b, rings := placed()
+	got := start()
+	if err := new(Scratch).ProveStackedRingsIn(got, c, rings, in.pc, b, par.New(nil, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Proof().MarshalWire(), want.Proof().MarshalWire()) {
+		t.Fatal("in place: other bytes than ProveStackedRings")
+	}
+	b, rings = placed()
+	rings[1].Claim.Weights = append([]field.E(nil), rings[1].Claim.Weights...)
+	if err := new(Scratch).ProveStackedRingsIn(start(), c, rings, in.pc, b, par.Serial()); !errors.Is(err, ErrClaim) {
+		t.Fatalf("a ring's weights outside the given weight: %v", err)
+	}
+	b, rings = placed()
+	rings[2].Place.Offset = rings[1].Place.Offset
+	rings[2].Claim.Weights = b[rings[2].Place.Offset : rings[2].Place.Offset+len(rings[2].Claim.Weights)]
+	if err := new(Scratch).ProveStackedRingsIn(start(), c, rings, in.pc, b, par.Serial()); !errors.Is(err, ErrClaim) {
+		t.Fatalf("overlapping columns: %v", err)
+	}
+}
