@@ -3,6 +3,7 @@ package merkle
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/par"
@@ -73,6 +74,9 @@ type Builder struct {
 	tree Tree
 	// minLog is log2 of the smallest range added so far: every level up to it is done.
 	minLog atomic.Int32
+	// stages are hashPaddedRows' staging buffers for this tree's widths, kept between
+	// Adds (their zero remainders stay zero), one per concurrent Add.
+	stages sync.Pool
 }
 
 // NewBuilder returns a builder of the padded tree NewPadded builds over rows, storing
@@ -113,7 +117,13 @@ func (b *Builder) Add(lo, hi int) {
 	if t.leafWords == t.rowWords {
 		hashRows(t.nodes[lo:hi], rows, t.rowWords, 0)
 	} else {
-		hashPaddedRows(t.nodes[lo:hi], rows, t.rowWords, t.leafWords, nil)
+		buf, _ := b.stages.Get().(*[]uint64)
+		if buf == nil {
+			buf = new([]uint64)
+			*buf = paddedBuffer(t.rowWords, t.leafWords, paddedBatchWords)
+		}
+		hashPaddedRows(t.nodes[lo:hi], rows, t.rowWords, t.leafWords, *buf)
+		b.stages.Put(buf)
 	}
 	sizeLog := int32(bits.Len(uint(size)) - 1)
 	start, width := 0, t.Leaves()
