@@ -196,19 +196,31 @@ type sparseWeight struct {
 }
 
 func newSparseWeight(claims []LinearClaim, which []int, pow []field.E) sparseWeight {
-	sum := map[int]field.E{}
+	// Every term's weight, sorted by word and summed per word (a sort of one list
+	// rather than a map's insertions: addition is exact, so the order of the sums
+	// does not matter).
+	type entry struct {
+		word int
+		w    field.E
+	}
+	n := 0
+	for _, i := range which {
+		n += len(claims[i].Terms)
+	}
+	es := make([]entry, 0, n)
 	for _, i := range which {
 		for _, t := range claims[i].Terms {
-			sum[t.Word] = sum[t.Word].Add(pow[i].Mul(t.Coeff))
+			es = append(es, entry{t.Word, pow[i].Mul(t.Coeff)})
 		}
 	}
+	slices.SortFunc(es, func(a, b entry) int { return a.word - b.word })
 	var sw sparseWeight
-	for i := range sum {
-		sw.idx = append(sw.idx, i)
-	}
-	slices.Sort(sw.idx)
-	for _, i := range sw.idx {
-		sw.w = append(sw.w, sum[i])
+	for j := 0; j < len(es); {
+		word, w := es[j].word, es[j].w
+		for j++; j < len(es) && es[j].word == word; j++ {
+			w = w.Add(es[j].w)
+		}
+		sw.idx, sw.w = append(sw.idx, word), append(sw.w, w)
 	}
 	return sw
 }
