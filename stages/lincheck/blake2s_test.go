@@ -60,7 +60,9 @@ func slicedClaims(rng *rand.Rand, c *circuit.Circuit, q []field.K, a, b []uint64
 	rounds := c.LogSize() - KSkip
 	zc := ZerocheckClaims{ZSkip: randE(rng), Chi: randEs(rng, rounds+nLog)}
 	eRow := make([]field.E, c.Size())
-	rowWeightsInto(eRow, make([]field.E, 1<<KSkip), make([]field.E, 1<<rounds), zc.ZSkip, zc.Chi[:rounds], par.Serial())
+	skip := make([]field.E, 1<<KSkip)
+	SkipWeights(skip, zc.ZSkip)
+	circuit.Tensor{Low: skip, High: zc.Chi[:rounds]}.Fill(eRow)
 	eqOut := make([]field.E, 1<<nLog)
 	field.EqTable(eqOut, zc.Chi[rounds:])
 	words := c.Size() / 64
@@ -213,5 +215,30 @@ func BenchmarkVerify(b *testing.B) {
 		if _, err := Verify(tr.VerifierCopy(), c, zc); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSumcheck times the product sumcheck alone on tables of the XMSS
+// aggregate's size (2^21 columns, far larger than the caches).
+func BenchmarkSumcheck(b *testing.B) {
+	const logSize = 21
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("log=%d/workers=%d", logSize, workers), func(b *testing.B) {
+			rng := testrand.New(b)
+			comb, zv := randEs(rng, 1<<logSize), randEs(rng, 1<<logSize)
+			var sc Scratch
+			sc.comb, sc.zv = make([]field.E, len(comb)), make([]field.E, len(zv))
+			w := par.New(nil, workers)
+			b.ResetTimer()
+			cpu := processCPU()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				copy(sc.comb, comb)
+				copy(sc.zv, zv)
+				b.StartTimer()
+				sc.sumcheck(&quietTranscript{}, logSize-KSkip, w)
+			}
+			reportCPU(b, cpu)
+		})
 	}
 }

@@ -48,14 +48,14 @@ var (
 	_ Matrices = (*circuit.Described)(nil)
 )
 
-// Circuit is what the lincheck prover needs besides Matrices: the transpose walk.
-// *circuit.Circuit implements it.
+// Circuit is what the lincheck prover needs besides Matrices: the transpose walk
+// at tensor row weights. *circuit.Circuit implements it.
 type Circuit interface {
 	Matrices
-	// TransposeOn writes dst = (A0 + α·B0)ᵀ·e_row (the transpose walk), on the
-	// workers as far as it can (*circuit.Circuit's runs a large program's
-	// segments at once); the result does not depend on them.
-	TransposeOn(dst, eRow []field.E, alpha field.E, workers par.Workers)
+	// TransposeTensorOn writes dst = (A0 + α·B0)ᵀ·e for the row weights e given as
+	// a tensor (never formed in full), on the workers as far as it can; the result
+	// does not depend on them.
+	TransposeTensorOn(dst []field.E, e circuit.Tensor, alpha field.E, workers par.Workers)
 }
 
 // ZerocheckClaims is what the zerocheck leaves for the lincheck: the claims
@@ -94,26 +94,6 @@ var skipDomain = field.NewLagrangeDomain(skipNodes[:])
 // SkipWeights writes the Lagrange weights L_i(z) over the skip domain PHI(0..63) into
 // dst (64 entries): the low factor of the lincheck's row weights, L(z_skip) ⊗ eq(chi_in).
 func SkipWeights(dst []field.E, z field.E) { skipDomain.Weights(dst, z) }
-
-// rowWeightsInto writes e_row[i + 64·j] = L_i(zSkip)·eq(chiIn, j) into dst
-// (2^LogSize entries) and the 64 skip weights L_i(zSkip) into skip, with eq
-// (2^len(chiIn) entries) as scratch; the workers split the blocks j.
-func rowWeightsInto(dst, skip, eq []field.E, zSkip field.E, chiIn []field.E, workers par.Workers) {
-	skipDomain.Weights(skip, zSkip)
-	field.EqTable(eq, chiIn)
-	if workers.N() <= 1 {
-		scaleBlocks(dst, skip, eq, 0, len(eq))
-		return
-	}
-	workers.Range(len(eq), func(lo, hi int) { scaleBlocks(dst, skip, eq, lo, hi) }, par.MinChunk(1<<10))
-}
-
-// scaleBlocks writes dst[i + 64·j] = skip[i]·eq[j] for j in [lo, hi).
-func scaleBlocks(dst, skip, eq []field.E, lo, hi int) {
-	for j := lo; j < hi; j++ {
-		field.ScaleE(dst[j<<KSkip:(j+1)<<KSkip], skip, eq[j])
-	}
-}
 
 // lincheckTarget returns v_a + α·v_b + α²·v_c + α³, the sumcheck's claim.
 func lincheckTarget(zc *ZerocheckClaims, alpha field.E) field.E {

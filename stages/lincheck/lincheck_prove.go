@@ -5,23 +5,24 @@ import (
 	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
+	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 )
 
-// Scratch is the lincheck prover's working memory (about 4·2^LogSize + 2^nLog
+// Scratch is the lincheck prover's working memory (about 2·2^LogSize + 2^nLog
 // E elements plus per-worker fold tables), reused across proofs of any shape:
 // buffers grow to the largest shape seen. The zero value is ready to use. A
 // scratch serves one proof at a time.
 type Scratch struct {
-	eRow, comb, zv, eqOut, eqIn []field.E
-	skip                        [1 << KSkip]field.E
-	coeffs                      [3]field.E
-	point, challenges           []field.E
-	tau, pubW                   []field.E // the public term's challenges and weights
-	s                           [KBits]field.E
-	parts                       []field.E // 3 partial sums per worker
-	fold                        foldScratch
+	comb, zv, eqOut, eqIn []field.E
+	skip, skipA2          [1 << KSkip]field.E // L(z_skip) and α²·L(z_skip)
+	coeffs                [3]field.E
+	point, challenges     []field.E
+	tau, pubW             []field.E // the public term's challenges and weights
+	s                     [KBits]field.E
+	parts                 []field.E // 3 partial sums per worker
+	fold                  foldScratch
 }
 
 // Prove runs the prover side of the lincheck and sends exactly what Verify
@@ -38,7 +39,7 @@ func Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckCl
 }
 
 // Prove is the package's Prove with the scratch's buffers: once the scratch has
-// seen the shape, it allocates nothing at workers ≤ 1 (beyond what c.Transpose
+// seen the shape, it allocates nothing at workers ≤ 1 (beyond what c.TransposeTensorOn
 // and the transcript do) and only the goroutines' closures at more workers. The
 // returned claim's Point and S alias the scratch: they stay valid until the next
 // Prove on it (copy them to keep them longer).
@@ -81,7 +82,6 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	// transpose walk runs beside the fold, both offered every worker. A walk that
 	// is serial (a short program, or one not yet segmented) then keeps a core
 	// while the fold shares the rest; a segmented one shares them all.
-	sc.eRow = buffers.Grow(sc.eRow, size)
 	sc.eqIn = buffers.Grow(sc.eqIn, 1<<rounds)
 	sc.comb = buffers.Grow(sc.comb, size)
 	sc.eqOut = buffers.Grow(sc.eqOut, 1<<nLog)
@@ -103,12 +103,25 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 		field.EqTable(sc.eqOut, chiOut)
 		partialFold(sc.zv, q, words, sc.eqOut, live, workers, &sc.fold)
 	}
-	comb := sc.comb
+	challenges := sc.sumcheck(tr, rounds, workers)
+	for _, v := range sc.s {
+		tr.Send(v)
+	}
+	sc.point = buffers.Grow(sc.point, rounds+len(chiOut))
+	for i, x := range challenges {
+		sc.point[rounds-1-i] = x
+	}
+	copy(sc.point[rounds:], chiOut)
+	return Claim{Point: sc.point, S: sc.s[:]}
+}
 
-	// The product sumcheck Σ_col comb(col)·zv(col), top column bit first. Round
-	// t's polynomial is q(X) = Σ_i (lo_i + X·(lo_i + hi_i)) products over the
-	// top-bit split; q(0) comes from the running claim after round 0.
-	zv := sc.zv
+// sumcheck runs the product sumcheck Σ_col comb(col)·zv(col) over sc.comb and sc.zv
+// (2^(rounds+KSkip) entries each, both overwritten), top column bit first, sending
+// each round's polynomial; it leaves the 64 folded values in sc.s and returns the
+// round challenges. Round t's polynomial is q(X) = Σ_i (lo_i + X·(lo_i + hi_i))
+// products over the top-bit split; q(0) comes from the running claim after round 0.
+func (sc *Scratch) sumcheck(tr ProverTranscript, rounds int, workers par.Workers) []field.E {
+	comb, zv := sc.comb, sc.zv
 	if cap(sc.challenges) < rounds {
 		sc.challenges = make([]field.E, rounds)
 	}
@@ -143,34 +156,29 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 		zv = zv[:half]
 	}
 	copy(sc.s[:], zv)
-	for _, v := range sc.s {
-		tr.Send(v)
-	}
-	sc.point = buffers.Grow(sc.point, rounds+len(chiOut))
-	for i, x := range challenges {
-		sc.point[rounds-1-i] = x
-	}
-	copy(sc.point[rounds:], chiOut)
-	return Claim{Point: sc.point, S: sc.s[:]}
+	return challenges
 }
 
 // concurrentCombLog is the smallest circuit (log2 columns) whose transpose walk runs
 // beside the slot fold when there are two or more workers.
 var concurrentCombLog = 18
 
-// buildComb writes sc.comb (see ProvePublic) from the row weights at (ZSkip, chiIn).
+// buildComb writes sc.comb (see ProvePublic) from the row weights at (ZSkip, chiIn),
+// e_row = L(ZSkip) ⊗ eq(chiIn, ·), which is never formed: the transpose walk takes
+// it as a tensor, and the α²·e_row term is added a block of 64 columns at a time as
+// eq(chiIn, j)·(α²·L(ZSkip)), the 64 scaled skip weights staying in L1.
 func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alpha field.E, pub *Window, workers par.Workers) {
-	rowWeightsInto(sc.eRow, sc.skip[:], sc.eqIn, zc.ZSkip, chiIn, workers)
-	comb, eRow := sc.comb, sc.eRow
-	c.TransposeOn(comb, eRow, alpha, workers)
+	skipDomain.Weights(sc.skip[:], zc.ZSkip)
+	field.EqTable(sc.eqIn, chiIn)
+	comb := sc.comb
+	c.TransposeTensorOn(comb, circuit.Tensor{Low: sc.skip[:], High: chiIn}, alpha, walkWorkers(c, workers))
 	a2 := alpha.Square()
+	field.ScaleE(sc.skipA2[:], sc.skip[:], a2)
 	if workers.N() == 1 {
-		field.AddScaledE(comb, eRow, a2)
+		addRowTerm(comb, sc.skipA2[:], sc.eqIn, 0, len(sc.eqIn))
 	} else {
-		cw, ew := comb, eRow // only the parallel path moves copies to the heap
-		workers.Range(len(comb), func(lo, hi int) {
-			field.AddScaledE(cw[lo:hi], ew[lo:hi], a2)
-		})
+		cw, sw, ew := comb, sc.skipA2[:], sc.eqIn // only the parallel path moves copies to the heap
+		workers.Range(len(ew), func(lo, hi int) { addRowTerm(cw, sw, ew, lo, hi) }, par.MinChunk(1<<8))
 	}
 	comb[c.ConstCol()] = comb[c.ConstCol()].Add(a2.Mul(alpha))
 	if pub != nil {
@@ -178,6 +186,22 @@ func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alp
 		addPublic(comb, *pub, sc.tau, a2.Square(), sc.pubW)
 	}
 }
+
+// addRowTerm adds eq[j]·skipA2[i] into comb[i + 64·j] for the blocks j in [lo, hi),
+// warming rowTermBlocks blocks of comb at a time (the walk has just left them in
+// memory; warm says why).
+func addRowTerm(comb, skipA2, eq []field.E, lo, hi int) {
+	for j0 := lo; j0 < hi; j0 += rowTermBlocks {
+		j1 := min(hi, j0+rowTermBlocks)
+		warm(comb[j0<<KSkip : j1<<KSkip])
+		for j := j0; j < j1; j++ {
+			field.AddScaledE(comb[j<<KSkip:(j+1)<<KSkip], skipA2, eq[j])
+		}
+	}
+}
+
+// rowTermBlocks is the number of 64-column blocks addRowTerm warms at a time.
+const rowTermBlocks = 4
 
 // roundEvals returns, over the top-bit split at half, the round polynomial's
 // q(1) = Σ comb_hi·z_hi, its leading coefficient Σ (comb_lo+comb_hi)·(z_lo+z_hi)
@@ -199,17 +223,26 @@ func roundEvals(comb, zv []field.E, half int, withE0 bool, workers par.Workers, 
 }
 
 func roundEvalsRange(comb, zv []field.E, half int, withE0 bool, lo, hi int) (a0, a1, aInf field.E) {
-	if withE0 {
-		a0 = field.InnerProduct(comb[lo:hi], zv[lo:hi])
-	}
-	a1 = field.InnerProduct(comb[half+lo:half+hi], zv[half+lo:half+hi])
-	// The leading coefficient Σ (cl + ch)·(zl + zh), a chunk of pair sums at a time.
+	// A chunk of pairs at a time, all three sums: the four runs are read from
+	// memory once (round 0's tables are far larger than the caches), and the
+	// leading coefficient Σ (cl + ch)·(zl + zh) takes its pair sums from them in L1.
 	var sc, sz [roundChunk]field.E
 	for i := lo; i < hi; i += roundChunk {
-		c := min(roundChunk, hi-i)
-		field.AddSlice(sc[:c], comb[i:i+c], comb[half+i:half+i+c])
-		field.AddSlice(sz[:c], zv[i:i+c], zv[half+i:half+i+c])
-		aInf = aInf.Add(field.InnerProduct(sc[:c], sz[:c]))
+		j := min(hi, i+roundChunk)
+		cl, ch, zl, zh := comb[i:j], comb[half+i:half+j], zv[i:j], zv[half+i:half+j]
+		if withE0 {
+			// Round 0 reads its tables from memory (warm says why); later rounds
+			// (withE0 false) sum runs that foldEvalsRange has just folded.
+			warm(cl, ch, zl, zh)
+		}
+		if withE0 {
+			a0 = a0.Add(field.InnerProduct(cl, zl))
+		}
+		a1 = a1.Add(field.InnerProduct(ch, zh))
+		n := j - i
+		field.AddSlice(sc[:n], cl, ch)
+		field.AddSlice(sz[:n], zl, zh)
+		aInf = aInf.Add(field.InnerProduct(sc[:n], sz[:n]))
 	}
 	return a0, a1, aInf
 }
@@ -224,7 +257,7 @@ const roundChunk = 128
 // folded tables' split at half/2, in one pass: each chunk of pairs (i, i+half/2)
 // is folded and then summed while in cache. parts holds 3 partial sums per worker.
 func foldEvals(comb, zv []field.E, half int, r field.E, workers par.Workers, parts []field.E) (e0, e1, eInf field.E) {
-	if nh := half / 2; workers.N() <= 1 || nh < 2*foldEvalChunk {
+	if nh := half / 2; workers.N() <= 1 || nh < foldEvalsSplit {
 		return foldEvalsRange(comb, zv, half, r, 0, nh)
 	}
 	clear(parts)
@@ -245,6 +278,8 @@ func foldEvalsRange(comb, zv []field.E, half int, r field.E, lo, hi int) (a0, a1
 	nh := half / 2
 	for i := lo; i < hi; i += foldEvalChunk {
 		j := min(hi, i+foldEvalChunk)
+		warm(comb[i:j], comb[half+i:half+j], comb[nh+i:nh+j], comb[half+nh+i:half+nh+j],
+			zv[i:j], zv[half+i:half+j], zv[nh+i:nh+j], zv[half+nh+i:half+nh+j])
 		field.Fold(comb[i:j], comb[i:j], comb[half+i:half+j], r)
 		field.Fold(comb[nh+i:nh+j], comb[nh+i:nh+j], comb[half+nh+i:half+nh+j], r)
 		field.Fold(zv[i:j], zv[i:j], zv[half+i:half+j], r)
@@ -255,9 +290,12 @@ func foldEvalsRange(comb, zv []field.E, half int, r field.E, lo, hi int) (a0, a1
 	return a0, a1, aInf
 }
 
-// foldEvalChunk is the number of pairs foldEvals folds and sums at a time (four
-// runs of the two tables, 96 KiB each, stay in cache between the two steps).
-const foldEvalChunk = 1 << 10
+// foldEvalChunk is the number of pairs foldEvals warms, folds and sums at a time:
+// the eight runs it reads (48 KiB) stay in cache through the three steps.
+const foldEvalChunk = 1 << 8
+
+// foldEvalsSplit is the smallest number of pairs foldEvals splits across workers.
+const foldEvalsSplit = 1 << 11
 
 func foldTop(v []field.E, half int, r field.E, workers par.Workers) {
 	if workers.N() <= 1 {

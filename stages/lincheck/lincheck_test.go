@@ -2,10 +2,11 @@ package lincheck
 
 import (
 	"errors"
-	"github.com/leanpipe/leanpipe/circuit"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/buffers"
+	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/testrand"
 	"github.com/leanpipe/leanpipe/par"
@@ -20,6 +21,7 @@ import (
 type toyCircuit struct {
 	logSize, constCol int
 	a, b              [][]int
+	eRow, eqHi        []field.E // TransposeTensorOn's scratch
 }
 
 func (c *toyCircuit) LogSize() int  { return c.logSize }
@@ -42,7 +44,20 @@ func (c *toyCircuit) BilinearTensor(eRow, wCol circuit.Tensor) (va, vb field.E) 
 	return va, vb
 }
 
-func (c *toyCircuit) TransposeOn(dst, eRow []field.E, alpha field.E, _ par.Workers) {
+func (c *toyCircuit) TransposeTensorOn(dst []field.E, e circuit.Tensor, alpha field.E, _ par.Workers) {
+	// The toy keeps its buffers so that the prover's allocation test counts only
+	// the prover's.
+	c.eRow = buffers.Grow(c.eRow, 1<<c.logSize)
+	c.eqHi = buffers.Grow(c.eqHi, 1<<len(e.High))
+	field.EqTable(c.eqHi, e.High)
+	for j, h := range c.eqHi {
+		field.ScaleE(c.eRow[j*len(e.Low):(j+1)*len(e.Low)], e.Low, h)
+	}
+	c.transposeFull(dst, c.eRow, alpha)
+}
+
+// transposeFull writes dst = (A0 + α·B0)ᵀ·eRow from the rows.
+func (c *toyCircuit) transposeFull(dst, eRow []field.E, alpha field.E) {
 	clear(dst)
 	for r := range c.a {
 		for _, col := range c.a[r] {
