@@ -187,21 +187,12 @@ func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alp
 	}
 }
 
-// addRowTerm adds eq[j]·skipA2[i] into comb[i + 64·j] for the blocks j in [lo, hi),
-// warming rowTermBlocks blocks of comb at a time (the walk has just left them in
-// memory; warm says why).
+// addRowTerm adds eq[j]·skipA2[i] into comb[i + 64·j] for the blocks j in [lo, hi).
 func addRowTerm(comb, skipA2, eq []field.E, lo, hi int) {
-	for j0 := lo; j0 < hi; j0 += rowTermBlocks {
-		j1 := min(hi, j0+rowTermBlocks)
-		warm(comb[j0<<KSkip : j1<<KSkip])
-		for j := j0; j < j1; j++ {
-			field.AddScaledE(comb[j<<KSkip:(j+1)<<KSkip], skipA2, eq[j])
-		}
+	for j := lo; j < hi; j++ {
+		field.AddScaledE(comb[j<<KSkip:(j+1)<<KSkip], skipA2, eq[j])
 	}
 }
-
-// rowTermBlocks is the number of 64-column blocks addRowTerm warms at a time.
-const rowTermBlocks = 4
 
 // roundEvals returns, over the top-bit split at half, the round polynomial's
 // q(1) = Σ comb_hi·z_hi, its leading coefficient Σ (comb_lo+comb_hi)·(z_lo+z_hi)
@@ -230,11 +221,6 @@ func roundEvalsRange(comb, zv []field.E, half int, withE0 bool, lo, hi int) (a0,
 	for i := lo; i < hi; i += roundChunk {
 		j := min(hi, i+roundChunk)
 		cl, ch, zl, zh := comb[i:j], comb[half+i:half+j], zv[i:j], zv[half+i:half+j]
-		if withE0 {
-			// Round 0 reads its tables from memory (warm says why); later rounds
-			// (withE0 false) sum runs that foldEvalsRange has just folded.
-			warm(cl, ch, zl, zh)
-		}
 		if withE0 {
 			a0 = a0.Add(field.InnerProduct(cl, zl))
 		}
@@ -278,8 +264,6 @@ func foldEvalsRange(comb, zv []field.E, half int, r field.E, lo, hi int) (a0, a1
 	nh := half / 2
 	for i := lo; i < hi; i += foldEvalChunk {
 		j := min(hi, i+foldEvalChunk)
-		warm(comb[i:j], comb[half+i:half+j], comb[nh+i:nh+j], comb[half+nh+i:half+nh+j],
-			zv[i:j], zv[half+i:half+j], zv[nh+i:nh+j], zv[half+nh+i:half+nh+j])
 		field.Fold(comb[i:j], comb[i:j], comb[half+i:half+j], r)
 		field.Fold(comb[nh+i:nh+j], comb[nh+i:nh+j], comb[half+nh+i:half+nh+j], r)
 		field.Fold(zv[i:j], zv[i:j], zv[half+i:half+j], r)
@@ -290,7 +274,7 @@ func foldEvalsRange(comb, zv []field.E, half int, r field.E, lo, hi int) (a0, a1
 	return a0, a1, aInf
 }
 
-// foldEvalChunk is the number of pairs foldEvals warms, folds and sums at a time:
+// foldEvalChunk is the number of pairs foldEvals folds and sums at a time:
 // the eight runs it reads (48 KiB) stay in cache through the three steps.
 const foldEvalChunk = 1 << 8
 
