@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
@@ -97,5 +98,42 @@ func TestCheckOnNamesEveryInvalidSignature(t *testing.T) {
 	}
 	if err := base.CheckOn(par.New(nil, 2)); err != nil {
 		t.Fatalf("valid signers: %v", err)
+	}
+}
+
+// A panic while setting a group's inputs (here a routing that is not a
+// permutation) is the fill's error at 1 and 2 workers, also where one worker walks
+// and the other packs and the walk waits for the other's inputs: it never hangs.
+func TestFillPanicReturns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills 256 slots")
+	}
+	base := genInput(t, 3, 7)
+	in := &Input{Message: base.Message, Epoch: base.Epoch}
+	for s := range 64*2 + 3 {
+		in.Signers = append(in.Signers, base.Signers[s%3])
+	}
+	c := New()
+	words := c.Size() / 64
+	wit, a, b := make([]field.K, words<<8), make([]field.K, words<<8), make([]field.K, words<<8)
+	for _, workers := range []int{1, 2} {
+		for _, bad := range []int{0, 70, 130} {
+			errc := make(chan error, 1)
+			go func() {
+				errc <- c.fill(par.New(nil, workers), in, 8, wit, a, b, func(s int, a *Assignment) {
+					if s == bad {
+						a.Src[1] = a.Src[0]
+					}
+				})
+			}()
+			select {
+			case err := <-errc:
+				if pe := (*par.PanicError)(nil); !errors.As(err, &pe) {
+					t.Fatalf("workers %d, bad slot %d: fill returned %v, want the panic", workers, bad, err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("workers %d, bad slot %d: fill still running after a minute", workers, bad)
+			}
+		}
 	}
 }

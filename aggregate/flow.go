@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/leanpipe/leanpipe/buffers"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -302,33 +304,32 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	if todo%2 == 1 && todo < groups {
 		todo++
 	}
-	// batch solves groups [g0, g1) in one walk, calling pack for each run of word
-	// blocks [k0, k1) the walk completes, and returns the groups' vectors, which
-	// the caller puts back on the shelf once every pack of them has returned.
-	batch := func(g0, g1 int, pack func(fbs []*fillBuffers, g0, k0, k1 int)) []*fillBuffers {
-		gi := groupFree.Get()
-		fbs := make([]*fillBuffers, g1-g0)
-		ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
-		for i := range fbs {
-			fb := getFill(size)
-			g := g0 + i
-			var lanes [64]*Assignment
-			n := min(64, slots-g*64)
-			for j := range n {
-				s := g*64 + j
-				if s >= len(plans) {
-					s = 0
-				}
-				lanes[j] = &plans[s]
+	// prepare takes group g's vectors off the shelf and sets its inputs.
+	prepare := func(g int, gi *groupInputs) *fillBuffers {
+		fb := getFill(size)
+		var lanes [64]*Assignment
+		n := min(64, slots-g*64)
+		for j := range n {
+			s := g*64 + j
+			if s >= len(plans) {
+				s = 0
 			}
-			// Every input column and the constant column are written whole:
-			// SolveMany writes or zeroes every other one.
-			c.setGroupInputs(fb.w, lanes[:n], gi)
-			fbs[i], ws[i], was[i], wbs[i] = fb, fb.w, fb.wa, fb.wb
+			lanes[j] = &plans[s]
 		}
-		groupFree.Put(gi)
+		// Every input column and the constant column are written whole:
+		// SolveMany writes or zeroes every other one.
+		c.setGroupInputs(fb.w, lanes[:n], gi)
+		return fb
+	}
+	// walk solves groups g0, g0+1, … (fbs, inputs set) in one walk, calling pack
+	// for each run of word blocks [k0, k1) the walk completes; the caller puts
+	// the vectors back on the shelf once every pack of them has returned.
+	walk := func(fbs []*fillBuffers, g0 int, pack func(fbs []*fillBuffers, g0, k0, k1 int)) {
+		ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
+		for i, fb := range fbs {
+			ws[i], was[i], wbs[i] = fb.w, fb.wa, fb.wb
+		}
 		c.Circuit.SolveManyStream(ws, was, wbs, func(k0, k1 int) { pack(fbs, g0, k0, k1) })
-		return fbs
 	}
 	// packBlocks packs word blocks [k0, k1) of groups g0, g0+1, … (fbs) into the
 	// prover's vectors.
@@ -351,20 +352,43 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 		// below it was rounded up.
 		var q packQueue
 		q.ready = sync.NewCond(&q.mu)
-		var fbs []*fillBuffers
+		fbs := make([]*fillBuffers, todo)
+		// Both workers first set the inputs of the groups neither has claimed
+		// yet, so the walk starts after about half of them. A claimed group is
+		// set by a running worker: the walker's wait always ends.
+		var claim atomic.Int32
+		var set sync.WaitGroup
+		set.Add(todo)
+		setInputs := func() {
+			gi := groupFree.Get()
+			defer groupFree.Put(gi)
+			for g := int(claim.Add(1)) - 1; g < todo; g = int(claim.Add(1)) - 1 {
+				func() {
+					defer set.Done()
+					fbs[g] = prepare(g, gi)
+				}()
+			}
+		}
 		workers.Limit(2).Range(2, func(lo, _ int) {
+			setInputs()
 			if lo == 1 {
 				q.drain(packBlocks)
 				return
 			}
 			func() {
 				defer q.finish()
-				fbs = batch(0, todo, q.push)
+				set.Wait()
+				if slices.Contains(fbs, nil) {
+					return // setting a group's inputs panicked; the workers record it
+				}
+				walk(fbs, 0, q.push)
 			}()
 			q.drain(packBlocks)
 		}, par.PerWorker(1))
 		for _, fb := range fbs {
-			putFill(fb)
+			if fb != nil {
+				putFill(fb)
+			}
 		}
 	} else {
 		width := min(solveWidth, (todo+workers.N()-1)/workers.N())
@@ -374,10 +398,18 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 		batches := (todo + width - 1) / width
 		workers.Range(batches, func(lo, hi int) {
 			for bt := lo; bt < hi; bt++ {
+				g0, g1 := bt*width, min(todo, (bt+1)*width)
+				gi := groupFree.Get()
+				fbs := make([]*fillBuffers, g1-g0)
+				for i := range fbs {
+					fbs[i] = prepare(g0+i, gi)
+				}
+				groupFree.Put(gi)
 				// Each block of columns is packed as soon as the walk has
 				// completed it, while the walk's writes are still in the
 				// cache, not in a second pass over the vectors.
-				for _, fb := range batch(bt*width, min(todo, (bt+1)*width), packBlocks) {
+				walk(fbs, g0, packBlocks)
+				for _, fb := range fbs {
 					putFill(fb)
 				}
 			}
