@@ -13,9 +13,8 @@ import (
 // The filler's witness, A0·w and B0·w do not depend on the workers, which cut the
 // groups of 64 slots into batches differently at each count, and every slot holds
 // its own signer's block (or signer 0's past the last signer), at 1 to 4 workers:
-// six groups to solve (five live, one of padding) of 512 slots, where each worker
-// walks its own batches, and four (three live) of 256 and two of 128, where one
-// worker walks and the others pack.
+// six groups to solve (five live, one of padding) of 512 slots, four (three live)
+// of 256 and two of 128.
 func TestFillIndependentOfWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("solves twelve groups of 64 blocks of 2^21 columns, four times")
@@ -102,8 +101,7 @@ func TestCheckOnNamesEveryInvalidSignature(t *testing.T) {
 }
 
 // A panic while setting a group's inputs (here a routing that is not a
-// permutation) is the fill's error at 1 and 2 workers, also where one worker walks
-// and the other packs and the walk waits for the other's inputs: it never hangs.
+// permutation) is the fill's error at 1 and 2 workers: it never hangs.
 func TestFillPanicReturns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills 256 slots")

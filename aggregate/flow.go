@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/leanpipe/leanpipe/buffers"
-	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
@@ -222,55 +220,6 @@ func putFill(fb *fillBuffers) {
 	fillFree.Unlock()
 }
 
-// packQueue hands the runs of word blocks a walk completes to the workers that
-// pack them: the walker pushes and never waits; drain packs until the walk has
-// finished and nothing is left.
-type packQueue struct {
-	mu    sync.Mutex
-	ready *sync.Cond
-	runs  []packRun
-	next  int
-	done  bool
-}
-
-type packRun struct {
-	fbs        []*fillBuffers
-	g0, k0, k1 int
-}
-
-func (q *packQueue) push(fbs []*fillBuffers, g0, k0, k1 int) {
-	q.mu.Lock()
-	q.runs = append(q.runs, packRun{fbs, g0, k0, k1})
-	q.mu.Unlock()
-	q.ready.Signal()
-}
-
-// finish marks the walk over (also when it panicked, so that no drain waits for
-// it forever).
-func (q *packQueue) finish() {
-	q.mu.Lock()
-	q.done = true
-	q.mu.Unlock()
-	q.ready.Broadcast()
-}
-
-func (q *packQueue) drain(pack func(fbs []*fillBuffers, g0, k0, k1 int)) {
-	for {
-		q.mu.Lock()
-		for q.next == len(q.runs) && !q.done {
-			q.ready.Wait()
-		}
-		if q.next == len(q.runs) {
-			q.mu.Unlock()
-			return
-		}
-		r := q.runs[q.next]
-		q.next++
-		q.mu.Unlock()
-		pack(r.fbs, r.g0, r.k0, r.k1)
-	}
-}
-
 // fill writes the packed witness, A0·w and B0·w of 2^nLog slots: slot s < in.Len()
 // holds signer s, every later slot a copy of signer 0. Groups of 64 slots are solved
 // bit-sliced, several per walk; the bytes do not depend on workers.
@@ -294,9 +243,8 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 		}
 	})
 	// Groups are solved up to solveWidth at a time (one walk of the circuit for all
-	// of them). With enough groups, each worker walks one batch at a time, each
-	// batch handed to the next free worker (a worker slowed by the machine takes
-	// fewer); with fewer, one worker walks and the other packs (below).
+	// of them), one batch per worker at a time, each batch handed to the next free
+	// worker (a worker slowed by the machine takes fewer).
 	todo := min(groups, liveGroups+1)
 	// The assembly walks 4 or 2 vectors at once (any other count walks in Go): an
 	// odd count takes one more padding group when there is one (solved, it is the
@@ -321,100 +269,45 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 		c.setGroupInputs(fb.w, lanes[:n], gi)
 		return fb
 	}
-	// walk solves groups g0, g0+1, … (fbs, inputs set) in one walk, calling pack
-	// for each run of word blocks [k0, k1) the walk completes; the caller puts
-	// the vectors back on the shelf once every pack of them has returned.
-	walk := func(fbs []*fillBuffers, g0 int, pack func(fbs []*fillBuffers, g0, k0, k1 int)) {
+	// walk solves groups g0, g0+1, … (fbs, inputs set) in one walk and packs each
+	// run of word blocks as soon as the walk has completed it, while the walk's
+	// writes are still in the cache, not in a second pass over the vectors.
+	walk := func(fbs []*fillBuffers, g0 int) {
 		ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
 		for i, fb := range fbs {
 			ws[i], was[i], wbs[i] = fb.w, fb.wa, fb.wb
 		}
-		c.Circuit.SolveManyStream(ws, was, wbs, func(k0, k1 int) { pack(fbs, g0, k0, k1) })
-	}
-	// packBlocks packs word blocks [k0, k1) of groups g0, g0+1, … (fbs) into the
-	// prover's vectors.
-	packBlocks := func(fbs []*fillBuffers, g0, k0, k1 int) {
-		for i, fb := range fbs {
-			g := g0 + i
-			lanes := min(64, slots-g*64)
-			lo := g * size
-			for k, src := range [3][]uint64{fb.w, fb.wa, fb.wb} {
-				c.PackLanesRange([3][]field.K{wit, a, b}[k][lo:lo+lanes*size/64], src, lanes, k0, k1)
-			}
-		}
-	}
-	if workers.N() >= 2 && todo >= 2 && todo <= solveWidth {
-		// Too few groups for a full-width walk on each worker (at most 256
-		// slots): one worker walks them all at full width, the other packs the
-		// blocks the walk completes, then both pack what is left. Packing costs
-		// about as much as the walk, and narrower walks cost more per group.
-		// todo is 2 or 4 here: groups is a power of two, and an odd todo
-		// below it was rounded up.
-		var q packQueue
-		q.ready = sync.NewCond(&q.mu)
-		fbs := make([]*fillBuffers, todo)
-		// Both workers first set the inputs of the groups neither has claimed
-		// yet, so the walk starts after about half of them. A claimed group is
-		// set by a running worker: the walker's wait always ends.
-		var claim atomic.Int32
-		var set sync.WaitGroup
-		set.Add(todo)
-		setInputs := func() {
-			gi := groupFree.Get()
-			defer groupFree.Put(gi)
-			for g := int(claim.Add(1)) - 1; g < todo; g = int(claim.Add(1)) - 1 {
-				func() {
-					defer set.Done()
-					fbs[g] = prepare(g, gi)
-				}()
-			}
-		}
-		workers.Limit(2).Range(2, func(lo, _ int) {
-			setInputs()
-			if lo == 1 {
-				q.drain(packBlocks)
-				return
-			}
-			func() {
-				defer q.finish()
-				set.Wait()
-				if slices.Contains(fbs, nil) {
-					return // setting a group's inputs panicked; the workers record it
+		c.Circuit.SolveManyStream(ws, was, wbs, func(k0, k1 int) {
+			for i, fb := range fbs {
+				g := g0 + i
+				lanes := min(64, slots-g*64)
+				lo := g * size
+				for k, src := range [3][]uint64{fb.w, fb.wa, fb.wb} {
+					c.PackLanesRange([3][]field.K{wit, a, b}[k][lo:lo+lanes*size/64], src, lanes, k0, k1)
 				}
-				walk(fbs, 0, q.push)
-			}()
-			q.drain(packBlocks)
-		}, par.PerWorker(1))
-		for _, fb := range fbs {
-			if fb != nil {
+			}
+		})
+	}
+	width := min(solveWidth, (todo+workers.N()-1)/workers.N())
+	if width == 3 {
+		width = 4
+	}
+	batches := (todo + width - 1) / width
+	workers.Range(batches, func(lo, hi int) {
+		for bt := lo; bt < hi; bt++ {
+			g0, g1 := bt*width, min(todo, (bt+1)*width)
+			gi := groupFree.Get()
+			fbs := make([]*fillBuffers, g1-g0)
+			for i := range fbs {
+				fbs[i] = prepare(g0+i, gi)
+			}
+			groupFree.Put(gi)
+			walk(fbs, g0)
+			for _, fb := range fbs {
 				putFill(fb)
 			}
 		}
-	} else {
-		width := min(solveWidth, (todo+workers.N()-1)/workers.N())
-		if width == 3 {
-			width = 4
-		}
-		batches := (todo + width - 1) / width
-		workers.Range(batches, func(lo, hi int) {
-			for bt := lo; bt < hi; bt++ {
-				g0, g1 := bt*width, min(todo, (bt+1)*width)
-				gi := groupFree.Get()
-				fbs := make([]*fillBuffers, g1-g0)
-				for i := range fbs {
-					fbs[i] = prepare(g0+i, gi)
-				}
-				groupFree.Put(gi)
-				// Each block of columns is packed as soon as the walk has
-				// completed it, while the walk's writes are still in the
-				// cache, not in a second pass over the vectors.
-				walk(fbs, g0, packBlocks)
-				for _, fb := range fbs {
-					putFill(fb)
-				}
-			}
-		}, par.PerWorker(batches))
-	}
+	}, par.PerWorker(batches))
 	if workers.Err() != nil {
 		return workers.Err()
 	}
