@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
@@ -11,52 +12,58 @@ import (
 
 // The filler's witness, A0·w and B0·w do not depend on the workers, which cut the
 // groups of 64 slots into batches differently at each count, and every slot holds
-// its own signer's block (or signer 0's past the last signer): six groups to solve
-// (five live, one of padding) of 512 slots, at 1 to 4 workers.
+// its own signer's block (or signer 0's past the last signer), at 1 to 4 workers:
+// six groups to solve (five live, one of padding) of 512 slots, four (three live)
+// of 256 and two of 128.
 func TestFillIndependentOfWorkers(t *testing.T) {
 	if testing.Short() {
-		t.Skip("solves six groups of 64 blocks of 2^21 columns, four times")
+		t.Skip("solves twelve groups of 64 blocks of 2^21 columns, four times")
 	}
 	base := genInput(t, 3, 7)
-	in := &Input{Message: base.Message, Epoch: base.Epoch}
-	for s := range 64*4 + 5 {
-		in.Signers = append(in.Signers, base.Signers[(s*s+s/7)%3])
-	}
 	c := New()
-	const nLog = 9
 	words := c.Size() / 64
-	var want [3][]field.K
-	got := [3][]field.K{make([]field.K, words<<nLog), make([]field.K, words<<nLog), make([]field.K, words<<nLog)}
-	for _, workers := range []int{1, 2, 3, 4} {
-		for k := range got {
-			for i := range got[k] {
-				got[k][i] = field.K(i) // what was there before must not matter
-			}
+	for _, size := range []struct{ signers, nLog int }{{64*4 + 5, 9}, {64*2 + 3, 8}, {70, 7}} {
+		in := &Input{Message: base.Message, Epoch: base.Epoch}
+		for s := range size.signers {
+			in.Signers = append(in.Signers, base.Signers[(s*s+s/7)%3])
 		}
-		if err := c.fill(par.New(nil, workers), in, nLog, got[0], got[1], got[2], nil); err != nil {
-			t.Fatal(err)
-		}
-		if workers == 1 {
+		nLog := size.nLog
+		var want [3][]field.K
+		got := [3][]field.K{make([]field.K, words<<nLog), make([]field.K, words<<nLog), make([]field.K, words<<nLog)}
+		for _, workers := range []int{1, 2, 3, 4} {
 			for k := range got {
-				want[k] = slices.Clone(got[k])
+				for i := range got[k] {
+					got[k][i] = field.K(i) // what was there before must not matter
+				}
 			}
-			continue
-		}
-		for k := range got {
-			if i := slices.Compare(got[k], want[k]); i != 0 {
-				t.Fatalf("workers %d: vector %d differs from 1 worker", workers, k)
+			if err := c.fill(par.New(nil, workers), in, nLog, got[0], got[1], got[2], nil); err != nil {
+				t.Fatal(err)
+			}
+			if workers == 1 {
+				for k := range got {
+					want[k] = slices.Clone(got[k])
+				}
+				continue
+			}
+			for k := range got {
+				if i := slices.Compare(got[k], want[k]); i != 0 {
+					t.Fatalf("%d signers, workers %d: vector %d differs from 1 worker", size.signers, workers, k)
+				}
 			}
 		}
-	}
-	alone := make([]field.K, words)
-	for _, s := range []int{0, 63, 64, 200, 64*4 + 4, 64*4 + 5, 64*5 + 3, 511} {
-		src := s
-		if src >= in.Len() {
-			src = 0
-		}
-		c.PackLanes(alone, c.Solve(Plan(in.Block(src), &in.Signers[src].Signature)), 1)
-		if !slices.Equal(want[0][s*words:(s+1)*words], alone) {
-			t.Fatalf("slot %d is not signer %d's block solved alone", s, src)
+		alone := make([]field.K, words)
+		for _, s := range []int{0, 63, 64, 200, 64*4 + 4, 64*4 + 5, 64*5 + 3, 511} {
+			if s >= 1<<nLog {
+				continue
+			}
+			src := s
+			if src >= in.Len() {
+				src = 0
+			}
+			c.PackLanes(alone, c.Solve(Plan(in.Block(src), &in.Signers[src].Signature)), 1)
+			if !slices.Equal(want[0][s*words:(s+1)*words], alone) {
+				t.Fatalf("%d signers: slot %d is not signer %d's block solved alone", size.signers, s, src)
+			}
 		}
 	}
 }
@@ -90,5 +97,41 @@ func TestCheckOnNamesEveryInvalidSignature(t *testing.T) {
 	}
 	if err := base.CheckOn(par.New(nil, 2)); err != nil {
 		t.Fatalf("valid signers: %v", err)
+	}
+}
+
+// A panic while setting a group's inputs (here a routing that is not a
+// permutation) is the fill's error at 1 and 2 workers: it never hangs.
+func TestFillPanicReturns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills 256 slots")
+	}
+	base := genInput(t, 3, 7)
+	in := &Input{Message: base.Message, Epoch: base.Epoch}
+	for s := range 64*2 + 3 {
+		in.Signers = append(in.Signers, base.Signers[s%3])
+	}
+	c := New()
+	words := c.Size() / 64
+	wit, a, b := make([]field.K, words<<8), make([]field.K, words<<8), make([]field.K, words<<8)
+	for _, workers := range []int{1, 2} {
+		for _, bad := range []int{0, 70, 130} {
+			errc := make(chan error, 1)
+			go func() {
+				errc <- c.fill(par.New(nil, workers), in, 8, wit, a, b, func(s int, a *Assignment) {
+					if s == bad {
+						a.Src[1] = a.Src[0]
+					}
+				})
+			}()
+			select {
+			case err := <-errc:
+				if pe := (*par.PanicError)(nil); !errors.As(err, &pe) {
+					t.Fatalf("workers %d, bad slot %d: fill returned %v, want the panic", workers, bad, err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("workers %d, bad slot %d: fill still running after a minute", workers, bad)
+			}
+		}
 	}
 }

@@ -252,6 +252,42 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	if todo%2 == 1 && todo < groups {
 		todo++
 	}
+	// prepare takes group g's vectors off the shelf and sets its inputs.
+	prepare := func(g int, gi *groupInputs) *fillBuffers {
+		fb := getFill(size)
+		var lanes [64]*Assignment
+		n := min(64, slots-g*64)
+		for j := range n {
+			s := g*64 + j
+			if s >= len(plans) {
+				s = 0
+			}
+			lanes[j] = &plans[s]
+		}
+		// Every input column and the constant column are written whole:
+		// SolveMany writes or zeroes every other one.
+		c.setGroupInputs(fb.w, lanes[:n], gi)
+		return fb
+	}
+	// walk solves groups g0, g0+1, … (fbs, inputs set) in one walk and packs each
+	// run of word blocks as soon as the walk has completed it, while the walk's
+	// writes are still in the cache, not in a second pass over the vectors.
+	walk := func(fbs []*fillBuffers, g0 int) {
+		ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
+		for i, fb := range fbs {
+			ws[i], was[i], wbs[i] = fb.w, fb.wa, fb.wb
+		}
+		c.Circuit.SolveManyStream(ws, was, wbs, func(k0, k1 int) {
+			for i, fb := range fbs {
+				g := g0 + i
+				lanes := min(64, slots-g*64)
+				lo := g * size
+				for k, src := range [3][]uint64{fb.w, fb.wa, fb.wb} {
+					c.PackLanesRange([3][]field.K{wit, a, b}[k][lo:lo+lanes*size/64], src, lanes, k0, k1)
+				}
+			}
+		})
+	}
 	width := min(solveWidth, (todo+workers.N()-1)/workers.N())
 	if width == 3 {
 		width = 4
@@ -262,33 +298,12 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 			g0, g1 := bt*width, min(todo, (bt+1)*width)
 			gi := groupFree.Get()
 			fbs := make([]*fillBuffers, g1-g0)
-			ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
 			for i := range fbs {
-				fb := getFill(size)
-				g := g0 + i
-				var lanes [64]*Assignment
-				n := min(64, slots-g*64)
-				for j := range n {
-					s := g*64 + j
-					if s >= len(plans) {
-						s = 0
-					}
-					lanes[j] = &plans[s]
-				}
-				// Every input column and the constant column are written whole:
-				// SolveMany writes or zeroes every other one.
-				c.setGroupInputs(fb.w, lanes[:n], gi)
-				fbs[i], ws[i], was[i], wbs[i] = fb, fb.w, fb.wa, fb.wb
+				fbs[i] = prepare(g0+i, gi)
 			}
 			groupFree.Put(gi)
-			c.Circuit.SolveMany(ws, was, wbs)
-			for i, fb := range fbs {
-				g := g0 + i
-				lanes := min(64, slots-g*64)
-				lo := g * size
-				for k, src := range [][]uint64{fb.w, fb.wa, fb.wb} {
-					c.PackLanes([][]field.K{wit, a, b}[k][lo:lo+lanes*size/64], src, lanes)
-				}
+			walk(fbs, g0)
+			for _, fb := range fbs {
 				putFill(fb)
 			}
 		}

@@ -81,8 +81,10 @@ type Circuit struct {
 	// plans the segments after a few).
 	transposes atomic.Int64
 	segOnce    sync.Once
-	segs       []segment                   // walk segments of a large program (nil otherwise), planned on first use
-	segsReady  atomic.Bool                 // segs is planned
+	segs       []segment   // walk segments of a large program (nil otherwise), planned on first use
+	segsReady  atomic.Bool // segs is planned
+	readyOnce  sync.Once
+	ready      readyPlan                   // the word blocks each chunk of SolveManyStream completes, planned on first use
 	vecs       buffers.Shelf[[]field.E]    // column vectors of TransposeOn (see getVec)
 	walkers    buffers.Shelf[walkScratch]  // bilinear walkers' storage
 	eqs        buffers.Shelf[[2][]field.E] // BilinearTensor's eq tables of the High factors

@@ -18,7 +18,9 @@ func transposeMany(m *[8][64]uint64, n int) {
 }
 
 // solveWalkArch reports that SolveMany's walk has no assembly here.
-func solveWalkArch(*Circuit, []uint64, [][]uint64, [][]uint64, [][]uint64) bool { return false }
+func solveWalkArch(*Circuit, []instr, []uint64, [][]uint64, [][]uint64, [][]uint64) bool {
+	return false
+}
 
 // bilinearKernel is the portable walk kernel: there is no assembly here.
 func bilinearKernel(bw *bilinearWalk, code []instr, pc int) (int, int) {
@@ -35,3 +37,7 @@ func uaccFast() bool { return false }
 func reverseWalk(dst []field.E, adj []uint64, code []instr, ea, eb []field.E) {
 	reverseGo(dst, adj, code, ea, eb)
 }
+
+// storeLanesArch reports that the packed rows' streaming stores have no assembly
+// here.
+func storeLanesArch([]field.K, int, *[64][64]uint64, int, int, int) bool { return false }

@@ -2,11 +2,7 @@
 
 package circuit
 
-import (
-	"unsafe"
-
-	"github.com/leanpipe/leanpipe/cpu"
-)
+import "github.com/leanpipe/leanpipe/cpu"
 
 // solveWalk4AVX2 and solveWalk2AVX2 run the n instructions at code over the
 // register file r for 4 or 2 bit-sliced vectors (solve_amd64.s): register i is
@@ -15,7 +11,8 @@ import (
 // are written to a[k] and b[k]. Preconditions (what a compiled program and
 // SolveMany's checks guarantee): r holds NumRegs·g words, every w[k], a[k], b[k]
 // holds Size words, and every column, row and register the code names is in
-// range. No alignment is needed.
+// range. No alignment is needed. The caller tells the race detector what the
+// walk reads and writes (once per walk, not once per chunk of steps).
 //
 //go:noescape
 func solveWalk4AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
@@ -23,12 +20,12 @@ func solveWalk4AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 //go:noescape
 func solveWalk2AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 
-// solveWalkArch runs SolveMany's walk in assembly when the family's level and the
-// shape allow (2 or 4 vectors, both row-value sides wanted) and reports whether
-// it did.
-func solveWalkArch(c *Circuit, r []uint64, ws, dstA, dstB [][]uint64) bool {
+// solveWalkArch runs the steps code of SolveMany's walk in assembly when the
+// family's level and the shape allow (2 or 4 vectors, both row-value sides
+// wanted) and reports whether it did.
+func solveWalkArch(c *Circuit, code []instr, r []uint64, ws, dstA, dstB [][]uint64) bool {
 	g := len(ws)
-	if Kernels.Level() < cpu.AVX2 || (g != 2 && g != 4) || dstA == nil || dstB == nil || len(c.code) == 0 {
+	if Kernels.Level() < cpu.AVX2 || (g != 2 && g != 4) || dstA == nil || dstB == nil || len(code) == 0 {
 		return false
 	}
 	if len(r) != c.nregs*g {
@@ -37,14 +34,11 @@ func solveWalkArch(c *Circuit, r []uint64, ws, dstA, dstB [][]uint64) bool {
 	var w, a, b [4]*uint64
 	for k := range g {
 		w[k], a[k], b[k] = &ws[k][0], &dstA[k][0], &dstB[k][0]
-		raceReadWrite(unsafe.Pointer(w[k]), 8*len(ws[k]))
-		raceWrite(unsafe.Pointer(a[k]), 8*len(dstA[k]))
-		raceWrite(unsafe.Pointer(b[k]), 8*len(dstB[k]))
 	}
 	if g == 4 {
-		solveWalk4AVX2(&c.code[0], len(c.code), &r[0], &w, &a, &b)
+		solveWalk4AVX2(&code[0], len(code), &r[0], &w, &a, &b)
 	} else {
-		solveWalk2AVX2(&c.code[0], len(c.code), &r[0], &w, &a, &b)
+		solveWalk2AVX2(&code[0], len(code), &r[0], &w, &a, &b)
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package circuit
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -89,6 +90,101 @@ func TestSolveManyKernels(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// lateRowCircuit is randomCircuit with every 97th row of the first 2,000, and the
+// row at the end of the first word block, written after all the others: the
+// first blocks are final only at the end of the walk, the others in order.
+func lateRowCircuit(r *rand.Rand, logSize int) *Circuit {
+	n := 1 << logSize
+	b := NewBuilder("late rows", logSize, 3)
+	b.Input("x", 8, 40)
+	pool := []Wire{b.One(), Zero}
+	for i := range 40 {
+		pool = append(pool, b.Col(8+i))
+	}
+	var late []int
+	row := func(row int) {
+		x := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
+		y := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
+		pool = append(pool, x, y, b.Product(row, x, y))
+		if len(pool) > 200 {
+			pool = pool[len(pool)-200:]
+		}
+	}
+	for i := 63; i < n-5; i++ {
+		switch {
+		case i%97 == 0 && i < 2000, i == 63:
+			late = append(late, i)
+		case r.IntN(4) != 0:
+			row(i)
+		}
+	}
+	for _, i := range late {
+		row(i)
+	}
+	return b.Compile()
+}
+
+// SolveManyStream reports every word block exactly once, each when its words
+// already hold SolveMany's final values in every vector, at every level, for 1 to
+// 4 vectors, walking a few dozen steps between reports, on a circuit whose rows
+// are written in order and on one with rows written late.
+func TestSolveManyStream(t *testing.T) {
+	defer func(c int) { streamChunk = c }(streamChunk)
+	streamChunk = 50 // before the circuits plan their reports
+	r := testrand.New(t)
+	for _, c := range []*Circuit{randomCircuit(r, 14), lateRowCircuit(r, 14)} {
+		words := c.Size() / 64
+		if c.readyBlocks().chunk != 50 || len(c.readyBlocks().runs) < 100 {
+			t.Fatalf("%s: %d chunks of %d steps", c.Name(), len(c.readyBlocks().runs), c.readyBlocks().chunk)
+		}
+		for g := 1; g <= 4; g++ {
+			for _, l := range append([]cpu.Level{cpu.Portable}, Kernels.Levels()...) {
+				func() {
+					defer cpu.SetLevel(l)()
+					var vs [3][][]uint64 // w, A0·w, B0·w
+					for k := range vs {
+						vs[k] = make([][]uint64, g)
+					}
+					for i := range g {
+						for k := range vs {
+							vs[k][i] = make([]uint64, c.Size())
+						}
+						for _, col := range c.Inputs() {
+							vs[0][i][col] = r.Uint64()
+						}
+						vs[0][i][c.ConstCol()] = ^uint64(0)
+					}
+					want := [3][][]uint64{}
+					for k := range vs {
+						for i := range g {
+							want[k] = append(want[k], slices.Clone(vs[k][i]))
+						}
+					}
+					c.SolveMany(want[0], want[1], want[2])
+					seen := make([]int, words)
+					c.SolveManyStream(vs[0], vs[1], vs[2], func(k0, k1 int) {
+						for k := k0; k < k1; k++ {
+							seen[k]++
+							for v := range vs {
+								for i := range g {
+									if !slices.Equal(vs[v][i][64*k:64*k+64], want[v][i][64*k:64*k+64]) {
+										t.Fatalf("%s, level %v, %d vectors: block %d of vector %d/%d reported before it is final", c.Name(), l, g, k, v, i)
+									}
+								}
+							}
+						}
+					})
+					for k, n := range seen {
+						if n != 1 {
+							t.Fatalf("%s, level %v, %d vectors: block %d reported %d times", c.Name(), l, g, k, n)
+						}
+					}
+				}()
 			}
 		}
 	}

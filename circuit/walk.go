@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
@@ -367,7 +368,16 @@ func (c *Circuit) Solve(w, dstA, dstB []uint64) {
 // SolveMany is Solve for several bit-sliced vectors (64·len(ws) instances) in one
 // walk of the circuit's code, which spreads the walk's per-instruction cost over
 // them. dstA and dstB are nil or hold one vector per w.
-func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
+func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) { c.SolveManyStream(ws, dstA, dstB, nil) }
+
+// SolveManyStream is SolveMany that, when done is not nil, calls done(k0, k1) on
+// the walking goroutine as soon as the word blocks [k0, k1) (columns [64·k0,
+// 64·k1)) hold their final values in every w, dstA and dstB: every block is
+// reported exactly once, mostly in increasing order. A caller that packs the
+// vectors' blocks as they are reported reads them while the walk's writes are
+// still in the cache, instead of in a second pass over vectors of Size words.
+// done may hand the blocks to another goroutine: the walk writes to them no more.
+func (c *Circuit) SolveManyStream(ws, dstA, dstB [][]uint64, done func(k0, k1 int)) {
 	g := len(ws)
 	for _, w := range ws {
 		c.checkLen("w", len(w))
@@ -401,10 +411,88 @@ func (c *Circuit) SolveMany(ws, dstA, dstB [][]uint64) {
 	*held = buffers.Grow(*held, c.nregs*g)
 	r := *held
 	clear(r)
-	if solveWalkArch(c, r, ws, dstA, dstB) {
+	// The assembly walk is invisible to the race detector: it reads and writes
+	// every w and writes every dstA, dstB.
+	for k, w := range ws {
+		raceReadWrite(unsafe.Pointer(&w[0]), 8*len(w))
+		for _, d := range [][][]uint64{dstA, dstB} {
+			if d != nil {
+				raceWrite(unsafe.Pointer(&d[k][0]), 8*len(d[k]))
+			}
+		}
+	}
+	if done == nil {
+		c.solveSteps(c.code, r, ws, dstA, dstB)
 		return
 	}
-	for _, in := range c.code {
+	// The walk runs a chunk of steps at a time (the register file carries
+	// over); after each, the blocks whose last row it wrote are final.
+	ready := c.readyBlocks()
+	report := func(e int) {
+		for _, b := range ready.runs[e] {
+			done(int(b[0]), int(b[1]))
+		}
+	}
+	report(0)
+	for e, lo := 1, 0; lo < len(c.code); e, lo = e+1, lo+ready.chunk {
+		c.solveSteps(c.code[lo:min(lo+ready.chunk, len(c.code))], r, ws, dstA, dstB)
+		report(e)
+	}
+}
+
+// streamChunk is how many steps SolveManyStream walks between reports (read when a
+// circuit's reports are planned): about 5,000
+// rows of the XMSS circuit, whose three vectors of four groups (470 KiB) stay in
+// the cache until packed.
+var streamChunk = 1 << 15
+
+// readyPlan is what SolveManyStream reports after each chunk of chunk steps: runs[0]
+// before the walk, runs[e] after chunk e−1.
+type readyPlan struct {
+	chunk int
+	runs  [][][2]int32
+}
+
+// readyBlocks returns, for SolveManyStream's chunks, the runs of word blocks each
+// completes: entry 0 the blocks no step writes (final once the walk's columns are
+// cleared), entry e ≥ 1 those whose last row is written by chunk e−1. Blocks are
+// reported packBlock at a time (the last group may be shorter), each group when
+// its last row is written: PackLanesRange then transposes whole groups and writes
+// whole cache lines of every instance's run. It is planned by one pass over the
+// program on first use and kept.
+func (c *Circuit) readyBlocks() *readyPlan {
+	c.readyOnce.Do(func() {
+		chunk := streamChunk
+		words := c.Size() / 64
+		// 1 + the chunk that last writes a row of the group of blocks.
+		last := make([]int, (words+packBlock-1)/packBlock)
+		for i, in := range c.code {
+			if in.op() == opRow {
+				last[in.dst()/64/packBlock] = i/chunk + 1
+			}
+		}
+		ready := make([][][2]int32, (len(c.code)+chunk-1)/chunk+1)
+		for q, e := range last {
+			k0, k1 := int32(q*packBlock), int32(min(words, (q+1)*packBlock))
+			runs := ready[e]
+			if n := len(runs); n > 0 && runs[n-1][1] == k0 {
+				runs[n-1][1] = k1
+			} else {
+				ready[e] = append(runs, [2]int32{k0, k1})
+			}
+		}
+		c.ready = readyPlan{chunk, ready}
+	})
+	return &c.ready
+}
+
+// solveSteps runs the steps code of SolveMany's walk over the register file r.
+func (c *Circuit) solveSteps(code []instr, r []uint64, ws, dstA, dstB [][]uint64) {
+	if solveWalkArch(c, code, r, ws, dstA, dstB) {
+		return
+	}
+	g := len(ws)
+	for _, in := range code {
 		d, x, y := int(in.dst())*g, int(in.x())*g, int(in.y())*g
 		switch in.op() {
 		case opCol:
@@ -489,27 +577,76 @@ func (c *Circuit) PackRows(dst []field.K, src []uint64) {
 // PackLanes is PackRows for the first lanes instances only: dst holds lanes·Size/64
 // words (instance j at [j·Size/64, (j+1)·Size/64)).
 func (c *Circuit) PackLanes(dst []field.K, src []uint64, lanes int) {
+	c.PackLanesRange(dst, src, lanes, 0, c.Size()/64)
+}
+
+// PackLanesRange is PackLanes for the word blocks [k0, k1) only (columns [64·k0,
+// 64·k1) of src; words [j·Size/64 + k0, j·Size/64 + k1) of dst for instance j), the
+// other words of dst left as they are: the blocks SolveManyStream reports can be
+// packed as they come.
+func (c *Circuit) PackLanesRange(dst []field.K, src []uint64, lanes, k0, k1 int) {
 	c.checkLen("src", len(src))
 	words := c.Size() / 64
 	if lanes < 1 || lanes > 64 || len(dst) != lanes*words {
 		panic(fmt.Sprintf("circuit: PackLanes: %d words for %d lanes of %d", len(dst), lanes, words))
 	}
+	if k0 < 0 || k1 > words || k0 > k1 {
+		panic(fmt.Sprintf("circuit: PackLanesRange: blocks [%d, %d) of %d", k0, k1, words))
+	}
 	// packBlock matrices at a time: their transposes stay in the L1 cache while
 	// each instance's run of packBlock words is written in one piece.
-	var m [packBlock][64]uint64
-	for k0 := 0; k0 < words; k0 += packBlock {
-		n := min(packBlock, words-k0)
+	sc := packScratch.Get()
+	defer packScratch.Put(sc)
+	m, mt := &sc[0], &sc[1]
+	for kb := k0; kb < k1; kb += packBlock {
+		n := min(packBlock, k1-kb)
 		for t := range n {
-			m[t] = [64]uint64(src[64*(k0+t):])
+			m[t] = [64]uint64(src[64*(kb+t):])
 		}
 		for t := 0; t < n; t += 8 {
 			transposeMany((*[8][64]uint64)(m[t:]), min(8, n-t))
 		}
+		// Instance j's run is the column j of m: mt is m's transpose, each run
+		// contiguous for the stores.
 		for j := range lanes {
-			row := dst[j*words+k0 : j*words+k0+n]
-			for t := range row {
-				row[t] = field.K(m[t][j])
+			row := &mt[j]
+			for t := range n {
+				row[t] = m[t][j]
 			}
+		}
+		storeLanes(dst[kb:], words, mt, lanes, n)
+	}
+}
+
+// packScratch keeps PackLanesRange's two blocks of matrices (64 KiB), which would
+// otherwise be cleared on the stack by every call.
+var packScratch buffers.Shelf[[2][packBlock][64]uint64]
+
+// storeLanes copies words [0, n) of the first lanes rows of mt to dst (row j at
+// dst[j·stride:]). The 32-byte aligned middle of each run goes through the
+// streaming stores where the level has them: the packed rows are written once and
+// read by a later stage, so filling the cache with them (and reading each line
+// from memory before writing it) would only cost memory bandwidth, which two
+// cores share.
+func storeLanes(dst []field.K, stride int, mt *[packBlock][64]uint64, lanes, n int) {
+	head, body := n, 0
+	if stride%8 == 0 {
+		// Every run has dst's alignment (stride is a whole number of 64-byte
+		// lines), and the streaming stores write whole lines only: a part of a
+		// line would be written to memory on its own.
+		head = min(n, int(-uintptr(unsafe.Pointer(&dst[0]))/8%8))
+		body = (n - head) &^ 7
+	}
+	if body == 0 || !storeLanesArch(dst[head:], stride, mt, lanes, head, body) {
+		head, body = n, 0
+	}
+	for j := range lanes {
+		run, row := dst[j*stride:j*stride+n], &mt[j]
+		for t := range head {
+			run[t] = field.K(row[t])
+		}
+		for t := head + body; t < n; t++ {
+			run[t] = field.K(row[t])
 		}
 	}
 }
