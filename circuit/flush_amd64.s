@@ -20,16 +20,20 @@
 	KMOVW AX, K3
 
 // FLOADE8 loads eight E elements at p into limb vectors Z0, Z1, Z2 and their sums
-// Z0+Z1, Z1+Z2, Z0+Z2 into Z15, Z16, Z17; clobbers Z31.
+// Z0+Z1, Z1+Z2, Z0+Z2 into Z15, Z16, Z17; clobbers Z31. Each line is loaded once
+// with a plain load and blended on registers (simd's LOADE8 says why: a blend with
+// a memory operand is a masked load, slow on lines not in cache on AMD Zen).
 #define FLOADE8(p) \
 	VMOVDQU64 0(p), Z31 \
-	VPBLENDMQ 64(p), Z31, K1, Z0 \
-	VPBLENDMQ 128(p), Z0, K2, Z0 \
-	VPBLENDMQ 64(p), Z31, K2, Z1 \
-	VPBLENDMQ 128(p), Z1, K3, Z1 \
+	VMOVDQU64 64(p), Z2 \
+	VPBLENDMQ Z2, Z31, K1, Z0 \
+	VPBLENDMQ Z2, Z31, K2, Z1 \
+	VPBLENDMQ Z2, Z31, K3, Z31 \
+	VMOVDQU64 128(p), Z2 \
+	VPBLENDMQ Z2, Z0, K2, Z0 \
+	VPBLENDMQ Z2, Z1, K3, Z1 \
 	VALIGNQ   $1, Z1, Z1, Z1 \
-	VPBLENDMQ 64(p), Z31, K3, Z2 \
-	VPBLENDMQ 128(p), Z2, K1, Z2 \
+	VPBLENDMQ Z2, Z31, K1, Z2 \
 	VALIGNQ   $2, Z2, Z2, Z2 \
 	VPXORQ    Z1, Z0, Z15 \
 	VPXORQ    Z2, Z1, Z16 \
