@@ -172,15 +172,12 @@ func TestStackedRingsOverlap(t *testing.T) {
 	}
 }
 
-// TestStackedRingsGapsOnUsedScratch: disjoint columns with gaps between them and after
-// them, proved on a scratch whose weight buffer holds another proof's words, give
-// the bytes of a fresh scratch, and the proof verifies (the gaps are cleared, the
-// columns written whole).
-func TestStackedRingsGapsOnUsedScratch(t *testing.T) {
-	rng := testrand.New(t)
+// gappedRings is a ringsInstance of three disjoint columns with gaps between and after
+// them, and its commitment: column 1 moved up to 2^14 (aligned), column 2 just after
+// it, the stack's tail past it another gap.
+func gappedRings(t *testing.T, rng *rand.Rand) (*ringsInstance, *commit.Committed) {
+	t.Helper()
 	in := newRingsInstance(rng, []int{13, 12, 10})
-	// Column 1 moves up to 2^14 (aligned): a gap before it; column 2 follows it, and
-	// the stack's tail past it is another gap.
 	if in.stackLog < 15 {
 		t.Fatalf("a stack of 2^%d", in.stackLog)
 	}
@@ -194,6 +191,16 @@ func TestStackedRingsGapsOnUsedScratch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return in, c
+}
+
+// TestStackedRingsGapsOnUsedScratch: disjoint columns with gaps between them and after
+// them, proved on a scratch whose weight buffer holds another proof's words, give
+// the bytes of a fresh scratch, and the proof verifies (the gaps are cleared, the
+// columns written whole).
+func TestStackedRingsGapsOnUsedScratch(t *testing.T) {
+	rng := testrand.New(t)
+	in, c := gappedRings(t, rng)
 	prove := func(s *Scratch) []byte {
 		tr := transcript.NewProver(testLabel, nil)
 		h := commit.RootHalves(c.Root())
@@ -226,17 +233,7 @@ func TestStackedRingsGapsOnUsedScratch(t *testing.T) {
 // that are not the given weight's columns, or overlapping columns, are refused.
 func TestStackedRingsIn(t *testing.T) {
 	rng := testrand.New(t)
-	in := newRingsInstance(rng, []int{13, 12, 10})
-	in.places[1].Offset = 1 << 14
-	in.places[2].Offset = in.places[1].Offset + 1<<12
-	for i := range in.places {
-		p := in.places[i]
-		in.targets[i] = field.EvalMLEK(in.stack[p.Offset:p.Offset+1<<p.Variables], in.points[i])
-	}
-	c, err := commit.Commit(in.stack, in.stackLog, 1, par.Serial())
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, c := gappedRings(t, rng)
 	start := func() *transcript.Prover {
 		tr := transcript.NewProver(testLabel, nil)
 		h := commit.RootHalves(c.Root())
