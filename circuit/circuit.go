@@ -77,8 +77,8 @@ type Circuit struct {
 	nRows    int
 	nonRow   []int32      // the columns without a row, in increasing order
 	walks    atomic.Int64 // bilinear walks so far (segments are planned after a few)
-	// transposes counts the transposes on two or more workers (TransposeOn
-	// plans the segments after a few).
+	// transposes counts the transposes on two or more workers (TransposeOn and
+	// TransposeTensorOn plan the segments after a few).
 	transposes atomic.Int64
 	segOnce    sync.Once
 	segs       []segment   // walk segments of a large program (nil otherwise), planned on first use

@@ -142,17 +142,25 @@ func TestTransposeAdjoint(t *testing.T) {
 
 // randomCircuit builds a small circuit of random XOR/AND gates for the walk tests.
 func randomCircuit(r *rand.Rand, logSize int) *Circuit {
-	n := 1 << logSize
-	b := NewBuilder("random", logSize, 3)
+	var rows []int
+	for row := 64; row < 1<<logSize-5; row++ {
+		if r.IntN(4) != 0 {
+			rows = append(rows, row)
+		}
+	}
+	return randomGates(r, "random", logSize, rows)
+}
+
+// randomGates builds a circuit whose given rows, written in the order given, are
+// products of random XORs of its inputs and earlier gates.
+func randomGates(r *rand.Rand, name string, logSize int, rows []int) *Circuit {
+	b := NewBuilder(name, logSize, 3)
 	b.Input("x", 8, 40)
 	pool := []Wire{b.One(), Zero}
 	for i := range 40 {
 		pool = append(pool, b.Col(8+i))
 	}
-	for row := 64; row < n-5; row++ {
-		if r.IntN(4) == 0 {
-			continue
-		}
+	for _, row := range rows {
 		x := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
 		y := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
 		pool = append(pool, x, y, b.Product(row, x, y))

@@ -2,6 +2,7 @@ package circuit
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/cpu"
@@ -105,6 +106,34 @@ func TestRowsAndTransposeTensor(t *testing.T) {
 					}()
 				}
 			}
+		}
+	}
+}
+
+// A circuit's first serialWalksFirst tensor transposes on two workers walk serially
+// (no segments planned), as TransposeOn's do; the next plans the segments and walks
+// them; every one gives the serial transpose.
+func TestTransposeTensorSerialFirst(t *testing.T) {
+	oldSteps, oldShare := minSegmentSteps, maxSliceShare
+	minSegmentSteps, maxSliceShare = 1<<10, 16
+	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
+	r := testrand.New(t)
+	c := buildBlake2s()
+	n := c.Size()
+	mu := randE(r)
+	e := randTensor(r, 6, c.LogSize())
+	fe := make([]field.E, n)
+	e.Fill(fe)
+	want := make([]field.E, n)
+	c.Transpose(want, fe, mu)
+	for walk := 1; walk <= serialWalksFirst+1; walk++ {
+		got := randVec(r, n)
+		c.TransposeTensorOn(got, e, mu, par.New(nil, 2))
+		if !slices.Equal(got, want) {
+			t.Fatalf("tensor transpose %d differs from the serial transpose", walk)
+		}
+		if planned := c.segsReady.Load(); planned != (walk > serialWalksFirst) {
+			t.Fatalf("after tensor transpose %d on 2 workers the segments planned: %v", walk, planned)
 		}
 	}
 }

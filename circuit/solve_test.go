@@ -99,34 +99,16 @@ func TestSolveManyKernels(t *testing.T) {
 // row at the end of the first word block, written after all the others: the
 // first blocks are final only at the end of the walk, the others in order.
 func lateRowCircuit(r *rand.Rand, logSize int) *Circuit {
-	n := 1 << logSize
-	b := NewBuilder("late rows", logSize, 3)
-	b.Input("x", 8, 40)
-	pool := []Wire{b.One(), Zero}
-	for i := range 40 {
-		pool = append(pool, b.Col(8+i))
-	}
-	var late []int
-	row := func(row int) {
-		x := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
-		y := b.Xor(pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
-		pool = append(pool, x, y, b.Product(row, x, y))
-		if len(pool) > 200 {
-			pool = pool[len(pool)-200:]
-		}
-	}
-	for i := 63; i < n-5; i++ {
+	var rows, late []int
+	for i := 63; i < 1<<logSize-5; i++ {
 		switch {
 		case i%97 == 0 && i < 2000, i == 63:
 			late = append(late, i)
 		case r.IntN(4) != 0:
-			row(i)
+			rows = append(rows, i)
 		}
 	}
-	for _, i := range late {
-		row(i)
-	}
-	return b.Compile()
+	return randomGates(r, "late rows", logSize, append(rows, late...))
 }
 
 // SolveManyStream reports every word block exactly once, each when its words

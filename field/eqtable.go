@@ -19,15 +19,23 @@ func EqTableOn(dst, point []E, workers par.Workers) {
 	if len(dst) != 1<<len(point) {
 		panic("field: EqTableOn needs len(dst) = 2^len(point)")
 	}
-	var low [1 << eqBlockLog]E
-	EqTable(low[:], point[:eqBlockLog])
-	high := make([]E, 1<<(len(point)-eqBlockLog))
-	EqTable(high, point[eqBlockLog:])
+	low, high := eqKernels(point, One)
 	workers.Range(len(high), func(lo, hi int) {
 		for h := lo; h < hi; h++ {
 			ScaleE(dst[h<<eqBlockLog:(h+1)<<eqBlockLog], low[:], high[h])
 		}
 	}, par.PerWorker(32))
+}
+
+// eqKernels returns the eq tables of point's low eqBlockLog coordinates and, scaled,
+// of its high ones (len(point) > eqBlockLog): eq(point, h·2^eqBlockLog + l) =
+// low[l]·high[h] (times scale).
+func eqKernels(point []E, scale E) (low *[1 << eqBlockLog]E, high []E) {
+	low = new([1 << eqBlockLog]E)
+	EqTable(low[:], point[:eqBlockLog])
+	high = make([]E, 1<<(len(point)-eqBlockLog))
+	EqTableScaled(high, point[eqBlockLog:], scale)
+	return low, high
 }
 
 // AddEqScaledOn adds scale·eq(point, ·) to dst (2^len(point) entries) on the
@@ -46,10 +54,7 @@ func AddEqScaledOn(dst, point []E, scale E, workers par.Workers) {
 		AddSlice(dst, dst, k)
 		return
 	}
-	var low [1 << eqBlockLog]E
-	EqTable(low[:], point[:eqBlockLog])
-	high := make([]E, 1<<(len(point)-eqBlockLog))
-	EqTableScaled(high, point[eqBlockLog:], scale)
+	low, high := eqKernels(point, scale)
 	workers.Range(len(high), func(lo, hi int) {
 		for h := lo; h < hi; h++ {
 			AddScaledE(dst[h<<eqBlockLog:(h+1)<<eqBlockLog], low[:], high[h])

@@ -85,15 +85,15 @@ func hashRows(dst []Digest, rows []uint64, rowWords, zeroBlocks int) {
 	}
 }
 
-// paddedBuffer returns the staging buffer hashPaddedRows needs for up to maxRows rows of
-// rowWords words padded to leafWords (nil when none is needed).
-func paddedBuffer(rowWords, leafWords, maxRows int) []uint64 {
+// paddedBuffer returns the staging buffer hashPaddedRows needs for rows of rowWords
+// words padded to leafWords (nil when none is needed).
+func paddedBuffer(rowWords, leafWords int) []uint64 {
 	pad := leafWords - rowWords
 	if pad%8 == 0 {
 		return nil
 	}
 	tailWords := pad%8 + rowWords
-	batch := max(1, min(maxRows, paddedBatchWords/tailWords))
+	batch := max(1, paddedBatchWords/tailWords)
 	return make([]uint64, batch*tailWords)
 }
 
@@ -104,17 +104,14 @@ const paddedBatchWords = 1 << 13
 // words, then the row. The whole zero blocks of the prefix are common to every image and
 // hashed once (blake2s.SumManyZeroPrefix); when a zero remainder of less than a block is
 // left, the images' tails (remainder, then row) are staged a batch at a time in buf (from
-// paddedBuffer for the same widths, or nil to allocate one): its zero remainders are never
-// written, so they stay zero across calls.
+// paddedBuffer for the same widths): its zero remainders are never written, so they stay
+// zero across calls.
 func hashPaddedRows(dst []Digest, rows []uint64, rowWords, leafWords int, buf []uint64) {
 	pad := leafWords - rowWords
 	zeroBlocks, rest := pad/8, pad%8
 	if rest == 0 {
 		hashRows(dst, rows, rowWords, zeroBlocks)
 		return
-	}
-	if buf == nil {
-		buf = paddedBuffer(rowWords, leafWords, len(dst))
 	}
 	tailWords := rest + rowWords
 	batch := len(buf) / tailWords

@@ -120,7 +120,7 @@ func (b *Builder) Add(lo, hi int) {
 		buf, _ := b.stages.Get().(*[]uint64)
 		if buf == nil {
 			buf = new([]uint64)
-			*buf = paddedBuffer(t.rowWords, t.leafWords, paddedBatchWords)
+			*buf = paddedBuffer(t.rowWords, t.leafWords)
 		}
 		hashPaddedRows(t.nodes[lo:hi], rows, t.rowWords, t.leafWords, *buf)
 		b.stages.Put(buf)

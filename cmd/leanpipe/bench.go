@@ -810,12 +810,12 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bo
 			}
 			continue // warm-up: caches and pools
 		}
-		prove = append(prove, float64(res.Wall.Microseconds())/1e3)
+		prove = append(prove, millis(res.Wall))
 		for _, s := range res.Spans {
-			stage[s.Name] = append(stage[s.Name], float64(s.Duration.Microseconds())/1e3)
+			stage[s.Name] = append(stage[s.Name], millis(s.Duration))
 		}
 		for name, d := range cpu.took {
-			stageCPUs[name] = append(stageCPUs[name], float64(d.Microseconds())/1e3)
+			stageCPUs[name] = append(stageCPUs[name], millis(d))
 		}
 		wire := res.Proof.MarshalWire()
 		row.ProofBytes = len(wire)
@@ -824,7 +824,7 @@ func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bo
 		if _, err := flows.VerifyBytes(wire, meta); err != nil {
 			return row, fmt.Errorf("bench proof rejected: %w", err)
 		}
-		verify = append(verify, float64(time.Since(start).Microseconds())/1e3)
+		verify = append(verify, millis(time.Since(start)))
 		if i == repeat {
 			if err := flows.WriteProofBytes(keep, wire, meta); err != nil {
 				return row, err
@@ -908,7 +908,11 @@ func oneShotVerify(path string, n int) (float64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("bench: one-shot verify of %s: %w\n%s", path, err, out)
 		}
-		times = append(times, float64(took.Microseconds())/1e3)
+		times = append(times, millis(took))
 	}
 	return median(times), nil
 }
+
+// millis is d in milliseconds, to the microsecond, as bench's and run's rows hold
+// times.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }

@@ -91,7 +91,7 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int, keep string) (be
 		if i == 0 {
 			continue // warm-up: the shared blocks and pools
 		}
-		prove = append(prove, float64(took.Microseconds())/1e3)
+		prove = append(prove, millis(took))
 		addMergeStages(stages, m.Profile, false)
 		data := m.ProofBytes()
 		row.ProofBytes = len(data)
@@ -99,7 +99,7 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int, keep string) (be
 		if err := recursion.VerifyMerged(data, m.Statement()); err != nil {
 			return row, fmt.Errorf("bench merged proof rejected: %w", err)
 		}
-		verify = append(verify, float64(time.Since(start).Microseconds())/1e3)
+		verify = append(verify, millis(time.Since(start)))
 		if i == repeat {
 			if err := keepMerged(keep, data, m.Statement(), rate, recursion.MergeLabel); err != nil {
 				return row, err
@@ -118,9 +118,7 @@ func benchMergeOne(mb mergeBench, s, workers, repeat, rate int, keep string) (be
 // children, compile, segments and batch; with nestable the no-reveal merge's children,
 // layout, fill, segments and batch.
 func addMergeStages(stages map[string][]float64, p recursion.MergeProfile, nestable bool) {
-	add := func(name string, d time.Duration) {
-		stages[name] = append(stages[name], float64(d.Microseconds())/1e3)
-	}
+	add := func(name string, d time.Duration) { stages[name] = append(stages[name], millis(d)) }
 	add("children", p.Children)
 	if nestable {
 		add("layout", p.Layout)
@@ -139,7 +137,6 @@ func addMergeStages(stages map[string][]float64, p recursion.MergeProfile, nesta
 func benchMergeNR(row benchRow, kids []recursion.MergeChild, workers, repeat, rate int, keep string) (benchRow, error) {
 	var prove, verify []float64
 	stages := map[string][]float64{}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 	for i := 0; i <= repeat; i++ {
 		m, err := recursion.MergeNR(kids, rate, par.New(context.Background(), workers))
 		if err != nil {
@@ -148,7 +145,7 @@ func benchMergeNR(row benchRow, kids []recursion.MergeChild, workers, repeat, ra
 		if i == 0 {
 			continue // warm-up: the shared blocks, schedules and pools
 		}
-		prove = append(prove, ms(m.Took))
+		prove = append(prove, millis(m.Took))
 		addMergeStages(stages, m.Profile, true)
 		data := m.ProofBytes()
 		row.ProofBytes = len(data)
@@ -156,7 +153,7 @@ func benchMergeNR(row benchRow, kids []recursion.MergeChild, workers, repeat, ra
 		if err := recursion.VerifyMergedNR(data, m.Statement()); err != nil {
 			return row, fmt.Errorf("bench merged proof rejected: %w", err)
 		}
-		verify = append(verify, ms(time.Since(start)))
+		verify = append(verify, millis(time.Since(start)))
 		if i == repeat {
 			if err := keepMerged(keep, data, m.Statement(), rate, recursion.MergeLabelNR); err != nil {
 				return row, err

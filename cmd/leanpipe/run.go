@@ -60,7 +60,7 @@ type runSummary struct {
 func stagesOf(spans []graph.Span) []stageTimes {
 	out := make([]stageTimes, 0, len(spans))
 	for _, s := range spans {
-		out = append(out, stageTimes{s.Name, float64(s.Duration.Microseconds()) / 1e3, s.Workers, s.BytesIn, s.BytesOut, s.Hits, s.Misses})
+		out = append(out, stageTimes{s.Name, millis(s.Duration), s.Workers, s.BytesIn, s.BytesOut, s.Hits, s.Misses})
 	}
 	return out
 }
@@ -84,7 +84,7 @@ func saveLeaf(cfg config.Run, fl flows.Flow, i, n int, res flows.Proved) (leafSu
 		return leafSummary{}, err
 	}
 	return leafSummary{Leaf: i, Proof: path, N: n, ProofBytes: len(data),
-		ProveMS: float64(res.Wall.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3, Stages: stagesOf(res.Spans)}, nil
+		ProveMS: millis(res.Wall), VerifyMS: millis(vdur), Stages: stagesOf(res.Spans)}, nil
 }
 
 func runCmd() *cobra.Command {
@@ -183,7 +183,7 @@ func runCmd() *cobra.Command {
 			}
 			bar.finish()
 			wall := time.Since(start)
-			sum.WallMS = float64(wall.Microseconds()) / 1e3
+			sum.WallMS = millis(wall)
 			rate := float64(compressions) / wall.Seconds()
 			sum.setRate(fl, rate)
 			sum.ProofsPerS = float64(cfg.Leaves) / wall.Seconds()

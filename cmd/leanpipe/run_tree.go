@@ -203,8 +203,8 @@ func runTree(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, 
 	}
 	wall := time.Since(start)
 	sum.Merged = &mergedSummary{Proof: mergedPath, N: len(ms.Keys), Children: len(ms.Children), Depth: ms.Depth, LogInvRate: meta.LogInvRate, ProofBytes: len(data),
-		MergeMS: float64(mdur.Microseconds()) / 1e3, VerifyMS: float64(vdur.Microseconds()) / 1e3}
-	sum.WallMS = float64(wall.Microseconds()) / 1e3
+		MergeMS: millis(mdur), VerifyMS: millis(vdur)}
+	sum.WallMS = millis(wall)
 	sum.setRate(fl, float64(set.Len())/wall.Seconds())
 	sum.ProofsPerS = float64(len(cuts)+1) / wall.Seconds()
 	sum.PeakRSSBytes = rusage.PeakRSS()

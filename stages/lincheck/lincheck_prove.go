@@ -171,7 +171,7 @@ func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alp
 	skipDomain.Weights(sc.skip[:], zc.ZSkip)
 	field.EqTable(sc.eqIn, chiIn)
 	comb := sc.comb
-	c.TransposeTensorOn(comb, circuit.Tensor{Low: sc.skip[:], High: chiIn}, alpha, walkWorkers(c, workers))
+	c.TransposeTensorOn(comb, circuit.Tensor{Low: sc.skip[:], High: chiIn}, alpha, workers)
 	a2 := alpha.Square()
 	field.ScaleE(sc.skipA2[:], sc.skip[:], a2)
 	if workers.N() == 1 {

@@ -490,7 +490,7 @@ func (s *Scratch) ProveStackedRingsIn(tr ProverTranscript, c *commit.Committed, 
 			return fmt.Errorf("%w: ring %d's weights are not the given weight's column at %d", ErrClaim, i, at)
 		}
 	}
-	if !ringsDisjoint(rings) {
+	if !disjoint(ringRegions(rings)) {
 		return fmt.Errorf("%w: ring columns overlap in a given weight", ErrClaim)
 	}
 	return s.proveStackedRings(tr, c, rings, points, b, workers)
@@ -517,29 +517,29 @@ func (s *Scratch) proveStackedRings(tr ProverTranscript, c *commit.Committed, ri
 		}
 	}
 	ringScales, pointScales, target := stackedTarget(tr.Observe, tr.Sample, targets, points)
+	// With disjoint columns (a segmented proof's segments) each ring writes its own
+	// region and only the words between them are cleared; overlapping ones add.
+	regions := ringRegions(rings)
+	apart := disjoint(regions)
 	var b []field.E
-	disjoint := false
 	switch {
 	case given != nil:
-		b, disjoint = given, true
-		clearOutside(b, rings)
+		b = given
 	case len(rings) == 1 && rings[0].Place.Offset == 0 && len(rings[0].Claim.Weights) == n:
 		b = rings[0].Claim.Weights
 	default:
 		s.weight = buffers.Grow(s.weight, n)
 		b = s.weight
-		if disjoint = ringsDisjoint(rings); disjoint {
-			// Each ring writes its own region (a segmented proof's segments do not
-			// overlap): only the words between them are cleared.
-			clearOutside(b, rings)
-		} else {
-			clear(b)
-		}
+	}
+	if apart {
+		clearOutside(b, regions)
+	} else {
+		clear(b)
 	}
 	for i, r := range rings {
 		region := b[r.Place.Offset : r.Place.Offset+len(r.Claim.Weights)]
 		switch {
-		case len(rings) > 1 && !disjoint:
+		case !apart:
 			chunked(workers, len(region)).For(len(region), func(_, lo, hi int) {
 				field.AddScaledE(region[lo:hi], r.Claim.Weights[lo:hi], ringScales[i])
 			})
@@ -558,13 +558,18 @@ func (s *Scratch) proveStackedRings(tr ProverTranscript, c *commit.Committed, ri
 	return s.ProveWHIR(tr, c, b, target, workers)
 }
 
-// ringsDisjoint reports whether no two rings' regions share a word.
-func ringsDisjoint(rings []PlacedRing) bool {
+// ringRegions returns the rings' regions [offset, end) sorted by offset.
+func ringRegions(rings []PlacedRing) [][2]int {
 	rs := make([][2]int, len(rings))
 	for i, r := range rings {
 		rs[i] = [2]int{r.Place.Offset, r.Place.Offset + len(r.Claim.Weights)}
 	}
 	slices.SortFunc(rs, func(a, b [2]int) int { return a[0] - b[0] })
+	return rs
+}
+
+// disjoint reports whether no two of the sorted regions rs share a word.
+func disjoint(rs [][2]int) bool {
 	for i := 1; i < len(rs); i++ {
 		if rs[i][0] < rs[i-1][1] {
 			return false
@@ -573,14 +578,9 @@ func ringsDisjoint(rings []PlacedRing) bool {
 	return true
 }
 
-// clearOutside zeroes the words of b that no ring's region covers (the regions
-// disjoint).
-func clearOutside(b []field.E, rings []PlacedRing) {
-	rs := make([][2]int, len(rings))
-	for i, r := range rings {
-		rs[i] = [2]int{r.Place.Offset, r.Place.Offset + len(r.Claim.Weights)}
-	}
-	slices.SortFunc(rs, func(a, b [2]int) int { return a[0] - b[0] })
+// clearOutside zeroes the words of b that none of the sorted, disjoint regions rs
+// covers.
+func clearOutside(b []field.E, rs [][2]int) {
 	at := 0
 	for _, r := range rs {
 		clear(b[at:r[0]])
