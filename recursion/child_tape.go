@@ -77,11 +77,28 @@ type TapeGrind struct {
 	Seg, SlotOffset int
 }
 
-// TapeQueryLevel places one WHIR level's queries: query t in slot SlotOffset + t of
-// segment Seg, a no-reveal block QB.
+// TapeQueryLevel places one WHIR level's queries on no-reveal blocks QB: query t in
+// slot SlotOffset + t of segment Seg, or, from query Split on when Split > 0, in slot
+// t − Split of segment Seg2 (a level whose queries straddle the two segments a query
+// group is split into: docs/recursion.md §6.18).
 type TapeQueryLevel struct {
 	QB              *QueryBlock
 	Seg, SlotOffset int
+	Split, Seg2     int
+}
+
+// at is the segment and slot of query t.
+func (ql TapeQueryLevel) at(t int) (seg, slot int) {
+	if ql.Split > 0 && t >= ql.Split {
+		return ql.Seg2, t - ql.Split
+	}
+	return ql.Seg, ql.SlotOffset + t
+}
+
+// word is the stack word of column col of query t's block.
+func (ql TapeQueryLevel) word(t, col int) (seg, word int) {
+	seg, slot := ql.at(t)
+	return seg, ql.QB.Word(slot, col)
 }
 
 // TranscriptInputs places a child's stream and challenges on its transcript blocks
@@ -599,17 +616,18 @@ func (ct *ChildTape) queryLevel(ql TapeQueryLevel, l, n, depth, pointLen int, ro
 	if len(eq) != qb.EqLen {
 		return Lin{}, Lin{}, fmt.Errorf("recursion: level %d folds %d values, its block %d", l, len(eq), qb.EqLen)
 	}
-	in := func(slot, col int) Lin { return t.Input(ql.Seg, qb.Word(ql.SlotOffset+slot, col)) }
+	in := func(q, col int) Lin { return t.Input(ql.word(q, col)) }
 	pow := oneLin
 	for q := range n {
 		t.Equal("a query's sample", in(q, qb.Sample), lv.Samples[q/qb.PerWord])
 		for i, e := range eq {
 			t.Equal("a query's eq entry", in(q, qb.Eq+192*i), e)
 		}
+		rootSeg, rootWord := ql.word(q, qb.Root)
 		for k := range 4 {
 			half := root[k/2].Terms[0].Atom
 			ct.Words = append(ct.Words, flows.Relation{Terms: []flows.RelationTerm{
-				{Segment: ql.Seg, Word: qb.Word(ql.SlotOffset+q, qb.Root) + k, Coeff: field.One},
+				{Segment: rootSeg, Word: rootWord + k, Coeff: field.One},
 				{Segment: half.Segment, Word: half.Word + k%2, Coeff: field.One}}})
 		}
 		enforced = enforced.Add(t.Mul(pow, in(q, qb.Fold)))
@@ -630,7 +648,7 @@ func (ct *ChildTape) queryPoints(ql TapeQueryLevel, l, n int) {
 	t, qb := ct.Tape, ql.QB
 	for q := range n {
 		for k, p := range ct.Levels[l].Point {
-			t.Equal("a query's induced point", t.Input(ql.Seg, qb.Word(ql.SlotOffset+q, qb.Point+192*k)), p)
+			t.Equal("a query's induced point", t.Input(ql.word(q, qb.Point+192*k)), p)
 		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,14 +37,14 @@ import (
 // verifier checks natively.
 
 // MergeLabelNR is the transcript label of a no-reveal merged proof.
-const MergeLabelNR = "leanpipe-xmss-merge-nr-v5"
+const MergeLabelNR = "leanpipe-xmss-merge-nr-v6"
 
 // MergeBatchLabelNR is the transcript label of the batch of a no-reveal merge's
 // carried claims (the children's matrix claims into one, their key claims into one
 // evaluation of the merged key table, the segments' and the merged children's block
 // claims into one per block circuit), which absorbs the segmented proof's layout and
 // statement first.
-const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v5"
+const MergeBatchLabelNR = "leanpipe-xmss-merge-nr-batch-v6"
 
 const mergeTagNR = "leanpipe/xmss-merge-nr/v1"
 
@@ -209,7 +211,8 @@ func nrLevelKey(cfg *open.Config, lv int) [3]int {
 }
 
 // segmentCount is the number of segments of the merge: transcript, products,
-// squares, hints, one query segment per block shape, grinding.
+// squares, hints, one query segment per block shape and one more per cut group
+// (splitPlan, known once a layout of this shape has been built), grinding.
 func (m *MergedNR) segmentCount() (int, error) {
 	shapes := map[[3]int]bool{}
 	for i, c := range m.Children {
@@ -221,7 +224,23 @@ func (m *MergedNR) segmentCount() (int, error) {
 			shapes[nrLevelKey(cfg, lv)] = true
 		}
 	}
-	return 5 + len(shapes), nil
+	key := layoutKey(m.Children, m.sub)
+	plan, ok := splitPlans.Load(key)
+	if !ok {
+		if _, _, err := m.layout(); err != nil {
+			return 0, err
+		}
+		if plan, ok = splitPlans.Load(key); !ok {
+			return 0, fmt.Errorf("%w: no layout of this shape", ErrMerged)
+		}
+	}
+	cuts := 0
+	for _, c := range plan.([]bool) {
+		if c {
+			cuts++
+		}
+	}
+	return 5 + len(shapes) + cuts, nil
 }
 
 // childConfig is a child's WHIR configuration: a leaf's from its size and rate, a
@@ -243,18 +262,20 @@ func childConfig(c ChildInfo, sub *MergedChildNR) (*open.Config, error) {
 // tied to the statement's by relations whose values alone carry them), then one query
 // segment per block shape, then the grinding blocks.
 type nrLayout struct {
-	tb      *TranscriptBlock
-	gb      *GrindBlock
-	tape    *Tape
-	tapes   []*ChildTape
-	steps   [][]TapeStep
-	runs    []int // per child, its transcript blocks
-	groups  []*nrGroup
-	grinds  int
-	rels    []flows.Relation
-	arith   TapeLayout
-	label   [4]uint64
-	queries [][]TapeQueryLevel
+	tb     *TranscriptBlock
+	gb     *GrindBlock
+	tape   *Tape
+	tapes  []*ChildTape
+	steps  [][]TapeStep
+	runs   []int // per child, its transcript blocks
+	groups []*nrGroup
+	// querySegs is the number of the groups' segments (segments 4 on).
+	querySegs int
+	grinds    int
+	rels      []flows.Relation
+	arith     TapeLayout
+	label     [4]uint64
+	queries   [][]TapeQueryLevel
 	// carriedRels lists, per relation that takes a carried value as its value, the
 	// relation's index and the value's index in the statement's carried list (child
 	// by child: a leaf's z, chi_in, s, chi_in′, τ, chi_out, VA, VB, key; a merged
@@ -276,12 +297,45 @@ func (d *DeferredReveal) carriedCount() int {
 	return 1 + len(d.ChiIn) + len(d.S) + len(d.ChiInPrime) + len(d.Tau) + len(d.ChiOut) + 3
 }
 
-// nrGroup is one query segment: the levels of one block shape, in child order.
+// nrGroup is the queries of the levels of one block shape, in child order, proved in
+// one segment or split in two (pieces: the live blocks of segments seg, seg+1).
 type nrGroup struct {
 	qb      *QueryBlock
 	seg     int
 	members []nrMember
 	n       int
+	pieces  []int
+}
+
+// groupPieces is how a query group of n blocks can be cut into segments: one segment,
+// or, when the blocks past the largest power of two p ≤ n pad to fewer than p slots, a
+// segment of p blocks and one of the rest. A segment pads its blocks to a power of
+// two (at least 8), so 90 blocks take 64 + 32 slots rather than 128. A cut adds a
+// segment (its zerocheck, lincheck and claim: proof bytes), so a layout cuts groups
+// only when that brings its stack under the next lower power of two (splitPlan).
+func groupPieces(n int) []int {
+	p := 1 << (bits.Len(uint(n)) - 1)
+	if r := n - p; r > 0 && max(8, 1<<bits.Len(uint(r-1))) < p {
+		return []int{p, r}
+	}
+	return []int{n}
+}
+
+// place is member mb's query placement: the slots from its offset on, across the
+// cut when it straddles one.
+func (g *nrGroup) place(mb nrMember) TapeQueryLevel {
+	ql := TapeQueryLevel{QB: g.qb, Seg: g.seg, SlotOffset: mb.offset}
+	if len(g.pieces) == 1 {
+		return ql
+	}
+	p := g.pieces[0]
+	switch {
+	case mb.offset >= p:
+		ql.Seg, ql.SlotOffset = g.seg+1, mb.offset-p
+	case mb.offset+mb.n > p:
+		ql.Split, ql.Seg2 = p-mb.offset, g.seg+1
+	}
+	return ql
 }
 
 type nrMember struct{ child, level, offset, n int }
@@ -308,11 +362,86 @@ func buildNR(sts []flows.Statement, ds []DeferredReveal) (*nrLayout, error) {
 	return buildNRSubs(sts, ds, nil, nil)
 }
 
+// splitPlans caches, by the children's shapes (layoutKey), which query groups a
+// merge's layout cuts in two (splitPlan): a layout that does not know it is built
+// uncut first, then again with its cuts.
+var splitPlans sync.Map
+
+// layoutKey is the shape of a merge's children, which fixes its layout: each child's
+// size and rate and, for a merged child, its children's, recursively (shapeKey).
+func layoutKey(children []ChildInfo, sub func(int) *MergedChildNR) string {
+	var b strings.Builder
+	for i, c := range children {
+		b.WriteString(shapeKey(c, sub(i)))
+	}
+	return b.String()
+}
+
+// splitPlan is, per query group of an uncut layout, whether the layout cuts it
+// (groupPieces): none when the stack's words are a power of two already or no set of
+// cuts brings them under the next lower one; else the cuts that save the most words
+// first (group order on ties) until they do (docs/recursion.md §6.18).
+func (l *nrLayout) splitPlan() []bool {
+	words := func(logSize, n int) int { return 1 << (logSize + bits.Len(uint(max(8, n)-1))) }
+	total := 0
+	for _, sh := range l.shapes() {
+		total += words(sh.Circuit.LogSize(), sh.N)
+	}
+	target := 1 << (bits.Len(uint(total-1)) - 1)
+	type cut struct{ g, saves int }
+	var cuts []cut
+	for k, g := range l.groups {
+		if p := groupPieces(g.n); len(p) == 2 {
+			ls := g.qb.LogSize()
+			cuts = append(cuts, cut{k, words(ls, g.n) - words(ls, p[0]) - words(ls, p[1])})
+		}
+	}
+	slices.SortStableFunc(cuts, func(a, b cut) int { return b.saves - a.saves })
+	plan := make([]bool, len(l.groups))
+	for _, c := range cuts {
+		if total <= target {
+			break
+		}
+		plan[c.g], total = true, total-c.saves
+	}
+	if total > target {
+		return make([]bool, len(l.groups))
+	}
+	return plan
+}
+
 // buildNRSubs lays out the merge of children of statements sts: leaves with deferred
-// claims ds, and merged children where subs holds one (docs/recursion.md §6.7). Its
-// relations are cut from sc's arrays (nil: new ones), for a verifier that drops the
-// layout before it uses sc again.
+// claims ds, and merged children where subs holds one (docs/recursion.md §6.7), its
+// query groups cut as splitPlan says. Its relations are cut from sc's arrays (nil: new
+// ones), for a verifier that drops the layout before it uses sc again.
 func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *relScratch) (*nrLayout, error) {
+	children := make([]ChildInfo, len(sts))
+	for i, st := range sts {
+		children[i] = ChildInfo{N: st.N, LogInvRate: st.LogInvRate}
+	}
+	key := layoutKey(children, func(i int) *MergedChildNR {
+		if i < len(subs) && subs[i] != nil {
+			return &MergedChildNR{Children: subs[i].m.Children, Subs: subs[i].m.Subs}
+		}
+		return nil
+	})
+	if plan, ok := splitPlans.Load(key); ok {
+		return buildNRPlan(sts, ds, subs, sc, plan.([]bool))
+	}
+	l, err := buildNRPlan(sts, ds, subs, sc, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan := l.splitPlan()
+	splitPlans.Store(key, plan)
+	if !slices.Contains(plan, true) {
+		return l, nil
+	}
+	return buildNRPlan(sts, ds, subs, sc, plan)
+}
+
+// buildNRPlan is buildNRSubs with the groups cut as plan says (nil: none).
+func buildNRPlan(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *relScratch, plan []bool) (*nrLayout, error) {
 	l := &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{}}
 	l.arith = TapeLayout{F: nrArith(), FSeg: 1, S: nrSquare(), SSeg: 2}
 	l.label = [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State())
@@ -350,16 +479,21 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 			g.n += cfg.Queries[lv]
 		}
 	}
+	l.querySegs = 0
 	for k, g := range l.groups {
-		g.seg = 4 + k
+		g.seg, g.pieces = 4+l.querySegs, []int{g.n}
+		if k < len(plan) && plan[k] {
+			g.pieces = groupPieces(g.n)
+		}
+		l.querySegs += len(g.pieces)
 	}
-	gSeg := 4 + len(l.groups)
+	gSeg := l.grindSeg()
 	for _, g := range l.groups {
 		for _, mb := range g.members {
 			for len(l.queries[mb.child]) <= mb.level {
 				l.queries[mb.child] = append(l.queries[mb.child], TapeQueryLevel{})
 			}
-			l.queries[mb.child][mb.level] = TapeQueryLevel{QB: g.qb, Seg: g.seg, SlotOffset: mb.offset}
+			l.queries[mb.child][mb.level] = g.place(mb)
 		}
 	}
 	runOffset := 0
@@ -528,11 +662,15 @@ func (l *nrLayout) shapes() []flows.SegmentShape {
 	out := []flows.SegmentShape{{Circuit: l.tb.Matrices(), N: len(t.Rows), Public: t},
 		l.arith.F.Shape(l.tape.Products()), l.arith.S.Shape(l.tape.Squares()), nrHints().Shape(l.hints)}
 	for _, g := range l.groups {
-		qt := &lincheck.Table{W: g.qb.NRWindow()}
+		var rows [][]uint64
 		for _, mb := range g.members {
-			qt.Rows = append(qt.Rows, g.qb.NRTable(mb.n).Rows...)
+			rows = append(rows, g.qb.NRTable(mb.n).Rows...)
 		}
-		out = append(out, flows.SegmentShape{Circuit: g.qb.Matrices(), N: g.n, Public: qt})
+		for _, n := range g.pieces {
+			qt := &lincheck.Table{W: g.qb.NRWindow(), Rows: rows[:n:n]}
+			out = append(out, flows.SegmentShape{Circuit: g.qb.Matrices(), N: n, Public: qt})
+			rows = rows[n:]
+		}
 	}
 	return append(out, l.gb.NRShape(l.grinds))
 }
@@ -733,14 +871,15 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 	}
 	segs := []flows.Segment{tseg, {}, {}, hseg}
 	for _, g := range l.groups {
-		qs := g.segment(xs, l.tapes, value)
-		if err := fill(g.seg, &qs); err != nil {
-			return nil, err
+		for p, qs := range g.segments(xs, l.tapes, value) {
+			if err := fill(g.seg+p, &qs); err != nil {
+				return nil, err
+			}
+			segs = append(segs, qs)
 		}
-		segs = append(segs, qs)
 	}
 	gs := l.gb.NRSegment(grinds)
-	if err := fill(4+len(l.groups), &gs); err != nil {
+	if err := fill(l.grindSeg(), &gs); err != nil {
 		return nil, err
 	}
 	segs = append(segs, gs)
@@ -901,9 +1040,9 @@ func (m *MergedNR) verifyBatchTraced(start []byte, l *nrLayout, subs []*nrSub, t
 	return out, nil
 }
 
-// segment is the prover's query segment of a group: its members' queries in order,
-// each with the transcript sample its index is drawn from.
-func (g *nrGroup) segment(xs []*childExtract, tapes []*ChildTape, value func(seg, word int) field.E) flows.Segment {
+// segments are the prover's query segments of a group, one a piece: its members'
+// queries in order, each with the transcript sample its index is drawn from.
+func (g *nrGroup) segments(xs []*childExtract, tapes []*ChildTape, value func(seg, word int) field.E) []flows.Segment {
 	type slot struct {
 		in     *QueryInput
 		sample field.E
@@ -918,12 +1057,21 @@ func (g *nrGroup) segment(xs []*childExtract, tapes []*ChildTape, value func(seg
 		}
 	}
 	c := g.qb.compile()
-	w := g.qb.NRWindow()
-	return flows.Segment{Circuit: c, N: len(slots), Public: &w,
-		Fill: fillSlots(c, len(slots), func(v []uint64, lane uint, s int) error {
-			return g.qb.SetNR(v, lane, slots[s].in, slots[s].sample, slots[s].pos)
-		})}
+	var out []flows.Segment
+	for _, n := range g.pieces {
+		w := g.qb.NRWindow()
+		piece := slots[:n:n]
+		out = append(out, flows.Segment{Circuit: c, N: n, Public: &w,
+			Fill: fillSlots(c, n, func(v []uint64, lane uint, s int) error {
+				return g.qb.SetNR(v, lane, piece[s].in, piece[s].sample, piece[s].pos)
+			})})
+		slots = slots[n:]
+	}
+	return out
 }
+
+// grindSeg is the grinding blocks' segment, the last.
+func (l *nrLayout) grindSeg() int { return 4 + l.querySegs }
 
 // filledSegment is a segment's Fill output at its slot count: the packed witness the
 // prover reads the tape's inputs from before filling the units' segments, and the

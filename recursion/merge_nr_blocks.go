@@ -89,7 +89,9 @@ func blockKey(b nrBlock) string {
 func (l *nrLayout) segmentBlocks() []nrBlock {
 	out := []nrBlock{l.tb, l.arith.F, l.arith.S, nrHints()}
 	for _, g := range l.groups {
-		out = append(out, g.qb)
+		for range g.pieces {
+			out = append(out, g.qb)
+		}
 	}
 	return append(out, l.gb)
 }

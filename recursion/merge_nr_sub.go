@@ -563,7 +563,7 @@ func (l *nrLayout) addSub(c int, s *nrSub, runOffset, base int, hint func(h int)
 	mainRuns, batchRuns := runsOf(s.main), runsOf(s.batch)
 	in := TranscriptInputs(l.tb, 0, runOffset, hint)
 	in.Tape, in.Levels = l.tape, l.queries[c]
-	in.Grind = &TapeGrind{GB: l.gb, Seg: 4 + len(l.groups), SlotOffset: l.grinds}
+	in.Grind = &TapeGrind{GB: l.gb, Seg: l.grindSeg(), SlotOffset: l.grinds}
 	st, sb, out, err := s.replay(in, TranscriptInputs(l.tb, 0, runOffset+mainRuns, nil))
 	if err != nil {
 		return 0, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)

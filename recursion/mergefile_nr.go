@@ -15,7 +15,7 @@ import (
 // kept in PROOF.json (MergeStatement: message, epoch, keys, depth, the children's sizes
 // and rates). Such a proof can be a child of another no-reveal merge, to any depth.
 
-const mergeMagicNR = "LPMERGN6"
+const mergeMagicNR = "LPMERGN7"
 
 // maxNesting and maxRecords bound a file's nesting of merged children and their count:
 // a verifier lays out every merged shape it is given, so a file may not ask for more

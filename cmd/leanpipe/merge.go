@@ -31,7 +31,7 @@ import (
 // merge's label and, beside them, "depth" and "children". Two forms: a merge of leaves
 // is by default the revealing one (recursion.Merge, LPMERGE1), which cannot be merged
 // again; `--nestable`, or any child that is a no-reveal merged proof, makes a no-reveal
-// merge (recursion.MergeNRChildren, LPMERGN6), which merges again to any depth.
+// merge (recursion.MergeNRChildren, LPMERGN7), which merges again to any depth.
 
 // errRevealing is the refusal of a revealing merged proof as a child.
 const errRevealing = "a depth-1 merge in the revealing form, which cannot be merged again: merge its leaves with --nestable (no-reveal merged proofs merge to any depth)"

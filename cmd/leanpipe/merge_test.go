@@ -537,9 +537,9 @@ func TestMergeJobEstimate(t *testing.T) {
 	dir := t.TempDir()
 	leaf, nr, rev := filepath.Join(dir, "leaf.bin"), filepath.Join(dir, "nr.bin"), filepath.Join(dir, "rev.bin")
 	os.WriteFile(leaf, []byte("not a merged proof at all"), 0o644)
-	os.WriteFile(nr, append([]byte("LPMERGN6"), make([]byte, 64)...), 0o644)
+	os.WriteFile(nr, append([]byte("LPMERGN7"), make([]byte, 64)...), 0o644)
 	os.WriteFile(rev, append([]byte("LPMERGE1"), make([]byte, 64)...), 0o644)
-	if !recursion.IsMergedNRProof([]byte("LPMERGN6")) {
+	if !recursion.IsMergedNRProof([]byte("LPMERGN7")) {
 		t.Fatal("the test's magic is not the no-reveal format's")
 	}
 	for _, c := range []struct {
