@@ -3,6 +3,7 @@ package recursion
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -847,49 +848,43 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 		h.hints(hintValues)
 	}
 	tseg := l.tb.ScheduleSegment(allRuns)
-	// The segments whose words the tape reads are filled first; the proof takes them
-	// as filled (flows.Segment.Filled) rather than filling them again.
-	words := map[int][]field.K{}
-	fill := func(at int, seg *flows.Segment) error {
-		f, err := filledSegment(*seg, workers)
+	// Every segment is filled before the proof, which takes them as filled
+	// (flows.Segment.Filled): the transcript blocks first (the query blocks' samples
+	// read them), then the hints, query and grinding blocks side by side, then the
+	// units' segments, whose operands the tape reads from all of those.
+	filled := make([][]field.K, l.grindSeg()+1)
+	fill := func(at int, seg *flows.Segment, w par.Workers) error {
+		f, err := filledSegment(*seg, w)
 		if err != nil {
 			return err
 		}
-		words[at], seg.Filled = f.W, f
+		filled[at], seg.Filled = f.W, f
 		return nil
 	}
-	if err := fill(0, &tseg); err != nil {
+	if err := fill(0, &tseg, workers); err != nil {
 		return nil, err
 	}
 	value := func(seg, word int) field.E {
-		w := words[seg]
+		w := filled[seg]
 		return field.E{C0: w[word], C1: w[word+1], C2: w[word+2]}
 	}
-	hseg := nrHints().Segment(hintValues)
-	if err := fill(3, &hseg); err != nil {
-		return nil, err
-	}
-	segs := []flows.Segment{tseg, {}, {}, hseg}
+	segs := []flows.Segment{tseg, {}, {}, nrHints().Segment(hintValues)}
 	for _, g := range l.groups {
-		for p, qs := range g.segments(xs, l.tapes, value) {
-			if err := fill(g.seg+p, &qs); err != nil {
-				return nil, err
-			}
-			segs = append(segs, qs)
-		}
+		segs = append(segs, g.segments(xs, l.tapes, value)...)
 	}
-	gs := l.gb.NRSegment(grinds)
-	if err := fill(l.grindSeg(), &gs); err != nil {
+	segs = append(segs, l.gb.NRSegment(grinds))
+	if err := fillSideBySide(segs, []int{3}, 4, len(segs), fill, workers); err != nil {
 		return nil, err
 	}
-	segs = append(segs, gs)
 	ops, sq, _ := l.tape.Operands(value)
 	segs[1], segs[2] = l.arith.F.Segment(ops), l.arith.S.Segment(sq)
+	if err := fillSideBySide(segs, []int{1, 2}, 0, 0, fill, workers); err != nil {
+		return nil, err
+	}
 	if h != nil && h.filled != nil {
-		for k := 1; k <= 2; k++ {
-			if err := fill(k, &segs[k]); err != nil {
-				return nil, err
-			}
+		words := map[int][]field.K{}
+		for k, w := range filled {
+			words[k] = w
 		}
 		if h.filled(l, words) {
 			return m, nil
@@ -1072,6 +1067,41 @@ func (g *nrGroup) segments(xs []*childExtract, tapes []*ChildTape, value func(se
 
 // grindSeg is the grinding blocks' segment, the last.
 func (l *nrLayout) grindSeg() int { return 4 + l.querySegs }
+
+// fillSideBySide fills segs[at] for at in the list and in [lo, hi): a segment of at
+// least two groups of 64 blocks a worker on all the workers, one after another, then
+// the others side by side, one worker each, the largest first. fillSlots solves a
+// segment's blocks 64 at a time, so a segment of 64 slots or fewer (most of a merge's)
+// keeps one worker busy however many it is given.
+func fillSideBySide(segs []flows.Segment, at []int, lo, hi int, fill func(int, *flows.Segment, par.Workers) error, workers par.Workers) error {
+	for k := lo; k < hi; k++ {
+		at = append(at, k)
+	}
+	slotLogOf := func(k int) int { return max(3, bits.Len(uint(segs[k].N-1))) }
+	var narrow []int
+	for _, k := range at {
+		if 1<<slotLogOf(k) < 2*64*workers.N() {
+			narrow = append(narrow, k)
+			continue
+		}
+		if err := fill(k, &segs[k], workers); err != nil {
+			return err
+		}
+	}
+	cost := func(k int) int { return slotLogOf(k) + segs[k].Circuit.LogSize() }
+	slices.SortStableFunc(narrow, func(a, b int) int { return cost(b) - cost(a) })
+	errs := make([]error, len(narrow))
+	one := workers.Limit(1)
+	workers.Range(len(narrow), func(i, j int) {
+		for ; i < j; i++ {
+			errs[i] = fill(narrow[i], &segs[narrow[i]], one)
+		}
+	}, par.PerWorker(len(narrow)))
+	if err := workers.Err(); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
 
 // filledSegment is a segment's Fill output at its slot count: the packed witness the
 // prover reads the tape's inputs from before filling the units' segments, and the
