@@ -57,35 +57,58 @@ func setBits(row []uint64, base int, v uint64, n int) {
 
 // fillSlots returns a segment filler for circuit c: slot s < n gets set(v, lane, s)
 // on a cleared bit-sliced vector (the constant column set), every later slot slot 0's
-// inputs; 64 slots are solved at once and packed into the segment's vectors.
+// inputs; 64 slots make one vector, solved with others in one walk (SolveMany takes
+// its vector kernels for 2 or 4 vectors, its portable loop for one: a lone vector is
+// walked beside a spare one) and packed into the segment's vectors.
 func fillSlots(c *circuit.Circuit, n int, set func(v []uint64, lane uint, slot int) error) func(par.Workers, int, []field.K, []field.K, []field.K) error {
 	return func(workers par.Workers, nLog int, wit, a, b []field.K) error {
 		size := c.Size()
 		slots := 1 << nLog
+		groups := (slots + 63) / 64
+		// Four vectors a walk when every worker still gets two walks or more, else two.
+		per := 2
+		if groups >= 8*workers.N() {
+			per = 4
+		}
 		var mu sync.Mutex
 		var failed error
-		workers.Range((slots+63)/64, func(lo, hi int) {
-			v, va, vb := make([]uint64, size), make([]uint64, size), make([]uint64, size)
-			for g := lo; g < hi; g++ {
-				clear(v)
-				v[c.ConstCol()] = ^uint64(0)
-				lanes := min(64, slots-64*g)
-				for j := range lanes {
-					s := 64*g + j
-					if s >= n {
-						s = 0
+		workers.Range((groups+per-1)/per, func(lo, hi int) {
+			var ws, as, bs [][]uint64
+			for range per {
+				ws, as, bs = append(ws, make([]uint64, size)), append(as, make([]uint64, size)), append(bs, make([]uint64, size))
+			}
+			for batch := lo; batch < hi; batch++ {
+				g0 := batch * per
+				for k, v := range ws {
+					clear(v)
+					v[c.ConstCol()] = ^uint64(0)
+					g := g0 + k
+					if g >= groups {
+						continue // a spare vector: walked, not packed
 					}
-					if err := set(v, uint(j), s); err != nil {
-						mu.Lock()
-						failed = err
-						mu.Unlock()
-						return
+					for j := range min(64, slots-64*g) {
+						s := 64*g + j
+						if s >= n {
+							s = 0
+						}
+						if err := set(v, uint(j), s); err != nil {
+							mu.Lock()
+							failed = err
+							mu.Unlock()
+							return
+						}
 					}
 				}
-				c.Solve(v, va, vb)
-				off := g * size
-				for k, src := range [][]uint64{v, va, vb} {
-					c.PackLanes([][]field.K{wit, a, b}[k][off:off+lanes*size/64], src, lanes)
+				c.SolveMany(ws, as, bs)
+				for k := range per {
+					g := g0 + k
+					if g >= groups {
+						break
+					}
+					lanes, off := min(64, slots-64*g), g*size
+					for i, src := range [][]uint64{ws[k], as[k], bs[k]} {
+						c.PackLanes([][]field.K{wit, a, b}[i][off:off+lanes*size/64], src, lanes)
+					}
 				}
 			}
 		}, par.PerWorker(1))
