@@ -344,8 +344,8 @@ type nrMember struct{ child, level, offset, n int }
 // The block circuits' layouts, shared by every no-reveal merge of a process (a
 // prover's segments compile them on first need; a verifier evaluates them described).
 var (
-	nrArith   = sync.OnceValue(func() *ArithBlock { return arithLayout(20) })
-	nrSquare  = sync.OnceValue(func() *SquareBlock { return squareLayout(20) })
+	nrArith   = sync.OnceValue(func() *ArithBlock { return arithLayout(16) })
+	nrSquare  = sync.OnceValue(func() *SquareBlock { return squareLayout(15) })
 	nrGrind   = sync.OnceValue(grindLayoutNR)
 	nrQueries sync.Map // [3]int{level0, depth, pointLen} → *QueryBlock
 )
