@@ -113,7 +113,7 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 	for k, b := range batches {
 		p := places[b.segment]
 		cols[k] = foldingColumn{k: stack[p.Offset : p.Offset+1<<p.Variables]}
-		ws[k] = newSparseWeight(claims, b.claims, pow)
+		ws[k] = newSparseWeight(claims, b.claims, pow, workers)
 		rounds = max(rounds, p.Variables)
 	}
 	rho := make([]field.E, rounds)
@@ -123,7 +123,7 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 			if r < rounds-places[b.segment].Variables {
 				continue
 			}
-			a0, a1, ai := ws[k].roundSums(&cols[k])
+			a0, a1, ai := ws[k].roundSums(&cols[k], workers)
 			q0, q1, qInf = q0.Add(a0), q1.Add(a1), qInf.Add(ai)
 		}
 		tr.SendRoundPoly([]field.E{q0, q0.Add(q1).Add(qInf), qInf}, false)
@@ -133,7 +133,7 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 				continue
 			}
 			cols[k].fold(rho[r], workers)
-			ws[k].fold(rho[r])
+			ws[k].fold(rho[r], workers)
 		}
 		if err := workers.Err(); err != nil {
 			return nil, err
@@ -195,26 +195,23 @@ type sparseWeight struct {
 	w   []field.E
 }
 
-func newSparseWeight(claims []LinearClaim, which []int, pow []field.E) sparseWeight {
+func newSparseWeight(claims []LinearClaim, which []int, pow []field.E, workers par.Workers) sparseWeight {
 	// Every term's weight, sorted by word and summed per word (a sort of one list
 	// rather than a map's insertions: addition is exact, so the order of the sums
-	// does not matter).
-	type entry struct {
-		word int
-		w    field.E
-	}
+	// does not matter). Long lists are sorted in chunks side by side, then merged.
 	n := 0
 	for _, i := range which {
 		n += len(claims[i].Terms)
 	}
-	es := make([]entry, 0, n)
+	es := make([]sparseEntry, 0, n)
 	for _, i := range which {
 		for _, t := range claims[i].Terms {
-			es = append(es, entry{t.Word, pow[i].Mul(t.Coeff)})
+			es = append(es, sparseEntry{t.Word, pow[i].Mul(t.Coeff)})
 		}
 	}
-	slices.SortFunc(es, func(a, b entry) int { return a.word - b.word })
+	es = sortEntries(es, workers)
 	var sw sparseWeight
+	sw.idx, sw.w = make([]int, 0, len(es)), make([]field.E, 0, len(es))
 	for j := 0; j < len(es); {
 		word, w := es[j].word, es[j].w
 		for j++; j < len(es) && es[j].word == word; j++ {
@@ -225,12 +222,90 @@ func newSparseWeight(claims []LinearClaim, which []int, pow []field.E) sparseWei
 	return sw
 }
 
-// pairs calls fn for each pair (2p, 2p+1) holding a nonzero entry, with both entries.
-func (sw *sparseWeight) pairs(fn func(p int, w0, w1 field.E)) {
-	for j := 0; j < len(sw.idx); {
+// sparseEntry is one term's word and weight.
+type sparseEntry struct {
+	word int
+	w    field.E
+}
+
+// sparseChunk is the fewest entries a worker takes in the sparse weight's passes.
+const sparseChunk = 1 << 14
+
+// sortEntries sorts es by word: in one chunk a worker, side by side, then merged
+// pairwise (the result may be a new slice).
+func sortEntries(es []sparseEntry, workers par.Workers) []sparseEntry {
+	byWord := func(a, b sparseEntry) int { return a.word - b.word }
+	k := min(workers.N(), len(es)/sparseChunk)
+	if k < 2 {
+		slices.SortFunc(es, byWord)
+		return es
+	}
+	bounds := make([]int, k+1)
+	for c := range bounds {
+		bounds[c] = c * len(es) / k
+	}
+	workers.Range(k, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			slices.SortFunc(es[bounds[c]:bounds[c+1]], byWord)
+		}
+	}, par.PerWorker(1))
+	tmp := make([]sparseEntry, len(es))
+	for len(bounds) > 2 {
+		var next []int
+		for c := 0; c+1 < len(bounds); c += 2 {
+			lo := bounds[c]
+			next = append(next, lo)
+			if c+2 >= len(bounds) {
+				copy(tmp[lo:], es[lo:bounds[c+1]])
+				continue
+			}
+			mergeEntries(tmp[lo:bounds[c+2]], es[lo:bounds[c+1]], es[bounds[c+1]:bounds[c+2]])
+		}
+		next = append(next, len(es))
+		es, tmp, bounds = tmp, es, next
+	}
+	return es
+}
+
+// mergeEntries merges the sorted a and b into dst (len(a) + len(b) entries).
+func mergeEntries(dst, a, b []sparseEntry) {
+	i, j := 0, 0
+	for k := range dst {
+		if j == len(b) || (i < len(a) && a[i].word <= b[j].word) {
+			dst[k], i = a[i], i+1
+		} else {
+			dst[k], j = b[j], j+1
+		}
+	}
+}
+
+// cuts are k+1 positions of the nonzero entries, the first 0 and the last their
+// count, none between the two entries of one pair: the chunks of a parallel pass.
+func (sw *sparseWeight) cuts(k int) []int {
+	out := make([]int, k+1)
+	for c := 1; c < k; c++ {
+		j := max(out[c-1], c*len(sw.idx)/k)
+		for j > 0 && j < len(sw.idx) && sw.idx[j]>>1 == sw.idx[j-1]>>1 {
+			j++
+		}
+		out[c] = j
+	}
+	out[k] = len(sw.idx)
+	return out
+}
+
+// chunks is how many chunks a pass over the weight takes on the workers.
+func (sw *sparseWeight) chunks(workers par.Workers) int {
+	return max(1, min(workers.N(), len(sw.idx)/sparseChunk))
+}
+
+// pairs calls fn for each pair (2p, 2p+1) holding a nonzero entry among entries
+// [lo, hi), with both entries.
+func (sw *sparseWeight) pairs(lo, hi int, fn func(p int, w0, w1 field.E)) {
+	for j := lo; j < hi; {
 		p := sw.idx[j] >> 1
 		var w0, w1 field.E
-		for ; j < len(sw.idx) && sw.idx[j]>>1 == p; j++ {
+		for ; j < hi && sw.idx[j]>>1 == p; j++ {
 			if sw.idx[j]&1 == 0 {
 				w0 = sw.w[j]
 			} else {
@@ -241,26 +316,48 @@ func (sw *sparseWeight) pairs(fn func(p int, w0, w1 field.E)) {
 	}
 }
 
-// roundSums is field.SumcheckRoundLow(col, weight) over the weight's nonzero pairs.
-func (sw *sparseWeight) roundSums(c *foldingColumn) (q0, q1, qInf field.E) {
-	sw.pairs(func(p int, w0, w1 field.E) {
-		f0, f1 := c.at(2*p), c.at(2*p+1)
-		q0 = q0.Add(f0.Mul(w0))
-		q1 = q1.Add(f1.Mul(w1))
-		qInf = qInf.Add(f0.Add(f1).Mul(w0.Add(w1)))
-	})
+// roundSums is field.SumcheckRoundLow(col, weight) over the weight's nonzero pairs,
+// chunks of them side by side.
+func (sw *sparseWeight) roundSums(c *foldingColumn, workers par.Workers) (q0, q1, qInf field.E) {
+	k := sw.chunks(workers)
+	cut := sw.cuts(k)
+	parts := make([][3]field.E, k)
+	workers.Range(k, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			var s [3]field.E
+			sw.pairs(cut[ch], cut[ch+1], func(p int, w0, w1 field.E) {
+				f0, f1 := c.at(2*p), c.at(2*p+1)
+				s[0] = s[0].Add(f0.Mul(w0))
+				s[1] = s[1].Add(f1.Mul(w1))
+				s[2] = s[2].Add(f0.Add(f1).Mul(w0.Add(w1)))
+			})
+			parts[ch] = s
+		}
+	}, par.PerWorker(1))
+	for _, s := range parts {
+		q0, q1, qInf = q0.Add(s[0]), q1.Add(s[1]), qInf.Add(s[2])
+	}
 	return q0, q1, qInf
 }
 
-// fold fixes the weight's lowest variable to r.
-func (sw *sparseWeight) fold(r field.E) {
-	var idx []int
-	var w []field.E
-	sw.pairs(func(p int, w0, w1 field.E) {
-		idx = append(idx, p)
-		w = append(w, w0.Add(r.Mul(w0.Add(w1))))
-	})
-	sw.idx, sw.w = idx, w
+// fold fixes the weight's lowest variable to r, chunks of pairs side by side.
+func (sw *sparseWeight) fold(r field.E, workers par.Workers) {
+	k := sw.chunks(workers)
+	cut := sw.cuts(k)
+	idx, w := make([][]int, k), make([][]field.E, k)
+	workers.Range(k, func(lo, hi int) {
+		for ch := lo; ch < hi; ch++ {
+			sw.pairs(cut[ch], cut[ch+1], func(p int, w0, w1 field.E) {
+				idx[ch] = append(idx[ch], p)
+				w[ch] = append(w[ch], w0.Add(r.Mul(w0.Add(w1))))
+			})
+		}
+	}, par.PerWorker(1))
+	if k == 1 {
+		sw.idx, sw.w = idx[0], w[0]
+		return
+	}
+	sw.idx, sw.w = slices.Concat(idx...), slices.Concat(w...)
 }
 
 // verifyLinear is proveLinear's verifier twin.
