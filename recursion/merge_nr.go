@@ -744,7 +744,10 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 	if m.Message, m.Epoch, m.Keys, m.Children, err = readChildren(read); err != nil {
 		return nil, err
 	}
-	// Each child verified natively and read, one per worker.
+	// Each child verified natively and read, one per worker; a leaf's deferred claims
+	// replayed there too.
+	m.Deferred = make([]DeferredReveal, len(children))
+	defErrs := make([]error, len(children))
 	xs := make([]*childExtract, len(children))
 	streams := make([][]field.E, len(children))
 	runs := make([][]TranscriptRun, len(children))
@@ -763,6 +766,7 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 			xs[i], streams[i], errs[i] = extractChild(children[i].Leaf.Proof, children[i].Leaf.Statement)
 			if errs[i] == nil {
 				runs[i] = TranscriptRuns(xs[i].chain)
+				m.Deferred[i], defErrs[i] = leafDeferred(read[i].Statement, xs[i], streams[i])
 			}
 		}
 	}, par.PerWorker(len(children)))
@@ -774,15 +778,18 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 			return nil, &ChildError{Index: i, Cause: err}
 		}
 	}
+	for i, err := range defErrs {
+		if err != nil {
+			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
+		}
+	}
 	mark := time.Now()
 	lap := func(d *time.Duration) {
 		now := time.Now()
 		*d, mark = now.Sub(mark), now
 	}
 	m.Profile.Children = mark.Sub(start)
-	// The deferred claims each leaf carries, from a replay on its true values.
 	sts := make([]flows.Statement, len(children))
-	m.Deferred = make([]DeferredReveal, len(children))
 	for i, c := range read {
 		sts[i] = c.Statement
 		if subs[i] != nil {
@@ -790,19 +797,7 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 				m.Subs = make([]*MergedChildNR, len(children))
 			}
 			m.Subs[i] = subs[i].carried
-			continue
 		}
-		rev := xs[i].rev
-		hints := []field.E{rev.Values.VA, rev.Values.VB, rev.Values.Key}
-		for l := range rev.Enforced {
-			hints = append(hints, rev.Enforced[l], rev.Induced[l])
-		}
-		in, value := nativeTapeInputs(streams[i], rev.Challenges, hints)
-		ct, err := NewChildTape(c.Statement, in)
-		if err != nil {
-			return nil, fmt.Errorf("%w: child %d: %w", ErrMergeInput, i, err)
-		}
-		m.Deferred[i] = ct.Deferred(value, hints)
 	}
 	var l *nrLayout
 	batchSubs := subs
@@ -912,6 +907,22 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 	lap(&m.Profile.Batch)
 	m.Took = time.Since(start)
 	return m, nil
+}
+
+// leafDeferred is the deferred claims leaf x (of statement st, stream stream) carries,
+// from a replay of its verification on its true values.
+func leafDeferred(st flows.Statement, x *childExtract, stream []field.E) (DeferredReveal, error) {
+	rev := x.rev
+	hints := []field.E{rev.Values.VA, rev.Values.VB, rev.Values.Key}
+	for l := range rev.Enforced {
+		hints = append(hints, rev.Enforced[l], rev.Induced[l])
+	}
+	in, value := nativeTapeInputs(stream, rev.Challenges, hints)
+	ct, err := NewChildTape(st, in)
+	if err != nil {
+		return DeferredReveal{}, err
+	}
+	return ct.Deferred(value, hints), nil
 }
 
 // statement is the merged proof's statement as a child's: message, epoch and keys.
