@@ -242,6 +242,13 @@ func batchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, apa
 		return KindsClaim{}, err
 	}
 	flat, kindOf := flatClaims(claims)
+	// The circuits, the largest first: the order in which whole walks of several
+	// circuits share the workers (dynamically, one circuit at a time) balance best.
+	bigOrder := make([]int, len(cs))
+	for k := range bigOrder {
+		bigOrder[k] = k
+	}
+	slices.SortStableFunc(bigOrder, func(x, y int) int { return logSizes[y] - logSizes[x] })
 	if apart != nil && len(apart) != len(claims) {
 		return KindsClaim{}, fmt.Errorf("%w: %d circuits and %d lists of walked rows", ErrClaimShape, len(claims), len(apart))
 	}
@@ -353,22 +360,23 @@ func batchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, apa
 	}
 	f := make([][]field.E, len(cs))
 	fu := make([][]field.E, T)
-	for k, c := range cs {
-		n := 1 << logSizes[k]
-		f[k] = shelf.get(n)
-		var spares [][]field.E
-		spare := func(int) []field.E {
-			v := shelf.get(n)
-			spares = append(spares, v)
-			return v
+	for k := range cs {
+		f[k] = shelf.get(1 << logSizes[k])
+	}
+	shelf = nil
+	// Each circuit's transpose by a serial walk, the circuits at once on the
+	// workers, the largest first (bigOrder): no extra worker's column vector to
+	// clear and add, as a transpose split over the workers has.
+	one := workers.Limit(1)
+	workers.For(len(bigOrder), func(_, lo, hi int) {
+		for _, k := range bigOrder[lo:hi] {
+			cs[k].TransposeTensorWith(f[k], nil, EqWeight(rRow[:logSizes[k]]), mu, one)
 		}
-		c.TransposeTensorWith(f[k], spare, EqWeight(rRow[:logSizes[k]]), mu, workers)
-		for _, v := range spares {
-			shelf.put(v)
-		}
-		if err := workers.Err(); err != nil {
-			return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
-		}
+	}, par.PerWorker(len(bigOrder)))
+	if err := workers.Err(); err != nil {
+		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
+	}
+	for k := range cs {
 		// f_k's padding weight scales its sums here and its fold below (a pass
 		// over f_k saved).
 		pad := padWeight(rRow, logSizes[k])
@@ -384,7 +392,6 @@ func batchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, apa
 			fu[ts[i]] = s
 		}
 	}
-	shelf = nil
 	for t, cl := range flat {
 		low[t] = append(low[t][:0], cl.Col.Low...)
 	}
@@ -411,16 +418,11 @@ func batchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, apa
 	out := KindsClaim{RRow: rRow, RCol: rCol, VA: make([]field.E, len(cs)), VB: make([]field.E, len(cs))}
 	// Each circuit's values by a serial walk, the circuits at once on the workers,
 	// the largest first.
-	order := make([]int, len(cs))
-	for k := range order {
-		order[k] = k
-	}
-	slices.SortStableFunc(order, func(x, y int) int { return logSizes[y] - logSizes[x] })
-	workers.For(len(order), func(_, lo, hi int) {
-		for _, k := range order[lo:hi] {
+	workers.For(len(bigOrder), func(_, lo, hi int) {
+		for _, k := range bigOrder[lo:hi] {
 			out.VA[k], out.VB[k] = cs[k].BilinearTensor(EqWeight(rRow[:logSizes[k]]), EqWeight(rCol[:logSizes[k]]))
 		}
-	}, par.PerWorker(len(order)))
+	}, par.PerWorker(len(bigOrder)))
 	if err := workers.Err(); err != nil {
 		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
 	}
