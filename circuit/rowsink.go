@@ -26,10 +26,16 @@ import (
 //
 // len(U) and len(FoldLow) are powers of two up to 64 that divide Size. A nil output
 // is not computed.
+//
+// A sink with DstB keeps A0·w and B0·w apart, for a caller that needs both before μ
+// is known (a lincheck's matrix values, then the batch that draws μ, from one walk):
+// Dst and U then receive A0·w and its sums, DstB and UB (UB only beside U, with the
+// same UHigh) B0·w and its sums; μ plays no part, and Fold must be nil.
 type RowSink struct {
 	Dst           []field.E
 	U, UHigh      []field.E
 	Fold, FoldLow []field.E
+	DstB, UB      []field.E
 }
 
 // sinkBlock is the row block of the sink's folds: windows start at multiples of it.
@@ -45,6 +51,16 @@ func (c *Circuit) checkSink(s RowSink) {
 	}
 	if s.Fold != nil && (!pow2(len(s.FoldLow)) || len(s.Fold) != c.Size()/len(s.FoldLow)) {
 		panic(fmt.Sprintf("circuit: RowSink with %d fold entries and %d low weights for 2^%d rows", len(s.Fold), len(s.FoldLow), c.logSize))
+	}
+	if s.DstB == nil {
+		if s.UB != nil {
+			panic("circuit: RowSink with UB and no DstB (B0·w apart needs DstB)")
+		}
+		return
+	}
+	c.checkLen("RowSink.DstB", len(s.DstB))
+	if s.Fold != nil || (s.UB != nil && len(s.UB) != len(s.U)) {
+		panic(fmt.Sprintf("circuit: RowSink apart with %d fold entries (none allowed) and %d UB entries for %d U entries", len(s.Fold), len(s.UB), len(s.U)))
 	}
 }
 
@@ -107,9 +123,19 @@ func (rw *rowWalk) restart() {
 	bw.moveCols(0)
 }
 
-// one adds row row's value v to the sink alone.
-func (rw *rowWalk) one(row int, v field.E) {
+// one adds row row's values a (of A0·w) and b (of B0·w) to the sink alone.
+func (rw *rowWalk) one(row int, a, b field.E) {
 	s := &rw.sink
+	v := a
+	if s.DstB == nil {
+		v = a.Add(rw.mu.Mul(b))
+	} else {
+		s.DstB[row] = b
+		if s.UB != nil {
+			l := len(s.UB)
+			s.UB[row&(l-1)] = s.UB[row&(l-1)].Add(s.UHigh[row/l].Mul(b))
+		}
+	}
 	if s.Dst != nil {
 		s.Dst[row] = v
 	}
@@ -133,13 +159,16 @@ func (rw *rowWalk) rowMiss(code []instr, pc int) int {
 		x, y := 4*int(in.x()), 4*int(in.y())
 		a := field.E{C0: field.K(bw.regs[x]), C1: field.K(bw.regs[x+1]), C2: field.K(bw.regs[x+2])}
 		b := field.E{C0: field.K(bw.regs[y]), C1: field.K(bw.regs[y+1]), C2: field.K(bw.regs[y+2])}
-		rw.one(row, a.Add(rw.mu.Mul(b)))
+		rw.one(row, a, b)
 		return pc + 1
 	}
 	rw.flush()
 	bw.rbase = row &^ (sinkBlock - 1)
 	if rw.own && rw.sink.Dst != nil {
 		clear(rw.sink.Dst[rw.covered:bw.rbase])
+	}
+	if rw.own && rw.sink.DstB != nil {
+		clear(rw.sink.DstB[rw.covered:bw.rbase])
 	}
 	n := min(cap(bw.rowsA), bw.size-bw.rbase)
 	rw.covered = bw.rbase + n
@@ -165,26 +194,18 @@ func (rw *rowWalk) flush() {
 		}
 	}
 	bw.rcount = 0
-	field.AddScaledE(a, b, rw.mu)
 	s := &rw.sink
+	if s.DstB == nil {
+		field.AddScaledE(a, b, rw.mu)
+	} else {
+		rw.store(s.DstB, b, full)
+		rw.sums(s.UB, b)
+	}
 	base := bw.rbase
 	if s.Dst != nil {
-		if full || rw.own {
-			copy(s.Dst[base:base+n], a)
-		} else {
-			for i, tag := range bw.rtag {
-				if tag == int32(base+i) {
-					s.Dst[base+i] = a[i]
-				}
-			}
-		}
+		rw.store(s.Dst, a, full)
 	}
-	if s.U != nil {
-		l := len(s.U)
-		for k := 0; k < n; k += l {
-			field.AddScaledE(s.U, a[k:k+l], s.UHigh[(base+k)/l])
-		}
-	}
+	rw.sums(s.U, a)
 	if s.Fold != nil {
 		l := len(s.FoldLow)
 		for k := 0; k < n; k += l {
@@ -195,9 +216,36 @@ func (rw *rowWalk) flush() {
 	bw.rowsA, bw.rowsB, bw.rtag = a[:0], b[:0], bw.rtag[:0]
 }
 
+// store writes the window's values x to dst: whole when every slot is this walk's
+// (full, or the walker owns dst), else only the slots holding their row.
+func (rw *rowWalk) store(dst, x []field.E, full bool) {
+	bw := rw.bw
+	base := bw.rbase
+	if full || rw.own {
+		copy(dst[base:base+len(x)], x)
+		return
+	}
+	for i, tag := range bw.rtag {
+		if tag == int32(base+i) {
+			dst[base+i] = x[i]
+		}
+	}
+}
+
+// sums adds the window's values x to u (nil: none) weighted by the sink's UHigh.
+func (rw *rowWalk) sums(u, x []field.E) {
+	if u == nil {
+		return
+	}
+	base, l := rw.bw.rbase, len(u)
+	for k := 0; k < len(x); k += l {
+		field.AddScaledE(u, x[k:k+l], rw.sink.UHigh[(base+k)/l])
+	}
+}
+
 // RowsTensorOn runs a forward walk of the circuit at tensor column weights w and
-// hands v = (A0 + μ·B0)·w to sink (see RowSink): Dst is overwritten, U and Fold are
-// overwritten with their sums. On two or more workers a large program's segments
+// hands v = (A0 + μ·B0)·w to sink (see RowSink; A0·w and B0·w apart with DstB): Dst
+// and DstB are overwritten, U, UB and Fold are overwritten with their sums. On two or more workers a large program's segments
 // are walked at once, each walker folding into its own partial sums, which are then
 // added. len(w.Low) ≤ 1024.
 func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.Workers) {
@@ -210,6 +258,7 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 	hiW := make([]field.E, 1<<len(w.High))
 	field.EqTable(hiW, w.High)
 	clear(sink.U)
+	clear(sink.UB)
 	clear(sink.Fold)
 	n := min(workers.N(), walkSegments)
 	var segs []segment
@@ -226,10 +275,15 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 		if sink.Dst != nil {
 			clear(sink.Dst[rw.covered:])
 		}
+		if sink.DstB != nil {
+			clear(sink.DstB[rw.covered:])
+		}
 		return
 	}
-	if sink.Dst != nil {
-		workers.Range(len(sink.Dst), func(lo, hi int) { clear(sink.Dst[lo:hi]) }, par.MinChunk(1<<16))
+	for _, d := range [...][]field.E{sink.Dst, sink.DstB} {
+		if d != nil {
+			workers.Range(len(d), func(lo, hi int) { clear(d[lo:hi]) }, par.MinChunk(1<<16))
+		}
 	}
 	n = min(n, len(segs))
 	// Worker 0 folds into the caller's sums, the others into their own.
@@ -239,6 +293,9 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 		if j > 0 {
 			if sink.U != nil {
 				sinks[j].U = make([]field.E, len(sink.U))
+			}
+			if sink.UB != nil {
+				sinks[j].UB = make([]field.E, len(sink.UB))
 			}
 			if sink.Fold != nil {
 				sinks[j].Fold = make([]field.E, len(sink.Fold))
@@ -278,6 +335,9 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 		}
 		if sink.U != nil {
 			field.AddSlice(sink.U, sink.U, sinks[j].U)
+		}
+		if sink.UB != nil {
+			field.AddSlice(sink.UB, sink.UB, sinks[j].UB)
 		}
 		if sink.Fold != nil {
 			field.AddSlice(sink.Fold, sink.Fold, sinks[j].Fold)

@@ -46,6 +46,7 @@ func TestRowsAndTransposeTensor(t *testing.T) {
 			// Expected: v = (A0 + μ·B0)·w and its sink outputs; (A0 + μ·B0)ᵀ·e.
 			v, vb := make([]field.E, n), make([]field.E, n)
 			c.RowValues(v, vb, fw)
+			va := slices.Clone(v)
 			field.AddScaledE(v, vb, mu)
 			ul := 1 << min(6, c.LogSize())
 			uHigh := randVec(r, n/ul)
@@ -55,6 +56,12 @@ func TestRowsAndTransposeTensor(t *testing.T) {
 			for i, x := range v {
 				wantU[i%ul] = wantU[i%ul].Add(uHigh[i/ul].Mul(x))
 				wantFold[i/64] = wantFold[i/64].Add(foldLow[i%64].Mul(x))
+			}
+			// Apart: A0·w and B0·w and their sums.
+			wantUA, wantUB := make([]field.E, ul), make([]field.E, ul)
+			for i := range va {
+				wantUA[i%ul] = wantUA[i%ul].Add(uHigh[i/ul].Mul(va[i]))
+				wantUB[i%ul] = wantUB[i%ul].Add(uHigh[i/ul].Mul(vb[i]))
 			}
 			wantT := make([]field.E, n)
 			c.Transpose(wantT, fe, mu)
@@ -79,6 +86,15 @@ func TestRowsAndTransposeTensor(t *testing.T) {
 							if s.Fold[i] != wantFold[i] {
 								t.Fatalf("%s: Fold[%d]", what, i)
 							}
+						}
+						// A0·w and B0·w apart, into dirty vectors.
+						sa := RowSink{Dst: randVec(r, n), U: randVec(r, ul), UHigh: uHigh, DstB: randVec(r, n), UB: randVec(r, ul)}
+						c.RowsTensorOn(w, mu, sa, par.New(nil, k))
+						if !slices.Equal(sa.Dst, va) || !slices.Equal(sa.DstB, vb) {
+							t.Fatalf("%s: rows apart differ from A0·w, B0·w", what)
+						}
+						if !slices.Equal(sa.U, wantUA) || !slices.Equal(sa.UB, wantUB) {
+							t.Fatalf("%s: sums apart differ", what)
 						}
 						// Only U (no stored rows).
 						u := make([]field.E, ul)

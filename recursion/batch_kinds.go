@@ -3,6 +3,8 @@ package recursion
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"unsafe"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
@@ -24,8 +26,116 @@ import (
 // eq(0, r_row past L_k)·eq(0, r_col past L_k).
 
 // storedRowsLog bounds the circuits whose claims' row vectors BatchKindClaims keeps
-// between its two walks (2^20 values: 24 MiB a claim).
-const storedRowsLog = 20
+// between its two walks (2^20 values: 24 MiB a claim); the claims on larger circuits
+// keep theirs too, in their order, while those together fit in bigRowsBytes (two
+// claims on the 2^21-column xmss-aggregate circuit, a 2→1 merge's leaves', take 96
+// MiB). The rule depends on the claims alone, not on the workers. Variables: the
+// tests shrink them so that both paths meet on small circuits.
+var (
+	storedRowsLog = 20
+	bigRowsBytes  = 192 << 20
+)
+
+// keepRows marks the claims (flat, on circuits of 2^logs[t] columns) whose row
+// vectors the batch keeps between its walks.
+func keepRows(logs []int) []bool {
+	keep := make([]bool, len(logs))
+	big := 0
+	for t, n := range logs {
+		size := (1 << n) * int(unsafe.Sizeof(field.E{}))
+		switch {
+		case n <= storedRowsLog:
+			keep[t] = true
+		case big+size <= bigRowsBytes:
+			keep[t] = true
+			big += size
+		}
+	}
+	return keep
+}
+
+// vecShelf holds the vectors a batch is done with, by length, for its later ones:
+// fresh memory costs its page faults on first touch (a 2→1 merge's batch walks
+// hundreds of MiB), memory used once already does not.
+type vecShelf map[int][][]field.E
+
+// put shelves v (nil: nothing).
+func (s *vecShelf) put(v []field.E) {
+	if v == nil {
+		return
+	}
+	if *s == nil {
+		*s = vecShelf{}
+	}
+	(*s)[len(v)] = append((*s)[len(v)], v)
+}
+
+// get returns a vector of n entries, its contents unspecified: a shelved one if any.
+func (s vecShelf) get(n int) []field.E {
+	if l := s[n]; len(l) > 0 {
+		s[n] = l[:len(l)-1]
+		return l[len(l)-1]
+	}
+	return buffers.Make[field.E](n)
+}
+
+// apartRows is a claim's row vectors A0·w and B0·w (w its column weight) from one
+// walk before μ is drawn, and their sums against its row weight's high factor
+// (circuit.RowSink apart): its matrix values are their inner products with the row
+// weight's low factor, and the batch's first phase needs only their μ-combination.
+type apartRows struct {
+	a, b   []field.E
+	ua, ub []field.E
+}
+
+// apartClaims sets every claim's values VA and VB (claims[k] on cs[k], weights set):
+// a claim on a compiled circuit by one walk whose rows it keeps apart for the batch
+// (apart[k][i] for claims[k][i]), any other by its bilinear form (nil apart). The
+// batch that follows (batchKindClaims) walks those circuits once less.
+func apartClaims(cs []Matrices, claims [][]MatrixClaim, workers par.Workers) ([][]*apartRows, error) {
+	apart := make([][]*apartRows, len(cs))
+	var flat []*MatrixClaim
+	var at []*apartRows
+	var on []*circuit.Circuit
+	for k, cl := range claims {
+		apart[k] = make([]*apartRows, len(cl))
+		c, ok := cs[k].(*circuit.Circuit)
+		for i := range cl {
+			if !ok {
+				cl[i].VA, cl[i].VB = cs[k].BilinearTensor(cl[i].Row, cl[i].Col)
+				continue
+			}
+			if !weightValid(cl[i].Row, c.LogSize()) || !weightValid(cl[i].Col, c.LogSize()) {
+				return nil, fmt.Errorf("%w: circuit %d's claim %d has weights of %d+%d and %d+%d entries and coordinates, the circuit 2^%d",
+					ErrClaimShape, k, i, len(cl[i].Row.Low), len(cl[i].Row.High), len(cl[i].Col.Low), len(cl[i].Col.High), c.LogSize())
+			}
+			n := c.Size()
+			ap := &apartRows{a: buffers.Make[field.E](n), b: buffers.Make[field.E](n),
+				ua: make([]field.E, 1<<LowBits), ub: make([]field.E, 1<<LowBits)}
+			apart[k][i] = ap
+			flat, at, on = append(flat, &cl[i]), append(at, ap), append(on, c)
+		}
+	}
+	// The largest first: walked one per worker, claims of unequal sizes balance
+	// best so.
+	order := make([]int, len(flat))
+	for t := range order {
+		order[t] = t
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return on[y].LogSize() - on[x].LogSize() })
+	eachClaim(len(flat), workers, func(i int, w par.Workers) {
+		t := order[i]
+		cl, ap := flat[t], at[t]
+		hi := make([]field.E, len(ap.a)>>LowBits)
+		field.EqTable(hi, cl.Row.High)
+		on[t].RowsTensorOn(cl.Col, field.Zero, circuit.RowSink{Dst: ap.a, U: ap.ua, DstB: ap.b, UB: ap.ub, UHigh: hi}, w)
+		cl.VA, cl.VB = field.InnerProduct(cl.Row.Low, ap.ua), field.InnerProduct(cl.Row.Low, ap.ub)
+	})
+	if err := workers.Err(); err != nil {
+		return nil, fmt.Errorf("recursion: the segments' matrix values: %w", err)
+	}
+	return apart, nil
+}
 
 // KindsClaim is the output of a batch over several circuits: the common point and,
 // per circuit, A0 and B0 at (RRow[:L_k], RCol[:L_k]). VB holds the B0 values of the
@@ -117,6 +227,12 @@ func flatClaims[C any](claims [][]C) (flat []C, kindOf []int) {
 // circuits' values at the output point, which are sent (no B0 value where zeroB marks
 // the circuit's B0 zero; nil zeroB: none).
 func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bound []int, zeroB []bool, workers par.Workers) (KindsClaim, error) {
+	return batchKindClaims(tr, cs, claims, nil, bound, zeroB, workers)
+}
+
+// batchKindClaims is BatchKindClaims with some claims' rows walked already
+// (apartClaims; apart[k][i] for claims[k][i], nil: none), which it consumes.
+func batchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, apart [][]*apartRows, bound []int, zeroB []bool, workers par.Workers) (KindsClaim, error) {
 	logSizes := make([]int, len(cs))
 	for k, c := range cs {
 		logSizes[k] = c.LogSize()
@@ -126,25 +242,59 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 		return KindsClaim{}, err
 	}
 	flat, kindOf := flatClaims(claims)
+	// The circuits, the largest first: the order in which whole walks of several
+	// circuits share the workers (dynamically, one circuit at a time) balance best.
+	bigOrder := make([]int, len(cs))
+	for k := range bigOrder {
+		bigOrder[k] = k
+	}
+	slices.SortStableFunc(bigOrder, func(x, y int) int { return logSizes[y] - logSizes[x] })
+	if apart != nil && len(apart) != len(claims) {
+		return KindsClaim{}, fmt.Errorf("%w: %d circuits and %d lists of walked rows", ErrClaimShape, len(claims), len(apart))
+	}
+	var done []*apartRows
+	for k, ap := range apart {
+		if len(ap) > len(claims[k]) {
+			return KindsClaim{}, fmt.Errorf("%w: circuit %d: %d claims and %d walked rows", ErrClaimShape, k, len(claims[k]), len(ap))
+		}
+		done = append(done, ap...)
+		done = append(done, make([]*apartRows, len(claims[k])-len(ap))...)
+	}
 	mu, lambda := observeClaims(tr.Observe, tr.Sample, flat, boundMask(claims, bound))
 	T := len(flat)
 
 	// Row phase, rounds 0..5: Σ_t λ_t·Σ_i Row_t.Low[i]·U_t[i], each claim on its own
 	// circuit's rows.
-	// A claim's row vector is kept for the second phase when its circuit is at most
-	// 2^storedRowsLog columns (one walk instead of two); larger ones are walked again.
+	// A claim's row vector is kept for the second phase (keepRows: one walk instead
+	// of two); the others' are walked again. A claim walked already (done) has its
+	// sums, u = ua + μ·ub, and its rows A0·w and B0·w for the second phase.
 	hiR := make([][]field.E, T)
 	u := make([][]field.E, T)
 	rowsV := make([][]field.E, T)
+	logs := make([]int, T)
+	for t := range flat {
+		logs[t] = logSizes[kindOf[t]]
+	}
+	keep := keepRows(logs)
+	var walk, again []int // the claims walked here, and again in the second phase
 	for t, cl := range flat {
 		hiR[t] = make([]field.E, 1<<(logSizes[kindOf[t]]-LowBits))
 		field.EqTable(hiR[t], cl.Row.High)
+		if t < len(done) && done[t] != nil {
+			field.AddScaledE(done[t].ua, done[t].ub, mu)
+			u[t] = done[t].ua
+			continue
+		}
 		u[t] = make([]field.E, 1<<LowBits)
-		if logSizes[kindOf[t]] <= storedRowsLog {
+		walk = append(walk, t)
+		if keep[t] {
 			rowsV[t] = buffers.Make[field.E](1 << logSizes[kindOf[t]])
+		} else {
+			again = append(again, t)
 		}
 	}
-	eachClaim(T, workers, func(t int, w par.Workers) {
+	eachClaim(len(walk), workers, func(i int, w par.Workers) {
+		t := walk[i]
 		cs[kindOf[t]].RowsTensorOn(flat[t].Col, mu, circuit.RowSink{Dst: rowsV[t], U: u[t], UHigh: hiR[t]}, w)
 	})
 	if err := workers.Err(); err != nil {
@@ -163,16 +313,36 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 	for t := range vf {
 		vf[t] = make([]field.E, len(hiR[t]))
 	}
-	eachClaim(T, workers, func(t int, w par.Workers) {
-		if rowsV[t] != nil {
-			foldBlocks(vf[t], rowsV[t], eqLow, w)
-			rowsV[t] = nil
-			return
-		}
+	eachClaim(len(again), workers, func(i int, w par.Workers) {
+		t := again[i]
 		cs[kindOf[t]].RowsTensorOn(flat[t].Col, mu, circuit.RowSink{Fold: vf[t], FoldLow: eqLow}, w)
 	})
 	if err := workers.Err(); err != nil {
 		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
+	}
+	// The stored rows are folded one claim at a time on all the workers (memory
+	// bound; claims of unequal sizes split among the workers would not balance). A
+	// claim walked apart folds A0·w and B0·w each and adds them with μ, which reads
+	// each once (combining them first would read and write them again).
+	// The vectors the batch is done with then serve again as its column phase's sums.
+	var shelf vecShelf
+	var tmp []field.E
+	for t := range flat {
+		switch {
+		case t < len(done) && done[t] != nil:
+			ap := done[t]
+			tmp = buffers.Grow(tmp, len(vf[t]))
+			foldBlocks(vf[t], ap.a, eqLow, workers)
+			foldBlocks(tmp, ap.b, eqLow, workers)
+			field.AddScaledE(vf[t], tmp, mu)
+			shelf.put(ap.a)
+			shelf.put(ap.b)
+			done[t] = nil
+		case rowsV[t] != nil:
+			foldBlocks(vf[t], rowsV[t], eqLow, workers)
+			shelf.put(rowsV[t])
+			rowsV[t] = nil
+		}
 	}
 	for t := range hiR {
 		field.ScaleE(hiR[t], hiR[t], low[t][0])
@@ -180,7 +350,7 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 	proveProductRounds(tr, rRow[LowBits:], hiR, vf, lambda)
 
 	// Column phase: per circuit f_k = (A0 + μ·B0)ᵀ·eq(r_row[:L_k]) times the row
-	// padding's weight; rounds 0..5: Σ_t c_t·Σ_i Col_t.Low[i]·F_t[i].
+	// padding's weight (f holds it unscaled); rounds 0..5: Σ_t c_t·Σ_i Col_t.Low[i]·F_t[i].
 	coef := make([]field.E, T)
 	hiC := make([][]field.E, T)
 	for t, cl := range flat {
@@ -190,24 +360,26 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 	}
 	f := make([][]field.E, len(cs))
 	fu := make([][]field.E, T)
-	var spares [][]field.E
-	for k, c := range cs {
-		n := 1 << logSizes[k]
-		f[k] = buffers.Make[field.E](n)
-		spare := func(i int) []field.E {
-			for len(spares) < i {
-				spares = append(spares, nil)
-			}
-			if len(spares[i-1]) < n {
-				spares[i-1] = make([]field.E, n)
-			}
-			return spares[i-1][:n]
+	for k := range cs {
+		f[k] = shelf.get(1 << logSizes[k])
+	}
+	shelf = nil
+	// Each circuit's transpose by a serial walk, the circuits at once on the
+	// workers, the largest first (bigOrder): no extra worker's column vector to
+	// clear and add, as a transpose split over the workers has.
+	one := workers.Limit(1)
+	workers.For(len(bigOrder), func(_, lo, hi int) {
+		for _, k := range bigOrder[lo:hi] {
+			cs[k].TransposeTensorWith(f[k], nil, EqWeight(rRow[:logSizes[k]]), mu, one)
 		}
-		c.TransposeTensorWith(f[k], spare, EqWeight(rRow[:logSizes[k]]), mu, workers)
-		if err := workers.Err(); err != nil {
-			return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
-		}
-		field.ScaleE(f[k], f[k], padWeight(rRow, logSizes[k]))
+	}, par.PerWorker(len(bigOrder)))
+	if err := workers.Err(); err != nil {
+		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
+	}
+	for k := range cs {
+		// f_k's padding weight scales its sums here and its fold below (a pass
+		// over f_k saved).
+		pad := padWeight(rRow, logSizes[k])
 		var his [][]field.E
 		var ts []int
 		for t := range flat {
@@ -216,10 +388,10 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 			}
 		}
 		for i, s := range blockSums(f[k], his, workers) {
+			field.ScaleE(s, s, pad)
 			fu[ts[i]] = s
 		}
 	}
-	spares = nil
 	for t, cl := range flat {
 		low[t] = append(low[t][:0], cl.Col.Low...)
 	}
@@ -232,6 +404,7 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 	for k := range cs {
 		fr[k] = make([]field.E, len(f[k])>>LowBits)
 		foldBlocks(fr[k], f[k], eqLow, workers)
+		field.ScaleE(fr[k], fr[k], padWeight(rRow, logSizes[k]))
 		f[k] = nil
 		g[k] = make([]field.E, len(fr[k]))
 	}
@@ -243,8 +416,17 @@ func BatchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, bou
 		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
 	}
 	out := KindsClaim{RRow: rRow, RCol: rCol, VA: make([]field.E, len(cs)), VB: make([]field.E, len(cs))}
-	for k, c := range cs {
-		out.VA[k], out.VB[k] = c.BilinearTensor(EqWeight(rRow[:logSizes[k]]), EqWeight(rCol[:logSizes[k]]))
+	// Each circuit's values by a serial walk, the circuits at once on the workers,
+	// the largest first.
+	workers.For(len(bigOrder), func(_, lo, hi int) {
+		for _, k := range bigOrder[lo:hi] {
+			out.VA[k], out.VB[k] = cs[k].BilinearTensor(EqWeight(rRow[:logSizes[k]]), EqWeight(rCol[:logSizes[k]]))
+		}
+	}, par.PerWorker(len(bigOrder)))
+	if err := workers.Err(); err != nil {
+		return KindsClaim{}, fmt.Errorf("recursion: kinds batch: %w", err)
+	}
+	for k := range cs {
 		pad := padWeight(rRow, logSizes[k]).Mul(padWeight(rCol, logSizes[k]))
 		if out.VA[k].Add(mu.Mul(out.VB[k])).Mul(pad) != fr[k][0] {
 			return KindsClaim{}, errors.New("recursion: kinds batch: the backward walk and the point evaluation disagree (a bug)")

@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -91,5 +92,102 @@ func TestBatchKindClaims(t *testing.T) {
 	moved := [][]MatrixClaim{claims[0][1:], claims[1], append(claims[2], claims[0][0])}
 	if _, _, err := kindsBatch(t, cs, claims, moved); !errors.Is(err, ErrClaimShape) {
 		t.Fatalf("a claim moved to another circuit: %v", err)
+	}
+}
+
+// hiddenCircuit is a circuit the batch does not see as one: apartClaims takes its
+// values by its bilinear form.
+type hiddenCircuit struct{ *circuit.Circuit }
+
+// TestBatchKindClaimsApart: a merge's own claims valued by apartClaims (one walk,
+// rows kept apart for the batch; a matrix that is not a compiled circuit by its
+// bilinear form) get the true values, and the batch that consumes those rows makes
+// the same transcript as BatchKindClaims on the claims as given, on one and two
+// workers, whether the other claims' rows are kept between the phases or walked
+// again.
+func TestBatchKindClaimsApart(t *testing.T) {
+	r := testrand.New(t)
+	cs := []*circuit.Circuit{squareLayout(12).compile(), circuit.BLAKE2s(), squareLayout(14).compile(), squareLayout(13).compile()}
+	claims := [][]MatrixClaim{trueClaims(r, cs[0], 2), trueClaims(r, cs[1], 1), trueClaims(r, cs[2], 3), trueClaims(r, cs[3], 2)}
+	ms := make([]Matrices, len(cs))
+	for k, c := range cs {
+		ms[k] = c
+	}
+	ms[3] = hiddenCircuit{cs[3]}
+	// Own claims: the first of circuits 0, 2 and 3 (none of circuit 1).
+	ownOf := []int{1, 0, 1, 1}
+	oldLog, oldBytes := storedRowsLog, bigRowsBytes
+	defer func() { storedRowsLog, bigRowsBytes = oldLog, oldBytes }()
+	for _, keep := range []struct{ log, bytes int }{{oldLog, oldBytes}, {12, 24 << 14}} {
+		storedRowsLog, bigRowsBytes = keep.log, keep.bytes
+		for _, k := range []int{1, 2} {
+			w := par.New(nil, k)
+			send := func(p *transcript.Prover, own [][]MatrixClaim) {
+				for _, cl := range own {
+					for _, c := range cl {
+						p.Send(c.VA)
+						p.Send(c.VB)
+					}
+				}
+			}
+			want := transcript.NewProver(claimsLabel, nil)
+			send(want, [][]MatrixClaim{claims[0][:1], nil, claims[2][:1], claims[3][:1]})
+			if _, err := BatchKindClaims(want, ms, claims, nil, nil, w); err != nil {
+				t.Fatal(err)
+			}
+			own := make([][]MatrixClaim, len(cs))
+			for i, n := range ownOf {
+				for _, c := range claims[i][:n] {
+					own[i] = append(own[i], MatrixClaim{Row: c.Row, Col: c.Col})
+				}
+			}
+			apart, err := apartClaims(ms, own, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, cl := range own {
+				for j, c := range cl {
+					if c.VA != claims[i][j].VA || c.VB != claims[i][j].VB {
+						t.Fatalf("keep 2^%d/%d B, %d workers: circuit %d's own claim %d: wrong values", keep.log, keep.bytes, k, i, j)
+					}
+				}
+			}
+			if apart[3][0] != nil || apart[0][0] == nil {
+				t.Fatalf("the hidden circuit walked apart, or a circuit not")
+			}
+			got := transcript.NewProver(claimsLabel, nil)
+			send(got, own)
+			all := make([][]MatrixClaim, len(cs))
+			for i := range all {
+				all[i] = append(own[i], claims[i][ownOf[i]:]...)
+			}
+			if _, err := batchKindClaims(got, ms, all, apart, nil, nil, w); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Proof().MarshalRaw(), want.Proof().MarshalRaw()) {
+				t.Fatalf("keep 2^%d/%d B, %d workers: the transcripts differ", keep.log, keep.bytes, k)
+			}
+		}
+	}
+	// The small setting keeps one claim above 2^12 rows and walks the others again.
+	storedRowsLog, bigRowsBytes = 12, 24<<14
+	var logs []int
+	for k, cl := range claims {
+		for range cl {
+			logs = append(logs, cs[k].LogSize())
+		}
+	}
+	kept, again := 0, 0
+	for t, keep := range keepRows(logs) {
+		if logs[t] > 12 {
+			if keep {
+				kept++
+			} else {
+				again++
+			}
+		}
+	}
+	if kept == 0 || again == 0 {
+		t.Fatalf("the small setting keeps %d claims above 2^12 rows and walks %d again", kept, again)
 	}
 }

@@ -325,21 +325,29 @@ func proveBlocks(tr ClaimsProver, l *nrLayout, subs []*nrSub, leaves []*MatrixCl
 	}
 	rAddr, vals := proveRoles(tr, kinds, roles, roleAddrBits(kinds), workers)
 	addRoleClaims(children, roles, vals)
+	// Each segment's matrix values come from the walk that also gives the batch its
+	// row vector (apartClaims), and are sent in order once all are walked.
 	claims := make([][]MatrixClaim, len(kinds))
 	cs := make([]Matrices, len(kinds))
 	for i, k := range kinds {
 		for _, j := range ownAt[i] {
 			row, col := terminals[j].Weights()
-			c := MatrixClaim{Row: row, Col: col}
-			c.VA, c.VB = terminals[j].Matrices().BilinearTensor(row, col)
-			tr.Send(c.VA)
-			tr.Send(c.VB)
-			claims[i] = append(claims[i], c)
+			claims[i] = append(claims[i], MatrixClaim{Row: row, Col: col})
 		}
-		claims[i] = append(claims[i], children[i]...)
 		cs[i] = kindMatrices(k, rAddr)
 	}
-	out, err := BatchKindClaims(tr, cs, claims, boundCounts(children), zeroBs(kinds), workers)
+	apart, err := apartClaims(cs, claims, workers)
+	if err != nil {
+		return KindsClaim{}, err
+	}
+	for i := range kinds {
+		for _, c := range claims[i] {
+			tr.Send(c.VA)
+			tr.Send(c.VB)
+		}
+		claims[i] = append(claims[i], children[i]...)
+	}
+	out, err := batchKindClaims(tr, cs, claims, apart, boundCounts(children), zeroBs(kinds), workers)
 	out.RAddr = rAddr
 	return out, err
 }
