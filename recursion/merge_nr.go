@@ -714,6 +714,9 @@ type nrHooks struct {
 	// runs edits child i's transcript runs, hints the hint segment's values.
 	runs  func(i int, runs []TranscriptRun) []TranscriptRun
 	hints func(hv []field.E)
+	// queries edits a query group's inputs (in slot order, across its pieces) before
+	// its segments are built.
+	queries func(g *nrGroup, in []*QueryInput)
 	// filled sees the layout and every segment's packed words before the proof;
 	// returning true stops there (the merge then has no proof).
 	filled func(l *nrLayout, words map[int][]field.K) bool
@@ -865,7 +868,11 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 	}
 	segs := []flows.Segment{tseg, {}, {}, nrHints().Segment(hintValues)}
 	for _, g := range l.groups {
-		segs = append(segs, g.segments(xs, l.tapes, value)...)
+		var edit func([]*QueryInput)
+		if h != nil && h.queries != nil {
+			edit = func(in []*QueryInput) { h.queries(g, in) }
+		}
+		segs = append(segs, g.segments(xs, l.tapes, value, edit)...)
 	}
 	segs = append(segs, l.gb.NRSegment(grinds))
 	if err := fillSideBySide(segs, []int{3}, 4, len(segs), fill, workers); err != nil {
@@ -1048,7 +1055,7 @@ func (m *MergedNR) verifyBatchTraced(start []byte, l *nrLayout, subs []*nrSub, t
 
 // segments are the prover's query segments of a group, one a piece: its members'
 // queries in order, each with the transcript sample its index is drawn from.
-func (g *nrGroup) segments(xs []*childExtract, tapes []*ChildTape, value func(seg, word int) field.E) []flows.Segment {
+func (g *nrGroup) segments(xs []*childExtract, tapes []*ChildTape, value func(seg, word int) field.E, edit func([]*QueryInput)) []flows.Segment {
 	type slot struct {
 		in     *QueryInput
 		sample field.E
@@ -1060,6 +1067,16 @@ func (g *nrGroup) segments(xs []*childExtract, tapes []*ChildTape, value func(se
 		lv := tapes[mb.child].Levels[mb.level]
 		for t := range mb.n {
 			slots = append(slots, slot{&lq.Queries[t], lv.Samples[t/g.qb.PerWord].Eval(value, nil), t % g.qb.PerWord})
+		}
+	}
+	if edit != nil {
+		in := make([]*QueryInput, len(slots))
+		for i := range slots {
+			in[i] = slots[i].in
+		}
+		edit(in)
+		for i := range slots {
+			slots[i].in = in[i]
 		}
 	}
 	c := g.qb.compile()
