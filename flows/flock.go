@@ -253,8 +253,9 @@ func (s Shape) Commitment() commit.Shape {
 // Words is the packed witness length, 2^Mu K words.
 func (s Shape) Words() int { return 1 << s.Mu }
 
-// slotLog returns max(3, ⌈log2 n⌉).
-func slotLog(n int) int {
+// SlotLog is log2 of the slots n blocks are padded to in a segment (or instances in
+// a batch): max(3, ⌈log2 n⌉).
+func SlotLog(n int) int {
 	if n <= 8 {
 		return 3
 	}
@@ -270,7 +271,7 @@ func (f *Flock) Shape(n, logInvRate int) (Shape, error) {
 		return Shape{}, fmt.Errorf("%w: %s: log inverse rate %d (want %d..%d)", ErrInput, f.spec.Name, logInvRate, commit.MinLogInvRate, commit.MaxLogInvRate)
 	}
 	logInst := f.spec.LogSize
-	nLog := slotLog(n)
+	nLog := SlotLog(n)
 	mu := logInst + nLog - commit.LaneLog
 	stackLog := max(commit.MinStackLog, mu)
 	return Shape{N: n, NLog: nLog, LogInstance: logInst, Mu: mu, StackLog: stackLog, LogInvRate: logInvRate,

@@ -163,7 +163,7 @@ func segmentLayout(shapes []SegmentShape, logInvRate int) (nLogs []int, places [
 		if s.N < 1 || s.N > 1<<(commit.MaxStackLog+commit.LaneLog-logSize) {
 			return nil, nil, 0, nil, fmt.Errorf("%w: segment %d: %d blocks", ErrInput, i, s.N)
 		}
-		nLogs[i] = slotLog(s.N)
+		nLogs[i] = SlotLog(s.N)
 		mus[i] = logSize + nLogs[i] - commit.LaneLog
 		layout = binary.LittleEndian.AppendUint64(layout, uint64(logSize))
 		layout = binary.LittleEndian.AppendUint64(layout, uint64(s.N))

@@ -118,11 +118,7 @@ func apartClaims(cs []Matrices, claims [][]MatrixClaim, workers par.Workers) ([]
 	}
 	// The largest first: walked one per worker, claims of unequal sizes balance
 	// best so.
-	order := make([]int, len(flat))
-	for t := range order {
-		order[t] = t
-	}
-	slices.SortStableFunc(order, func(x, y int) int { return on[y].LogSize() - on[x].LogSize() })
+	order := largestFirst(len(flat), func(t int) int { return on[t].LogSize() })
 	eachClaim(len(flat), workers, func(i int, w par.Workers) {
 		t := order[i]
 		cl, ap := flat[t], at[t]
@@ -135,6 +131,17 @@ func apartClaims(cs []Matrices, claims [][]MatrixClaim, workers par.Workers) ([]
 		return nil, fmt.Errorf("recursion: the segments' matrix values: %w", err)
 	}
 	return apart, nil
+}
+
+// largestFirst is 0..n−1 by decreasing logSize, ties in index order: the order in
+// which work items of unequal sizes, handed to the workers one at a time, balance best.
+func largestFirst(n int, logSize func(int) int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return logSize(y) - logSize(x) })
+	return order
 }
 
 // KindsClaim is the output of a batch over several circuits: the common point and,
@@ -244,11 +251,7 @@ func batchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, apa
 	flat, kindOf := flatClaims(claims)
 	// The circuits, the largest first: the order in which whole walks of several
 	// circuits share the workers (dynamically, one circuit at a time) balance best.
-	bigOrder := make([]int, len(cs))
-	for k := range bigOrder {
-		bigOrder[k] = k
-	}
-	slices.SortStableFunc(bigOrder, func(x, y int) int { return logSizes[y] - logSizes[x] })
+	bigOrder := largestFirst(len(cs), func(k int) int { return logSizes[k] })
 	if apart != nil && len(apart) != len(claims) {
 		return KindsClaim{}, fmt.Errorf("%w: %d circuits and %d lists of walked rows", ErrClaimShape, len(claims), len(apart))
 	}

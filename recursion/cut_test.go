@@ -2,10 +2,10 @@ package recursion
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 	"testing"
 
+	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/xmss"
 )
@@ -46,7 +46,7 @@ func cutLayout(t *testing.T, n, leafRate int) (*MergedNR, *nrLayout) {
 func stackWords(l *nrLayout) int {
 	total := 0
 	for _, sh := range l.shapes() {
-		total += 1 << (sh.Circuit.LogSize() + max(3, bits.Len(uint(sh.N-1))) - 6)
+		total += 1 << (sh.Circuit.LogSize() + flows.SlotLog(sh.N) - 6)
 	}
 	return total
 }

@@ -117,7 +117,7 @@ func forgeNR(children []NRChild, logInvRate int, f nrForge) (res forgeResult, er
 		}
 	}()
 	h := &nrHooks{extract: f.extract, statement: f.statement, subs: f.subs, runs: f.runs, hints: f.hints,
-		filled: func(l *nrLayout, words map[int][]field.K) bool {
+		filled: func(l *nrLayout, words [][]field.K) bool {
 			res.broken = brokenRelations(l, words)
 			if f.inspect != nil {
 				f.inspect(l, func(seg, word int) field.E {
@@ -134,7 +134,7 @@ func forgeNR(children []NRChild, logInvRate int, f nrForge) (res forgeResult, er
 // brokenRelations names the relations of l the committed words break, in order: a
 // tape assertion by what it checks, a unit's operand, or a chain or word relation
 // (each name once, with its first relation's index).
-func brokenRelations(l *nrLayout, words map[int][]field.K) []string {
+func brokenRelations(l *nrLayout, words [][]field.K) []string {
 	units := 2*l.tape.Products() + l.tape.Squares()
 	var whats []string
 	for _, a := range l.tape.Asserts {

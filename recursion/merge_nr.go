@@ -316,7 +316,7 @@ type nrGroup struct {
 // only when that brings its stack under the next lower power of two (splitPlan).
 func groupPieces(n int) []int {
 	p := 1 << (bits.Len(uint(n)) - 1)
-	if r := n - p; r > 0 && max(8, 1<<bits.Len(uint(r-1))) < p {
+	if r := n - p; r > 0 && 1<<flows.SlotLog(r) < p {
 		return []int{p, r}
 	}
 	return []int{n}
@@ -383,7 +383,7 @@ func layoutKey(children []ChildInfo, sub func(int) *MergedChildNR) string {
 // cuts brings them under the next lower one; else the cuts that save the most words
 // first (group order on ties) until they do (docs/recursion.md §6.18).
 func (l *nrLayout) splitPlan() []bool {
-	words := func(logSize, n int) int { return 1 << (logSize + bits.Len(uint(max(8, n)-1))) }
+	words := func(logSize, n int) int { return 1 << (logSize + flows.SlotLog(n)) }
 	total := 0
 	for _, sh := range l.shapes() {
 		total += words(sh.Circuit.LogSize(), sh.N)
@@ -719,7 +719,7 @@ type nrHooks struct {
 	queries func(g *nrGroup, in []*QueryInput)
 	// filled sees the layout and every segment's packed words before the proof;
 	// returning true stops there (the merge then has no proof).
-	filled func(l *nrLayout, words map[int][]field.K) bool
+	filled func(l *nrLayout, words [][]field.K) bool
 }
 
 func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrHooks) (*MergedNR, error) {
@@ -875,20 +875,20 @@ func mergeNRWith(children []NRChild, logInvRate int, workers par.Workers, h *nrH
 		segs = append(segs, g.segments(xs, l.tapes, value, edit)...)
 	}
 	segs = append(segs, l.gb.NRSegment(grinds))
-	if err := fillSideBySide(segs, []int{3}, 4, len(segs), fill, workers); err != nil {
+	ks := []int{3}
+	for k := 4; k < len(segs); k++ {
+		ks = append(ks, k)
+	}
+	if err := fillSideBySide(segs, ks, fill, workers); err != nil {
 		return nil, err
 	}
 	ops, sq, _ := l.tape.Operands(value)
 	segs[1], segs[2] = l.arith.F.Segment(ops), l.arith.S.Segment(sq)
-	if err := fillSideBySide(segs, []int{1, 2}, 0, 0, fill, workers); err != nil {
+	if err := fillSideBySide(segs, []int{1, 2}, fill, workers); err != nil {
 		return nil, err
 	}
 	if h != nil && h.filled != nil {
-		words := map[int][]field.K{}
-		for k, w := range filled {
-			words[k] = w
-		}
-		if h.filled(l, words) {
+		if h.filled(l, filled) {
 			return m, nil
 		}
 	}
@@ -1096,18 +1096,15 @@ func (g *nrGroup) segments(xs []*childExtract, tapes []*ChildTape, value func(se
 // grindSeg is the grinding blocks' segment, the last.
 func (l *nrLayout) grindSeg() int { return 4 + l.querySegs }
 
-// fillSideBySide fills segs[at] for at in the list and in [lo, hi): a segment of at
-// least two groups of 64 blocks a worker on all the workers, one after another, then
-// the others side by side, one worker each, the largest first. fillSlots solves a
-// segment's blocks 64 at a time, so a segment of 64 slots or fewer (most of a merge's)
-// keeps one worker busy however many it is given.
-func fillSideBySide(segs []flows.Segment, at []int, lo, hi int, fill func(int, *flows.Segment, par.Workers) error, workers par.Workers) error {
-	for k := lo; k < hi; k++ {
-		at = append(at, k)
-	}
-	slotLogOf := func(k int) int { return max(3, bits.Len(uint(segs[k].N-1))) }
+// fillSideBySide fills segs[k] for each k of ks: a segment of at least two groups of
+// 64 blocks a worker on all the workers, one after another, then the others side by
+// side, one worker each, the largest first. fillSlots solves a segment's blocks 64 at
+// a time, so a segment of 64 slots or fewer (most of a merge's) keeps one worker busy
+// however many it is given.
+func fillSideBySide(segs []flows.Segment, ks []int, fill func(int, *flows.Segment, par.Workers) error, workers par.Workers) error {
+	slotLogOf := func(k int) int { return flows.SlotLog(segs[k].N) }
 	var narrow []int
-	for _, k := range at {
+	for _, k := range ks {
 		if 1<<slotLogOf(k) < 2*64*workers.N() {
 			narrow = append(narrow, k)
 			continue
@@ -1135,10 +1132,7 @@ func fillSideBySide(segs []flows.Segment, at []int, lo, hi int, fill func(int, *
 // prover reads the tape's inputs from before filling the units' segments, and the
 // columns the proof then takes as they are (flows.Segment.Filled).
 func filledSegment(seg flows.Segment, workers par.Workers) (*flows.Filled, error) {
-	nLog := 3
-	for 1<<nLog < seg.N {
-		nLog++
-	}
+	nLog := flows.SlotLog(seg.N)
 	n := 1 << (nLog + seg.Circuit.LogSize() - 6)
 	f := &flows.Filled{NLog: nLog, W: buffers.Make[field.K](n), A: buffers.Make[field.K](n), B: buffers.Make[field.K](n)}
 	if err := seg.Fill(workers, nLog, f.W, f.A, f.B); err != nil {
