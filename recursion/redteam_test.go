@@ -1,11 +1,15 @@
 package recursion
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leanpipe/leanpipe/aggregate"
 	"github.com/leanpipe/leanpipe/flows"
@@ -198,4 +202,226 @@ func TestRedTeamProverChosenCut(t *testing.T) {
 	if err := noPanic(func() error { return VerifyMergedNR(forged.ProofBytes(), forged.Statement()) }); err == nil {
 		t.Fatal("the file of a cut the verifier does not make verified")
 	}
+}
+
+// TestRedTeamRelationsLiveSlots: a segment pads its blocks to a power of two, and a
+// padding slot holds any block that satisfies the block circuit: no public row and no
+// relation fixes it. So no relation of a merge may read a word of a padding slot:
+// that word would be the prover's to choose. Checked on the
+// layouts of merges of leaves at rates 1 and 2, of three leaves, of two 48-signer
+// leaves (the cut layout, whose second query segment pads 26 blocks to 32), and of the
+// depth-2 shape of the forging fixture (two merged children and a leaf). Layouts only:
+// no proof.
+func TestRedTeamRelationsLiveSlots(t *testing.T) {
+	pair := &MergedChildNR{Children: []ChildInfo{{4, 2}, {4, 2}}}
+	for _, c := range []struct {
+		name     string
+		children []ChildInfo
+		subs     []*MergedChildNR
+	}{
+		{"two 2-signer leaves", []ChildInfo{{2, 2}, {2, 2}}, nil},
+		{"leaves at rates 2 and 1", []ChildInfo{{2, 2}, {2, 1}}, nil},
+		{"three 4-signer leaves", []ChildInfo{{4, 2}, {4, 2}, {4, 2}}, nil},
+		{"two 48-signer leaves, cut", []ChildInfo{{48, 2}, {48, 2}}, nil},
+		{"two merged children and a leaf", []ChildInfo{{8, 2}, {8, 2}, {4, 2}}, []*MergedChildNR{pair, pair, nil}},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			n := 0
+			for _, ch := range c.children {
+				n += ch.N
+			}
+			m, err := blankMerged(xmss.Message{}, 0, placeholderKeys(n), 2, c.children, c.subs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, _, err := m.layout()
+			if err != nil {
+				t.Fatal(err)
+			}
+			shapes := l.shapes()
+			dead := 0
+			for r, rel := range l.rels {
+				for _, tm := range rel.Terms {
+					sh := shapes[tm.Segment]
+					if slot := tm.Word >> (sh.Circuit.LogSize() - 6); slot >= sh.N {
+						if dead++; dead <= 3 {
+							t.Errorf("relation %d of %d reads word %d of segment %d: slot %d of its %d live blocks (padding)", r, len(l.rels), tm.Word, tm.Segment, slot, sh.N)
+						}
+					}
+				}
+			}
+			if dead > 3 {
+				t.Errorf("%d terms in all read padding slots", dead)
+			}
+			cut := 0
+			for _, g := range l.groups {
+				cut += len(g.pieces) - 1
+			}
+			t.Logf("%d segments (%d cut), %d relations, %d terms on padding slots", len(shapes), cut, len(l.rels), dead)
+		})
+	}
+}
+
+// fileCase is one edited file and statement of a sweep.
+type fileCase struct {
+	name string
+	file []byte
+	st   MergeStatement
+}
+
+// verifyFileNoPanic parses and verifies a file against a statement the way a verifier
+// process does, a panic in either (ParseMergedNR has no recover of its own) reported
+// as one; parsed says whether the file was read.
+func verifyFileNoPanic(file []byte, st MergeStatement) (parsed bool, err error) {
+	err = noPanic(func() error {
+		m, err := ParseMergedNR(file, st)
+		if err != nil {
+			return err
+		}
+		parsed = true
+		return m.Verify()
+	})
+	return parsed, err
+}
+
+// TestRedTeamFileSweep: the depth-2 fixture's file and statement edited where a
+// reader can go wrong — the header's rate and section lengths set to edge values,
+// truncations at and around every section boundary, bytes appended, u64 windows and
+// single bytes of the carried section (kinds, varint shapes, list counts, values) set
+// to edge values, bytes of the batch and the proof flipped, and the statement's depth,
+// children, sizes, rates and keys changed (as a Go caller may pass them: no JSON
+// checks) — each refused, none by a panic. A fixed seed.
+func TestRedTeamFileSweep(t *testing.T) {
+	fx := depthFixtureOf(t)
+	file, st := fx.g.ProofBytes(), fx.g.Statement()
+	if _, err := verifyFileNoPanic(file, st); err != nil {
+		t.Fatalf("the honest file: %v", err)
+	}
+	n := int(binary.LittleEndian.Uint64(file[16:]))
+	nb := int(binary.LittleEndian.Uint64(file[24:]))
+	rng := rand.New(rand.NewPCG(22, 2026))
+	var cases []fileCase
+	add := func(name string, f []byte) { cases = append(cases, fileCase{name, f, st}) }
+	edges := []uint64{0, 1, 2, 5, 9, 1 << 31, 1 << 32, 1 << 62, 1 << 63, ^uint64(0), uint64(len(file))}
+	for _, at := range []int{8, 16, 24} {
+		orig := binary.LittleEndian.Uint64(file[at:])
+		for _, v := range append(slices.Clone(edges), orig-1, orig+1) {
+			if v == orig {
+				continue
+			}
+			f := slices.Clone(file)
+			binary.LittleEndian.PutUint64(f[at:], v)
+			add(fmt.Sprintf("header word %d = %d", at, v), f)
+		}
+	}
+	cuts := []int{0, 7, 8, 31, 32, 33, 32 + n/2, 32 + n - 1, 32 + n, 32 + n + 1, 32 + n + nb - 1, 32 + n + nb, 32 + n + nb + 1, len(file) - 1}
+	for range 8 {
+		cuts = append(cuts, rng.IntN(len(file)))
+	}
+	for _, k := range cuts {
+		add(fmt.Sprintf("truncated to %d", k), slices.Clone(file[:k]))
+	}
+	add("a byte appended", append(slices.Clone(file), 0))
+	add("a value appended", append(slices.Clone(file), make([]byte, 24)...))
+	for range 16 {
+		at := 32 + rng.IntN(n-8)
+		v := edges[rng.IntN(len(edges))]
+		f := slices.Clone(file)
+		binary.LittleEndian.PutUint64(f[at:], v)
+		add(fmt.Sprintf("carried bytes %d.. = u64 %d", at-32, v), f)
+	}
+	// The carried section's first bytes: child 0's kind, then its record's varint shape
+	// and its first lists' counts.
+	for at := 32; at < 32+24; at++ {
+		for _, v := range []byte{0x00, 0x02, 0x80, 0xff} {
+			if file[at] != v {
+				f := slices.Clone(file)
+				f[at] = v
+				add(fmt.Sprintf("carried byte %d = %#x", at-32, v), f)
+			}
+		}
+	}
+	for range 8 {
+		at := 32 + n + rng.IntN(nb)
+		f := slices.Clone(file)
+		f[at] ^= byte(1 + rng.IntN(255))
+		add(fmt.Sprintf("batch byte %d flipped", at-32-n), f)
+	}
+	for range 8 {
+		at := 32 + n + nb + rng.IntN(len(file)-32-n-nb)
+		f := slices.Clone(file)
+		f[at] ^= byte(1 + rng.IntN(255))
+		add(fmt.Sprintf("proof byte %d flipped", at-32-n-nb), f)
+	}
+	stCase := func(name string, edit func(s *MergeStatement)) {
+		s := st
+		s.Keys, s.Children = slices.Clone(st.Keys), slices.Clone(st.Children)
+		edit(&s)
+		cases = append(cases, fileCase{"statement: " + name, file, s})
+	}
+	for _, d := range []int{-1, 0, 1, 3, 1 << 40} {
+		stCase(fmt.Sprintf("depth %d", d), func(s *MergeStatement) { s.Depth = d })
+	}
+	stCase("one child", func(s *MergeStatement) { s.Children = s.Children[:1] })
+	stCase("two children", func(s *MergeStatement) { s.Children = s.Children[:2] })
+	stCase("a fourth child", func(s *MergeStatement) { s.Children = append(s.Children, ChildInfo{4, 2}) })
+	stCase("nine children", func(s *MergeStatement) {
+		for len(s.Children) < MaxChildren+1 {
+			s.Children = append(s.Children, ChildInfo{1, 2})
+		}
+	})
+	for _, v := range []int{-8, -1, 0, 1, 7, 9, 1 << 40} {
+		stCase(fmt.Sprintf("child 0 of %d keys", v), func(s *MergeStatement) { s.Children[0].N = v })
+		stCase(fmt.Sprintf("child 1 of %d keys", v), func(s *MergeStatement) { s.Children[1].N = v })
+	}
+	stCase("sizes 7, 9", func(s *MergeStatement) { s.Children[0].N, s.Children[1].N = 7, 9 })
+	stCase("sizes 16, 0", func(s *MergeStatement) { s.Children[0].N, s.Children[1].N = 16, 0 })
+	stCase("sizes -8, 24", func(s *MergeStatement) { s.Children[0].N, s.Children[1].N = -8, 24 })
+	for _, r := range []int{-1, 0, 1, 3, 5, 1 << 40} {
+		stCase(fmt.Sprintf("child 0 at rate %d", r), func(s *MergeStatement) { s.Children[0].LogInvRate = r })
+		stCase(fmt.Sprintf("the leaf at rate %d", r), func(s *MergeStatement) { s.Children[2].LogInvRate = r })
+	}
+	stCase("no keys", func(s *MergeStatement) { s.Keys = nil })
+	stCase("a key dropped", func(s *MergeStatement) { s.Keys = s.Keys[1:] })
+	stCase("a key repeated", func(s *MergeStatement) { s.Keys[5] = s.Keys[4] })
+	stCase("a key added", func(s *MergeStatement) { s.Keys = append(s.Keys, s.Keys[0]) })
+	stCase("the children's order", func(s *MergeStatement) { s.Children[0], s.Children[2] = s.Children[2], s.Children[0] })
+	parsedN, slowest, slowName := 0, time.Duration(0), ""
+	for _, c := range cases {
+		start := time.Now()
+		parsed, err := verifyFileNoPanic(c.file, c.st)
+		if d := time.Since(start); d > slowest {
+			slowest, slowName = d, c.name
+		}
+		if parsed {
+			parsedN++
+		}
+		switch {
+		case err == nil:
+			t.Errorf("%s: verified", c.name)
+		case strings.Contains(err.Error(), "PANIC") || strings.Contains(err.Error(), "panicked"):
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	t.Logf("%d cases refused (%d of them parsed, then refused by Verify); the slowest took %v (%s)", len(cases), parsedN, slowest, slowName)
+}
+
+// TestRedTeamStatementSizeOverflow: a statement handed to ParseMergedNR and Verify by
+// a Go caller (the JSON form bounds sizes; this one does not) whose child size makes
+// the running key offset overflow. Verify must refuse it with an error, not a panic.
+// It FAILS today: childStatementAt tests off+N > len(keys), which wraps for N near
+// MaxInt, and slices keys[off:off+N]; Verify's recover turns the panic into "the
+// verifier panicked on this proof (a bug)". Not a forgery (the proof is refused), a
+// panic the verifier's own contract says is a bug.
+func TestRedTeamStatementSizeOverflow(t *testing.T) {
+	m := &MergedNR{Keys: placeholderKeys(20), Children: []ChildInfo{{8, 2}, {math.MaxInt, 2}, {12, 2}},
+		Deferred: make([]DeferredReveal, 3), LogInvRate: 2, Proof: &transcript.Proof{}, Batch: &transcript.Proof{}}
+	err := noPanic(m.Verify)
+	if err == nil {
+		t.Fatal("verified")
+	}
+	if strings.Contains(err.Error(), "panicked") || strings.Contains(err.Error(), "PANIC") {
+		t.Fatalf("a child of MaxInt keys: %v", err)
+	}
+	t.Logf("refused: %v", err)
 }
