@@ -27,59 +27,80 @@ import (
 // on one check, the test also shows that the forgery is otherwise whole, so that the
 // test fails if that check goes.
 
-// TestRedTeamChildReusedTwice: a prover merges one merged child twice — [m1, m1, leaf]
-// under a statement that lists m1's keys twice — with the children's true traces
-// throughout, so every relation of the verifier's layout holds. Such a proof would
-// count every signer of m1 twice. The honest prover cannot finish it (the batch's key
-// table refuses a repeated key), so the forger proves the batch on a key table it
-// builds itself (rawKeyTable). The control: the forgery passes every step of Verify
-// but the two refusals of a repeated key (Verify's own, and the key table's, which
-// verifyBatchTraced reads); with both, it is refused, by Verify and through the file.
+// TestRedTeamChildReusedTwice: a prover counts signers twice with children whose
+// proofs are all true: one merged child merged twice ([m1, m1, leaf], m1's keys listed
+// twice), and a merged child beside its own leaves ([m1, leaf 0, leaf 1], leaves 0 and
+// 1 being m1's children). The children's true traces are used throughout, so every
+// relation of the verifier's layout holds. The honest prover cannot finish either
+// (the batch's key table refuses a repeated key), so the forger proves the batch on a
+// key table it builds itself (rawKeyTable). The control: each forgery passes every
+// step of Verify but the two refusals of a repeated key (Verify's own, and the key
+// table's, which verifyBatchTraced reads); with both, each is refused, by Verify and
+// through the file.
 func TestRedTeamChildReusedTwice(t *testing.T) {
 	fx := depthFixtureOf(t)
-	var m *MergedNR
-	reuse := nrForge{
-		extract: func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
-			if i == 1 {
-				mm = fx.m1
+	k1 := len(fx.m1.Keys)
+	for _, c := range []struct {
+		name     string
+		children []NRChild
+		as       int // the child the forger extracts as m1
+		keys     func(honest []xmss.PublicKey) []xmss.PublicKey
+	}{
+		{"m1 twice, and a leaf", fx.children, 1, func(h []xmss.PublicKey) []xmss.PublicKey {
+			return slices.Concat(fx.m1.Keys, fx.m1.Keys, h[2*k1:])
+		}},
+		{"m1 beside its own leaves", []NRChild{{Merged: fx.m2}, {Leaf: &fx.leaves[0]}, {Leaf: &fx.leaves[1]}}, 0,
+			func(h []xmss.PublicKey) []xmss.PublicKey { return slices.Concat(fx.m1.Keys, h[k1:]) }},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			var m *MergedNR
+			res, err := forgeNR(c.children, 2, nrForge{
+				extract: func(i int, mm *MergedNR) (*childExtract, []TranscriptRun, *nrSub, error) {
+					if i == c.as {
+						mm = fx.m1
+					}
+					return extractSub(mm, nil)
+				},
+				statement: func(s *MergedNR) { m, s.Keys = s, c.keys(s.Keys) },
+			})
+			if err == nil {
+				m = res.m // the prover made the whole proof: its batch took a repeated key
+			} else if m == nil || m.Proof == nil || !strings.Contains(err.Error(), "repeats public key") {
+				t.Fatalf("the forging prover stopped before its batch: %v", err)
+			} else {
+				t.Logf("the honest batch refuses the statement (%v): the forger batches on its own key table", err)
+				if m.Batch, err = batchOnRawKeys(m, true); err != nil {
+					t.Fatalf("the forger's batch: %v", err)
+				}
 			}
-			return extractSub(mm, nil)
-		},
-		statement: func(s *MergedNR) {
-			m = s
-			s.Keys = slices.Concat(fx.m1.Keys, fx.m1.Keys, s.Keys[len(fx.m1.Keys)+len(fx.m2.Keys):])
-		},
-	}
-	res, err := forgeNR(fx.children, 2, reuse)
-	if err == nil {
-		// The prover made the whole proof: its batch took a repeated key.
-		m = res.m
-	} else if m == nil || m.Proof == nil || !strings.Contains(err.Error(), "repeats public key") {
-		t.Fatalf("the forging prover stopped before its batch: %v", err)
-	} else {
-		t.Logf("the honest batch refuses the statement (%v): the forger batches on its own key table", err)
-		if m.Batch, err = batchOnRawKeys(m, true); err != nil {
-			t.Fatalf("the forger's batch: %v", err)
-		}
-	}
-	if len(res.broken) != 0 {
-		t.Fatalf("the reused child's witness breaks %q: the forgery is not whole", res.broken)
-	}
-	if !slices.Equal(m.Keys[:8], m.Keys[8:16]) || m.Subs[1] == nil {
-		t.Fatal("the forged statement does not list child m1 twice")
-	}
-	if _, err := batchOnRawKeys(m, false); err != nil {
-		t.Fatalf("the control: the forgery fails a check other than the repeated key's: %v", err)
-	}
-	err = mustReject(t, "m1 merged twice", m)
-	if !strings.Contains(err.Error(), "repeated key") {
-		t.Errorf("rejected for %v, want the repeated key named", err)
-	}
-	st := m.Statement()
-	if err := noPanic(func() error { return VerifyMergedNR(m.ProofBytes(), st) }); err == nil {
-		t.Fatal("the file of m1 merged twice verified")
-	} else {
-		t.Logf("the file: %v", err)
+			if len(res.broken) != 0 {
+				t.Fatalf("the forged witness breaks %q: the forgery is not whole", res.broken)
+			}
+			seen := map[xmss.PublicKey]bool{}
+			repeats := 0
+			for _, pk := range m.Keys {
+				if seen[pk] {
+					repeats++
+				}
+				seen[pk] = true
+			}
+			if repeats != 8 || m.Subs[c.as] == nil {
+				t.Fatalf("the forged statement repeats %d keys, want m1's 8", repeats)
+			}
+			if _, err := batchOnRawKeys(m, false); err != nil {
+				t.Fatalf("the control: the forgery fails a check other than the repeated key's: %v", err)
+			}
+			err = mustReject(t, c.name, m)
+			if !strings.Contains(err.Error(), "repeated key") {
+				t.Errorf("rejected for %v, want the repeated key named", err)
+			}
+			st := m.Statement()
+			if err := noPanic(func() error { return VerifyMergedNR(m.ProofBytes(), st) }); err == nil {
+				t.Fatal("the forged file verified")
+			} else {
+				t.Logf("the file: %v", err)
+			}
+		})
 	}
 }
 
