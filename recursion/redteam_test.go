@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/leanpipe/leanpipe/aggregate"
+	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/transcript"
@@ -445,4 +447,143 @@ func TestRedTeamStatementSizeOverflow(t *testing.T) {
 		t.Fatalf("a child of MaxInt keys: %v", err)
 	}
 	t.Logf("refused: %v", err)
+}
+
+// syntheticNR is a no-reveal merge's statement and file built without a proof: three
+// children (a merged child whose first child is merged too, a leaf, a merged child of
+// leaves), every carried list a few values, the batch and the proof short streams.
+// Its values are not a proof's; the file is for the reader alone.
+func syntheticNR(rng *rand.Rand) (*MergedNR, MergeStatement) {
+	es := func(n int) []field.E {
+		out := make([]field.E, n)
+		for i := range out {
+			out[i] = field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+		}
+		return out
+	}
+	record := func(children []ChildInfo, subs []*MergedChildNR) *MergedChildNR {
+		return &MergedChildNR{Children: children, Subs: subs, Values: es(3), Points: [][]field.E{es(2), es(4)},
+			KeyPoint: es(5), KeyValue: es(1)[0],
+			Blocks: KindsClaim{RRow: es(3), RCol: es(2), VA: es(4), VB: es(2), RAddr: es(1)}}
+	}
+	inner := &MergedChildNR{Children: []ChildInfo{{1, 2}, {2, 1}}}
+	m := &MergedNR{Keys: placeholderKeys(12), LogInvRate: 2,
+		Children: []ChildInfo{{5, 2}, {3, 2}, {4, 3}},
+		Subs: []*MergedChildNR{
+			record([]ChildInfo{{3, 2}, {2, 2}}, []*MergedChildNR{inner, nil}), nil,
+			record([]ChildInfo{{2, 2}, {2, 4}}, nil)},
+		Deferred: []DeferredReveal{{}, {Z: es(1)[0], ChiIn: es(2), S: es(3), ChiInPrime: es(2), Tau: es(3), ChiOut: es(1)}, {}},
+		Batch:    &transcript.Proof{Stream: es(4)}, Proof: &transcript.Proof{Stream: es(6)}}
+	return m, m.Statement()
+}
+
+// TestRedTeamParseFuzz: ParseMergedNR has no recover of its own, and a verifier process
+// reads untrusted files with it: 4,000 edits of a synthetic file (bytes flipped, set
+// to 0x00, 0x80 or 0xff, inserted, deleted, u64 windows set to edge values, cut
+// short, chunks repeated), a fixed seed, each read without a panic; every edit read
+// without an error is counted, and its re-encoding compared with the edited bytes
+// (a file that reads back to other bytes is a second encoding of the same proof).
+// Reading only (no layout, no proof): quick in -short mode.
+func TestRedTeamParseFuzz(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 7))
+	m, st := syntheticNR(rng)
+	file := m.ProofBytes()
+	back, err := ParseMergedNR(file, st)
+	if err != nil {
+		t.Fatalf("the synthetic file: %v", err)
+	}
+	if !bytes.Equal(back.ProofBytes(), file) {
+		t.Fatal("the synthetic file does not read back to its bytes")
+	}
+	if back.Depth() != 3 {
+		t.Fatalf("the synthetic file's depth %d, want 3", back.Depth())
+	}
+	edges := []uint64{0, 1, 2, 8, 9, 1 << 32, 1 << 63, ^uint64(0)}
+	read, second := 0, 0
+	for k := range 4000 {
+		f := slices.Clone(file)
+		at := rng.IntN(len(f))
+		var what string
+		switch op := rng.IntN(7); op {
+		case 0:
+			f[at] ^= byte(1 + rng.IntN(255))
+			what = "flipped"
+		case 1:
+			f[at] = []byte{0x00, 0x80, 0xff}[rng.IntN(3)]
+			what = "set"
+		case 2:
+			f = slices.Insert(f, at, byte(rng.IntN(256)))
+			what = "inserted"
+		case 3:
+			f = slices.Delete(f, at, at+1)
+			what = "deleted"
+		case 4:
+			if at+8 <= len(f) {
+				binary.LittleEndian.PutUint64(f[at:], edges[rng.IntN(len(edges))])
+			}
+			what = "u64 set"
+		case 5:
+			f = f[:at]
+			what = "cut"
+		case 6:
+			n := 1 + rng.IntN(32)
+			f = slices.Insert(f, at, f[at:min(len(f), at+n)]...)
+			what = "repeated"
+		}
+		var got *MergedNR
+		err := noPanic(func() error {
+			var err error
+			got, err = ParseMergedNR(f, st)
+			return err
+		})
+		if err != nil {
+			if strings.Contains(err.Error(), "PANIC") {
+				t.Fatalf("edit %d (%s at byte %d): ParseMergedNR panicked: %v", k, what, at, err)
+			}
+			continue
+		}
+		read++
+		if !bytes.Equal(got.ProofBytes(), f) {
+			if second++; second <= 3 {
+				t.Logf("edit %d (%s at byte %d) reads back to other bytes", k, what, at)
+			}
+		}
+	}
+	t.Logf("4000 edits: none panicked; %d read without an error (their values differ; a verifier refuses them on its checks), %d of those with a second encoding", read, second)
+}
+
+// overlongVarint is file with its first merged record's children count (the varint
+// after child 0's kind, at the carried section's byte 8) written in two bytes instead
+// of one, the header's section length grown by one: the same record, another encoding.
+func overlongVarint(t *testing.T, file []byte) []byte {
+	t.Helper()
+	const at = mergeHeader + 8
+	if binary.LittleEndian.Uint64(file[mergeHeader:]) != 1 || file[at] >= 0x80 || file[at] < 2 {
+		t.Fatalf("child 0 is not a merged record with a one-byte children count (% x)", file[mergeHeader:at+1])
+	}
+	f := slices.Concat(file[:at], []byte{file[at] | 0x80, 0x00}, file[at+1:])
+	binary.LittleEndian.PutUint64(f[16:], binary.LittleEndian.Uint64(file[16:])+1)
+	return f
+}
+
+// TestRedTeamOverlongVarint: issue 22 asks that every mutation of a merged proof be
+// rejected. The depth-2 fixture's file with its first merged record's children count
+// written in two bytes instead of one (0x83 0x00 for 0x03) and the header's section
+// length grown by one is another file of the same proof, and it verifies: the record
+// reader takes encoding/binary's Uvarint as it is, which accepts overlong forms. It
+// FAILS today. Not a forgery (the same statement, the same proof): a second encoding,
+// which a store that names proofs by their bytes' hash would hold twice.
+func TestRedTeamOverlongVarint(t *testing.T) {
+	fx := depthFixtureOf(t)
+	file, st := fx.g.ProofBytes(), fx.g.Statement()
+	f := overlongVarint(t, file)
+	got, err := ParseMergedNR(f, st)
+	if err == nil && !bytes.Equal(got.ProofBytes(), file) {
+		t.Fatal("the overlong varint read as another merge")
+	}
+	if _, err := verifyFileNoPanic(f, st); err == nil {
+		t.Fatalf("a file of %d bytes with an overlong varint (the proof's own file: %d bytes) verified", len(f), len(file))
+	} else {
+		t.Logf("refused: %v", err)
+	}
 }
