@@ -102,8 +102,29 @@ func TestRedTeamChildReusedTwice(t *testing.T) {
 			} else {
 				t.Logf("the file: %v", err)
 			}
+			// The product path: the file with its PROOF.json, as leanpipe verify reads them
+			// (the honest merge's verifies so).
+			if _, err := flows.VerifyBytes(fx.g.ProofBytes(), metaOf(t, fx.g)); err != nil {
+				t.Fatalf("the honest merge with its PROOF.json: %v", err)
+			}
+			meta := metaOf(t, m)
+			if err := noPanic(func() error { _, err := flows.VerifyBytes(m.ProofBytes(), meta); return err }); err == nil {
+				t.Fatal("the forged file verified with its PROOF.json")
+			} else {
+				t.Logf("with its PROOF.json: %v", err)
+			}
 		})
 	}
+}
+
+// metaOf is m's PROOF.json as a prover writes it.
+func metaOf(t *testing.T, m *MergedNR) flows.Meta {
+	t.Helper()
+	js, err := m.Statement().MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flows.Meta{Flow: aggregate.FlowName, N: len(m.Keys), LogInvRate: m.LogInvRate, Label: MergeLabelNR, Format: flows.FormatWire, Statement: js}
 }
 
 // rawKeyTable is m's merged key table built from its keys as they are, a repeated key
