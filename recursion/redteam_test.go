@@ -248,6 +248,70 @@ func TestRedTeamProverChosenCut(t *testing.T) {
 	}
 }
 
+// TestRedTeamChildChosenCut is TestRedTeamProverChosenCut one level up: a merged
+// child proved with a cut its verifier does not make (two 3-signer leaves, the level-1
+// group cut), merged with a 3-signer leaf by a prover whose process shares that plan
+// (so its native check of the child passes). The parent verifier lays the child out
+// from its shape with the plan it derives itself, and refuses the parent. The control:
+// the parent verifies in a process that holds the forged plan. Every cache the forged
+// plan touched (splitPlans' entries for both shapes, the shape caches) is cleared
+// before the refusal and after the test.
+func TestRedTeamChildChosenCut(t *testing.T) {
+	skipProofs(t, "proves a depth-2 merge over 3-signer leaves")
+	infos := []ChildInfo{{3, 2}, {3, 2}}
+	blank, err := blankMerged(xmss.Message{}, 0, placeholderKeys(6), 2, infos, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := blank.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := layoutKey(infos, func(int) *MergedChildNR { return nil })
+	v, _ := splitPlans.Load(key)
+	own := v.([]bool)
+	forced := make([]bool, len(l.groups))
+	for k, g := range l.groups {
+		if !own[k] && len(groupPieces(g.n)) == 2 {
+			forced[k] = true
+			break
+		}
+	}
+	if !slices.Contains(forced, true) {
+		t.Fatal("no group of two 3-signer leaves to cut")
+	}
+	mc := mergeChildren(siblingLeaves(t, 3, 3, 2, 4343))
+	var parentKey string
+	fresh := func() {
+		splitPlans.Store(key, own)
+		if parentKey != "" {
+			splitPlans.Delete(parentKey)
+		}
+		clearShapeCaches()
+	}
+	defer fresh()
+	w := par.New(nil, 2)
+	splitPlans.Store(key, forced)
+	child, err := MergeNR(mc[:2], 2, w)
+	if err != nil {
+		t.Fatalf("the child with its own cut: %v", err)
+	}
+	parent, err := MergeNRChildren([]NRChild{{Merged: child}, {Leaf: &mc[2]}}, 2, w)
+	if err != nil {
+		t.Fatalf("the parent of a child with its own cut: %v", err)
+	}
+	parentKey = layoutKey(parent.Children, parent.sub)
+	if err := parent.Verify(); err != nil {
+		t.Fatalf("the control: the parent in the forger's process: %v", err)
+	}
+	fresh()
+	mustReject(t, "the child's own cut", child)
+	mustReject(t, "a parent over a child's own cut", parent)
+	if err := noPanic(func() error { return VerifyMergedNR(parent.ProofBytes(), parent.Statement()) }); err == nil {
+		t.Fatal("the parent's file verified")
+	}
+}
+
 // TestRedTeamRelationsLiveSlots: a segment pads its blocks to a power of two, and a
 // padding slot holds any block that satisfies the block circuit: no public row and no
 // relation fixes it. So no relation of a merge may read a word of a padding slot:
