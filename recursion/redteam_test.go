@@ -188,63 +188,74 @@ func batchOnRawKeys(m *MergedNR, prove bool) (*transcript.Proof, error) {
 }
 
 // TestRedTeamProverChosenCut: the query-group cut is the verifier's to derive from the
-// children's shapes (splitPlan). A prover that cuts a group the verifier keeps whole —
-// two 3-signer leaves, whose 90-block level-1 group fits 2^23 uncut — proves a layout
-// the verifier does not build, and is refused. The control: the same proof verifies
-// when the verifier is made to derive the prover's plan, so the refusal is the
-// derivation's.
+// children's shapes (splitPlan). A prover that lays its merge out on another plan —
+// cutting a group the verifier keeps whole (two 3-signer leaves, whose 90-block
+// level-1 group fits 2^23 uncut), or keeping whole the group the verifier cuts (two
+// 48-signer leaves, 64 + 26) — proves a layout the verifier does not build, and is
+// refused. The control: each proof verifies when the verifier is made to derive the
+// prover's plan, so the refusal is the derivation's.
 func TestRedTeamProverChosenCut(t *testing.T) {
-	skipProofs(t, "proves a 2→1 merge of 3-signer leaves")
-	infos := []ChildInfo{{3, 2}, {3, 2}}
-	blank, err := blankMerged(xmss.Message{}, 0, placeholderKeys(6), 2, infos, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, _, err := blank.layout()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := layoutKey(infos, func(int) *MergedChildNR { return nil })
-	v, ok := splitPlans.Load(key)
-	if !ok {
-		t.Fatal("no plan kept for the layout's shape")
-	}
-	own := v.([]bool)
-	forced := make([]bool, len(l.groups))
-	for k, g := range l.groups {
-		if own[k] {
-			t.Fatalf("the verifier cuts group %d of two 3-signer leaves itself", k)
-		}
-		if len(groupPieces(g.n)) == 2 && !slices.Contains(forced, true) {
-			forced[k] = true
-		}
-	}
-	if !slices.Contains(forced, true) {
-		t.Fatal("no group of two 3-signer leaves can be cut")
-	}
-	defer splitPlans.Store(key, own)
-	mc := mergeChildren(siblingLeaves(t, 2, 3, 2, 4242))
-	children := []NRChild{{Leaf: &mc[0]}, {Leaf: &mc[1]}}
-	splitPlans.Store(key, forced)
-	forged, err := mergeNRWith(children, 2, par.New(nil, 2), nil)
-	if err != nil {
-		t.Fatalf("the prover with its own cut: %v", err)
-	}
-	fl, _, err := forged.layout()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fl.shapes()) != len(l.shapes())+1 {
-		t.Fatalf("the forged layout has %d segments, the verifier's %d: the cut was not taken", len(fl.shapes()), len(l.shapes()))
-	}
-	// The control: a verifier that derives the prover's plan accepts the proof.
-	if err := forged.Verify(); err != nil {
-		t.Fatalf("the forged cut merge, verified on the prover's plan: %v", err)
-	}
-	splitPlans.Store(key, own)
-	mustReject(t, "a cut the verifier does not make", forged)
-	if err := noPanic(func() error { return VerifyMergedNR(forged.ProofBytes(), forged.Statement()) }); err == nil {
-		t.Fatal("the file of a cut the verifier does not make verified")
+	skipProofs(t, "proves 2→1 merges of 3- and 48-signer leaves")
+	for _, c := range []struct {
+		name string
+		n    int
+		cut  bool // the forger cuts (else it keeps the verifier's cut group whole)
+	}{{"a cut the verifier does not make", 3, true}, {"no cut where the verifier cuts", 48, false}} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			infos := []ChildInfo{{c.n, 2}, {c.n, 2}}
+			blank, err := blankMerged(xmss.Message{}, 0, placeholderKeys(2*c.n), 2, infos, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, _, err := blank.layout()
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := layoutKey(infos, func(int) *MergedChildNR { return nil })
+			v, ok := splitPlans.Load(key)
+			if !ok {
+				t.Fatal("no plan kept for the layout's shape")
+			}
+			own := v.([]bool)
+			if slices.Contains(own, true) == c.cut {
+				t.Fatalf("the verifier's own plan %v", own)
+			}
+			forced := make([]bool, len(l.groups))
+			if c.cut {
+				for k, g := range l.groups {
+					if len(groupPieces(g.n)) == 2 {
+						forced[k] = true
+						break
+					}
+				}
+				if !slices.Contains(forced, true) {
+					t.Fatal("no group to cut")
+				}
+			}
+			defer splitPlans.Store(key, own)
+			mc := mergeChildren(siblingLeaves(t, 2, c.n, 2, uint64(4242+c.n)))
+			splitPlans.Store(key, forced)
+			forged, err := MergeNR(mc, 2, par.New(nil, 2))
+			if err != nil {
+				t.Fatalf("the prover on its own plan: %v", err)
+			}
+			fl, _, err := forged.layout()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(l.shapes()) + map[bool]int{true: 1, false: -1}[c.cut]; len(fl.shapes()) != want {
+				t.Fatalf("the forged layout has %d segments, want %d (the verifier's %d)", len(fl.shapes()), want, len(l.shapes()))
+			}
+			// The control: a verifier that derives the prover's plan accepts the proof.
+			if err := forged.Verify(); err != nil {
+				t.Fatalf("the forged merge, verified on the prover's plan: %v", err)
+			}
+			splitPlans.Store(key, own)
+			mustReject(t, c.name, forged)
+			if err := noPanic(func() error { return VerifyMergedNR(forged.ProofBytes(), forged.Statement()) }); err == nil {
+				t.Fatal("the forged file verified")
+			}
+		})
 	}
 }
 
