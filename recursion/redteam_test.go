@@ -409,7 +409,8 @@ func verifyFileNoPanic(file []byte, st MergeStatement) (parsed bool, err error) 
 // single bytes of the carried section (kinds, varint shapes, list counts, values) set
 // to edge values, bytes of the batch and the proof flipped, and the statement's depth,
 // children, sizes, rates and keys changed (as a Go caller may pass them: no JSON
-// checks) — each refused, none by a panic. A fixed seed.
+// checks) — each refused, none by a panic. A fixed seed. With LEANPIPE_HEAVY set, 1,000
+// random byte flips over the whole file besides.
 func TestRedTeamFileSweep(t *testing.T) {
 	fx := depthFixtureOf(t)
 	file, st := fx.g.ProofBytes(), fx.g.Statement()
@@ -471,6 +472,16 @@ func TestRedTeamFileSweep(t *testing.T) {
 		f := slices.Clone(file)
 		f[at] ^= byte(1 + rng.IntN(255))
 		add(fmt.Sprintf("proof byte %d flipped", at-32-n-nb), f)
+	}
+	// Issue 22's 1,000-mutation sweep, at the byte level over the whole file (each
+	// mostly a full verification: minutes), with LEANPIPE_HEAVY set.
+	if heavyRun() {
+		for range 1000 {
+			at := rng.IntN(len(file))
+			f := slices.Clone(file)
+			f[at] ^= byte(1 + rng.IntN(255))
+			add(fmt.Sprintf("byte %d flipped", at), f)
+		}
 	}
 	stCase := func(name string, edit func(s *MergeStatement)) {
 		s := st
