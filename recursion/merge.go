@@ -172,19 +172,39 @@ func (m *Merged) childStatement(i int) (flows.Statement, error) {
 // epoch: its keys from the merged list, after the earlier children's.
 func childStatementAt(msg xmss.Message, epoch uint32, keys []xmss.PublicKey, children []ChildInfo, i int) (flows.Statement, error) {
 	off := 0
-	for _, c := range children[:i] {
-		off += c.N
+	for j, c := range children[:i+1] {
+		// Each size is bounded by the keys left, so the offsets cannot overflow.
+		if c.N < 1 || c.N > len(keys)-off {
+			return flows.Statement{}, fmt.Errorf("%w: child %d of %d keys at %d, %d keys in all", ErrMerged, j, c.N, off, len(keys))
+		}
+		if j < i {
+			off += c.N
+		}
 	}
 	c := children[i]
-	if c.N < 1 || off+c.N > len(keys) {
-		return flows.Statement{}, fmt.Errorf("%w: child %d of %d keys at %d, %d keys in all", ErrMerged, i, c.N, off, len(keys))
-	}
 	ag := aggregate.Aggregate{Message: msg, Epoch: epoch, PublicKeys: keys[off : off+c.N]}
 	data, err := ag.MarshalJSON()
 	if err != nil {
 		return flows.Statement{}, err
 	}
 	return flows.Statement{Flow: aggregate.FlowName, N: c.N, LogInvRate: c.LogInvRate, Data: data}, nil
+}
+
+// checkChildSizes checks that the children's sizes are positive and add up to the
+// statement's keys, each bounded by the keys left so that no sum overflows (a
+// statement made in Go is not capped by the JSON reader's limits).
+func checkChildSizes(children []ChildInfo, keys int) error {
+	total := 0
+	for i, c := range children {
+		if c.N < 1 || c.N > keys-total {
+			return fmt.Errorf("%w: child %d of %d keys after %d of the statement's %d", ErrMerged, i, c.N, total, keys)
+		}
+		total += c.N
+	}
+	if total != keys {
+		return fmt.Errorf("%w: the children hold %d keys, the statement %d", ErrMerged, total, keys)
+	}
+	return nil
 }
 
 // readChildren reads a merge's children's statements: their common message and
@@ -561,12 +581,8 @@ func (m *Merged) Verify() (err error) {
 	if len(m.Children) < 2 || len(m.Children) > MaxChildren || len(m.Interfaces) != len(m.Children) || m.Proof == nil || m.Batch == nil {
 		return fmt.Errorf("%w: %d children, %d interfaces", ErrMerged, len(m.Children), len(m.Interfaces))
 	}
-	total := 0
-	for _, c := range m.Children {
-		total += c.N
-	}
-	if total != len(m.Keys) {
-		return fmt.Errorf("%w: the children hold %d keys, the statement %d", ErrMerged, total, len(m.Keys))
+	if err := checkChildSizes(m.Children, len(m.Keys)); err != nil {
+		return err
 	}
 	seen := map[xmss.PublicKey]bool{}
 	for _, pk := range m.Keys {

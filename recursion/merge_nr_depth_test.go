@@ -486,6 +486,7 @@ func wantSignersKeys(t *testing.T, keys []xmss.PublicKey, in *aggregate.Input) {
 func clearShapeCaches() {
 	subShapes.Clear()
 	deferredShapes.Clear()
+	splitPlans.Clear()
 }
 
 // checkScratchReuse verifies two merged proofs of different layouts (a depth-1 and a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
@@ -324,7 +325,37 @@ func newNRSub(m *MergedNR, carried *MergedChildNR) (*nrSub, error) {
 
 // subShapes caches a merged child's schedules, hints, WHIR configuration and carried
 // lengths by its shape (shapeKey).
-var subShapes sync.Map
+var subShapes shapeCache
+
+// shapeCacheMax bounds a shape cache's entries. The shapes are the ones proofs name,
+// chosen by whoever made them: a verifier that keeps every new one would grow without
+// bound, so past this many a shape is laid out on every use instead (a tree of this
+// package's tools has a few).
+const shapeCacheMax = 1024
+
+// shapeCache is a cache by shape of at most shapeCacheMax entries; once full it keeps
+// what it has and stores nothing more.
+type shapeCache struct {
+	m sync.Map
+	n atomic.Int64
+}
+
+func (c *shapeCache) Load(key any) (any, bool) { return c.m.Load(key) }
+
+func (c *shapeCache) Store(key, v any) {
+	if c.n.Load() >= shapeCacheMax {
+		return
+	}
+	if _, loaded := c.m.LoadOrStore(key, v); !loaded {
+		c.n.Add(1)
+	}
+}
+
+// Clear empties the cache (tests: a verification as a fresh process runs it).
+func (c *shapeCache) Clear() {
+	c.m.Clear()
+	c.n.Store(0)
+}
 
 // subShape is the layout of a merged child of this size and rate and the shape mc
 // gives (its values unused), cached by shape.
@@ -415,13 +446,11 @@ func blankMerged(msg xmss.Message, epoch uint32, keys []xmss.PublicKey, logInvRa
 	if len(children) < 2 || len(children) > MaxChildren || (len(subs) != 0 && len(subs) != len(children)) {
 		return nil, fmt.Errorf("%w: a merged child of %d children and %d merged children's claims", ErrMerged, len(children), len(subs))
 	}
+	if err := checkChildSizes(children, len(keys)); err != nil {
+		return nil, err
+	}
 	m := &MergedNR{Message: msg, Epoch: epoch, Keys: keys, Children: children, LogInvRate: logInvRate}
-	total := 0
 	for i, c := range children {
-		total += c.N
-		if total > len(keys) {
-			break
-		}
 		if i < len(subs) && subs[i] != nil {
 			if m.Subs == nil {
 				m.Subs = make([]*MergedChildNR, len(children))
@@ -444,14 +473,11 @@ func blankMerged(msg xmss.Message, epoch uint32, keys []xmss.PublicKey, logInvRa
 		}
 		m.Deferred = append(m.Deferred, d)
 	}
-	if total != len(keys) {
-		return nil, fmt.Errorf("%w: a merged child's children hold %d keys, the child %d", ErrMerged, total, len(keys))
-	}
 	return m, nil
 }
 
 // deferredShapes caches a leaf's deferred claims' shape (zero values) by size and rate.
-var deferredShapes sync.Map // [2]int → DeferredReveal
+var deferredShapes shapeCache // [2]int → DeferredReveal
 
 // deferredShape is a leaf's deferred claims with every value zero: their lengths.
 func deferredShape(st flows.Statement) (DeferredReveal, error) {

@@ -215,13 +215,15 @@ func (r *byteReader) u64() uint64 {
 	return v
 }
 
-// uvarint reads an unsigned varint (a malformed or overlong one fails the reader).
+// uvarint reads an unsigned varint in its one shortest form: a malformed one, one
+// past 64 bits, or one padded with zero groups (0x83 0x00 for 3) fails the reader, so
+// that a merge has exactly one file.
 func (r *byteReader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
+	if n <= 0 || n != len(binary.AppendUvarint(nil, v)) {
 		r.fail()
 		return 0
 	}

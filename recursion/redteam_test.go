@@ -700,3 +700,99 @@ func TestRedTeamOverlongVarint(t *testing.T) {
 		t.Logf("refused: %v", err)
 	}
 }
+
+// TestRedTeamManyShapes: a statement naming more distinct merged shapes than
+// maxShapes is refused by checkShapes before any is laid out (the helper's file of
+// shape-only records made a verifier lay out each one: about 0.6 s and 175 MB a
+// shape), and in well under the time one layout takes; maxShapes shapes pass that
+// check (and are refused later, their values being none).
+func TestRedTeamManyShapes(t *testing.T) {
+	build := func(shapes int) *MergedNR {
+		// Root children are records of up to MaxChildren records of two leaves each
+		// (a record of j records is 1 + j shapes); every size differs, so every
+		// record is a shape of its own.
+		m := &MergedNR{LogInvRate: 2, Proof: &transcript.Proof{}, Batch: &transcript.Proof{}}
+		size := 1
+		next := func() ChildInfo { size++; return ChildInfo{N: size, LogInvRate: 2} }
+		add := func(mc *MergedChildNR, c *ChildInfo, g ChildInfo, sub *MergedChildNR) {
+			mc.Children, mc.Subs = append(mc.Children, g), append(mc.Subs, sub)
+			c.N += g.N
+		}
+		for left := shapes; left > 0; {
+			j := min(left-1, MaxChildren)
+			mc, c := &MergedChildNR{}, ChildInfo{LogInvRate: 2}
+			for range j {
+				sub, g := &MergedChildNR{}, ChildInfo{LogInvRate: 2}
+				add(sub, &g, next(), nil)
+				add(sub, &g, next(), nil)
+				add(mc, &c, g, sub)
+			}
+			for len(mc.Children) < 2 {
+				add(mc, &c, next(), nil)
+			}
+			m.Children, m.Subs = append(m.Children, c), append(m.Subs, mc)
+			left -= 1 + j
+		}
+		if len(m.Children) < 2 {
+			m.Children, m.Subs = append(m.Children, next()), append(m.Subs, nil)
+		}
+		n := 0
+		for _, c := range m.Children {
+			n += c.N
+		}
+		m.Keys, m.Deferred = placeholderKeys(n), make([]DeferredReveal, len(m.Children))
+		return m
+	}
+	for _, tc := range []struct {
+		shapes  int
+		refused bool
+	}{{maxShapes, false}, {maxShapes + 1, true}} {
+		m := build(tc.shapes)
+		err := m.checkShapes()
+		if (err != nil) != tc.refused {
+			t.Fatalf("%d shapes: checkShapes = %v", tc.shapes, err)
+		}
+		if !tc.refused {
+			continue
+		}
+		start := time.Now()
+		err = noPanic(m.Verify)
+		if err == nil || !strings.Contains(err.Error(), "distinct shapes") {
+			t.Fatalf("%d shapes: Verify = %v, want the shapes' refusal", tc.shapes, err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("%d shapes refused after %v: laid out first?", tc.shapes, took)
+		}
+	}
+}
+
+// TestShapeCacheBounded: a shape cache keeps at most shapeCacheMax entries (proofs
+// choose the shapes a verifier caches) and keeps serving the ones it holds.
+func TestShapeCacheBounded(t *testing.T) {
+	var c shapeCache
+	for i := range shapeCacheMax + 10 {
+		c.Store(i, i)
+		c.Store(i, -1) // a second store of a key neither counts nor replaces
+	}
+	held := 0
+	c.m.Range(func(k, v any) bool {
+		if v != k {
+			t.Fatalf("key %v holds %v", k, v)
+		}
+		held++
+		return true
+	})
+	if held != shapeCacheMax {
+		t.Fatalf("%d entries kept, want %d", held, shapeCacheMax)
+	}
+	if _, ok := c.Load(shapeCacheMax + 5); ok {
+		t.Fatal("a shape stored past the bound was kept")
+	}
+	if v, ok := c.Load(3); !ok || v != 3 {
+		t.Fatalf("an early shape lost: %v %v", v, ok)
+	}
+	c.Clear()
+	if _, ok := c.Load(3); ok {
+		t.Fatal("Clear kept a shape")
+	}
+}
