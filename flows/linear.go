@@ -99,6 +99,13 @@ func claimPowers(n int, gamma field.E) []field.E {
 // column only where the weight is nonzero, and only the column is folded in full (on
 // the workers, from K to E in its first round).
 func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Placement, stackLog int, stack []field.K, workers par.Workers) ([]open.PointClaim, error) {
+	return proveLinearIn(tr, claims, places, stackLog, stack, workers, nil)
+}
+
+// proveLinearIn is proveLinear folding the columns into spare's memory where it fits
+// (contents unspecified; every fold writes its whole table before any read), new
+// memory otherwise.
+func proveLinearIn(tr *transcript.Prover, claims []LinearClaim, places []open.Placement, stackLog int, stack []field.K, workers par.Workers, spare [][]field.E) ([]open.PointClaim, error) {
 	if len(claims) == 0 {
 		return nil, nil
 	}
@@ -110,9 +117,25 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 	cols := make([]foldingColumn, len(batches))
 	ws := make([]sparseWeight, len(batches))
 	rounds := 0
+	// A column of 2^v words folds into tables of 2^(v-1) and 2^(v-2) entries (the
+	// two it alternates between), largest first so that spare's pieces serve the
+	// largest.
+	carve := func(n int) []field.E {
+		for i, sp := range spare {
+			if len(sp) >= n {
+				spare[i] = sp[n:]
+				return sp[:n:n]
+			}
+		}
+		return buffers.Make[field.E](n)
+	}
+	for _, k := range largestColumns(batches, places) {
+		h := max(1<<places[batches[k].segment].Variables/2, 1)
+		cols[k].first, cols[k].second = carve(h), carve(max(h/2, 1))
+	}
 	for k, b := range batches {
 		p := places[b.segment]
-		cols[k] = foldingColumn{k: stack[p.Offset : p.Offset+1<<p.Variables]}
+		cols[k].k = stack[p.Offset : p.Offset+1<<p.Variables]
 		ws[k] = newSparseWeight(claims, b.claims, pow, workers)
 		rounds = max(rounds, p.Variables)
 	}
@@ -155,6 +178,21 @@ func proveLinear(tr *transcript.Prover, claims []LinearClaim, places []open.Plac
 type foldingColumn struct {
 	k       []field.K
 	e, next []field.E // the current table (nil while k is) and the other buffer
+	// first and second are the tables the first fold writes and the one after it
+	// (2^(v-1) and 2^(v-2) entries).
+	first, second []field.E
+}
+
+// largestColumns lists the batches by decreasing column size.
+func largestColumns(batches []linearBatch, places []open.Placement) []int {
+	order := make([]int, len(batches))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return places[batches[b].segment].Variables - places[batches[a].segment].Variables
+	})
+	return order
 }
 
 func (c *foldingColumn) len() int {
@@ -178,9 +216,16 @@ const foldChunk = 1 << 12
 func (c *foldingColumn) fold(r field.E, workers par.Workers) {
 	h := c.len() / 2
 	if c.e == nil {
-		dst := buffers.Make[field.E](h)
+		// Tables not given (or short) are made here.
+		if len(c.first) < h {
+			c.first = buffers.Make[field.E](h)
+		}
+		if len(c.second) < max(h/2, 1) {
+			c.second = make([]field.E, max(h/2, 1))
+		}
+		dst := c.first[:h]
 		workers.Range(h, func(lo, hi int) { field.FoldLowK(dst[lo:hi], c.k[2*lo:2*hi], r) }, par.MinChunk(foldChunk))
-		c.e, c.next, c.k = dst, make([]field.E, max(h/2, 1)), nil
+		c.e, c.next, c.k = dst, c.second, nil
 		return
 	}
 	src, dst := c.e, c.next[:h]

@@ -232,7 +232,7 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 		if rel, err = proveRelations(tr, ev.Relations, ev.Copies, places, stack); err != nil {
 			return nil, err
 		}
-		if points, err = proveLinear(tr, ev.linearWithRelations(rel), places, stackLog, stack, workers); err != nil {
+		if points, err = proveLinearIn(tr, ev.linearWithRelations(rel), places, stackLog, stack, workers, run.spare); err != nil {
 			return nil, err
 		}
 		lap(&prof.Linear)
@@ -537,6 +537,9 @@ type segmentRings struct {
 	places   []open.Placement
 	stackLog int
 	rings    []open.PlacedRing
+	// spare is the zerocheck tables' memory, free once every segment's zerocheck
+	// has run: the linear claims' column folds reuse it.
+	spare [][]field.E
 	// weights holds the rings' weights, each at its segment's column.
 	weights []field.E
 }
@@ -616,7 +619,7 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 			return nil, err
 		}
 	}
-	return &segmentRings{tr: tr, com: com, stack: stack, places: places, stackLog: stackLog, rings: rings, weights: weights}, nil
+	return &segmentRings{tr: tr, com: com, stack: stack, places: places, stackLog: stackLog, rings: rings, weights: weights, spare: zb.Take()}, nil
 }
 
 // segmentPlans are the NTT plans segmented proofs encode with, by dimension (a plan

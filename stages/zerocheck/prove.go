@@ -67,6 +67,20 @@ type Buffers struct {
 	t [3][]field.E
 }
 
+// Take hands the tables' memory over (contents unspecified) and leaves b empty: a
+// prover whose later stages need E scratch of this size reuses it instead of
+// allocating (and zeroing) more.
+func (b *Buffers) Take() [][]field.E {
+	var out [][]field.E
+	for v := range b.t {
+		if cap(b.t[v]) > 0 {
+			out = append(out, b.t[v][:cap(b.t[v])])
+		}
+		b.t[v] = nil
+	}
+	return out
+}
+
 // ProveWith runs the zerocheck prover on any prover transcript on the workers; buf
 // (nil: allocate) holds its tables. The transcript bytes do not depend on the workers,
 // buf or Live. When the workers stop (a panic in a chunk, a cancelled context) it
