@@ -2,6 +2,7 @@ package flows
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/leanpipe/leanpipe/buffers"
@@ -136,7 +137,7 @@ func proveLinearIn(tr *transcript.Prover, claims []LinearClaim, places []open.Pl
 	for k, b := range batches {
 		p := places[b.segment]
 		cols[k].k = stack[p.Offset : p.Offset+1<<p.Variables]
-		ws[k] = newSparseWeight(claims, b.claims, pow, workers)
+		ws[k] = newSparseWeight(claims, b.claims, pow, 1<<p.Variables, workers)
 		rounds = max(rounds, p.Variables)
 	}
 	rho := make([]field.E, rounds)
@@ -240,14 +241,17 @@ type sparseWeight struct {
 	w   []field.E
 }
 
-func newSparseWeight(claims []LinearClaim, which []int, pow []field.E, workers par.Workers) sparseWeight {
-	// Every term's weight, sorted by word and summed per word (a sort of one list
-	// rather than a map's insertions: addition is exact, so the order of the sums
-	// does not matter). Long lists are sorted in chunks side by side, then merged.
+func newSparseWeight(claims []LinearClaim, which []int, pow []field.E, words int, workers par.Workers) sparseWeight {
 	n := 0
 	for _, i := range which {
 		n += len(claims[i].Terms)
 	}
+	if words > 0 && n >= words/denseTerms {
+		return denseSparseWeight(claims, which, pow, words)
+	}
+	// Every term's weight, sorted by word and summed per word (a sort of one list
+	// rather than a map's insertions: addition is exact, so the order of the sums
+	// does not matter). Long lists are sorted in chunks side by side, then merged.
 	es := make([]sparseEntry, 0, n)
 	for _, i := range which {
 		for _, t := range claims[i].Terms {
@@ -263,6 +267,39 @@ func newSparseWeight(claims []LinearClaim, which []int, pow []field.E, workers p
 			w = w.Add(es[j].w)
 		}
 		sw.idx, sw.w = append(sw.idx, word), append(sw.w, w)
+	}
+	return sw
+}
+
+// denseTerms: a batch with at least a column's words / denseTerms terms sums them in
+// a table as long as the column (denseSparseWeight) rather than sorting them: the
+// products segment of a 2→1 merge (2^20 words, about 79K distinct among many more
+// terms) took 13.8 ms to sort at two workers.
+const denseTerms = 4
+
+// denseSparseWeight is newSparseWeight summing the terms at their words in a table of
+// the column's length, with a bitmap of the words any term names: the same entries
+// (every named word, in increasing order, its weights summed) without a sort.
+func denseSparseWeight(claims []LinearClaim, which []int, pow []field.E, words int) sparseWeight {
+	acc := make([]field.E, words)
+	named := make([]uint64, (words+63)/64)
+	for _, i := range which {
+		p := pow[i]
+		for _, t := range claims[i].Terms {
+			acc[t.Word] = acc[t.Word].Add(p.Mul(t.Coeff))
+			named[t.Word>>6] |= 1 << (t.Word & 63)
+		}
+	}
+	count := 0
+	for _, m := range named {
+		count += bits.OnesCount64(m)
+	}
+	sw := sparseWeight{idx: make([]int, 0, count), w: make([]field.E, 0, count)}
+	for b, m := range named {
+		for ; m != 0; m &= m - 1 {
+			word := b<<6 | bits.TrailingZeros64(m)
+			sw.idx, sw.w = append(sw.idx, word), append(sw.w, acc[word])
+		}
 	}
 	return sw
 }

@@ -36,14 +36,26 @@ func TestSparseWeightWorkers(t *testing.T) {
 		col[i] = field.K(rng.Uint64())
 	}
 	one := par.New(nil, 1)
-	want := newSparseWeight(claims, which, pow, one)
+	// Words 0: the sorted path, whatever the terms' count.
+	want := newSparseWeight(claims, which, pow, 0, one)
 	if len(want.idx) < 4*sparseChunk || !slices.IsSorted(want.idx) {
 		t.Fatalf("%d entries (sorted %v): the test needs more than %d", len(want.idx), slices.IsSorted(want.idx), 4*sparseChunk)
+	}
+	// The dense path (enough terms for the column's length) gives the same entries.
+	n := 0
+	for _, c := range claims {
+		n += len(c.Terms)
+	}
+	if n < (1<<log)/denseTerms {
+		t.Fatalf("%d terms: too few for the dense path over 2^%d words", n, log)
+	}
+	if d := newSparseWeight(claims, which, pow, 1<<log, one); !slices.Equal(d.idx, want.idx) || !slices.Equal(d.w, want.w) {
+		t.Fatalf("the dense path's %d entries differ from the sorted path's %d", len(d.idx), len(want.idx))
 	}
 	for _, n := range []int{2, 3, 4} {
 		t.Run(fmt.Sprintf("%d workers", n), func(t *testing.T) {
 			w := par.New(nil, n)
-			got := newSparseWeight(claims, which, pow, w)
+			got := newSparseWeight(claims, which, pow, 0, w)
 			ref := sparseWeight{idx: slices.Clone(want.idx), w: slices.Clone(want.w)}
 			if !slices.Equal(got.idx, ref.idx) || !slices.Equal(got.w, ref.w) {
 				t.Fatalf("entries differ from one worker's")
