@@ -203,20 +203,7 @@ func TestRedTeamProverChosenCut(t *testing.T) {
 	}{{"a cut the verifier does not make", 3, true}, {"no cut where the verifier cuts", 48, false}} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			infos := []ChildInfo{{c.n, 2}, {c.n, 2}}
-			blank, err := blankMerged(xmss.Message{}, 0, placeholderKeys(2*c.n), 2, infos, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, _, err := blank.layout()
-			if err != nil {
-				t.Fatal(err)
-			}
-			key := layoutKey(infos, func(int) *MergedChildNR { return nil })
-			v, ok := splitPlans.Load(key)
-			if !ok {
-				t.Fatal("no plan kept for the layout's shape")
-			}
-			own := v.([]bool)
+			l, key, own := leavesPlan(t, infos)
 			if slices.Contains(own, true) == c.cut {
 				t.Fatalf("the verifier's own plan %v", own)
 			}
@@ -270,17 +257,7 @@ func TestRedTeamProverChosenCut(t *testing.T) {
 func TestRedTeamChildChosenCut(t *testing.T) {
 	skipProofs(t, "proves a depth-2 merge over 3-signer leaves")
 	infos := []ChildInfo{{3, 2}, {3, 2}}
-	blank, err := blankMerged(xmss.Message{}, 0, placeholderKeys(6), 2, infos, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, _, err := blank.layout()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := layoutKey(infos, func(int) *MergedChildNR { return nil })
-	v, _ := splitPlans.Load(key)
-	own := v.([]bool)
+	l, key, own := leavesPlan(t, infos)
 	forced := make([]bool, len(l.groups))
 	for k, g := range l.groups {
 		if !own[k] && len(groupPieces(g.n)) == 2 {
@@ -795,4 +772,28 @@ func TestShapeCacheBounded(t *testing.T) {
 	if _, ok := c.Load(3); ok {
 		t.Fatal("Clear kept a shape")
 	}
+}
+
+// leavesPlan lays out a merge of leaves of these sizes and rates (placeholder keys)
+// and returns the layout, its shape's key in splitPlans and the cut plan kept there.
+func leavesPlan(t *testing.T, infos []ChildInfo) (*nrLayout, string, []bool) {
+	t.Helper()
+	n := 0
+	for _, c := range infos {
+		n += c.N
+	}
+	blank, err := blankMerged(xmss.Message{}, 0, placeholderKeys(n), 2, infos, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := blank.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := layoutKey(infos, func(int) *MergedChildNR { return nil })
+	v, ok := splitPlans.Load(key)
+	if !ok {
+		t.Fatal("no plan kept for the layout's shape")
+	}
+	return l, key, v.([]bool)
 }
