@@ -441,3 +441,58 @@ func TestTreeGroups(t *testing.T) {
 		t.Fatalf("ids %q %q", LevelID("t", 1, 3), LevelID("t", 2, 0))
 	}
 }
+
+// TestTreeShapesVerifiable: every tree TreeGroups plans (leaves of one size but the
+// last, which may hold fewer) names at most recursion.MaxShapes distinct merged shapes
+// below its root, so that its root, and every node on the way, passes the verifier's
+// bound.
+func TestTreeShapesVerifiable(t *testing.T) {
+	most := 0
+	for k := recursion.MaxChildren + 1; k <= MaxTreeLeaves(); k++ {
+		for _, sz := range [][2]int{{2, 1}, {2, 2}, {3, 1}, {3, 2}, {200, 1}, {200, 99}, {200, 200}} {
+			leaf, last := sz[0], sz[1]
+			type node struct {
+				info recursion.ChildInfo
+				rec  *recursion.MergedChildNR
+			}
+			level := make([]node, k)
+			for i := range level {
+				n := leaf
+				if i == k-1 {
+					n = last
+				}
+				level[i] = node{info: recursion.ChildInfo{N: n, LogInvRate: 2}}
+			}
+			groups := TreeGroups(k)
+			for _, sizes := range groups[:len(groups)-1] {
+				var next []node
+				for _, s := range sizes {
+					parent := node{info: recursion.ChildInfo{LogInvRate: 2}, rec: &recursion.MergedChildNR{}}
+					for _, c := range level[:s] {
+						parent.info.N += c.info.N
+						parent.rec.Children = append(parent.rec.Children, c.info)
+						parent.rec.Subs = append(parent.rec.Subs, c.rec)
+					}
+					level = level[s:]
+					next = append(next, parent)
+				}
+				level = next
+			}
+			// The root's children: the last level's one group.
+			var children []recursion.ChildInfo
+			var subs []*recursion.MergedChildNR
+			for _, c := range level {
+				children, subs = append(children, c.info), append(subs, c.rec)
+			}
+			n := recursion.MergedShapes(children, subs)
+			if n > recursion.MaxShapes {
+				t.Fatalf("%d leaves of %d (the last %d): %d distinct merged shapes below the root (at most %d verify)", k, leaf, last, n, recursion.MaxShapes)
+			}
+			most = max(most, n)
+		}
+	}
+	if most < 2 {
+		t.Fatalf("at most %d distinct shapes: the trees were not built", most)
+	}
+	t.Logf("at most %d distinct merged shapes below a root", most)
+}

@@ -1161,37 +1161,43 @@ func (m *MergedNR) Verify() error {
 	return err
 }
 
-// maxShapes bounds the distinct merged shapes (shapeKey) below a proof's statement. A
+// MaxShapes bounds the distinct merged shapes (shapeKey) below a proof's statement. A
 // verifier lays out each one it has not seen (the red-team helper measured about
 // 0.6 s and 175 MB a shape, kept while the parent's layout is built): without a
 // bound a file of a few kilobytes naming hundreds of shapes (maxRecords allows 584)
-// would run a verifier out of memory. A tree this package's tools build has one or
-// two shapes a level (equal leaves, the last one shorter).
-const maxShapes = 16
+// would run a verifier out of memory. The trees `leanpipe run` and a fleet build
+// (queue.TreeGroups) have at most 13 below their root, over every leaf count they
+// take (queue's TestTreeShapesVerifiable).
+const MaxShapes = 16
 
-// checkShapes refuses a statement whose merged descendants have more than maxShapes
+// MergedShapes is the number of distinct merged shapes among the merged children
+// (subs[i] non-nil: child i is merged, of those children and records) and their
+// merged descendants, stopping once it passes MaxShapes.
+func MergedShapes(children []ChildInfo, subs []*MergedChildNR) int {
+	seen := map[string]bool{}
+	var walk func(c ChildInfo, mc *MergedChildNR)
+	walk = func(c ChildInfo, mc *MergedChildNR) {
+		if mc == nil || len(seen) > MaxShapes {
+			return
+		}
+		seen[shapeKey(c, mc)] = true
+		for i, g := range mc.Children {
+			walk(g, mc.sub(i))
+		}
+	}
+	for i, c := range children {
+		if i < len(subs) {
+			walk(c, subs[i])
+		}
+	}
+	return len(seen)
+}
+
+// checkShapes refuses a statement whose merged descendants have more than MaxShapes
 // distinct shapes, before any of them is laid out.
 func (m *MergedNR) checkShapes() error {
-	seen := map[string]bool{}
-	var walk func(c ChildInfo, mc *MergedChildNR) error
-	walk = func(c ChildInfo, mc *MergedChildNR) error {
-		if mc == nil {
-			return nil
-		}
-		if seen[shapeKey(c, mc)] = true; len(seen) > maxShapes {
-			return fmt.Errorf("%w: merged children of more than %d distinct shapes (sizes, rates and children) below the statement", ErrMerged, maxShapes)
-		}
-		for i, g := range mc.Children {
-			if err := walk(g, mc.sub(i)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for i, c := range m.Children {
-		if err := walk(c, m.sub(i)); err != nil {
-			return err
-		}
+	if MergedShapes(m.Children, m.Subs) > MaxShapes {
+		return fmt.Errorf("%w: merged children of more than %d distinct shapes (sizes, rates and children) below the statement", ErrMerged, MaxShapes)
 	}
 	return nil
 }

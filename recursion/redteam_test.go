@@ -679,9 +679,9 @@ func TestRedTeamOverlongVarint(t *testing.T) {
 }
 
 // TestRedTeamManyShapes: a statement naming more distinct merged shapes than
-// maxShapes is refused by checkShapes before any is laid out (the helper's file of
+// MaxShapes is refused by checkShapes before any is laid out (the helper's file of
 // shape-only records made a verifier lay out each one: about 0.6 s and 175 MB a
-// shape), and in well under the time one layout takes; maxShapes shapes pass that
+// shape), and in well under the time one layout takes; MaxShapes shapes pass that
 // check (and are refused later, their values being none).
 func TestRedTeamManyShapes(t *testing.T) {
 	build := func(shapes int) *MergedNR {
@@ -723,7 +723,7 @@ func TestRedTeamManyShapes(t *testing.T) {
 	for _, tc := range []struct {
 		shapes  int
 		refused bool
-	}{{maxShapes, false}, {maxShapes + 1, true}} {
+	}{{MaxShapes, false}, {MaxShapes + 1, true}} {
 		m := build(tc.shapes)
 		err := m.checkShapes()
 		if (err != nil) != tc.refused {
