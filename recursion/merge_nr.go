@@ -1227,15 +1227,15 @@ func (m *MergedNR) verifyTraced(main, batch func(transcript.Step)) (raw *transcr
 		}
 		seen[pk] = true
 	}
+	if err := checkChildSizes(m.Children, len(m.Keys)); err != nil {
+		return nil, err
+	}
 	sts := make([]flows.Statement, len(m.Children))
 	for i := range sts {
 		var err error
 		if sts[i], err = m.childStatement(i); err != nil {
 			return nil, err
 		}
-	}
-	if err := checkChildSizes(m.Children, len(m.Keys)); err != nil {
-		return nil, err
 	}
 	for i := range m.Children {
 		if m.sub(i) != nil {
