@@ -89,10 +89,10 @@ type Circuit struct {
 
 var build = sync.OnceValue(func() *Circuit {
 	c := newCircuit()
-	// Building records and compiles tens of millions of steps: about 360 MiB
-	// of it is garbage once the circuit (about 110 MiB) is compiled. Return it to
-	// the system now, so that a process's peak is not the build's leftovers
-	// plus its first proof's buffers (see the flow's FixedBytes).
+	// A build leaves the circuit's encoding for the on-disk cache (about 110 MiB,
+	// more with append's growth) as garbage: return it to the system now, so
+	// that a process's peak is not those leftovers plus its first proof's
+	// buffers (see the flow's FixedBytes).
 	debug.FreeOSMemory()
 	built.Store(true)
 	return c
@@ -227,7 +227,15 @@ func newCircuit() *Circuit {
 	c := circuit.Cached(matrices, func() *circuit.Circuit {
 		b := circuit.NewBuilder(circuitName, LogSize, ConstCol)
 		describe(b)
-		return b.Compile()
+		c := b.Compile()
+		// The recorded program (about 230 MiB) and the compiler's tables are
+		// garbage now but still resident, and the cache's encoding of the circuit
+		// (about 110 MiB, grown by appending) comes next: return them to the
+		// system first, or the encoding grows the process past the compile's own
+		// peak (a child proving 1–64 signers that builds peaked at 555–688 MiB,
+		// 447–469 with this; with a runtime.GC here instead, 461–579).
+		debug.FreeOSMemory()
+		return c
 	})()
 	return &Circuit{Circuit: c, Layout: inputLayout()}
 }
