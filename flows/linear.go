@@ -118,9 +118,16 @@ func proveLinearIn(tr *transcript.Prover, claims []LinearClaim, places []open.Pl
 	cols := make([]foldingColumn, len(batches))
 	ws := make([]sparseWeight, len(batches))
 	rounds := 0
-	// A column of 2^v words folds into tables of 2^(v-1) and 2^(v-2) entries (the
-	// two it alternates between), largest first so that spare's pieces serve the
-	// largest.
+	for k, b := range batches {
+		p := places[b.segment]
+		cols[k].k = stack[p.Offset : p.Offset+1<<p.Variables]
+		ws[k] = newSparseWeight(claims, b.claims, pow, 1<<p.Variables, workers)
+		cols[k].levels = foldLevels(len(ws[k].idx), p.Variables)
+		rounds = max(rounds, p.Variables)
+	}
+	// A column of 2^v words folds into tables of 2^(v-l) and 2^(v-l-1) entries (the
+	// two it alternates between, l its levels), largest first so that spare's
+	// pieces serve the largest.
 	carve := func(n int) []field.E {
 		for i, sp := range spare {
 			if len(sp) >= n {
@@ -131,14 +138,8 @@ func proveLinearIn(tr *transcript.Prover, claims []LinearClaim, places []open.Pl
 		return buffers.Make[field.E](n)
 	}
 	for _, k := range largestColumns(batches, places) {
-		h := max(1<<places[batches[k].segment].Variables/2, 1)
+		h := max(1<<places[batches[k].segment].Variables>>cols[k].levels, 1)
 		cols[k].first, cols[k].second = carve(h), carve(max(h/2, 1))
-	}
-	for k, b := range batches {
-		p := places[b.segment]
-		cols[k].k = stack[p.Offset : p.Offset+1<<p.Variables]
-		ws[k] = newSparseWeight(claims, b.claims, pow, 1<<p.Variables, workers)
-		rounds = max(rounds, p.Variables)
 	}
 	rho := make([]field.E, rounds)
 	for r := range rho {
@@ -174,14 +175,42 @@ func proveLinearIn(tr *transcript.Prover, claims []LinearClaim, places []open.Pl
 }
 
 // foldingColumn is a segment's column as the linear sumcheck folds it: its K words
-// until the first fold, then E tables, alternating between two buffers (a fold reads
-// e and writes next, so the workers never overlap, then the two swap).
+// until its first levels folds, then E tables, alternating between two buffers (a
+// fold reads e and writes next, so the workers never overlap, then the two swap).
+// While the column is still K, the challenges drawn so far wait in pend, and the
+// round sums fold the few words they read on the spot (at); the levels-th fold then
+// folds all levels at once, a cache-sized chunk of words at a time, so that the
+// first tables (the largest, twice and once the column's bytes) never go through
+// memory. The linear claims' folds over a 2→1 merge's 2^23-word stack moved about
+// 440 MB one level at a time.
 type foldingColumn struct {
 	k       []field.K
 	e, next []field.E // the current table (nil while k is) and the other buffer
 	// first and second are the tables the first fold writes and the one after it
-	// (2^(v-1) and 2^(v-2) entries).
+	// (2^(v-levels) and 2^(v-levels-1) entries).
 	first, second []field.E
+	levels        int       // folds kept pending on the K words (at least 1)
+	pend          []field.E // the challenges of the folds pending
+}
+
+// maxFoldLevels is the most folds a column keeps pending: the round sums then fold
+// up to 2^(maxFoldLevels-1) words per value they read.
+const maxFoldLevels = 3
+
+// foldLevels is how many folds a column of 2^v words keeps pending under a weight of
+// nnz nonzero entries. Round r's sums fold 2^r words on the spot for each of about
+// 2·nnz values (a product a word, some 8 ns), where a pass over the column saved
+// costs some 4 ns a word: three levels while nnz ≤ 2^v/32, two while nnz ≤ 2^v/8,
+// else one (a fold each round).
+func foldLevels(nnz, v int) int {
+	levels := 1
+	switch {
+	case nnz<<5 <= 1<<v:
+		levels = 3
+	case nnz<<3 <= 1<<v:
+		levels = 2
+	}
+	return max(1, min(levels, maxFoldLevels, v))
 }
 
 // largestColumns lists the batches by decreasing column size.
@@ -198,16 +227,33 @@ func largestColumns(batches []linearBatch, places []open.Placement) []int {
 
 func (c *foldingColumn) len() int {
 	if c.e == nil {
-		return len(c.k)
+		return len(c.k) >> len(c.pend)
 	}
 	return len(c.e)
 }
 
+// at is the column's entry i at the folds so far.
 func (c *foldingColumn) at(i int) field.E {
-	if c.e == nil {
+	if c.e != nil {
+		return c.e[i]
+	}
+	m := len(c.pend)
+	if m == 0 {
 		return field.FromK(c.k[i])
 	}
-	return c.e[i]
+	// The 2^m words of entry i, folded a level at a time as FoldLowK and FoldLow do.
+	var buf [1 << (maxFoldLevels - 1)]field.E
+	w := c.k[i<<m : (i+1)<<m]
+	for j := range len(w) / 2 {
+		buf[j] = c.pend[0].MulK(w[2*j] ^ w[2*j+1])
+		buf[j].C0 ^= w[2*j]
+	}
+	for l, n := 1, len(w)/2; l < m; l, n = l+1, n/2 {
+		for j := range n / 2 {
+			buf[j] = c.pend[l].Mul(buf[2*j].Add(buf[2*j+1])).Add(buf[2*j])
+		}
+	}
+	return buf[0]
 }
 
 // foldChunk is the fewest entries a worker folds.
@@ -215,9 +261,13 @@ const foldChunk = 1 << 12
 
 // fold fixes the column's lowest variable to r.
 func (c *foldingColumn) fold(r field.E, workers par.Workers) {
-	h := c.len() / 2
 	if c.e == nil {
-		// Tables not given (or short) are made here.
+		c.pend = append(c.pend, r)
+		if len(c.pend) < max(c.levels, 1) && len(c.k)>>len(c.pend) > 1 {
+			return
+		}
+		// The pending folds, at once: tables not given (or short) are made here.
+		h := len(c.k) >> len(c.pend)
 		if len(c.first) < h {
 			c.first = buffers.Make[field.E](h)
 		}
@@ -225,13 +275,45 @@ func (c *foldingColumn) fold(r field.E, workers par.Workers) {
 			c.second = make([]field.E, max(h/2, 1))
 		}
 		dst := c.first[:h]
-		workers.Range(h, func(lo, hi int) { field.FoldLowK(dst[lo:hi], c.k[2*lo:2*hi], r) }, par.MinChunk(foldChunk))
-		c.e, c.next, c.k = dst, c.second, nil
+		foldLevelsK(dst, c.k, c.pend, workers)
+		c.e, c.next, c.k, c.pend = dst, c.second, nil, nil
 		return
 	}
+	h := c.len() / 2
 	src, dst := c.e, c.next[:h]
 	workers.Range(h, func(lo, hi int) { field.FoldLow(dst[lo:hi], src[2*lo:2*hi], r) }, par.MinChunk(foldChunk))
 	c.e, c.next = dst, src
+}
+
+// foldLevelsK writes into dst (len(src) >> len(rs) entries) src folded at rs[0], then
+// rs[1], and so on: FoldLowK then FoldLow, a chunk of foldChunk words at a time
+// through two scratch tables a worker.
+func foldLevelsK(dst []field.E, src []field.K, rs []field.E, workers par.Workers) {
+	if len(rs) == 1 {
+		workers.Range(len(dst), func(lo, hi int) { field.FoldLowK(dst[lo:hi], src[2*lo:2*hi], rs[0]) }, par.MinChunk(foldChunk))
+		return
+	}
+	chunk := max(foldChunk, 1<<len(rs)) >> len(rs) // dst entries a chunk
+	chunks := (len(dst) + chunk - 1) / chunk
+	workers.Range(chunks, func(lo, hi int) {
+		a, b := make([]field.E, chunk<<(len(rs)-1)), make([]field.E, chunk<<(len(rs)-2))
+		for ch := lo; ch < hi; ch++ {
+			d := dst[ch*chunk : min((ch+1)*chunk, len(dst))]
+			n := len(d) << (len(rs) - 1)
+			a, b := a, b
+			cur := a[:n]
+			field.FoldLowK(cur, src[ch*chunk<<len(rs):ch*chunk<<len(rs)+2*n], rs[0])
+			for l := 1; l < len(rs); l++ {
+				n /= 2
+				next := b[:n]
+				if l == len(rs)-1 {
+					next = d
+				}
+				field.FoldLow(next, cur, rs[l])
+				cur, a, b = next, b, a
+			}
+		}
+	}, par.MinChunk(max(1, foldChunk/chunk)))
 }
 
 // sparseWeight is a batch's weight Σ_c γ^c Σ_t coeff_t·eq(word_t, ·) as its nonzero
@@ -249,16 +331,25 @@ func newSparseWeight(claims []LinearClaim, which []int, pow []field.E, words int
 	if words > 0 && n >= words/denseTerms {
 		return denseSparseWeight(claims, which, pow, words)
 	}
-	// Every term's weight, sorted by word and summed per word (a sort of one list
-	// rather than a map's insertions: addition is exact, so the order of the sums
-	// does not matter). Long lists are sorted in chunks side by side, then merged.
-	es := make([]sparseEntry, 0, n)
+	// Every term's weight (side by side: one product each), sorted by word and
+	// summed per word (a sort of one list rather than a map's insertions: addition
+	// is exact, so the order of the sums does not matter).
+	es := make([]sparseEntry, n)
+	top := 0
+	at := 0
 	for _, i := range which {
-		for _, t := range claims[i].Terms {
-			es = append(es, sparseEntry{t.Word, pow[i].Mul(t.Coeff)})
+		ts, p, dst := claims[i].Terms, pow[i], es[at:at+len(claims[i].Terms)]
+		workers.Range(len(ts), func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				dst[j] = sparseEntry{ts[j].Word, scaleBy(p, ts[j].Coeff)}
+			}
+		}, par.MinChunk(sparseChunk))
+		for _, t := range ts {
+			top = max(top, t.Word)
 		}
+		at += len(ts)
 	}
-	es = sortEntries(es, workers)
+	es = sortEntries(es, top, workers)
 	var sw sparseWeight
 	sw.idx, sw.w = make([]int, 0, len(es)), make([]field.E, 0, len(es))
 	for j := 0; j < len(es); {
@@ -286,7 +377,7 @@ func denseSparseWeight(claims []LinearClaim, which []int, pow []field.E, words i
 	for _, i := range which {
 		p := pow[i]
 		for _, t := range claims[i].Terms {
-			acc[t.Word] = acc[t.Word].Add(p.Mul(t.Coeff))
+			acc[t.Word] = acc[t.Word].Add(scaleBy(p, t.Coeff))
 			named[t.Word>>6] |= 1 << (t.Word & 63)
 		}
 	}
@@ -313,52 +404,59 @@ type sparseEntry struct {
 // sparseChunk is the fewest entries a worker takes in the sparse weight's passes.
 const sparseChunk = 1 << 14
 
-// sortEntries sorts es by word: in one chunk a worker, side by side, then merged
-// pairwise (the result may be a new slice).
-func sortEntries(es []sparseEntry, workers par.Workers) []sparseEntry {
-	byWord := func(a, b sparseEntry) int { return a.word - b.word }
-	k := min(workers.N(), len(es)/sparseChunk)
-	if k < 2 {
-		slices.SortFunc(es, byWord)
+// radixBits is the width of a digit of sortEntries' radix sort: two passes for words
+// below 2^22, with counts that stay in the first-level cache.
+const radixBits = 11
+
+// sortEntries sorts es by word (each at most top), least significant digit first, a
+// stable counting sort a pass (the result may be a new slice), each pass over chunks
+// side by side: every chunk counts its digits, then writes its entries from offsets
+// that put chunk c's entries of a digit after those of the chunks before it, so the
+// order is one worker's whatever the workers. A comparison sort of a 2→1 merge's
+// products segment (191K terms) took 13 ms at two workers.
+func sortEntries(es []sparseEntry, top int, workers par.Workers) []sparseEntry {
+	if len(es) < 64 {
+		slices.SortFunc(es, func(a, b sparseEntry) int { return a.word - b.word })
 		return es
 	}
+	const digits = 1 << radixBits
+	k := max(1, min(workers.N(), len(es)/sparseChunk))
 	bounds := make([]int, k+1)
 	for c := range bounds {
 		bounds[c] = c * len(es) / k
 	}
-	workers.Range(k, func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			slices.SortFunc(es[bounds[c]:bounds[c+1]], byWord)
-		}
-	}, par.PerWorker(1))
+	counts := make([][digits]int, k)
 	tmp := make([]sparseEntry, len(es))
-	for len(bounds) > 2 {
-		var next []int
-		for c := 0; c+1 < len(bounds); c += 2 {
-			lo := bounds[c]
-			next = append(next, lo)
-			if c+2 >= len(bounds) {
-				copy(tmp[lo:], es[lo:bounds[c+1]])
-				continue
+	for shift := 0; shift < bits.Len(uint(top)); shift += radixBits {
+		src, dst := es, tmp
+		workers.Range(k, func(lo, hi int) {
+			for c := lo; c < hi; c++ {
+				cnt := &counts[c]
+				clear(cnt[:])
+				for _, e := range src[bounds[c]:bounds[c+1]] {
+					cnt[e.word>>shift&(digits-1)]++
+				}
 			}
-			mergeEntries(tmp[lo:bounds[c+2]], es[lo:bounds[c+1]], es[bounds[c+1]:bounds[c+2]])
+		}, par.PerWorker(1))
+		sum := 0
+		for d := range digits {
+			for c := range counts {
+				counts[c][d], sum = sum, sum+counts[c][d]
+			}
 		}
-		next = append(next, len(es))
-		es, tmp, bounds = tmp, es, next
+		workers.Range(k, func(lo, hi int) {
+			for c := lo; c < hi; c++ {
+				at := &counts[c]
+				for _, e := range src[bounds[c]:bounds[c+1]] {
+					d := e.word >> shift & (digits - 1)
+					dst[at[d]] = e
+					at[d]++
+				}
+			}
+		}, par.PerWorker(1))
+		es, tmp = tmp, es
 	}
 	return es
-}
-
-// mergeEntries merges the sorted a and b into dst (len(a) + len(b) entries).
-func mergeEntries(dst, a, b []sparseEntry) {
-	i, j := 0, 0
-	for k := range dst {
-		if j == len(b) || (i < len(a) && a[i].word <= b[j].word) {
-			dst[k], i = a[i], i+1
-		} else {
-			dst[k], j = b[j], j+1
-		}
-	}
 }
 
 // cuts are k+1 positions of the nonzero entries, the first 0 and the last their

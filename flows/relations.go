@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/leanpipe/leanpipe/field"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/open"
 	"github.com/leanpipe/leanpipe/transcript"
 )
@@ -95,29 +96,72 @@ type relationBatch struct {
 	target   field.E
 }
 
-// batchRelations draws τ from sample and batches rels then copies' pairs.
-func batchRelations(rels []Relation, copies []CopyClaim, segments int, sample func() field.E) relationBatch {
+// batchRelations draws τ from sample and batches rels then copies' pairs. The
+// relations' terms are scaled in chunks of relations side by side, each chunk writing
+// at offsets past the earlier chunks' terms of each segment: the lists are one
+// worker's whatever the workers.
+func batchRelations(rels []Relation, copies []CopyClaim, segments int, sample func() field.E, workers par.Workers) relationBatch {
 	eq := relationsEq(rels, copies, sample)
-	// Each segment's terms, counted first so that each list is allocated once.
 	counts := relationCounts(rels, copies, segments)
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	k := max(1, min(workers.N(), total/sparseChunk, len(rels)))
+	bounds := make([]int, k+1)
+	for c := range bounds {
+		bounds[c] = c * len(rels) / k
+	}
+	// at[c][s]: where chunk c's first term on segment s goes.
+	at := make([][]int, k)
+	workers.Range(k, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			at[c] = make([]int, segments)
+			for _, rel := range rels[bounds[c]:bounds[c+1]] {
+				for _, t := range rel.Terms {
+					at[c][t.Segment]++
+				}
+			}
+		}
+	}, par.PerWorker(1))
+	next := make([]int, segments)
+	for c := range at {
+		for s, n := range at[c] {
+			at[c][s], next[s] = next[s], next[s]+n
+		}
+	}
 	perSeg := make([][]LinearTerm, segments)
 	for s, n := range counts {
-		perSeg[s] = make([]LinearTerm, 0, n)
+		perSeg[s] = make([]LinearTerm, n)
 	}
+	targets := make([]field.E, k)
+	workers.Range(k, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			pos := at[c]
+			for r := bounds[c]; r < bounds[c+1]; r++ {
+				rel := &rels[r]
+				e := eq[r]
+				for _, t := range rel.Terms {
+					perSeg[t.Segment][pos[t.Segment]] = LinearTerm{Word: t.Word, Coeff: scaleBy(e, t.Coeff)}
+					pos[t.Segment]++
+				}
+				if !rel.Value.IsZero() {
+					targets[c] = targets[c].Add(eq[r].Mul(rel.Value))
+				}
+			}
+		}
+	}, par.PerWorker(1))
 	var b relationBatch
-	for r, rel := range rels {
-		for _, t := range rel.Terms {
-			perSeg[t.Segment] = append(perSeg[t.Segment], LinearTerm{Word: t.Word, Coeff: eq[r].Mul(t.Coeff)})
-		}
-		if !rel.Value.IsZero() {
-			b.target = b.target.Add(eq[r].Mul(rel.Value))
-		}
+	for _, t := range targets {
+		b.target = b.target.Add(t)
 	}
 	r := len(rels)
 	for _, c := range copies {
 		for i := range c.FromWords {
-			perSeg[c.From] = append(perSeg[c.From], LinearTerm{Word: c.FromWords[i], Coeff: eq[r]})
-			perSeg[c.To] = append(perSeg[c.To], LinearTerm{Word: c.ToWords[i], Coeff: eq[r]})
+			perSeg[c.From][next[c.From]] = LinearTerm{Word: c.FromWords[i], Coeff: eq[r]}
+			next[c.From]++
+			perSeg[c.To][next[c.To]] = LinearTerm{Word: c.ToWords[i], Coeff: eq[r]}
+			next[c.To]++
 			r++
 		}
 	}
@@ -128,6 +172,18 @@ func batchRelations(rels []Relation, copies []CopyClaim, segments int, sample fu
 		}
 	}
 	return b
+}
+
+// scaleBy is e·c, with c a base-field element (a third of a merge's relation terms:
+// one E·K product) or one (another third: no product) taken apart.
+func scaleBy(e, c field.E) field.E {
+	switch {
+	case c == field.One:
+		return e
+	case c.C1.IsZero() && c.C2.IsZero():
+		return e.MulK(c.C0)
+	}
+	return e.Mul(c)
 }
 
 // claims are the batch's linear claims at per-segment values vs.
@@ -153,20 +209,24 @@ func lastValue(target field.E, vs []field.E) {
 }
 
 // proveRelations runs the relations' prover side and returns their linear claims.
-func proveRelations(tr *transcript.Prover, rels []Relation, copies []CopyClaim, places []open.Placement, stack []field.K) ([]LinearClaim, error) {
+func proveRelations(tr *transcript.Prover, rels []Relation, copies []CopyClaim, places []open.Placement, stack []field.K, workers par.Workers) ([]LinearClaim, error) {
 	if len(rels) == 0 && len(copies) == 0 {
 		return nil, nil
 	}
 	if err := checkRelations(rels, copies, places); err != nil {
 		return nil, err
 	}
-	b := batchRelations(rels, copies, len(places), tr.Sample)
+	b := batchRelations(rels, copies, len(places), tr.Sample, workers)
 	vs := make([]field.E, len(b.segments))
 	for k, s := range b.segments[:len(vs)-1] {
-		col := stack[places[s].Offset:]
-		for _, t := range b.terms[k] {
-			vs[k] = vs[k].Add(t.Coeff.MulK(col[t.Word]))
-		}
+		col, ts := stack[places[s].Offset:], b.terms[k]
+		vs[k] = par.Sum(workers, len(ts), field.E.Add, func(lo, hi int) field.E {
+			var v field.E
+			for _, t := range ts[lo:hi] {
+				v = v.Add(t.Coeff.MulK(col[t.Word]))
+			}
+			return v
+		}, par.MinChunk(sparseChunk))
 		tr.Send(vs[k])
 	}
 	b.last(vs)

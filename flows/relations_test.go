@@ -266,7 +266,7 @@ func TestRelationWeightsMatchBatch(t *testing.T) {
 			i := 0
 			return func() field.E { i++; return taus[i-1] }
 		}
-		b := batchRelations(rels, copies, segments, sampler())
+		b := batchRelations(rels, copies, segments, sampler(), par.New(nil, 1))
 		rw := newRelationWeights(rels, copies, segments, sampler())
 		if b.target != rw.target || len(b.segments) != len(rw.segments) {
 			t.Fatalf("trial %d: target or segments differ: %v %v", trial, b.segments, rw.segments)
@@ -308,6 +308,44 @@ func TestRelationWeightsMatchBatch(t *testing.T) {
 			want = linearWeightAt(claims, []int{0}, []field.E{field.One}, other)
 			if got := rw.weight(s, other); got != want {
 				t.Fatalf("trial %d: segment %d's weight at an unprepared point %v, the batched terms give %v", trial, s, got, want)
+			}
+		}
+	}
+}
+
+// TestBatchRelationsWorkers checks the relations' batch on 2–4 workers (relations
+// scaled in chunks side by side) against one worker's: the same terms, in the same
+// order, per segment, and the same target, for enough terms to be cut into chunks.
+func TestBatchRelationsWorkers(t *testing.T) {
+	rng := testrand.New(t)
+	const segments, vars = 5, 14
+	rels := make([]Relation, 4*sparseChunk/3)
+	for r := range rels {
+		for range 1 + rng.IntN(5) {
+			rels[r].Terms = append(rels[r].Terms, RelationTerm{Segment: rng.IntN(segments), Word: rng.IntN(1 << vars), Coeff: randE(rng)})
+		}
+		if rng.IntN(2) == 0 {
+			rels[r].Value = randE(rng)
+		}
+	}
+	copies := []CopyClaim{{From: 1, To: 3, FromWords: []int{5, 9, 700}, ToWords: []int{8, 1, 2}}, {From: 2, To: 2, FromWords: []int{4, 6}, ToWords: []int{7, 3}}}
+	taus := make([]field.E, 20)
+	for i := range taus {
+		taus[i] = randE(rng)
+	}
+	sampler := func() func() field.E {
+		i := 0
+		return func() field.E { i++; return taus[i-1] }
+	}
+	want := batchRelations(rels, copies, segments, sampler(), par.New(nil, 1))
+	for _, n := range []int{2, 3, 4} {
+		got := batchRelations(rels, copies, segments, sampler(), par.New(nil, n))
+		if got.target != want.target || !slices.Equal(got.segments, want.segments) {
+			t.Fatalf("%d workers: target or segments differ from one worker's", n)
+		}
+		for k := range want.terms {
+			if !slices.Equal(got.terms[k], want.terms[k]) {
+				t.Fatalf("%d workers: segment %d's terms differ from one worker's", n, want.segments[k])
 			}
 		}
 	}

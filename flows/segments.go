@@ -229,7 +229,7 @@ func proveSegments(label string, statement []byte, segs []Segment, ev *Evaluatio
 	var points []open.PointClaim
 	if ev != nil {
 		var rel []LinearClaim
-		if rel, err = proveRelations(tr, ev.Relations, ev.Copies, places, stack); err != nil {
+		if rel, err = proveRelations(tr, ev.Relations, ev.Copies, places, stack, workers); err != nil {
 			return nil, err
 		}
 		if points, err = proveLinearIn(tr, ev.linearWithRelations(rel), places, stackLog, stack, workers, run.spare); err != nil {
@@ -566,7 +566,9 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 		p := places[i]
 		words := 1 << p.Variables
 		if f := s.Filled; f != nil && f.NLog == nLogs[i] && len(f.W) == words && len(f.A) == words && len(f.B) == words {
-			copy(stack[p.Offset:p.Offset+words], f.W)
+			// On the workers: this first write faults the stack's pages in.
+			dst := stack[p.Offset : p.Offset+words]
+			workers.Range(words, func(lo, hi int) { copy(dst[lo:hi], f.W[lo:hi]) }, par.MinChunk(1<<16))
 			as[i], bs[i] = f.A, f.B
 			continue
 		}

@@ -3,6 +3,7 @@ package flows
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -77,5 +78,80 @@ func TestSparseWeightWorkers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSparseWeight builds the sparse weight of one claim shaped like a 2→1
+// merge's products segment: 191K terms on 79K distinct words of a 2^20-word column.
+func BenchmarkSparseWeight(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	const log, distinct, terms = 20, 79 << 10, 191 << 10
+	words := make([]int, distinct)
+	for i := range words {
+		words[i] = rng.IntN(1 << log)
+	}
+	claims := []LinearClaim{{}}
+	for range terms {
+		e := field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+		claims[0].Terms = append(claims[0].Terms, LinearTerm{Word: words[rng.IntN(distinct)], Coeff: e})
+	}
+	pow := []field.E{{C0: 7, C1: 9, C2: 11}}
+	w := par.New(nil, runtime.GOMAXPROCS(0))
+	for b.Loop() {
+		newSparseWeight(claims, []int{0}, pow, 1<<log, w)
+	}
+}
+
+// TestFoldingColumnLevels folds columns keeping 1 to maxFoldLevels folds pending
+// (foldLevelsK's chunks, several of them, on one and two workers) and checks every
+// entry after every round against the column folded one level at a time by FoldLowK
+// and FoldLow.
+func TestFoldingColumnLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	randE := func() field.E {
+		return field.E{C0: field.K(rng.Uint64()), C1: field.K(rng.Uint64()), C2: field.K(rng.Uint64())}
+	}
+	for _, v := range []int{1, 2, 5, 15} {
+		col := make([]field.K, 1<<v)
+		for i := range col {
+			col[i] = field.K(rng.Uint64())
+		}
+		rs := make([]field.E, v)
+		for i := range rs {
+			rs[i] = randE()
+		}
+		// want[r] is the column after r folds.
+		want := [][]field.E{make([]field.E, len(col))}
+		for i, x := range col {
+			want[0][i] = field.FromK(x)
+		}
+		for r := range rs {
+			next := make([]field.E, len(want[r])/2)
+			if r == 0 {
+				field.FoldLowK(next, col, rs[0])
+			} else {
+				field.FoldLow(next, want[r], rs[r])
+			}
+			want = append(want, next)
+		}
+		for levels := 1; levels <= maxFoldLevels; levels++ {
+			for _, workers := range []int{1, 2} {
+				c := foldingColumn{k: col, levels: levels}
+				w := par.New(nil, workers)
+				for r := 0; r <= v; r++ {
+					if c.len() != len(want[r]) {
+						t.Fatalf("2^%d words, %d levels, %d workers, round %d: %d entries, want %d", v, levels, workers, r, c.len(), len(want[r]))
+					}
+					for i := range want[r] {
+						if got := c.at(i); got != want[r][i] {
+							t.Fatalf("2^%d words, %d levels, %d workers, round %d: entry %d differs", v, levels, workers, r, i)
+						}
+					}
+					if r < v {
+						c.fold(rs[r], w)
+					}
+				}
+			}
+		}
 	}
 }
