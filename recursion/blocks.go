@@ -1,6 +1,7 @@
 package recursion
 
 import (
+	"github.com/leanpipe/leanpipe/buffers"
 	"sync"
 
 	"github.com/leanpipe/leanpipe/circuit"
@@ -75,7 +76,7 @@ func fillSlots(c *circuit.Circuit, n int, set func(v []uint64, lane uint, slot i
 		workers.Range((groups+per-1)/per, func(lo, hi int) {
 			var ws, as, bs [][]uint64
 			for range per {
-				ws, as, bs = append(ws, make([]uint64, size)), append(as, make([]uint64, size)), append(bs, make([]uint64, size))
+				ws, as, bs = append(ws, buffers.Make[uint64](size)), append(as, buffers.Make[uint64](size)), append(bs, buffers.Make[uint64](size))
 			}
 			for batch := lo; batch < hi; batch++ {
 				g0 := batch * per
