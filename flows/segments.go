@@ -48,7 +48,10 @@ type Segment struct {
 	// Filled, when set, is what Fill writes, already written (a caller that read the
 	// witness before proving): the proof takes its A and B columns as they are and
 	// copies its witness, instead of calling Fill, when its slot count is the
-	// segment's. The caller must not change them until the proof returns.
+	// segment's. The caller must not change them until the proof returns. The proof
+	// lets go of them as it is done with them (it sets W to nil once copied, A and B
+	// once the segment's zerocheck is done), so that a caller holding no other
+	// reference lets their memory serve the rest of the proof.
 	Filled *Filled
 }
 
@@ -567,8 +570,9 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 		words := 1 << p.Variables
 		if f := s.Filled; f != nil && f.NLog == nLogs[i] && len(f.W) == words && len(f.A) == words && len(f.B) == words {
 			// On the workers: this first write faults the stack's pages in.
-			dst := stack[p.Offset : p.Offset+words]
-			workers.Range(words, func(lo, hi int) { copy(dst[lo:hi], f.W[lo:hi]) }, par.MinChunk(1<<16))
+			dst, src := stack[p.Offset:p.Offset+words], f.W
+			workers.Range(words, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) }, par.MinChunk(1<<16))
+			f.W = nil
 			as[i], bs[i] = f.A, f.B
 			continue
 		}
@@ -611,6 +615,9 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
 		as[i], bs[i] = nil, nil
+		if f := s.Filled; f != nil {
+			f.A, f.B = nil, nil
+		}
 		lap(&prof.Zerocheck)
 		lc := lsc.ProvePublic(tr, s.Circuit, q, s.N, lincheck.ZerocheckClaims(res), s.Public, workers)
 		lap(&prof.Lincheck)
