@@ -3,6 +3,7 @@ package flows
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -258,14 +259,7 @@ func TestRelationWeightsMatchBatch(t *testing.T) {
 			}
 			copies = append(copies, c)
 		}
-		taus := make([]field.E, 20)
-		for i := range taus {
-			taus[i] = randE(rng)
-		}
-		sampler := func() func() field.E {
-			i := 0
-			return func() field.E { i++; return taus[i-1] }
-		}
+		sampler := replaySamples(rng)
 		b := batchRelations(rels, copies, segments, sampler(), par.New(nil, 1))
 		rw := newRelationWeights(rels, copies, segments, sampler())
 		if b.target != rw.target || len(b.segments) != len(rw.segments) {
@@ -329,14 +323,7 @@ func TestBatchRelationsWorkers(t *testing.T) {
 		}
 	}
 	copies := []CopyClaim{{From: 1, To: 3, FromWords: []int{5, 9, 700}, ToWords: []int{8, 1, 2}}, {From: 2, To: 2, FromWords: []int{4, 6}, ToWords: []int{7, 3}}}
-	taus := make([]field.E, 20)
-	for i := range taus {
-		taus[i] = randE(rng)
-	}
-	sampler := func() func() field.E {
-		i := 0
-		return func() field.E { i++; return taus[i-1] }
-	}
+	sampler := replaySamples(rng)
 	want := batchRelations(rels, copies, segments, sampler(), par.New(nil, 1))
 	for _, n := range []int{2, 3, 4} {
 		got := batchRelations(rels, copies, segments, sampler(), par.New(nil, n))
@@ -348,5 +335,18 @@ func TestBatchRelationsWorkers(t *testing.T) {
 				t.Fatalf("%d workers: segment %d's terms differ from one worker's", n, want.segments[k])
 			}
 		}
+	}
+}
+
+// replaySamples draws 20 random challenges and returns a maker of samplers that each
+// replay them in order: two sides drawing τ from their own transcript see the same.
+func replaySamples(rng *rand.Rand) func() func() field.E {
+	taus := make([]field.E, 20)
+	for i := range taus {
+		taus[i] = randE(rng)
+	}
+	return func() func() field.E {
+		i := 0
+		return func() field.E { i++; return taus[i-1] }
 	}
 }
