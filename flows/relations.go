@@ -174,8 +174,8 @@ func batchRelations(rels []Relation, copies []CopyClaim, segments int, sample fu
 	return b
 }
 
-// scaleBy is e·c, with c a base-field element (a third of a merge's relation terms:
-// one E·K product) or one (another third: no product) taken apart.
+// scaleBy is e·c, with c one (no product: 133,608 of a 2→1 merge's 397,696 relation
+// terms) or a base-field element (one E·K product) taken apart.
 func scaleBy(e, c field.E) field.E {
 	switch {
 	case c == field.One:

@@ -1,9 +1,9 @@
 package recursion
 
 import (
-	"github.com/leanpipe/leanpipe/buffers"
 	"sync"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
