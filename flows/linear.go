@@ -181,8 +181,8 @@ func proveLinearIn(tr *transcript.Prover, claims []LinearClaim, places []open.Pl
 // round sums fold the few words they read on the spot (at); the levels-th fold then
 // folds all levels at once, a cache-sized chunk of words at a time, so that the
 // first tables (the largest, twice and once the column's bytes) never go through
-// memory. The linear claims' folds over a 2→1 merge's 2^23-word stack moved about
-// 440 MB one level at a time.
+// memory. Folded one level at a time, the linear claims' columns over a 2→1 merge's
+// 2^23-word stack read and wrote about 440 MB (counted, not measured).
 type foldingColumn struct {
 	k       []field.K
 	e, next []field.E // the current table (nil while k is) and the other buffer
@@ -199,9 +199,10 @@ const maxFoldLevels = 3
 
 // foldLevels is how many folds a column of 2^v words keeps pending under a weight of
 // nnz nonzero entries. Round r's sums fold 2^r words on the spot for each of about
-// 2·nnz values (a product a word, some 8 ns), where a pass over the column saved
-// costs some 4 ns a word: three levels while nnz ≤ 2^v/32, two while nnz ≤ 2^v/8,
-// else one (a fold each round).
+// 2·nnz values (a product a word, estimated at 8 ns), where a pass over the column
+// saved costs an estimated 4 ns a word: three levels while nnz ≤ 2^v/32, two while
+// nnz ≤ 2^v/8, else one (a fold each round). The estimates set only the speed, never
+// the bytes.
 func foldLevels(nnz, v int) int {
 	levels := 1
 	switch {
