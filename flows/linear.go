@@ -189,7 +189,7 @@ type foldingColumn struct {
 	// first and second are the tables the first fold writes and the one after it
 	// (2^(v-levels) and 2^(v-levels-1) entries).
 	first, second []field.E
-	levels        int       // folds kept pending on the K words (at least 1)
+	levels        int       // folds the K words take at once (0 counts as 1: none pending)
 	pend          []field.E // the challenges of the folds pending
 }
 
@@ -246,8 +246,7 @@ func (c *foldingColumn) at(i int) field.E {
 	var buf [1 << (maxFoldLevels - 1)]field.E
 	w := c.k[i<<m : (i+1)<<m]
 	for j := range len(w) / 2 {
-		buf[j] = c.pend[0].MulK(w[2*j] ^ w[2*j+1])
-		buf[j].C0 ^= w[2*j]
+		buf[j] = c.pend[0].MulK(w[2*j].Add(w[2*j+1])).Add(field.FromK(w[2*j]))
 	}
 	for l, n := 1, len(w)/2; l < m; l, n = l+1, n/2 {
 		for j := range n / 2 {
@@ -297,21 +296,21 @@ func foldLevelsK(dst []field.E, src []field.K, rs []field.E, workers par.Workers
 	chunk := max(foldChunk, 1<<len(rs)) >> len(rs) // dst entries a chunk
 	chunks := (len(dst) + chunk - 1) / chunk
 	workers.Range(chunks, func(lo, hi int) {
-		a, b := make([]field.E, chunk<<(len(rs)-1)), make([]field.E, chunk<<(len(rs)-2))
+		// Level l writes scratch[l%2] (level 0 the largest table), the last dst.
+		scratch := [2][]field.E{make([]field.E, chunk<<(len(rs)-1)), make([]field.E, chunk<<(len(rs)-2))}
 		for ch := lo; ch < hi; ch++ {
 			d := dst[ch*chunk : min((ch+1)*chunk, len(dst))]
 			n := len(d) << (len(rs) - 1)
-			a, b := a, b
-			cur := a[:n]
+			cur := scratch[0][:n]
 			field.FoldLowK(cur, src[ch*chunk<<len(rs):ch*chunk<<len(rs)+2*n], rs[0])
 			for l := 1; l < len(rs); l++ {
 				n /= 2
-				next := b[:n]
+				next := scratch[l%2][:n]
 				if l == len(rs)-1 {
 					next = d
 				}
 				field.FoldLow(next, cur, rs[l])
-				cur, a, b = next, b, a
+				cur = next
 			}
 		}
 	}, par.MinChunk(max(1, foldChunk/chunk)))
@@ -417,6 +416,7 @@ const radixBits = 11
 // products segment (191K terms) took 13 ms at two workers.
 func sortEntries(es []sparseEntry, top int, workers par.Workers) []sparseEntry {
 	if len(es) < 64 {
+		// A short list: not worth the digit counts' passes.
 		slices.SortFunc(es, func(a, b sparseEntry) int { return a.word - b.word })
 		return es
 	}

@@ -3,6 +3,7 @@ package flows
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
@@ -102,17 +103,17 @@ type relationBatch struct {
 // worker's whatever the workers.
 func batchRelations(rels []Relation, copies []CopyClaim, segments int, sample func() field.E, workers par.Workers) relationBatch {
 	eq := relationsEq(rels, copies, sample)
-	counts := relationCounts(rels, copies, segments)
 	total := 0
-	for _, n := range counts {
-		total += n
+	for _, rel := range rels {
+		total += len(rel.Terms)
 	}
 	k := max(1, min(workers.N(), total/sparseChunk, len(rels)))
 	bounds := make([]int, k+1)
 	for c := range bounds {
 		bounds[c] = c * len(rels) / k
 	}
-	// at[c][s]: where chunk c's first term on segment s goes.
+	// at[c][s]: where chunk c's first term on segment s goes (first its count); the
+	// relations' terms of a segment then fill next[s] places, its copies' after.
 	at := make([][]int, k)
 	workers.Range(k, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
@@ -130,6 +131,8 @@ func batchRelations(rels []Relation, copies []CopyClaim, segments int, sample fu
 			at[c][s], next[s] = next[s], next[s]+n
 		}
 	}
+	counts := slices.Clone(next)
+	addCopyCounts(counts, copies)
 	perSeg := make([][]LinearTerm, segments)
 	for s, n := range counts {
 		perSeg[s] = make([]LinearTerm, n)
@@ -301,11 +304,16 @@ func relationCounts(rels []Relation, copies []CopyClaim, segments int) []int {
 			counts[t.Segment]++
 		}
 	}
+	addCopyCounts(counts, copies)
+	return counts
+}
+
+// addCopyCounts adds to counts (per segment) the terms the copies' pairs put there.
+func addCopyCounts(counts []int, copies []CopyClaim) {
 	for _, c := range copies {
 		counts[c.From] += len(c.FromWords)
 		counts[c.To] += len(c.ToWords)
 	}
-	return counts
 }
 
 // newRelationWeights draws τ from sample as batchRelations does.
