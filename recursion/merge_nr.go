@@ -382,10 +382,13 @@ func layoutKey(children []ChildInfo, sub func(int) *MergedChildNR) string {
 // (groupPieces): none when the stack's words are a power of two already or no set of
 // cuts brings them under the next lower one; else the cuts that save the most words
 // first (group order on ties) until they do (docs/recursion.md §6.18).
-func (l *nrLayout) splitPlan() []bool {
+func (l *nrLayout) splitPlan() []bool { return l.splitPlanOf(l.shapes()) }
+
+// splitPlanOf is splitPlan for the uncut layout's segment shapes.
+func (l *nrLayout) splitPlanOf(shapes []flows.SegmentShape) []bool {
 	words := func(logSize, n int) int { return 1 << (logSize + flows.SlotLog(n)) }
 	total := 0
-	for _, sh := range l.shapes() {
+	for _, sh := range shapes {
 		total += words(sh.Circuit.LogSize(), sh.N)
 	}
 	target := 1 << (bits.Len(uint(total-1)) - 1)
@@ -429,6 +432,14 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 	if plan, ok := splitPlans.Load(key); ok {
 		return buildNRPlan(sts, ds, subs, sc, plan.([]bool))
 	}
+	if !slices.ContainsFunc(subs, func(s *nrSub) bool { return s != nil }) {
+		plan, err := leafSplitPlan(sts)
+		if err != nil {
+			return nil, err
+		}
+		splitPlans.Store(key, plan)
+		return buildNRPlan(sts, ds, subs, sc, plan)
+	}
 	l, err := buildNRPlan(sts, ds, subs, sc, nil)
 	if err != nil {
 		return nil, err
@@ -452,51 +463,10 @@ func buildNRPlan(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 		}
 		return nil
 	}
-	// The children's WHIR profiles fix the query groups. Their schedules, which fix
-	// the transcript blocks' offsets, come with their replays below: a merged child's
-	// from its shape, a leaf's from its replay (its runs fix only the offsets of the
-	// children after it), with no dry replay of its own.
-	byKey := map[[3]int]*nrGroup{}
-	l.queries = make([][]TapeQueryLevel, len(sts))
-	for c, st := range sts {
-		var cfg *open.Config
-		if s := sub(c); s != nil {
-			cfg = s.cfg
-		} else {
-			var err error
-			if cfg, err = childConfig(ChildInfo{N: st.N, LogInvRate: st.LogInvRate}, nil); err != nil {
-				return nil, err
-			}
-		}
-		for lv := range cfg.Levels() {
-			key := nrLevelKey(cfg, lv)
-			g := byKey[key]
-			if g == nil {
-				g = &nrGroup{qb: nrQuery(key)}
-				byKey[key] = g
-				l.groups = append(l.groups, g)
-			}
-			g.members = append(g.members, nrMember{child: c, level: lv, offset: g.n, n: cfg.Queries[lv]})
-			g.n += cfg.Queries[lv]
-		}
-	}
-	l.querySegs = 0
-	for k, g := range l.groups {
-		g.seg, g.pieces = 4+l.querySegs, []int{g.n}
-		if k < len(plan) && plan[k] {
-			g.pieces = groupPieces(g.n)
-		}
-		l.querySegs += len(g.pieces)
+	if err := l.groupQueries(sts, sub, plan); err != nil {
+		return nil, err
 	}
 	gSeg := l.grindSeg()
-	for _, g := range l.groups {
-		for _, mb := range g.members {
-			for len(l.queries[mb.child]) <= mb.level {
-				l.queries[mb.child] = append(l.queries[mb.child], TapeQueryLevel{})
-			}
-			l.queries[mb.child][mb.level] = g.place(mb)
-		}
-	}
 	runOffset := 0
 	hb := nrHints()
 	hintAt := func(i int) Lin { s, u := hb.At(i); return l.tape.Input(3, hb.SegmentWord(s, hb.InWord(u))) }
@@ -584,6 +554,110 @@ func buildNRPlan(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 	return l, nil
 }
 
+// groupQueries sets l's query groups, from the children's WHIR profiles (each
+// group cut as plan says; nil: none), and each child's query levels' places.
+func (l *nrLayout) groupQueries(sts []flows.Statement, sub func(int) *nrSub, plan []bool) error {
+	// The children's WHIR profiles fix the query groups. Their schedules, which fix
+	// the transcript blocks' offsets, come with their replays below: a merged child's
+	// from its shape, a leaf's from its replay (its runs fix only the offsets of the
+	// children after it), with no dry replay of its own.
+	byKey := map[[3]int]*nrGroup{}
+	l.queries = make([][]TapeQueryLevel, len(sts))
+	for c, st := range sts {
+		var cfg *open.Config
+		if s := sub(c); s != nil {
+			cfg = s.cfg
+		} else {
+			var err error
+			if cfg, err = childConfig(ChildInfo{N: st.N, LogInvRate: st.LogInvRate}, nil); err != nil {
+				return err
+			}
+		}
+		for lv := range cfg.Levels() {
+			key := nrLevelKey(cfg, lv)
+			g := byKey[key]
+			if g == nil {
+				g = &nrGroup{qb: nrQuery(key)}
+				byKey[key] = g
+				l.groups = append(l.groups, g)
+			}
+			g.members = append(g.members, nrMember{child: c, level: lv, offset: g.n, n: cfg.Queries[lv]})
+			g.n += cfg.Queries[lv]
+		}
+	}
+	l.querySegs = 0
+	for k, g := range l.groups {
+		g.seg, g.pieces = 4+l.querySegs, []int{g.n}
+		if k < len(plan) && plan[k] {
+			g.pieces = groupPieces(g.n)
+		}
+		l.querySegs += len(g.pieces)
+	}
+	for _, g := range l.groups {
+		for _, mb := range g.members {
+			for len(l.queries[mb.child]) <= mb.level {
+				l.queries[mb.child] = append(l.queries[mb.child], TapeQueryLevel{})
+			}
+			l.queries[mb.child][mb.level] = g.place(mb)
+		}
+	}
+	return nil
+}
+
+// leafSplitPlan is buildNRSubs' split plan for a merge of leaves only (sts), found
+// without laying the merge out uncut, which a process that has not seen its shape
+// (a one-shot verifier) would otherwise do before laying it out cut: a third of
+// such a verification. The plan needs only the uncut layout's segment sizes, and
+// a leaf adds to any layout the same products, squares, transcript schedule and
+// query levels (the atoms of its replay depend on its place, their number does
+// not; TestLeafSplitPlan checks the plan against the uncut layout's), so one
+// replay per distinct leaf shape, on a tape of its own, gives them.
+func leafSplitPlan(sts []flows.Statement) ([]bool, error) {
+	l, products, squares, err := leafUncut(sts)
+	if err != nil {
+		return nil, err
+	}
+	return l.splitPlanOf(l.shapesWith(products, squares)), nil
+}
+
+// leafUncut is the uncut layout of a merge of leaves (sts) as far as its segment
+// shapes go: its query groups, schedules, hints and grinding blocks, and its tape's
+// product and square counts (the tape itself left empty).
+func leafUncut(sts []flows.Statement) (l *nrLayout, products, squares int, err error) {
+	l = &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{}}
+	l.arith = TapeLayout{F: nrArith(), FSeg: 1, S: nrSquare(), SSeg: 2}
+	if err := l.groupQueries(sts, func(int) *nrSub { return nil }, nil); err != nil {
+		return nil, 0, 0, err
+	}
+	type leafCounts struct {
+		steps                     []TapeStep
+		products, squares, levels int
+	}
+	seen := map[[2]int]*leafCounts{}
+	hb := nrHints()
+	hint := func(h int) Lin { s, u := hb.At(h); return l.tape.Input(3, hb.SegmentWord(s, hb.InWord(u))) }
+	for c, st := range sts {
+		key := [2]int{st.N, st.LogInvRate}
+		lc := seen[key]
+		if lc == nil {
+			in := TranscriptInputs(l.tb, 0, 0, hint)
+			in.Tape, in.Levels = &Tape{}, l.queries[c]
+			in.Grind = &TapeGrind{GB: l.gb, Seg: l.grindSeg()}
+			ct, err := NewChildTape(st, in)
+			if err != nil {
+				return nil, 0, 0, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
+			}
+			lc = &leafCounts{steps: scheduleOf(ct.Steps), products: ct.Tape.Products(), squares: ct.Tape.Squares(), levels: len(ct.Levels)}
+			seen[key] = lc
+		}
+		l.steps = append(l.steps, lc.steps)
+		products, squares = products+lc.products, squares+lc.squares
+		l.hints += 3
+		l.grinds += lc.levels
+	}
+	return l, products, squares, nil
+}
+
 // blankValues are the merge's relations' values with every carried value taken out
 // (a relation's value is its constant part plus its carried value): its row of a tree
 // table, the values a parent lays it out with (docs/recursion.md §6.11).
@@ -656,12 +730,17 @@ func (m *MergedNR) layoutWith(editSubs func([]*nrSub), sc *relScratch) (*nrLayou
 
 // shapes are the verifier's segments.
 func (l *nrLayout) shapes() []flows.SegmentShape {
+	return l.shapesWith(l.tape.Products(), l.tape.Squares())
+}
+
+// shapesWith is shapes with the tape's product and square counts given.
+func (l *nrLayout) shapesWith(products, squares int) []flows.SegmentShape {
 	t := &lincheck.Table{W: l.tb.ScheduleWindow()}
 	for _, steps := range l.steps {
 		t.Rows = append(t.Rows, l.tb.ScheduleTable(steps).Rows...)
 	}
 	out := []flows.SegmentShape{{Circuit: l.tb.Matrices(), N: len(t.Rows), Public: t},
-		l.arith.F.Shape(l.tape.Products()), l.arith.S.Shape(l.tape.Squares()), nrHints().Shape(l.hints)}
+		l.arith.F.Shape(products), l.arith.S.Shape(squares), nrHints().Shape(l.hints)}
 	for _, g := range l.groups {
 		var rows [][]uint64
 		for _, mb := range g.members {

@@ -1,0 +1,64 @@
+package recursion
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/xmss"
+)
+
+// TestLeafSplitPlan checks leafSplitPlan against what it stands in for, the uncut
+// layout of the whole merge: for merges of leaves of one shape and of mixed sizes
+// and rates, the segment shapes it computes from one replay per distinct leaf shape
+// equal the uncut layout's segment by segment (circuit and slot count), and so
+// does the plan.
+func TestLeafSplitPlan(t *testing.T) {
+	for _, children := range [][]ChildInfo{
+		{{200, 2}, {200, 2}},
+		{{48, 2}, {48, 2}},
+		{{2, 2}, {2, 2}},
+		{{8, 1}, {300, 2}, {8, 1}},
+		{{64, 2}, {64, 2}, {64, 2}, {64, 2}},
+		{{100, 3}, {7, 1}},
+		{{1, 2}, {1, 4}, {33, 2}, {17, 3}, {5, 2}},
+	} {
+		t.Run(fmt.Sprint(children), func(t *testing.T) {
+			n := 0
+			for _, c := range children {
+				n += c.N
+			}
+			m, err := blankMerged(xmss.Message{}, 0, placeholderKeys(n), 2, children, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sts := make([]flows.Statement, len(children))
+			for i := range sts {
+				if sts[i], err = m.childStatement(i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			full, err := buildNRPlan(sts, m.Deferred, nil, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, products, squares, err := leafUncut(sts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := full.shapes(), l.shapesWith(products, squares)
+			if len(got) != len(want) {
+				t.Fatalf("%d segments, the uncut layout %d", len(got), len(want))
+			}
+			for i := range want {
+				if got[i].N != want[i].N || got[i].Circuit.LogSize() != want[i].Circuit.LogSize() {
+					t.Errorf("segment %d: %d slots of 2^%d, the uncut layout %d of 2^%d", i, got[i].N, got[i].Circuit.LogSize(), want[i].N, want[i].Circuit.LogSize())
+				}
+			}
+			if p, q := l.splitPlanOf(got), full.splitPlan(); !slices.Equal(p, q) {
+				t.Errorf("plan %v, the uncut layout's %v", p, q)
+			}
+		})
+	}
+}
