@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -60,5 +61,37 @@ func TestLeafSplitPlan(t *testing.T) {
 				t.Errorf("plan %v, the uncut layout's %v", p, q)
 			}
 		})
+	}
+}
+
+// TestRelationsChunks checks that relationsInto's chunks written side by side give
+// the relations one pass gives: a 2→1 merge's tape (about 44,000 units and
+// assertions) at GOMAXPROCS 1 (one chunk) and 2, 3 and 8, every relation's value
+// and terms equal, and an arena reused from a scratch equal too.
+func TestRelationsChunks(t *testing.T) {
+	_, l := cutLayout(t, 48, 2)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	want, err := l.tape.relationsInto(l.arith, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 20000 {
+		t.Fatalf("%d relations: the tape is smaller than the test means", len(want))
+	}
+	var sc relScratch
+	for _, procs := range []int{2, 3, 8, 8} {
+		runtime.GOMAXPROCS(procs)
+		got, err := l.tape.relationsInto(l.arith, &sc, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || cap(got) < len(want)+5 {
+			t.Fatalf("GOMAXPROCS %d: %d relations (room for %d), want %d and room for 5 more", procs, len(got), cap(got), len(want))
+		}
+		for r := range want {
+			if got[r].Value != want[r].Value || !slices.Equal(got[r].Terms, want[r].Terms) {
+				t.Fatalf("GOMAXPROCS %d: relation %d of %d differs", procs, r, len(want))
+			}
+		}
 	}
 }

@@ -2,7 +2,9 @@ package recursion
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
@@ -237,6 +239,93 @@ func (t *Tape) relationsInto(l TapeLayout, sc *relScratch, extra int) ([]flows.R
 			index[i], nm = nm, nm+1
 		}
 	}
+	// Items are the units, then the assertions. Each item's relations and their
+	// terms have fixed counts (three terms per E-valued term, three for a unit's
+	// own word), so the items are cut into chunks whose relations and terms start
+	// at known places and are written side by side: the same relations, in the
+	// same order and places, as one pass would write.
+	items := len(t.Units) + len(t.Asserts)
+	counts := func(i int) (rels, terms int) {
+		if i < len(t.Units) {
+			u := &t.Units[i]
+			if u.Square {
+				return 1, 3 + 3*len(u.X.Terms)
+			}
+			return 2, 6 + 3*len(u.X.Terms) + 3*len(u.Y.Terms)
+		}
+		if a := &t.Asserts[i-len(t.Units)]; !a.Form.IsConst() {
+			return 1, 3 * len(a.Form.Terms)
+		}
+		return 0, 0
+	}
+	chunks := min(runtime.GOMAXPROCS(0), max(1, items/relationsChunk))
+	// firstRel[c], firstTerm[c]: where chunk c's relations and terms start.
+	firstRel, firstTerm := make([]int, chunks+1), make([]int, chunks+1)
+	chunkOf := func(c int) int { return c * items / chunks }
+	for c := range chunks {
+		r, tm := firstRel[c], firstTerm[c]
+		for i := chunkOf(c); i < chunkOf(c+1); i++ {
+			dr, dt := counts(i)
+			r, tm = r+dr, tm+dt
+		}
+		firstRel[c+1], firstTerm[c+1] = r, tm
+	}
+	nRels, size := firstRel[chunks], firstTerm[chunks]
+	// A large arena is advised as huge pages before its first touch (buffers.Make):
+	// its first faults were most of its cost in a one-shot verifier.
+	var arena []flows.RelationTerm
+	if sc != nil && cap(sc.terms) >= size {
+		arena = sc.terms[:size]
+	} else {
+		arena = buffers.Make[flows.RelationTerm](size)
+		if sc != nil {
+			sc.terms = arena
+		}
+	}
+	var out []flows.Relation
+	if n := nRels + extra; sc != nil && cap(sc.rels) >= n {
+		out = sc.rels[:nRels]
+	} else {
+		out = make([]flows.Relation, nRels, n)
+		if sc != nil {
+			sc.rels = out
+		}
+	}
+	errs := make([]error, chunks)
+	fill := func(c int) {
+		errs[c] = t.relationsRange(l, index, chunkOf(c), chunkOf(c+1), out[firstRel[c]:firstRel[c+1]], arena[firstTerm[c]:firstTerm[c+1]])
+	}
+	if chunks == 1 {
+		fill(0)
+	} else {
+		var wg sync.WaitGroup
+		for c := 1; c < chunks; c++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fill(c)
+			}()
+		}
+		fill(0)
+		wg.Wait()
+	}
+	// The first failing item's error, as one pass in order would return.
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// relationsChunk is the fewest tape items (units and assertions) a chunk of
+// relationsInto's side-by-side work takes: a merge's tape has about 40,000 per leaf.
+const relationsChunk = 4096
+
+// relationsRange writes the relations of items [lo, hi) (units, then assertions,
+// numbered on) into out and their terms into arena, both exactly their size
+// (relationsInto's counts); index is each unit's index among its kind.
+func (t *Tape) relationsRange(l TapeLayout, index []int, lo, hi int, out []flows.Relation, arena []flows.RelationTerm) error {
 	out1 := func(i int) (int, int) {
 		if t.Units[i].Square {
 			s, u := l.S.At(index[i])
@@ -255,31 +344,21 @@ func (t *Tape) relationsInto(l TapeLayout, sc *relScratch, extra int) ([]flows.R
 		seg, w := out1(a.Word)
 		return seg, w, nil
 	}
-	// Every relation's terms are cut from one arena: three per E-valued term, and
-	// three for a unit's own word.
-	size := 0
-	for _, u := range t.Units {
-		size += 3 * (len(u.X.Terms) + len(u.Y.Terms) + 2)
-	}
-	for _, a := range t.Asserts {
-		size += 3 * len(a.Form.Terms)
-	}
-	// A large arena is advised as huge pages before its first touch (buffers.Make):
-	// its first faults were most of its cost in a one-shot verifier.
-	var arena []flows.RelationTerm
-	if sc != nil && cap(sc.terms) >= size {
-		arena = sc.terms[:0]
-	} else {
-		arena = buffers.Make[flows.RelationTerm](size)[:0]
-		if sc != nil {
-			sc.terms = arena
-		}
-	}
 	one := flows.LinearTermsE(0, field.One)
-	relation := func(lin Lin, extra ...flows.RelationTerm) (flows.Relation, error) {
-		// lin + extra = 0, i.e. Σ terms = C (characteristic 2).
-		start := len(arena)
-		arena = append(arena, extra...)
+	at := 0
+	put := func(tm flows.RelationTerm) {
+		arena[at] = tm
+		at++
+	}
+	// relation is lin + its unit's word (seg, w; seg < 0: none) = 0, i.e. Σ terms =
+	// C (characteristic 2).
+	relation := func(lin Lin, seg, w int) (flows.Relation, error) {
+		start := at
+		if seg >= 0 {
+			for k, tm := range one {
+				put(flows.RelationTerm{Segment: seg, Word: w + k, Coeff: tm.Coeff})
+			}
+		}
 		for _, x := range lin.Terms {
 			seg, w, err := word(x.Atom)
 			if err != nil {
@@ -290,35 +369,36 @@ func (t *Tape) relationsInto(l TapeLayout, sc *relScratch, extra int) ([]flows.R
 				ts = flows.LinearTermsE(0, x.Coeff)
 			}
 			for k, tm := range ts {
-				arena = append(arena, flows.RelationTerm{Segment: seg, Word: w + k, Coeff: tm.Coeff})
+				put(flows.RelationTerm{Segment: seg, Word: w + k, Coeff: tm.Coeff})
 			}
 		}
-		return flows.Relation{Value: lin.C, Terms: arena[start:len(arena):len(arena)]}, nil
+		return flows.Relation{Value: lin.C, Terms: arena[start:at:at]}, nil
 	}
-	eWord := func(seg, w int) []flows.RelationTerm {
-		var out [3]flows.RelationTerm
-		for k, tm := range one {
-			out[k] = flows.RelationTerm{Segment: seg, Word: w + k, Coeff: tm.Coeff}
+	r := 0
+	for i := lo; i < hi; i++ {
+		if i >= len(t.Units) {
+			a := &t.Asserts[i-len(t.Units)]
+			if a.Form.IsConst() {
+				if !a.Form.C.IsZero() {
+					return fmt.Errorf("recursion: tape: %s is a nonzero constant", a.What)
+				}
+				continue
+			}
+			rel, err := relation(a.Form, -1, 0)
+			if err != nil {
+				return err
+			}
+			out[r], r = rel, r+1
+			continue
 		}
-		return out[:]
-	}
-	var out []flows.Relation
-	if n := 2*len(t.Units) + len(t.Asserts) + extra; sc != nil && cap(sc.rels) >= n {
-		out = sc.rels[:0]
-	} else {
-		out = make([]flows.Relation, 0, n)
-		if sc != nil {
-			sc.rels = out
-		}
-	}
-	for i, u := range t.Units {
+		u := &t.Units[i]
 		if u.Square {
 			s, v := l.S.At(index[i])
-			r, err := relation(u.X, eWord(l.SSeg, l.S.SegmentWord(s, l.S.InWord(v)))...)
+			rel, err := relation(u.X, l.SSeg, l.S.SegmentWord(s, l.S.InWord(v)))
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out = append(out, r)
+			out[r], r = rel, r+1
 			continue
 		}
 		s, v := l.F.At(index[i])
@@ -327,25 +407,12 @@ func (t *Tape) relationsInto(l TapeLayout, sc *relScratch, extra int) ([]flows.R
 			if side == 1 {
 				w = l.F.YWord(v)
 			}
-			r, err := relation(lin, eWord(l.FSeg, l.F.SegmentWord(s, w))...)
+			rel, err := relation(lin, l.FSeg, l.F.SegmentWord(s, w))
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out = append(out, r)
+			out[r], r = rel, r+1
 		}
 	}
-	for _, a := range t.Asserts {
-		if a.Form.IsConst() {
-			if !a.Form.C.IsZero() {
-				return nil, fmt.Errorf("recursion: tape: %s is a nonzero constant", a.What)
-			}
-			continue
-		}
-		r, err := relation(a.Form)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return nil
 }
