@@ -26,16 +26,10 @@ func TestLeafSplitPlan(t *testing.T) {
 		{{1, 2}, {1, 4}, {33, 2}, {17, 3}, {5, 2}},
 	} {
 		t.Run(fmt.Sprint(children), func(t *testing.T) {
-			n := 0
-			for _, c := range children {
-				n += c.N
-			}
-			m, err := blankMerged(xmss.Message{}, 0, placeholderKeys(n), 2, children, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := blankLeaves(t, children)
 			sts := make([]flows.Statement, len(children))
 			for i := range sts {
+				var err error
 				if sts[i], err = m.childStatement(i); err != nil {
 					t.Fatal(err)
 				}
@@ -62,6 +56,21 @@ func TestLeafSplitPlan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// blankLeaves is a merge of leaves of these sizes and rates, with placeholder keys
+// and blank values (a layout depends only on the shapes).
+func blankLeaves(t *testing.T, infos []ChildInfo) *MergedNR {
+	t.Helper()
+	n := 0
+	for _, c := range infos {
+		n += c.N
+	}
+	m, err := blankMerged(xmss.Message{}, 0, placeholderKeys(n), 2, infos, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // TestRelationsChunks checks that relationsInto's chunks written side by side give

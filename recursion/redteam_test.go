@@ -778,15 +778,7 @@ func TestShapeCacheBounded(t *testing.T) {
 // and returns the layout, its shape's key in splitPlans and the cut plan kept there.
 func leavesPlan(t *testing.T, infos []ChildInfo) (*nrLayout, string, []bool) {
 	t.Helper()
-	n := 0
-	for _, c := range infos {
-		n += c.N
-	}
-	blank, err := blankMerged(xmss.Message{}, 0, placeholderKeys(n), 2, infos, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, _, err := blank.layout()
+	l, _, err := blankLeaves(t, infos).layout()
 	if err != nil {
 		t.Fatal(err)
 	}

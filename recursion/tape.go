@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
+	"github.com/leanpipe/leanpipe/par"
 )
 
 // Tapes (docs/recursion.md §6.4): a computation over E whose inputs are committed
@@ -295,19 +295,15 @@ func (t *Tape) relationsInto(l TapeLayout, sc *relScratch, extra int) ([]flows.R
 	fill := func(c int) {
 		errs[c] = t.relationsRange(l, index, chunkOf(c), chunkOf(c+1), out[firstRel[c]:firstRel[c+1]], arena[firstTerm[c]:firstTerm[c+1]])
 	}
-	if chunks == 1 {
-		fill(0)
-	} else {
-		var wg sync.WaitGroup
-		for c := 1; c < chunks; c++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				fill(c)
-			}()
+	// On the workers: a panic in a chunk is their error, not the process's.
+	workers := par.New(nil, chunks)
+	workers.For(chunks, func(_, lo, hi int) {
+		for c := lo; c < hi; c++ {
+			fill(c)
 		}
-		fill(0)
-		wg.Wait()
+	}, par.PerWorker(1))
+	if err := workers.Err(); err != nil {
+		return nil, fmt.Errorf("recursion: tape: relations: %w", err)
 	}
 	// The first failing item's error, as one pass in order would return.
 	for _, err := range errs {
