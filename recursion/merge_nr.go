@@ -558,9 +558,9 @@ func buildNRPlan(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 // group cut as plan says; nil: none), and each child's query levels' places.
 func (l *nrLayout) groupQueries(sts []flows.Statement, sub func(int) *nrSub, plan []bool) error {
 	// The children's WHIR profiles fix the query groups. Their schedules, which fix
-	// the transcript blocks' offsets, come with their replays below: a merged child's
-	// from its shape, a leaf's from its replay (its runs fix only the offsets of the
-	// children after it), with no dry replay of its own.
+	// the transcript blocks' offsets, come with their replays (buildNRPlan): a
+	// merged child's from its shape, a leaf's from its replay (its runs fix only
+	// the offsets of the children after it), with no dry replay of its own.
 	byKey := map[[3]int]*nrGroup{}
 	l.queries = make([][]TapeQueryLevel, len(sts))
 	for c, st := range sts {
@@ -606,8 +606,8 @@ func (l *nrLayout) groupQueries(sts []flows.Statement, sub func(int) *nrSub, pla
 
 // leafSplitPlan is buildNRSubs' split plan for a merge of leaves only (sts), found
 // without laying the merge out uncut, which a process that has not seen its shape
-// (a one-shot verifier) would otherwise do before laying it out cut: a third of
-// such a verification. The plan needs only the uncut layout's segment sizes, and
+// (a one-shot verifier) would otherwise do before laying it out cut: about a
+// quarter of such a verification (docs/recursion.md §6.21). The plan needs only the uncut layout's segment sizes, and
 // a leaf adds to any layout the same products, squares, transcript schedule and
 // query levels (the atoms of its replay depend on its place, their number does
 // not; TestLeafSplitPlan checks the plan against the uncut layout's), so one

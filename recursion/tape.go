@@ -315,7 +315,8 @@ func (t *Tape) relationsInto(l TapeLayout, sc *relScratch, extra int) ([]flows.R
 }
 
 // relationsChunk is the fewest tape items (units and assertions) a chunk of
-// relationsInto's side-by-side work takes: a merge's tape has about 40,000 per leaf.
+// relationsInto's side-by-side work takes: a merge's tape has about 22,000 (9,950
+// units and 11,860 assertions) per leaf of 200 signers at rate 2.
 const relationsChunk = 4096
 
 // relationsRange writes the relations of items [lo, hi) (units, then assertions,
