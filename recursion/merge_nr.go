@@ -454,8 +454,7 @@ func buildNRSubs(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 
 // buildNRPlan is buildNRSubs with the groups cut as plan says (nil: none).
 func buildNRPlan(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *relScratch, plan []bool) (*nrLayout, error) {
-	l := &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{}}
-	l.arith = TapeLayout{F: nrArith(), FSeg: 1, S: nrSquare(), SSeg: 2}
+	l := newNRLayout()
 	l.label = [4]uint64(transcript.NewVerifier(nil, []byte(aggregate.FlowLabel), nil).State())
 	sub := func(c int) *nrSub {
 		if c < len(subs) {
@@ -466,10 +465,7 @@ func buildNRPlan(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 	if err := l.groupQueries(sts, sub, plan); err != nil {
 		return nil, err
 	}
-	gSeg := l.grindSeg()
 	runOffset := 0
-	hb := nrHints()
-	hintAt := func(i int) Lin { s, u := hb.At(i); return l.tape.Input(3, hb.SegmentWord(s, hb.InWord(u))) }
 	carriedBase := 0
 	// grown is what a leaf's replay added to the tape, by its size and rate: the next
 	// leaf of that shape reserves it at once rather than growing the tape's lists
@@ -477,7 +473,7 @@ func buildNRPlan(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 	grown := map[[2]int][2]int{}
 	for c, st := range sts {
 		base := l.hints
-		hint := func(h int) Lin { return hintAt(base + h) }
+		hint := func(h int) Lin { return l.hintAt(base + h) }
 		if s := sub(c); s != nil {
 			l.steps = append(l.steps, s.main, s.batch)
 			l.runs = append(l.runs, runsOf(s.main)+runsOf(s.batch))
@@ -491,9 +487,7 @@ func buildNRPlan(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 			runOffset += l.runs[c]
 			continue
 		}
-		in := TranscriptInputs(l.tb, 0, runOffset, hint)
-		in.Tape, in.Levels = l.tape, l.queries[c]
-		in.Grind = &TapeGrind{GB: l.gb, Seg: gSeg, SlotOffset: l.grinds}
+		in := l.leafInputs(c, l.tape, runOffset, base, l.grinds)
 		shape := [2]int{st.N, st.LogInvRate}
 		if g, ok := grown[shape]; ok {
 			l.tape.Reserve(g[0], g[1])
@@ -552,6 +546,31 @@ func buildNRPlan(sts []flows.Statement, ds []DeferredReveal, subs []*nrSub, sc *
 		l.carried = append(append(l.carried, d.Z), flatten(d.ChiIn, d.S, d.ChiInPrime, d.Tau, d.ChiOut, []field.E{d.VA, d.VB, d.Key})...)
 	}
 	return l, nil
+}
+
+// newNRLayout is an empty layout on the shared blocks.
+func newNRLayout() *nrLayout {
+	return &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{},
+		arith: TapeLayout{F: nrArith(), FSeg: 1, S: nrSquare(), SSeg: 2}}
+}
+
+// hintAt is committed hint i (segment 3).
+func (l *nrLayout) hintAt(i int) Lin {
+	hb := nrHints()
+	s, u := hb.At(i)
+	return l.tape.Input(3, hb.SegmentWord(s, hb.InWord(u)))
+}
+
+// leafInputs are the inputs of leaf c's replay onto tape: its stream from the
+// transcript blocks' run runOffset on, its hints from hint base on, its query
+// levels where the groups place them, its grinding blocks from slot slotOffset on.
+// buildNRPlan and leafUncut take them from here alike: the split plan's counts hold
+// only for the replay the layout then makes.
+func (l *nrLayout) leafInputs(c int, tape *Tape, runOffset, base, slotOffset int) TapeInputs {
+	in := TranscriptInputs(l.tb, 0, runOffset, func(h int) Lin { return l.hintAt(base + h) })
+	in.Tape, in.Levels = tape, l.queries[c]
+	in.Grind = &TapeGrind{GB: l.gb, Seg: l.grindSeg(), SlotOffset: slotOffset}
+	return in
 }
 
 // groupQueries sets l's query groups, from the children's WHIR profiles (each
@@ -624,8 +643,7 @@ func leafSplitPlan(sts []flows.Statement) ([]bool, error) {
 // shapes go: its query groups, schedules, hints and grinding blocks, and its tape's
 // product and square counts (the tape itself left empty).
 func leafUncut(sts []flows.Statement) (l *nrLayout, products, squares int, err error) {
-	l = &nrLayout{tb: sharedTranscriptBlock(), gb: nrGrind(), tape: &Tape{}}
-	l.arith = TapeLayout{F: nrArith(), FSeg: 1, S: nrSquare(), SSeg: 2}
+	l = newNRLayout()
 	if err := l.groupQueries(sts, func(int) *nrSub { return nil }, nil); err != nil {
 		return nil, 0, 0, err
 	}
@@ -634,16 +652,11 @@ func leafUncut(sts []flows.Statement) (l *nrLayout, products, squares int, err e
 		products, squares, levels int
 	}
 	seen := map[[2]int]*leafCounts{}
-	hb := nrHints()
-	hint := func(h int) Lin { s, u := hb.At(h); return l.tape.Input(3, hb.SegmentWord(s, hb.InWord(u))) }
 	for c, st := range sts {
 		key := [2]int{st.N, st.LogInvRate}
 		lc := seen[key]
 		if lc == nil {
-			in := TranscriptInputs(l.tb, 0, 0, hint)
-			in.Tape, in.Levels = &Tape{}, l.queries[c]
-			in.Grind = &TapeGrind{GB: l.gb, Seg: l.grindSeg()}
-			ct, err := NewChildTape(st, in)
+			ct, err := NewChildTape(st, l.leafInputs(c, &Tape{}, 0, 0, 0))
 			if err != nil {
 				return nil, 0, 0, fmt.Errorf("%w: child %d: %w", ErrMerged, c, err)
 			}

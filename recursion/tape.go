@@ -95,10 +95,7 @@ func (t *Tape) Reserve(units, asserts int) {
 }
 
 func (t *Tape) unit(u TapeUnit) Lin {
-	if len(t.Units) == cap(t.Units) {
-		t.Units = slices.Grow(t.Units, max(tapeGrowMin, len(t.Units)))
-	}
-	t.Units = append(t.Units, u)
+	t.Units = appendDoubling(t.Units, u)
 	return Lin{Terms: []LinTerm{{Atom{UnitAtom, len(t.Units) - 1}, field.One}}}
 }
 
@@ -139,18 +136,20 @@ func (t *Tape) Products() int {
 func (t *Tape) Squares() int { return len(t.Units) - t.Products() }
 
 // Assert records that x = 0.
-func (t *Tape) Assert(what string, x Lin) {
-	if len(t.Asserts) == cap(t.Asserts) {
-		t.Asserts = slices.Grow(t.Asserts, max(tapeGrowMin, len(t.Asserts)))
-	}
-	t.Asserts = append(t.Asserts, TapeAssert{what, x})
-}
+func (t *Tape) Assert(what string, x Lin) { t.Asserts = appendDoubling(t.Asserts, TapeAssert{what, x}) }
 
-// tapeGrowMin is the least room a full tape list grows by. The lists double when
-// full, not by the quarter append takes past 256 entries: a child's replay
+// appendDoubling is append for a tape's lists, which double when full (by at least
+// tapeGrowMin), not by the quarter append takes past 256 entries: a child's replay
 // appends some 10,000 units and 12,000 assertions one at a time, and each growth
 // copies the whole list, whose entries hold pointers (a bulk write barrier while
 // the collector marks), into memory freshly faulted in.
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(tapeGrowMin, len(s)))
+	}
+	return append(s, v)
+}
+
 const tapeGrowMin = 1024
 
 // Equal records that x = y.
