@@ -65,13 +65,18 @@ func HugePageStatus() string {
 // here (through Grow, or a Pool).
 func Make[T any](n int) []T {
 	s := make([]T, n)
+	advise(s)
+	return s
+}
+
+// advise gives a new slice of HugeBytes or more the huge-page advice (when on).
+func advise[T any](s []T) {
 	if hugeOn() {
 		size := int(unsafe.Sizeof(*new(T)))
-		if n > 0 && size > 0 && n*size >= HugeBytes {
+		if n := len(s); n > 0 && size > 0 && n*size >= HugeBytes {
 			adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), n*size)
 		}
 	}
-	return s
 }
 
 // hugeRange returns the 2 MiB-aligned interior [lo, hi) of the bytes [p, p+size),

@@ -112,7 +112,12 @@ func alignedSlice[T any](n int) []T {
 		return make([]T, n)
 	}
 	slack := Align // enough elements to reach an aligned address for any size
-	raw := Make[T](n + slack)
+	var raw []T
+	if pointerFree(reflect.TypeFor[T]()) {
+		raw = MakeUninit[T](n + slack) // Get promises no contents
+	} else {
+		raw = Make[T](n + slack)
+	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
 	for off := 0; off <= slack; off++ {
 		if (base+uintptr(off*size))%Align == 0 {

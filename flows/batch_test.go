@@ -3,6 +3,7 @@ package flows
 import (
 	"bytes"
 	"fmt"
+	"github.com/leanpipe/leanpipe/buffers"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/internal/vectors"
@@ -56,6 +57,20 @@ func TestReferenceProofsByteIdentical(t *testing.T) {
 			}
 			if got := proof.MarshalWire(); !bytes.Equal(got, wire) {
 				t.Fatalf("wire proof differs from the reference: %s", firstDiff(got, wire))
+			}
+			if set.heavy {
+				return
+			}
+			// Again under buffers.Poison: the pools' buffers and the stages'
+			// tables, taken uncleared, hold garbage until written.
+			restore := buffers.Poison(0xb1)
+			proof, err = ProveBatch(blocks, BatchOptions{LogInvRate: 1, Workers: 2})
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := proof.MarshalRaw(); !bytes.Equal(got, raw) {
+				t.Fatalf("poisoned: raw proof differs from the reference: %s", firstDiff(got, raw))
 			}
 		})
 	}

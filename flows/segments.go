@@ -523,12 +523,23 @@ func evalColumn(col []field.K, point []field.E) field.E {
 
 // committedWords is the stack's prefix that holds every segment, in whole lane blocks.
 func committedWords(places []open.Placement, stackLog int) int {
+	end := segmentsEnd(places)
+	block := 1 << (stackLog - commit.LaneLog)
+	return (end + block - 1) / block * block
+}
+
+// segmentsEnd is the end of the last segment in the stack.
+func segmentsEnd(places []open.Placement) int {
 	end := 0
 	for _, p := range places {
 		end = max(end, p.Offset+1<<p.Variables)
 	}
-	block := 1 << (stackLog - commit.LaneLog)
-	return (end + block - 1) / block * block
+	return end
+}
+
+// clearOn clears v on the workers.
+func clearOn[T any](v []T, workers par.Workers) {
+	workers.Range(len(v), func(lo, hi int) { clear(v[lo:hi]) }, par.MinChunk(1<<16))
 }
 
 // segmentRings is a segmented proof up to its ring claims: the transcript after every
@@ -563,7 +574,11 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 	if err != nil {
 		return nil, err
 	}
-	stack := buffers.Make[field.K](1 << stackLog)
+	// The segments lie one after another from word 0 (open.StackOffsets) and each
+	// is written in full below, so only the stack's tail past them is cleared.
+	end := segmentsEnd(places)
+	stack := buffers.MakeUninit[field.K](1 << stackLog)
+	clearOn(stack[end:], workers)
 	as, bs := make([][]field.K, len(segs)), make([][]field.K, len(segs))
 	for i, s := range segs {
 		p := places[i]
@@ -577,6 +592,7 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 			continue
 		}
 		as[i], bs[i] = buffers.Make[field.K](words), buffers.Make[field.K](words)
+		clearOn(stack[p.Offset:p.Offset+words], workers) // a Fill may leave padding words as they are
 		if err := s.Fill(workers, nLogs[i], stack[p.Offset:p.Offset+words], as[i], bs[i]); err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
@@ -598,7 +614,9 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 	// Every ring switch writes its weights into its segment's column of the
 	// opening's weight, which the opening then scales in place
 	// (open.ProveStackedRingsIn): no second stack-sized weight.
-	weights := buffers.Make[field.E](len(com.Stack))
+	// Each ring switch writes its segment's column in full: only the tail is cleared.
+	weights := buffers.MakeUninit[field.E](len(com.Stack))
+	clearOn(weights[end:], workers)
 	// The segments run one after another, so one set of zerocheck tables and one
 	// lincheck scratch serve them all (sized by the largest): fresh ones per
 	// segment are fresh pages to fault in, and garbage the next segment's

@@ -3,6 +3,7 @@ package flows
 import (
 	"bytes"
 	"errors"
+	"github.com/leanpipe/leanpipe/buffers"
 	"slices"
 	"strings"
 	"testing"
@@ -398,6 +399,23 @@ func TestSegmentFilled(t *testing.T) {
 	if !bytes.Equal(got.MarshalWire(), want.MarshalWire()) {
 		t.Fatal("a filled segment proves other bytes")
 	}
+	// Under buffers.Poison, filled or not: the stack, the weights and the stages'
+	// buffers taken uncleared are written in full before they are read.
+	for name, s := range map[string][]Segment{"filled": with, "unfilled": segs} {
+		restore := buffers.Poison(0x3c)
+		if name == "filled" {
+			s = append([]Segment(nil), s...)
+			s[0].Filled, s[1].Filled = filled(segs[0], 4), filled(segs[1], 5)
+		}
+		p, err := ProveSegments(label, nil, s, nil, 1, par.New(nil, 2))
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(p.MarshalWire(), want.MarshalWire()) {
+			t.Fatalf("%s, poisoned: other bytes", name)
+		}
+	}
 	if _, err := VerifySegments(got, label, nil, shapes, nil, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -420,5 +438,49 @@ func TestSegmentFilled(t *testing.T) {
 	}
 	if err == nil {
 		t.Fatal("a segment filled with a changed witness word verified")
+	}
+}
+
+// TestSegmentsPoisoned proves segments whose last one ends inside a committed lane
+// block, so the committed stack has a tail past the segments, under buffers.Poison:
+// the stack and the opening's weight are taken uncleared, with only that tail
+// cleared, and the stages' buffers hold garbage until written. The bytes must be
+// those of the unpoisoned proof.
+func TestSegmentsPoisoned(t *testing.T) {
+	const label = "leanpipe-segments-poisoned"
+	rng := testrand.New(t)
+	layered := layeredCircuit(6)
+	xs := make([]uint64, 501)
+	for i := range xs {
+		xs[i] = rng.Uint64()
+	}
+	// 512 slots of 128 words, then 8 slots: the stack is 2^17 words, its lane
+	// blocks 2^11, and the second segment ends half way into one.
+	segs := []Segment{layeredSegment(layered, xs[:500]), layeredSegment(layered, xs[500:])}
+	shapes := []SegmentShape{{layered, 500, nil}, {layered, 1, nil}}
+	_, places, stackLog, _, err := segmentLayout(shapes, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end, committed := segmentsEnd(places), committedWords(places, stackLog); committed <= end {
+		t.Fatalf("the shapes leave no committed tail (segments end at %d, %d words committed)", end, committed)
+	}
+	want, err := ProveSegments(label, nil, segs, nil, 1, par.New(nil, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int{1, 2} {
+		restore := buffers.Poison(0xc6)
+		got, err := ProveSegments(label, nil, segs, nil, 1, par.New(nil, w))
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.MarshalWire(), want.MarshalWire()) {
+			t.Fatalf("%d workers, poisoned: other bytes", w)
+		}
+	}
+	if _, err := VerifySegments(want, label, nil, shapes, nil, 1); err != nil {
+		t.Fatal(err)
 	}
 }

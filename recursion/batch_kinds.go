@@ -76,7 +76,7 @@ func (s vecShelf) get(n int) []field.E {
 		s[n] = l[:len(l)-1]
 		return l[len(l)-1]
 	}
-	return buffers.Make[field.E](n)
+	return buffers.MakeUninit[field.E](n)
 }
 
 // apartRows is a claim's row vectors A0·w and B0·w (w its column weight) from one
@@ -110,7 +110,8 @@ func apartClaims(cs []Matrices, claims [][]MatrixClaim, workers par.Workers) ([]
 					ErrClaimShape, k, i, len(cl[i].Row.Low), len(cl[i].Row.High), len(cl[i].Col.Low), len(cl[i].Col.High), c.LogSize())
 			}
 			n := c.Size()
-			ap := &apartRows{a: buffers.Make[field.E](n), b: buffers.Make[field.E](n),
+			// RowsTensorOn writes both row vectors in full.
+			ap := &apartRows{a: buffers.MakeUninit[field.E](n), b: buffers.MakeUninit[field.E](n),
 				ua: make([]field.E, 1<<LowBits), ub: make([]field.E, 1<<LowBits)}
 			apart[k][i] = ap
 			flat, at, on = append(flat, &cl[i]), append(at, ap), append(on, c)
@@ -291,7 +292,7 @@ func batchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, apa
 		u[t] = make([]field.E, 1<<LowBits)
 		walk = append(walk, t)
 		if keep[t] {
-			rowsV[t] = buffers.Make[field.E](1 << logSizes[kindOf[t]])
+			rowsV[t] = buffers.MakeUninit[field.E](1 << logSizes[kindOf[t]]) // written in full by the walk
 		} else {
 			again = append(again, t)
 		}
@@ -334,7 +335,7 @@ func batchKindClaims(tr ClaimsProver, cs []Matrices, claims [][]MatrixClaim, apa
 		switch {
 		case t < len(done) && done[t] != nil:
 			ap := done[t]
-			tmp = buffers.Grow(tmp, len(vf[t]))
+			tmp = buffers.GrowUninit(tmp, len(vf[t]))
 			foldBlocks(vf[t], ap.a, eqLow, workers)
 			foldBlocks(tmp, ap.b, eqLow, workers)
 			field.AddScaledE(vf[t], tmp, mu)

@@ -2,6 +2,7 @@ package recursion
 
 import (
 	"errors"
+	"github.com/leanpipe/leanpipe/buffers"
 	"slices"
 	"testing"
 
@@ -135,37 +136,46 @@ func TestBatchKindClaimsApart(t *testing.T) {
 			if _, err := BatchKindClaims(want, ms, claims, nil, nil, w); err != nil {
 				t.Fatal(err)
 			}
-			own := make([][]MatrixClaim, len(cs))
-			for i, n := range ownOf {
-				for _, c := range claims[i][:n] {
-					own[i] = append(own[i], MatrixClaim{Row: c.Row, Col: c.Col})
+			// Under buffers.Poison too: the row and column vectors the batch
+			// allocates uncleared must be written in full before they are read.
+			for _, poisoned := range []bool{false, true} {
+				restore := func() {}
+				if poisoned {
+					restore = buffers.Poison(0xe7)
 				}
-			}
-			apart, err := apartClaims(ms, own, w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, cl := range own {
-				for j, c := range cl {
-					if c.VA != claims[i][j].VA || c.VB != claims[i][j].VB {
-						t.Fatalf("keep 2^%d/%d B, %d workers: circuit %d's own claim %d: wrong values", keep.log, keep.bytes, k, i, j)
+				own := make([][]MatrixClaim, len(cs))
+				for i, n := range ownOf {
+					for _, c := range claims[i][:n] {
+						own[i] = append(own[i], MatrixClaim{Row: c.Row, Col: c.Col})
 					}
 				}
-			}
-			if apart[3][0] != nil || apart[0][0] == nil {
-				t.Fatalf("the hidden circuit walked apart, or a circuit not")
-			}
-			got := transcript.NewProver(claimsLabel, nil)
-			send(got, own)
-			all := make([][]MatrixClaim, len(cs))
-			for i := range all {
-				all[i] = append(own[i], claims[i][ownOf[i]:]...)
-			}
-			if _, err := batchKindClaims(got, ms, all, apart, nil, nil, w); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got.Proof().MarshalRaw(), want.Proof().MarshalRaw()) {
-				t.Fatalf("keep 2^%d/%d B, %d workers: the transcripts differ", keep.log, keep.bytes, k)
+				apart, err := apartClaims(ms, own, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, cl := range own {
+					for j, c := range cl {
+						if c.VA != claims[i][j].VA || c.VB != claims[i][j].VB {
+							t.Fatalf("keep 2^%d/%d B, %d workers, poisoned %v: circuit %d's own claim %d: wrong values", keep.log, keep.bytes, k, poisoned, i, j)
+						}
+					}
+				}
+				if apart[3][0] != nil || apart[0][0] == nil {
+					t.Fatalf("the hidden circuit walked apart, or a circuit not")
+				}
+				got := transcript.NewProver(claimsLabel, nil)
+				send(got, own)
+				all := make([][]MatrixClaim, len(cs))
+				for i := range all {
+					all[i] = append(own[i], claims[i][ownOf[i]:]...)
+				}
+				if _, err := batchKindClaims(got, ms, all, apart, nil, nil, w); err != nil {
+					t.Fatal(err)
+				}
+				restore()
+				if !slices.Equal(got.Proof().MarshalRaw(), want.Proof().MarshalRaw()) {
+					t.Fatalf("keep 2^%d/%d B, %d workers, poisoned %v: the transcripts differ", keep.log, keep.bytes, k, poisoned)
+				}
 			}
 		}
 	}

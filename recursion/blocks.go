@@ -73,15 +73,21 @@ func fillSlots(c *circuit.Circuit, n int, set func(v []uint64, lane uint, slot i
 		}
 		var mu sync.Mutex
 		var failed error
+		inputs := c.Inputs()
 		workers.Range((groups+per-1)/per, func(lo, hi int) {
+			// The vectors need no clearing: the walk writes every column but the
+			// inputs and the constant (SolveMany), so only those are set here; set
+			// ORs the inputs' lanes in.
 			var ws, as, bs [][]uint64
 			for range per {
-				ws, as, bs = append(ws, buffers.Make[uint64](size)), append(as, buffers.Make[uint64](size)), append(bs, buffers.Make[uint64](size))
+				ws, as, bs = append(ws, buffers.MakeUninit[uint64](size)), append(as, buffers.MakeUninit[uint64](size)), append(bs, buffers.MakeUninit[uint64](size))
 			}
 			for batch := lo; batch < hi; batch++ {
 				g0 := batch * per
 				for k, v := range ws {
-					clear(v)
+					for _, col := range inputs {
+						v[col] = 0
+					}
 					v[c.ConstCol()] = ^uint64(0)
 					g := g0 + k
 					if g >= groups {

@@ -3,6 +3,7 @@ package recursion
 import (
 	"errors"
 	"fmt"
+	"github.com/leanpipe/leanpipe/buffers"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -51,8 +52,14 @@ func TestFillSlotsWalks(t *testing.T) {
 				c.PackLanes(want[k][off:off+lanes*c.Size()/64], src, lanes)
 			}
 		}
-		for _, workers := range []int{1, 2} {
+		for _, workers := range []int{1, 2, -2} {
+			// -2: two workers under buffers.Poison, so the walks' vectors, which
+			// fillSlots does not clear, hold garbage where the walk writes.
 			t.Run(fmt.Sprintf("2^%d slots, %d workers", nLog, workers), func(t *testing.T) {
+				if workers < 0 {
+					workers = -workers
+					defer buffers.Poison(0x6b)()
+				}
 				got := [3][]field.K{make([]field.K, words), make([]field.K, words), make([]field.K, words)}
 				if err := fillSlots(c, n, set)(par.New(nil, workers), nLog, got[0], got[1], got[2]); err != nil {
 					t.Fatal(err)

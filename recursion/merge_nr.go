@@ -1230,7 +1230,8 @@ func fillSideBySide(segs []flows.Segment, ks []int, fill func(int, *flows.Segmen
 func filledSegment(seg flows.Segment, workers par.Workers) (*flows.Filled, error) {
 	nLog := flows.SlotLog(seg.N)
 	n := 1 << (nLog + seg.Circuit.LogSize() - 6)
-	f := &flows.Filled{NLog: nLog, W: buffers.Make[field.K](n), A: buffers.Make[field.K](n), B: buffers.Make[field.K](n)}
+	// Every block segment's Fill (fillSlots) packs all of its slots' words.
+	f := &flows.Filled{NLog: nLog, W: buffers.MakeUninit[field.K](n), A: buffers.MakeUninit[field.K](n), B: buffers.MakeUninit[field.K](n)}
 	if err := seg.Fill(workers, nLog, f.W, f.A, f.B); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMergeInput, err)
 	}

@@ -80,13 +80,15 @@ func CommitInto(dst *Committed, stack []field.K, stackLog, logInvRate int, worke
 		return err
 	}
 	logD := sh.BlockLog()
-	codeword := buffers.Grow(dst.Codeword, sh.Lanes<<logD)
+	// The encoder writes the whole codeword and the builder every node it reads:
+	// neither buffer needs clearing (the bytes do not depend on what they held).
+	codeword := buffers.GrowUninit(dst.Codeword, sh.Lanes<<logD)
 	var nodes []merkle.Digest
 	if dst.Tree != nil {
 		nodes = dst.Tree.Nodes()
 	}
 	if need := merkle.NodeCount(1 << logD); cap(nodes) < need {
-		nodes = buffers.Make[merkle.Digest](need)
+		nodes = buffers.MakeUninit[merkle.Digest](need)
 	}
 	// Each range of rows the encoder finishes is hashed into its subtree at once, while
 	// the rows are still in the worker's cache.

@@ -83,9 +83,9 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 	// is serial (a short program, or one not yet segmented) then keeps a core
 	// while the fold shares the rest; a segmented one shares them all.
 	sc.eqIn = buffers.Grow(sc.eqIn, 1<<rounds)
-	sc.comb = buffers.Grow(sc.comb, size)
+	sc.comb = buffers.GrowUninit(sc.comb, size) // the transpose walk clears it
 	sc.eqOut = buffers.Grow(sc.eqOut, 1<<nLog)
-	sc.zv = buffers.Grow(sc.zv, size)
+	sc.zv = buffers.GrowUninit(sc.zv, size) // partialFold writes it in full
 	if workers.N() >= 2 && c.LogSize() >= concurrentCombLog {
 		var wg sync.WaitGroup
 		wg.Add(1)

@@ -265,8 +265,9 @@ func (s *Scratch) commitLevel(p *whirProver, l int, f []field.E, laneLog, rate i
 			s.levels = append(s.levels, levelBuf{})
 		}
 		lb := &s.levels[l]
-		lb.words = buffers.Grow(lb.words, n)
-		lb.nodes = buffers.Grow(lb.nodes, merkle.NodeCount(n/rowWords))
+		// Written in full by the encoder and the tree (as when reused).
+		lb.words = buffers.GrowUninit(lb.words, n)
+		lb.nodes = buffers.GrowUninit(lb.nodes, merkle.NodeCount(n/rowWords))
 		words, nodes = lb.words, lb.nodes
 	}
 	s.Plans.EncodeE(words, f, laneLog, rate, workers)
@@ -321,12 +322,12 @@ func (s *Scratch) ProveWHIR(tr ProverTranscript, c *commit.Committed, b []field.
 	twice := canLookahead(c.Lanes, block) && cfg.Folds[0] == InitialFold
 	if twice {
 		quarter, sixteenth := len(b)/4, len(b)/16
-		s.f[0], s.b = buffers.Grow(s.f[0], quarter), buffers.Grow(s.b, quarter)
+		s.f[0], s.b = buffers.GrowUninit(s.f[0], quarter), buffers.GrowUninit(s.b, quarter)
 		p.fBuf = [2][]field.E{s.f[0], b[sixteenth : 2*sixteenth : 2*sixteenth]}
 		p.spare = eWords(b[2*sixteenth:])
 	} else {
 		half, quarter := (c.Lanes+1)/2*block, (c.Lanes+3)/4*block
-		s.f[0], s.f[1], s.b = buffers.Grow(s.f[0], half), buffers.Grow(s.f[1], quarter), buffers.Grow(s.b, half)
+		s.f[0], s.f[1], s.b = buffers.GrowUninit(s.f[0], half), buffers.GrowUninit(s.f[1], quarter), buffers.GrowUninit(s.b, half)
 		p.fBuf = [2][]field.E{s.f[0], s.f[1]}
 		p.spare = eWords(b[quarter:])
 	}

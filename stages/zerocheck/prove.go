@@ -142,7 +142,7 @@ func ProveWith(tr ProverTranscript, in Input, workers par.Workers, buf *Buffers)
 		if workers.Stopped() {
 			return Result{}, workers.Err()
 		}
-		buf.t[v] = buffers.Grow(buf.t[v], 2*nq)
+		buf.t[v] = buffers.GrowUninit(buf.t[v], 2*nq) // written in full by round 1
 		st[v].head = buf.t[v]
 	}
 	round(1, bitsRound1(t0, t1, a, b, c, r[2:], &st, workers))
