@@ -75,9 +75,9 @@ func fillSlots(c *circuit.Circuit, n int, set func(v []uint64, lane uint, slot i
 		var failed error
 		inputs := c.Inputs()
 		workers.Range((groups+per-1)/per, func(lo, hi int) {
-			// The vectors need no clearing: the walk writes every column but the
-			// inputs and the constant (SolveMany), so only those are set here; set
-			// ORs the inputs' lanes in.
+			// The vectors are taken uncleared: the walk writes every column but the
+			// inputs and the constant (SolveMany), so each group clears only the
+			// input columns (set ORs their lanes in) and sets the constant.
 			var ws, as, bs [][]uint64
 			for range per {
 				ws, as, bs = append(ws, buffers.MakeUninit[uint64](size)), append(as, buffers.MakeUninit[uint64](size)), append(bs, buffers.MakeUninit[uint64](size))
