@@ -12,6 +12,11 @@
 // through gigabytes of stacks, codewords and tables, and 4 KiB pages cost each
 // stream a TLB miss and a prefetcher restart per page. The advice changes no byte.
 //
+// MakeUninit and GrowUninit are Make and Grow without Go's clearing, for buffers their
+// users write in full before reading: a large allocation that reuses heap memory is
+// otherwise cleared serially by the allocating goroutine. Poison fills what they
+// return with a test's byte, so tests can show that nothing reads it unwritten.
+//
 // The package imports no other leanpipe package: pools are instantiated with field
 // element types by the flows.
 package buffers
