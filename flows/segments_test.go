@@ -401,21 +401,10 @@ func TestSegmentFilled(t *testing.T) {
 	}
 	// Under buffers.Poison, filled or not: the stack, the weights and the stages'
 	// buffers taken uncleared are written in full before they are read.
-	for name, s := range map[string][]Segment{"filled": with, "unfilled": segs} {
-		restore := buffers.Poison(0x3c)
-		if name == "filled" {
-			s = append([]Segment(nil), s...)
-			s[0].Filled, s[1].Filled = filled(segs[0], 4), filled(segs[1], 5)
-		}
-		p, err := ProveSegments(label, nil, s, nil, 1, par.New(nil, 2))
-		restore()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(p.MarshalWire(), want.MarshalWire()) {
-			t.Fatalf("%s, poisoned: other bytes", name)
-		}
-	}
+	refilled := append([]Segment(nil), segs...)
+	refilled[0].Filled, refilled[1].Filled = filled(segs[0], 4), filled(segs[1], 5)
+	samePoisoned(t, "filled", label, refilled, 2, want)
+	samePoisoned(t, "unfilled", label, segs, 2, want)
 	if _, err := VerifySegments(got, label, nil, shapes, nil, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -469,18 +458,24 @@ func TestSegmentsPoisoned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []int{1, 2} {
-		restore := buffers.Poison(0xc6)
-		got, err := ProveSegments(label, nil, segs, nil, 1, par.New(nil, w))
-		restore()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got.MarshalWire(), want.MarshalWire()) {
-			t.Fatalf("%d workers, poisoned: other bytes", w)
-		}
-	}
+	samePoisoned(t, "1 worker", label, segs, 1, want)
+	samePoisoned(t, "2 workers", label, segs, 2, want)
 	if _, err := VerifySegments(want, label, nil, shapes, nil, 1); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// samePoisoned proves segs (rate 1, no statement) on w workers under buffers.Poison
+// and requires want's bytes.
+func samePoisoned(t *testing.T, what, label string, segs []Segment, w int, want *transcript.Proof) {
+	t.Helper()
+	restore := buffers.Poison(0xc6)
+	got, err := ProveSegments(label, nil, segs, nil, 1, par.New(nil, w))
+	restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.MarshalWire(), want.MarshalWire()) {
+		t.Fatalf("%s, poisoned: other bytes", what)
 	}
 }
