@@ -282,7 +282,7 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 	}
 	for _, d := range [...][]field.E{sink.Dst, sink.DstB} {
 		if d != nil {
-			workers.Range(len(d), func(lo, hi int) { clear(d[lo:hi]) }, par.MinChunk(1<<16))
+			par.Clear(workers, d, par.MinChunk(1<<16))
 		}
 	}
 	n = min(n, len(segs))

@@ -528,6 +528,9 @@ func committedWords(places []open.Placement, stackLog int) int {
 	return (end + block - 1) / block * block
 }
 
+// clearChunk is the fewest words a worker clears of the stack or the weight.
+const clearChunk = 1 << 16
+
 // segmentsEnd is the end of the last segment in the stack.
 func segmentsEnd(places []open.Placement) int {
 	end := 0
@@ -535,11 +538,6 @@ func segmentsEnd(places []open.Placement) int {
 		end = max(end, p.Offset+1<<p.Variables)
 	}
 	return end
-}
-
-// clearOn clears v on the workers.
-func clearOn[T any](v []T, workers par.Workers) {
-	workers.Range(len(v), func(lo, hi int) { clear(v[lo:hi]) }, par.MinChunk(1<<16))
 }
 
 // segmentRings is a segmented proof up to its ring claims: the transcript after every
@@ -578,7 +576,7 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 	// is written in full below, so only the stack's tail past them is cleared.
 	end := segmentsEnd(places)
 	stack := buffers.MakeUninit[field.K](1 << stackLog)
-	clearOn(stack[end:], workers)
+	par.Clear(workers, stack[end:], par.MinChunk(clearChunk))
 	as, bs := make([][]field.K, len(segs)), make([][]field.K, len(segs))
 	for i, s := range segs {
 		p := places[i]
@@ -592,7 +590,7 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 			continue
 		}
 		as[i], bs[i] = buffers.Make[field.K](words), buffers.Make[field.K](words)
-		clearOn(stack[p.Offset:p.Offset+words], workers) // a Fill may leave padding words as they are
+		par.Clear(workers, stack[p.Offset:p.Offset+words], par.MinChunk(clearChunk)) // a Fill may leave padding words as they are
 		if err := s.Fill(workers, nLogs[i], stack[p.Offset:p.Offset+words], as[i], bs[i]); err != nil {
 			return nil, fmt.Errorf("flows: segment %d: %w", i, err)
 		}
@@ -616,7 +614,7 @@ func proveSegmentRings(label string, statement []byte, segs []Segment, logInvRat
 	// (open.ProveStackedRingsIn): no second stack-sized weight.
 	// Each ring switch writes its segment's column in full: only the tail is cleared.
 	weights := buffers.MakeUninit[field.E](len(com.Stack))
-	clearOn(weights[end:], workers)
+	par.Clear(workers, weights[end:], par.MinChunk(clearChunk))
 	// The segments run one after another, so one set of zerocheck tables and one
 	// lincheck scratch serve them all (sized by the largest): fresh ones per
 	// segment are fresh pages to fault in, and garbage the next segment's

@@ -85,7 +85,7 @@ func (p *Plan) InducedTable(dst []field.E, queries []int, weights []field.E, log
 	}
 	// Clearing the codeword and summing the replicas stream the whole scratch: both
 	// run on the workers (on one they were a tenth of the opening's serial time).
-	workers.Range(len(scratch), func(lo, hi int) { clear(scratch[lo:hi]) }, par.MinChunk(inducePieceValues))
+	par.Clear(workers, scratch, par.MinChunk(inducePieceValues))
 	for i, q := range queries {
 		scratch[q] = scratch[q].Add(weights[i])
 	}

@@ -221,6 +221,12 @@ func (w Workers) recover() {
 	}
 }
 
+// Clear sets every element of v to its zero value, chunks of it on the workers (a
+// large buffer's clearing streams memory, which one core does not saturate).
+func Clear[T any](w Workers, v []T, options ...Option) {
+	w.Range(len(v), func(lo, hi int) { clear(v[lo:hi]) }, options...)
+}
+
 // Sum returns the chunk results of fn over [0, n) combined with add in chunk order
 // (zero when n ≤ 0 or when stopped before any chunk ran), so the value never depends on
 // the worker count for an associative add.

@@ -166,3 +166,24 @@ func TestZeroValue(t *testing.T) {
 	}()
 	w.Range(1, func(int, int) { panic("boom") })
 }
+
+// Clear zeroes the slice it is given on any number of workers and nothing past it.
+func TestClear(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		v := make([]uint64, 10000)
+		for i := range v {
+			v[i] = uint64(i) + 1
+		}
+		Clear(New(nil, n), v[:9000], MinChunk(100))
+		for i, x := range v {
+			if want := uint64(0); i >= 9000 {
+				want = uint64(i) + 1
+				if x != want {
+					t.Fatalf("%d workers: word %d past the slice = %d, want %d", n, i, x, want)
+				}
+			} else if x != want {
+				t.Fatalf("%d workers: word %d = %d, want 0", n, i, x)
+			}
+		}
+	}
+}

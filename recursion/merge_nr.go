@@ -626,11 +626,12 @@ func (l *nrLayout) groupQueries(sts []flows.Statement, sub func(int) *nrSub, pla
 // leafSplitPlan is buildNRSubs' split plan for a merge of leaves only (sts), found
 // without laying the merge out uncut, which a process that has not seen its shape
 // (a one-shot verifier) would otherwise do before laying it out cut: about a
-// quarter of such a verification (docs/recursion.md §6.21). The plan needs only the uncut layout's segment sizes, and
-// a leaf adds to any layout the same products, squares, transcript schedule and
-// query levels (the atoms of its replay depend on its place, their number does
-// not; TestLeafSplitPlan checks the plan against the uncut layout's), so one
-// replay per distinct leaf shape, on a tape of its own, gives them.
+// quarter of such a verification (docs/recursion.md §6.21). The plan needs only
+// the uncut layout's segment sizes, and a leaf adds to any layout the same
+// products, squares, transcript schedule and query levels (the atoms of its replay
+// depend on its place, their number does not; TestLeafSplitPlan checks the plan
+// against the uncut layout's), so one replay per distinct leaf shape, on a tape of
+// its own, gives them.
 func leafSplitPlan(sts []flows.Statement) ([]bool, error) {
 	l, products, squares, err := leafUncut(sts)
 	if err != nil {
