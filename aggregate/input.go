@@ -92,6 +92,15 @@ func (a Aggregate) MarshalJSON() ([]byte, error) {
 // fields than a PROOF.json's own (flow, n, log_inv_rate, label, format), which are
 // checked against the statement when present (proofJSON).
 func (a *Aggregate) UnmarshalJSON(b []byte) error {
+	if ag, ok := parseCanonical(b); ok {
+		*a = ag
+		return nil
+	}
+	return a.unmarshalStrict(b)
+}
+
+// unmarshalStrict is UnmarshalJSON without the canonical form's fast path.
+func (a *Aggregate) unmarshalStrict(b []byte) error {
 	if err := flows.CheckJSONKeys(b); err != nil {
 		return fmt.Errorf("%w: %v", ErrStatement, err)
 	}
