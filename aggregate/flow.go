@@ -166,9 +166,13 @@ func StatementOf(st flows.Statement) (Aggregate, error) {
 	if len(st.Data) == 0 {
 		return Aggregate{}, fmt.Errorf("%w: %s: the statement has no message, epoch and public keys", flows.ErrInput, FlowName)
 	}
-	var ag Aggregate
-	if err := json.Unmarshal(st.Data, &ag); err != nil {
-		return Aggregate{}, fmt.Errorf("%w: %s: %v", flows.ErrInput, FlowName, err)
+	// A statement in MarshalJSON's form is read at once; json.Unmarshal would
+	// first scan it whole for its syntax.
+	ag, ok := parseCanonical(st.Data)
+	if !ok {
+		if err := json.Unmarshal(st.Data, &ag); err != nil {
+			return Aggregate{}, fmt.Errorf("%w: %s: %v", flows.ErrInput, FlowName, err)
+		}
 	}
 	if len(ag.PublicKeys) != st.N {
 		return Aggregate{}, fmt.Errorf("%w: %s: n = %d but %d public keys", flows.ErrInput, FlowName, st.N, len(ag.PublicKeys))
