@@ -66,3 +66,19 @@ func TestMakeAdvisesHugePages(t *testing.T) {
 	}
 	b.Release()
 }
+
+// A large Permanent lies outside the Go heap's arenas in a mapping of its own marked
+// for huge pages, zeroed and writable.
+func TestPermanentAdvisesHugePages(t *testing.T) {
+	if !HugePages() {
+		t.Skipf("huge-page advice is off here (%s=%q, THP support %v)", hugeEnv, os.Getenv(hugeEnv), hugeSupported())
+	}
+	s := Permanent[uint64](3 * HugeBytes / 8)
+	lo, hi := hugeRange(uintptr(unsafe.Pointer(&s[0])), 8*len(s))
+	if lo >= hi {
+		t.Fatalf("no 2 MiB page inside %d bytes", 8*len(s))
+	}
+	if fl := vmFlags(t, lo); !slices.Contains(fl, "hg") {
+		t.Errorf("Permanent(%d words): mapping flags %v lack hg", len(s), fl)
+	}
+}

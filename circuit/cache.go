@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/internal/atomicfile"
 	"github.com/leanpipe/leanpipe/internal/cachedir"
@@ -74,10 +75,11 @@ func loadOrBuild(dir string, desc *Described, build func() *Circuit) *Circuit {
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%s-%d-%d.circuit", desc.name, desc.logSize, desc.constCol))
 	if b, err := readCacheFile(path); err == nil {
-		if c, err := decodeChecked(b, desc); err == nil {
+		c, err := decodeChecked(b, desc)
+		releaseCacheFile(b)
+		if err == nil {
 			return c
 		}
-		releaseCacheFile(b)
 	}
 	c := build()
 	if err := os.MkdirAll(dir, 0o755); err == nil {
@@ -94,7 +96,7 @@ func decodeChecked(b []byte, desc *Described) (c *Circuit, err error) {
 			c, err = nil, fmt.Errorf("circuit: a cached circuit's walk: %v", r)
 		}
 	}()
-	c, err = decodeCircuit(b)
+	c, err = decodeCircuitTo(b, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +108,17 @@ func decodeChecked(b []byte, desc *Described) (c *Circuit, err error) {
 	wa, wb := desc.BilinearTensor(e, w)
 	if ga != wa || gb != wb {
 		return nil, fmt.Errorf("circuit: cached %s gives other values than its description", c.name)
+	}
+	// The checked program moves out of the file's mapping (released after) to
+	// memory of its own, outside the Go heap and kept for the process, as the
+	// circuit is: the walks stream the program (110 MB for the xmss-aggregate
+	// circuit) once per walk, and from the page cache's 4 KiB pages a warm
+	// verification of a 200-signature aggregate at one worker took 34–42 ms, from
+	// anonymous huge pages 25–29 (docs/recursion.md §6.23).
+	if len(c.code) > 0 {
+		code := buffers.Permanent[instr](len(c.code))
+		copy(code, c.code)
+		c.code = code
 	}
 	return c, nil
 }
@@ -179,8 +192,15 @@ func (c *Circuit) appendBinary(b []byte) []byte {
 var errCacheFile = errors.New("circuit: not a cached circuit")
 
 // decodeCircuit reads appendBinary's form, checking every field against the block.
-// The program is read in place when file holds it 8-byte aligned, else copied.
+// Nothing of the circuit it returns refers to file.
 func decodeCircuit(file []byte) (*Circuit, error) {
+	return decodeCircuitTo(file, buffers.MakeUninit[instr])
+}
+
+// decodeCircuitTo is decodeCircuit with the program copied to alloc(n), called
+// once the program is checked; with alloc nil, the program is read in place when
+// file holds it 8-byte aligned (the circuit then refers to file).
+func decodeCircuitTo(file []byte, alloc func(n int) []instr) (*Circuit, error) {
 	if !bytes.HasPrefix(file, []byte(cacheMagic)) || len(file) < len(cacheMagic)+sha256.Size {
 		return nil, errCacheFile
 	}
@@ -240,19 +260,25 @@ func decodeCircuit(file []byte) (*Circuit, error) {
 		return nil, fmt.Errorf("%w: its checksum does not match", errCacheFile)
 	}
 	if n > 0 {
+		var code []instr
 		if p := unsafe.Pointer(&b[0]); uintptr(p)%8 == 0 {
-			c.code = unsafe.Slice((*instr)(p), n)
+			code = unsafe.Slice((*instr)(p), n)
 		} else {
-			c.code = make([]instr, n)
-			copy(unsafe.Slice((*byte)(unsafe.Pointer(&c.code[0])), 8*n), b[:8*n])
+			code = buffers.MakeUninit[instr](n)
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(&code[0])), 8*n), b[:8*n])
+		}
+		for i, in := range code {
+			if !in.valid(size, c.nregs) {
+				return nil, bad(fmt.Sprintf("instruction %d", i))
+			}
+		}
+		c.code = code
+		if alloc != nil {
+			c.code = alloc(n)
+			copy(c.code, code)
 		}
 	}
 	b = b[8*n:]
-	for i, in := range c.code {
-		if !in.valid(size, c.nregs) {
-			return nil, bad(fmt.Sprintf("instruction %d", i))
-		}
-	}
 	if len(b) < (size+7)/8 {
 		return nil, bad("rows")
 	}

@@ -43,10 +43,19 @@ func TestCircuitFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameCircuit(t, back, c)
-	// A buffer whose program is not 8-byte aligned: the program is copied.
+	// A buffer whose program is not 8-byte aligned.
 	odd := append([]byte{0}, file...)[1:]
 	if back, err = decodeCircuit(odd); err != nil {
 		t.Fatal(err)
+	}
+	sameCircuit(t, back, c)
+	// Nothing of the circuit refers to the file (the cache unmaps it once decoded).
+	fresh := c.appendBinary(nil)
+	if back, err = decodeCircuit(fresh); err != nil {
+		t.Fatal(err)
+	}
+	for i := range fresh {
+		fresh[i] ^= 0x5a
 	}
 	sameCircuit(t, back, c)
 }

@@ -7,8 +7,8 @@ import (
 	"syscall"
 )
 
-// readCacheFile maps the file read-only (a program read in place is never written:
-// a Circuit is immutable); the mapping is kept for the process unless released.
+// readCacheFile maps the file read-only; the decoder copies what it keeps, and the
+// mapping is released once the circuit is decoded.
 func readCacheFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -25,5 +25,5 @@ func readCacheFile(path string) ([]byte, error) {
 	return syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE)
 }
 
-// releaseCacheFile unmaps a file readCacheFile mapped whose circuit was refused.
+// releaseCacheFile unmaps a file readCacheFile mapped.
 func releaseCacheFile(b []byte) { _ = syscall.Munmap(b) }

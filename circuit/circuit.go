@@ -369,7 +369,7 @@ func (b *Builder) Compile() *Circuit {
 	phys := make([]uint32, b.nvals)
 	var free []uint32
 	nregs := uint32(1)
-	out := make([]instr, n)
+	out := buffers.MakeUninit[instr](n) // every step is written below; huge pages, as decodeCircuit's copy
 	for i := range out {
 		if i%stepBlock == 0 {
 			wb = i / stepBlock
