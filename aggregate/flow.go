@@ -206,7 +206,7 @@ func getFill(size int) *fillBuffers {
 	}
 	fillFree.Unlock()
 	if fb == nil || len(fb.w) != size {
-		fb = &fillBuffers{w: make([]uint64, size), wa: make([]uint64, size), wb: make([]uint64, size)}
+		fb = &fillBuffers{w: buffers.Make[uint64](size), wa: buffers.Make[uint64](size), wb: buffers.Make[uint64](size)}
 	}
 	return fb
 }
