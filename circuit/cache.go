@@ -143,7 +143,7 @@ const cacheMagic = "leanpipe-circuit-v1\n"
 
 // appendBinary appends the circuit's file form: the magic, the name, logSize,
 // constCol, the register count and the program's length, zero bytes up to a
-// multiple of 8, the program (so that a mapped file's program is read in place), the
+// multiple of 8, the program (so that a mapped file's program is checked in place), the
 // rows (a bitset over the columns), the inputs and the regions, then the SHA-256 of
 // all but the program (an accidental change of the metadata makes the file invalid;
 // the program is checked by its ranges and its values). The derived fields (rows
