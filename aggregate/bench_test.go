@@ -158,3 +158,32 @@ func BenchmarkSolveWidth(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTransposeTensor is the lincheck prover's combined column on the XMSS
+// circuit (circuit.TransposeTensorOn at 64-entry tensor row weights), serially and
+// on two workers (its segments walked side by side, once planned).
+func BenchmarkTransposeTensor(b *testing.B) {
+	c := New().Circuit
+	r := testrand.New(b)
+	randVec := func(n int) []field.E {
+		v := make([]field.E, n)
+		for i := range v {
+			v[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
+		}
+		return v
+	}
+	e := circuit.Tensor{Low: randVec(64), High: randVec(LogSize - 6)}
+	mu := randVec(1)[0]
+	dst := make([]field.E, c.Size())
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			workers := par.New(nil, w)
+			for range 3 { // past the serial walks before the segments are planned
+				c.TransposeTensorOn(dst, e, mu, workers)
+			}
+			for b.Loop() {
+				c.TransposeTensorOn(dst, e, mu, workers)
+			}
+		})
+	}
+}

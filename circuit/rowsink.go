@@ -392,27 +392,19 @@ func (c *Circuit) TransposeTensorWith(dst []field.E, spare func(k int) []field.E
 	}
 	walks := make([]*revWalk, n)
 	order := c.segmentsByCost()
+	sa := newSegAccs(acc, c.logSize)
 	workers.Limit(n).For(len(segs), func(w, lo, _ int) {
 		if walks[w] == nil {
-			clear(acc[w])
 			walks[w] = newRevWalk(c, e, hi, mu)
 		}
-		s := segs[order[lo]]
+		s := &segs[order[lo]]
+		sa.take(w, s)
 		rw := walks[w]
 		rw.reset()
 		rw.run(acc[w], c.code[s.lo:s.hi])
 		rw.run(acc[w], s.slice)
 	}, par.PerWorker(len(segs)))
-	workers.Range(len(dst), func(lo, hi int) {
-		if walks[0] == nil {
-			clear(dst[lo:hi])
-		}
-		for j := 1; j < n; j++ {
-			if walks[j] != nil {
-				field.AddSlice(dst[lo:hi], dst[lo:hi], acc[j][lo:hi])
-			}
-		}
-	}, par.MinChunk(1<<12))
+	sa.sum(workers)
 }
 
 // revWalk is a backward walk's state: the adjoints (register i at words [4i, 4i+3)

@@ -16,6 +16,32 @@ import "slices"
 type segment struct {
 	lo, hi int     // code[lo:hi]
 	slice  []instr // the steps before lo that set the registers live at lo
+	// cols has bit b set when the segment (its steps or its slice) loads a column
+	// of block b, the columns [b·size/64, (b+1)·size/64): a backward walk of it
+	// adds to no other column.
+	cols uint64
+}
+
+// colBlocks is the number of column blocks a segment's cols tells apart.
+const colBlocks = 64
+
+// colBlockShift returns log2 of a column block's length for a block of 2^logSize
+// columns (one column a block below 2^6).
+func colBlockShift(logSize int) uint { return uint(max(0, logSize-6)) }
+
+// setColBlocks sets each segment's cols for a block of 2^logSize columns.
+func setColBlocks(code []instr, segs []segment, logSize int) {
+	shift := colBlockShift(logSize)
+	for k := range segs {
+		s := &segs[k]
+		for _, part := range [][]instr{code[s.lo:s.hi], s.slice} {
+			for _, in := range part {
+				if in.op() == opCol {
+					s.cols |= 1 << (in.col() >> shift)
+				}
+			}
+		}
+	}
 }
 
 // minSegmentSteps is the least program length cut into segments.

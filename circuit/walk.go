@@ -2,6 +2,7 @@ package circuit
 
 import (
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -159,6 +160,7 @@ func (c *Circuit) segmentsByCost() []int {
 func (c *Circuit) segments() []segment {
 	c.segOnce.Do(func() {
 		c.segs = planSegments(c.code, c.nregs, walkSegments)
+		setColBlocks(c.code, c.segs, c.logSize)
 		c.segsReady.Store(true)
 	})
 	return c.segs
@@ -250,25 +252,64 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 	// fewer, and the last task handed out is a short one): walked backward from
 	// fresh adjoints, then its slice, into the worker's vector.
 	order := c.segmentsByCost()
-	started := make([]bool, n)
+	sa := newSegAccs(acc, c.logSize)
 	workers.Limit(n).For(len(segs), func(w, lo, _ int) {
-		if !started[w] {
-			clear(acc[w])
-			started[w] = true
-		}
-		s := segs[order[lo]]
+		s := &segs[order[lo]]
+		sa.take(w, s)
 		adj := make([]uint64, 4*c.nregs)
 		reverseWalk(acc[w], adj, c.code[s.lo:s.hi], ea, eb)
 		reverseWalk(acc[w], adj, s.slice, nil, nil)
 	}, par.PerWorker(len(segs)))
+	sa.sum(workers)
+}
+
+// segAccs are the workers' column vectors of a segmented backward walk (acc[0] is
+// dst). A worker's vector is cleared, and added into dst, only in the column
+// blocks its segments load: a segment of a large program loads the blocks of its
+// own products and of the values it reads from earlier ones, not the later blocks
+// (the xmss-aggregate circuit's four segments load 18, 33, 47 and 40 of the 64
+// blocks), so that a worker's vector (48 MiB at 2^21 columns) is cleared and
+// added in part. Measured, the gain is within the host's noise
+// (docs/recursion.md §6.23).
+type segAccs struct {
+	acc     [][]field.E
+	touched []uint64 // worker w's vector holds its sums in the blocks of touched[w] (cleared there first)
+	shift   uint
+}
+
+func newSegAccs(acc [][]field.E, logSize int) *segAccs {
+	return &segAccs{acc: acc, touched: make([]uint64, len(acc)), shift: colBlockShift(logSize)}
+}
+
+// take readies worker w's vector for segment s: the blocks s loads that w has not
+// cleared yet are cleared. Only worker w calls it with w.
+func (a *segAccs) take(w int, s *segment) {
+	v := a.acc[w]
+	for m := s.cols &^ a.touched[w]; m != 0; m &= m - 1 {
+		b := bits.TrailingZeros64(m)
+		clear(v[min(len(v), b<<a.shift):min(len(v), (b+1)<<a.shift)])
+	}
+	a.touched[w] |= s.cols
+}
+
+// sum makes acc[0] the sum of the workers' vectors: a block no segment of worker
+// 0 loaded is cleared first, and each other worker's vector is added where it
+// holds sums.
+func (a *segAccs) sum(workers par.Workers) {
+	dst := a.acc[0]
 	workers.Range(len(dst), func(lo, hi int) {
-		if !started[0] {
-			clear(dst[lo:hi])
-		}
-		for j := 1; j < n; j++ {
-			if started[j] {
-				field.AddSlice(dst[lo:hi], dst[lo:hi], acc[j][lo:hi])
+		for lo < hi {
+			b := lo >> a.shift
+			end := min(hi, (b+1)<<a.shift)
+			if a.touched[0]>>b&1 == 0 {
+				clear(dst[lo:end])
 			}
+			for j := 1; j < len(a.acc); j++ {
+				if a.touched[j]>>b&1 == 1 {
+					field.AddSlice(dst[lo:end], dst[lo:end], a.acc[j][lo:end])
+				}
+			}
+			lo = end
 		}
 	}, par.MinChunk(1<<12))
 }
