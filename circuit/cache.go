@@ -110,11 +110,12 @@ func decodeChecked(b []byte, desc *Described) (c *Circuit, err error) {
 		return nil, fmt.Errorf("circuit: cached %s gives other values than its description", c.name)
 	}
 	// The checked program moves out of the file's mapping (released after) to
-	// memory of its own, outside the Go heap and kept for the process, as the
-	// circuit is: the walks stream the program (110 MB for the xmss-aggregate
-	// circuit) once per walk, and from the page cache's 4 KiB pages a warm
-	// verification of a 200-signature aggregate at one worker took 34–42 ms, from
-	// anonymous huge pages 25–29 (docs/recursion.md §6.23).
+	// memory of its own, outside the Go heap, on huge pages, kept for the process
+	// as the circuit is: the walks stream the program (110 MB for the
+	// xmss-aggregate circuit) once per walk, and read from the file's page-cache
+	// pages, a warm verification of a 200-signature aggregate at one worker took
+	// 34–42 ms in one state of the machine, 25–28 in another; from this copy 25–29
+	// in both (docs/recursion.md §6.23).
 	if len(c.code) > 0 {
 		code := buffers.Permanent[instr](len(c.code))
 		copy(code, c.code)
