@@ -85,13 +85,7 @@ func BenchmarkVerify(b *testing.B) {
 func BenchmarkBilinearTensor(b *testing.B) {
 	c := New().Circuit
 	r := testrand.New(b)
-	randVec := func(n int) []field.E {
-		v := make([]field.E, n)
-		for i := range v {
-			v[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
-		}
-		return v
-	}
+	randVec := func(n int) []field.E { return randEVec(r, n) }
 	e := circuit.Tensor{Low: randVec(64), High: randVec(LogSize - 6)}
 	w := circuit.Tensor{Low: randVec(64), High: randVec(LogSize - 6)}
 	for _, l := range circuit.Kernels.Levels() {
@@ -165,13 +159,7 @@ func BenchmarkSolveWidth(b *testing.B) {
 func BenchmarkTransposeTensor(b *testing.B) {
 	c := New().Circuit
 	r := testrand.New(b)
-	randVec := func(n int) []field.E {
-		v := make([]field.E, n)
-		for i := range v {
-			v[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
-		}
-		return v
-	}
+	randVec := func(n int) []field.E { return randEVec(r, n) }
 	e := circuit.Tensor{Low: randVec(64), High: randVec(LogSize - 6)}
 	mu := randVec(1)[0]
 	dst := make([]field.E, c.Size())

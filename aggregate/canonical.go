@@ -3,6 +3,7 @@ package aggregate
 import (
 	"bytes"
 	"encoding/hex"
+	"strconv"
 
 	"github.com/leanpipe/leanpipe/xmss"
 )
@@ -19,10 +20,7 @@ import (
 func parseCanonical(b []byte) (Aggregate, bool) {
 	var out Aggregate
 	rest, ok := bytes.CutPrefix(b, []byte(`{"message":"`))
-	if !ok || len(rest) < 2*len(out.Message) || !lowerHex(rest[:2*len(out.Message)]) {
-		return out, false
-	}
-	if _, err := hex.Decode(out.Message[:], rest[:2*len(out.Message)]); err != nil {
+	if !ok || len(rest) < 2*len(out.Message) || !decodeLowerHex(out.Message[:], rest[:2*len(out.Message)]) {
 		return out, false
 	}
 	rest, ok = bytes.CutPrefix(rest[2*len(out.Message):], []byte(`","epoch":`))
@@ -30,15 +28,14 @@ func parseCanonical(b []byte) (Aggregate, bool) {
 		return out, false
 	}
 	digits := 0
-	var epoch uint64
 	for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
-		epoch = 10*epoch + uint64(rest[digits]-'0')
 		digits++
-		if digits > 10 || epoch > 1<<32-1 {
-			return out, false
-		}
 	}
 	if digits == 0 || (digits > 1 && rest[0] == '0') {
+		return out, false
+	}
+	epoch, err := strconv.ParseUint(string(rest[:digits]), 10, 32)
+	if err != nil {
 		return out, false
 	}
 	out.Epoch = uint32(epoch)
@@ -64,10 +61,7 @@ func parseCanonical(b []byte) (Aggregate, bool) {
 		if i == n-1 {
 			end = ']'
 		}
-		if k[0] != '"' || k[keyHex+1] != '"' || k[keyHex+2] != end || !lowerHex(k[1:keyHex+1]) {
-			return out, false
-		}
-		if _, err := hex.Decode(raw[:], k[1:keyHex+1]); err != nil {
+		if k[0] != '"' || k[keyHex+1] != '"' || k[keyHex+2] != end || !decodeLowerHex(raw[:], k[1:keyHex+1]) {
 			return out, false
 		}
 		pk, err := xmss.ParsePublicKey(raw[:])
@@ -85,12 +79,17 @@ func parseCanonical(b []byte) (Aggregate, bool) {
 	return out, true
 }
 
-// lowerHex reports whether s is lowercase hex digits only.
-func lowerHex(s []byte) bool {
-	for _, c := range s {
+// decodeLowerHex fills dst from src, 2·len(dst) lowercase hex digits, and reports
+// whether src was that.
+func decodeLowerHex(dst, src []byte) bool {
+	if len(src) != 2*len(dst) {
+		return false
+	}
+	for _, c := range src {
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}
-	return true
+	_, err := hex.Decode(dst, src)
+	return err == nil
 }

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -32,13 +33,7 @@ func TestMatricesFingerprint(t *testing.T) {
 func TestMatricesMatchCircuit(t *testing.T) {
 	r := testrand.New(t)
 	c, m := New().Circuit, Matrices()
-	randVec := func(n int) []field.E {
-		v := make([]field.E, n)
-		for i := range v {
-			v[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
-		}
-		return v
-	}
+	randVec := func(n int) []field.E { return randEVec(r, n) }
 	for trial := range 2 {
 		rr, rc := randVec(LogSize), randVec(LogSize)
 		wa, wb := circuit.Eval(c, rr, rc)
@@ -176,4 +171,13 @@ func TestPublicTableMatchesPinned(t *testing.T) {
 			t.Fatalf("row %d: %x, want %x", s, got.Rows[s], want)
 		}
 	}
+}
+
+// randEVec is n random E values from r.
+func randEVec(r *rand.Rand, n int) []field.E {
+	v := make([]field.E, n)
+	for i := range v {
+		v[i] = field.E{C0: field.K(r.Uint64()), C1: field.K(r.Uint64()), C2: field.K(r.Uint64())}
+	}
+	return v
 }

@@ -96,7 +96,7 @@ func decodeChecked(b []byte, desc *Described) (c *Circuit, err error) {
 			c, err = nil, fmt.Errorf("circuit: a cached circuit's walk: %v", r)
 		}
 	}()
-	c, err = decodeCircuitTo(b, nil)
+	c, err = decodeCircuitIn(b, true)
 	if err != nil {
 		return nil, err
 	}
@@ -194,14 +194,11 @@ var errCacheFile = errors.New("circuit: not a cached circuit")
 
 // decodeCircuit reads appendBinary's form, checking every field against the block.
 // Nothing of the circuit it returns refers to file.
-func decodeCircuit(file []byte) (*Circuit, error) {
-	return decodeCircuitTo(file, buffers.MakeUninit[instr])
-}
+func decodeCircuit(file []byte) (*Circuit, error) { return decodeCircuitIn(file, false) }
 
-// decodeCircuitTo is decodeCircuit with the program copied to alloc(n), called
-// once the program is checked; with alloc nil, the program is read in place when
-// file holds it 8-byte aligned (the circuit then refers to file).
-func decodeCircuitTo(file []byte, alloc func(n int) []instr) (*Circuit, error) {
+// decodeCircuitIn is decodeCircuit, but with inPlace the program is read in place
+// when file holds it 8-byte aligned (the circuit then refers to file).
+func decodeCircuitIn(file []byte, inPlace bool) (*Circuit, error) {
 	if !bytes.HasPrefix(file, []byte(cacheMagic)) || len(file) < len(cacheMagic)+sha256.Size {
 		return nil, errCacheFile
 	}
@@ -261,22 +258,16 @@ func decodeCircuitTo(file []byte, alloc func(n int) []instr) (*Circuit, error) {
 		return nil, fmt.Errorf("%w: its checksum does not match", errCacheFile)
 	}
 	if n > 0 {
-		var code []instr
-		if p := unsafe.Pointer(&b[0]); uintptr(p)%8 == 0 {
-			code = unsafe.Slice((*instr)(p), n)
+		if p := unsafe.Pointer(&b[0]); inPlace && uintptr(p)%8 == 0 {
+			c.code = unsafe.Slice((*instr)(p), n)
 		} else {
-			code = buffers.MakeUninit[instr](n)
-			copy(unsafe.Slice((*byte)(unsafe.Pointer(&code[0])), 8*n), b[:8*n])
+			c.code = buffers.MakeUninit[instr](n)
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(&c.code[0])), 8*n), b[:8*n])
 		}
-		for i, in := range code {
+		for i, in := range c.code {
 			if !in.valid(size, c.nregs) {
 				return nil, bad(fmt.Sprintf("instruction %d", i))
 			}
-		}
-		c.code = code
-		if alloc != nil {
-			c.code = alloc(n)
-			copy(c.code, code)
 		}
 	}
 	b = b[8*n:]
