@@ -277,25 +277,73 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 		c.setGroupInputs(fb.w, lanes[:n], gi)
 		return fb
 	}
-	// walk solves groups g0, g0+1, … (fbs, inputs set) in one walk and packs each
-	// run of word blocks as soon as the walk has completed it, while the walk's
-	// writes are still in the cache, not in a second pass over the vectors.
-	walk := func(fbs []*fillBuffers, g0 int) {
+	// pack packs the word blocks [k0, k1) of groups g0, g0+1, … (fbs) into the
+	// witness and the row values.
+	pack := func(fbs []*fillBuffers, g0, k0, k1 int) {
+		for i, fb := range fbs {
+			g := g0 + i
+			lanes := min(64, slots-g*64)
+			lo := g * size
+			for k, src := range [3][]uint64{fb.w, fb.wa, fb.wb} {
+				c.PackLanesRange([3][]field.K{wit, a, b}[k][lo:lo+lanes*size/64], src, lanes, k0, k1)
+			}
+		}
+	}
+	// walk solves groups g0, g0+1, … (fbs, inputs set) in one walk and calls
+	// done for each run of word blocks as soon as the walk has completed it.
+	walk := func(fbs []*fillBuffers, done func(k0, k1 int)) {
 		ws, was, wbs := make([][]uint64, len(fbs)), make([][]uint64, len(fbs)), make([][]uint64, len(fbs))
 		for i, fb := range fbs {
 			ws[i], was[i], wbs[i] = fb.w, fb.wa, fb.wb
 		}
-		c.Circuit.SolveManyStream(ws, was, wbs, func(k0, k1 int) {
-			for i, fb := range fbs {
-				g := g0 + i
-				lanes := min(64, slots-g*64)
-				lo := g * size
-				for k, src := range [3][]uint64{fb.w, fb.wa, fb.wb} {
-					c.PackLanesRange([3][]field.K{wit, a, b}[k][lo:lo+lanes*size/64], src, lanes, k0, k1)
+		c.Circuit.SolveManyStream(ws, was, wbs, done)
+	}
+	if workers.N() > 1 && todo <= solveWidth {
+		// A single batch: a second walk would repeat the walk's per-step cost, which
+		// is about what four groups' own work costs (BenchmarkSolveWidth), so one
+		// worker walks every group at once and the packing, as much work again, is
+		// shared: the other workers pack the blocks the walk reports as it reports
+		// them, the walker joins them once it is done.
+		fbs := make([]*fillBuffers, todo)
+		workers.Range(todo, func(lo, hi int) {
+			gi := groupFree.Get()
+			for g := lo; g < hi; g++ {
+				fbs[g] = prepare(g, gi)
+			}
+			groupFree.Put(gi)
+		})
+		if workers.Err() != nil {
+			return workers.Err()
+		}
+		q := newRunQueue()
+		workers.Run(func(worker int) {
+			if worker == 0 {
+				func() {
+					defer q.close() // the packers stop even if the walk panics
+					walk(fbs, func(k0, k1 int) {
+						// Pieces of at most packPiece blocks spread the packing evenly.
+						for ; k0 < k1; k0 += packPiece {
+							q.push(k0, min(k1, k0+packPiece))
+						}
+					})
+				}()
+			}
+			for {
+				k0, k1, ok := q.pop()
+				if !ok {
+					return
 				}
+				pack(fbs, 0, k0, k1)
 			}
 		})
+		for _, fb := range fbs {
+			putFill(fb)
+		}
+		return c.fillPadding(workers, todo, groups, wit, a, b)
 	}
+	// Several batches: each worker walks its batches and packs them itself, each
+	// run of blocks as soon as its walk has completed it, while the walk's writes
+	// are still in the cache, not in a second pass over the vectors.
 	width := min(solveWidth, (todo+workers.N()-1)/workers.N())
 	if width == 3 {
 		width = 4
@@ -310,15 +358,72 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 				fbs[i] = prepare(g0+i, gi)
 			}
 			groupFree.Put(gi)
-			walk(fbs, g0)
+			walk(fbs, func(k0, k1 int) { pack(fbs, g0, k0, k1) })
 			for _, fb := range fbs {
 				putFill(fb)
 			}
 		}
 	}, par.PerWorker(batches))
+	return c.fillPadding(workers, todo, groups, wit, a, b)
+}
+
+// packPiece is the most word blocks (64 columns each) the shared packing of a
+// single batch hands to a worker at a time: 128 blocks of four groups' three
+// vectors are 768 KiB.
+const packPiece = 128
+
+// runQueue hands the runs of word blocks a walk reports to the workers that pack
+// them. push never blocks (the walk is never held up by the packers); pop waits for
+// a run and reports false once the queue is closed and empty.
+type runQueue struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	runs   [][2]int
+	next   int
+	closed bool
+}
+
+func newRunQueue() *runQueue {
+	q := &runQueue{}
+	q.cond.L = &q.mu
+	return q
+}
+
+func (q *runQueue) push(k0, k1 int) {
+	q.mu.Lock()
+	q.runs = append(q.runs, [2]int{k0, k1})
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+func (q *runQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+func (q *runQueue) pop() (k0, k1 int, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.next == len(q.runs) && !q.closed {
+		q.cond.Wait()
+	}
+	if q.next == len(q.runs) {
+		return 0, 0, false
+	}
+	r := q.runs[q.next]
+	q.next++
+	return r[0], r[1], true
+}
+
+// fillPadding copies the last solved group (todo−1) to groups todo, …, groups−1,
+// once the walks have ended without error.
+func (c *Circuit) fillPadding(workers graph.Workers, todo, groups int, wit, a, b []field.K) error {
 	if workers.Err() != nil {
 		return workers.Err()
 	}
+	size := c.Size()
 	for g := todo; g < groups; g++ {
 		src := (todo - 1) * size
 		for _, dst := range [][]field.K{wit, a, b} {
