@@ -312,8 +312,13 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 			}
 			groupFree.Put(gi)
 		})
-		if workers.Err() != nil {
-			return workers.Err()
+		if err := workers.Err(); err != nil {
+			for _, fb := range fbs {
+				if fb != nil {
+					putFill(fb)
+				}
+			}
+			return err
 		}
 		q := newRunQueue()
 		workers.Run(func(worker int) {
