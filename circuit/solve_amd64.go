@@ -20,12 +20,17 @@ func solveWalk4AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 //go:noescape
 func solveWalk2AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 
+// solveWalk1 is the walk for one vector, in general registers.
+//
+//go:noescape
+func solveWalk1(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
+
 // solveWalkArch runs the steps code of SolveMany's walk in assembly when the
-// family's level and the shape allow (2 or 4 vectors, both row-value sides
+// family's level and the shape allow (1, 2 or 4 vectors, both row-value sides
 // wanted) and reports whether it did.
 func solveWalkArch(c *Circuit, code []instr, r []uint64, ws, dstA, dstB [][]uint64) bool {
 	g := len(ws)
-	if Kernels.Level() < cpu.AVX2 || (g != 2 && g != 4) || dstA == nil || dstB == nil || len(code) == 0 {
+	if Kernels.Level() < cpu.AVX2 || (g != 1 && g != 2 && g != 4) || dstA == nil || dstB == nil || len(code) == 0 {
 		return false
 	}
 	if len(r) != c.nregs*g {
@@ -35,10 +40,13 @@ func solveWalkArch(c *Circuit, code []instr, r []uint64, ws, dstA, dstB [][]uint
 	for k := range g {
 		w[k], a[k], b[k] = &ws[k][0], &dstA[k][0], &dstB[k][0]
 	}
-	if g == 4 {
+	switch g {
+	case 4:
 		solveWalk4AVX2(&code[0], len(code), &r[0], &w, &a, &b)
-	} else {
+	case 2:
 		solveWalk2AVX2(&code[0], len(code), &r[0], &w, &a, &b)
+	default:
+		solveWalk1(&code[0], len(code), &r[0], &w, &a, &b)
 	}
 	return true
 }

@@ -3,7 +3,7 @@
 #include "textflag.h"
 #include "walk_amd64.h"
 
-// The walk of SolveMany for g = 4 (ymm) and g = 2 (xmm) bit-sliced vectors. Every
+// The walk of SolveMany for g = 4 (ymm), g = 2 (xmm) and g = 1 bit-sliced vectors. Every
 // step decodes its instruction (op bits 0..1, dst bits 2..25, column bits 26..49
 // or registers x bits 26..44 and y bits 45..63) and:
 //   opCol: r[dst] = (w[0][col], …, w[g-1][col])
@@ -148,4 +148,52 @@ row2:
 
 done2:
 	VZEROUPPER
+	RET
+
+// The g = 1 walk: a register is one word, moved in general registers (no vector
+// instruction), and register offsets are the fields shifted left by 3. R12 is w[0],
+// R13 a[0], R14 b[0]; AX and DX are scratch.
+#define DISPATCH1 DISPATCH(done1, xor1, row1, col1)
+
+// func solveWalk1(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
+TEXT ·solveWalk1(SB), NOSPLIT, $0-48
+	MOVQ code+0(FP), SI
+	MOVQ n+8(FP), CX
+	LEAQ (SI)(CX*8), CX
+	MOVQ r+16(FP), DI
+	MOVQ w+24(FP), AX
+	MOVQ 0(AX), R12
+	MOVQ a+32(FP), AX
+	MOVQ 0(AX), R13
+	MOVQ b+40(FP), AX
+	MOVQ 0(AX), R14
+	DISPATCH1
+
+xor1:
+	INS_DST(3)
+	INS_XY(3)
+	MOVQ (DI)(R10*1), AX
+	XORQ (DI)(R11*1), AX
+	MOVQ AX, (DI)(R9*1)
+	DISPATCH1
+
+col1:
+	INS_DST(3)
+	INS_COL(3)
+	MOVQ (R12)(R10*1), AX
+	MOVQ AX, (DI)(R9*1)
+	DISPATCH1
+
+row1:
+	INS_DST(3)
+	INS_XY(3)
+	MOVQ (DI)(R10*1), AX
+	MOVQ (DI)(R11*1), DX
+	MOVQ AX, (R13)(R9*1)
+	MOVQ DX, (R14)(R9*1)
+	ANDQ DX, AX
+	MOVQ AX, (R12)(R9*1)
+	DISPATCH1
+
+done1:
 	RET

@@ -36,7 +36,7 @@ func BenchmarkSolveMany(b *testing.B) {
 	}
 }
 
-// SolveMany at every level of the family (the AVX2 walk takes 2 and 4 vectors with
+// SolveMany at every level of the family (the assembly walks take 1, 2 and 4 vectors with
 // both row-value sides) gives the portable walk's witness and row values, for 1 to
 // 5 vectors, with and without the row values, on the BLAKE2s circuit and a random
 // one.
