@@ -58,17 +58,22 @@ func setBits(row []uint64, base int, v uint64, n int) {
 
 // fillSlots returns a segment filler for circuit c: slot s < n gets set(v, lane, s)
 // on a cleared bit-sliced vector (the constant column set), every later slot slot 0's
-// inputs; 64 slots make one vector, solved with others in one walk (SolveMany takes
-// its vector kernels for 2 or 4 vectors, its portable loop for one: a lone vector is
-// walked beside a spare one) and packed into the segment's vectors.
+// inputs; 64 slots make one vector, solved with others in one walk (SolveMany's
+// assembly walks take 1, 2 or 4 vectors: a third vector is walked beside a spare one)
+// and packed into the segment's vectors, each run of word blocks as soon as the walk
+// has completed it, while the walk's writes are still in the cache.
 func fillSlots(c *circuit.Circuit, n int, set func(v []uint64, lane uint, slot int) error) func(par.Workers, int, []field.K, []field.K, []field.K) error {
 	return func(workers par.Workers, nLog int, wit, a, b []field.K) error {
 		size := c.Size()
 		slots := 1 << nLog
 		groups := (slots + 63) / 64
-		// Four vectors a walk when every worker still gets two walks or more, else two.
+		// Four vectors a walk when every worker still gets two walks or more, else two;
+		// a lone vector alone.
 		per := 2
-		if groups >= 8*workers.N() {
+		switch {
+		case groups == 1:
+			per = 1
+		case groups >= 8*workers.N():
 			per = 4
 		}
 		var mu sync.Mutex
@@ -106,17 +111,18 @@ func fillSlots(c *circuit.Circuit, n int, set func(v []uint64, lane uint, slot i
 						}
 					}
 				}
-				c.SolveMany(ws, as, bs)
-				for k := range per {
-					g := g0 + k
-					if g >= groups {
-						break
+				c.SolveManyStream(ws, as, bs, func(k0, k1 int) {
+					for k := range per {
+						g := g0 + k
+						if g >= groups {
+							break
+						}
+						lanes, off := min(64, slots-64*g), g*size
+						for i, src := range [][]uint64{ws[k], as[k], bs[k]} {
+							c.PackLanesRange([][]field.K{wit, a, b}[i][off:off+lanes*size/64], src, lanes, k0, k1)
+						}
 					}
-					lanes, off := min(64, slots-64*g), g*size
-					for i, src := range [][]uint64{ws[k], as[k], bs[k]} {
-						c.PackLanes([][]field.K{wit, a, b}[i][off:off+lanes*size/64], src, lanes)
-					}
-				}
+				})
 			}
 		}, par.PerWorker(1))
 		if failed != nil {
