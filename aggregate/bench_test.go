@@ -17,12 +17,13 @@ import (
 )
 
 // BenchmarkFill is the witness stage alone: plan, bit-sliced solve and packing of
-// 200 signers in 256 slots and of 1,024 signers in 1,024 slots (skipped under
-// -short), at 1 and 2 workers. The first proof of a process faults in the
+// 200 signers in 256 slots (one batch of groups), and, skipped under -short, 300 in
+// 512 (two batches), 700 in 1,024 (three) and 1,024 in 1,024 (four), at 1 and 2
+// workers. The first proof of a process faults in the
 // filler's vectors: -count ≥ 2, or a benchtime well above 1x, measures the
 // steady state.
 func BenchmarkFill(b *testing.B) {
-	for _, size := range []struct{ sigs, nLog int }{{200, 8}, {1024, 10}} {
+	for _, size := range []struct{ sigs, nLog int }{{200, 8}, {300, 9}, {700, 10}, {1024, 10}} {
 		b.Run(fmt.Sprintf("sigs=%d", size.sigs), func(b *testing.B) {
 			if testing.Short() && size.sigs > 200 {
 				b.Skip("solves 16 groups of 64 blocks of 2^21 columns")

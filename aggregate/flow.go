@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"github.com/leanpipe/leanpipe/buffers"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/circuit"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
-	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/xmss"
 )
@@ -298,92 +298,134 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 		}
 		c.Circuit.SolveManyStream(ws, was, wbs, done)
 	}
-	if workers.N() > 1 && todo <= solveWidth {
-		// A single batch: a second walk would repeat the walk's per-step cost, which
-		// is about what four groups' own work costs (BenchmarkSolveWidth), so one
-		// worker walks every group at once and the packing, as much work again, is
-		// shared: the other workers pack the blocks the walk reports as it reports
-		// them, the walker joins them once it is done.
-		fbs := make([]*fillBuffers, todo)
-		workers.Range(todo, func(lo, hi int) {
+	// Batches of up to solveWidth groups (a walk's per-step cost, about what four
+	// groups' own work costs in BenchmarkSolveWidth, is paid once a batch), taken by
+	// the workers on demand. Packing a batch's blocks is as much work again as its
+	// walk, and it is shared: each walk queues the runs of blocks it completes; a
+	// walker packs the queued runs itself, while they are in the cache, as long as
+	// every worker is walking, and leaves them to the others once one is out of
+	// batches (such a worker packs until every walk is done and every run packed). So
+	// a single batch is walked by one worker while the others pack it, and a batch
+	// count the workers do not divide evenly does not leave one idle.
+	width := min(solveWidth, todo)
+	if width == 3 {
+		width = 4
+	}
+	batches := (todo + width - 1) / width
+	bs := make([]*fillBatch, batches)
+	for bt := range bs {
+		g0 := bt * width
+		bs[bt] = &fillBatch{g0: g0, fbs: make([]*fillBuffers, min(todo, g0+width)-g0)}
+		bs[bt].left.Store(1)
+	}
+	prepareBatch := func(bt *fillBatch) {
+		gi := groupFree.Get()
+		for i := range bt.fbs {
+			if bt.fbs[i] == nil {
+				bt.fbs[i] = prepare(bt.g0+i, gi)
+			}
+		}
+		groupFree.Put(gi)
+	}
+	if batches == 1 && workers.N() > 1 {
+		// The one walker would set every group's inputs alone.
+		bt := bs[0]
+		workers.Range(len(bt.fbs), func(lo, hi int) {
 			gi := groupFree.Get()
-			for g := lo; g < hi; g++ {
-				fbs[g] = prepare(g, gi)
+			for i := lo; i < hi; i++ {
+				bt.fbs[i] = prepare(bt.g0+i, gi)
 			}
 			groupFree.Put(gi)
 		})
 		if err := workers.Err(); err != nil {
-			for _, fb := range fbs {
+			for _, fb := range bt.fbs {
 				if fb != nil {
 					putFill(fb)
 				}
 			}
 			return err
 		}
-		q := newRunQueue()
-		workers.Run(func(worker int) {
-			if worker == 0 {
-				func() {
-					defer q.close() // the packers stop even if the walk panics
-					walk(fbs, func(k0, k1 int) {
-						// Pieces of at most packPiece blocks spread the packing evenly.
-						for ; k0 < k1; k0 += packPiece {
-							q.push(k0, min(k1, k0+packPiece))
-						}
-					})
-				}()
-			}
-			for {
-				k0, k1, ok := q.pop()
-				if !ok {
-					return
-				}
-				pack(fbs, 0, k0, k1)
-			}
-		})
-		for _, fb := range fbs {
-			putFill(fb)
-		}
-		return c.fillPadding(workers, todo, groups, wit, a, b)
 	}
-	// Several batches: each worker walks its batches and packs them itself, each
-	// run of blocks as soon as its walk has completed it, while the walk's writes
-	// are still in the cache, not in a second pass over the vectors.
-	width := min(solveWidth, (todo+workers.N()-1)/workers.N())
-	if width == 3 {
-		width = 4
-	}
-	batches := (todo + width - 1) / width
-	workers.Range(batches, func(lo, hi int) {
-		for bt := lo; bt < hi; bt++ {
-			g0, g1 := bt*width, min(todo, (bt+1)*width)
-			gi := groupFree.Get()
-			fbs := make([]*fillBuffers, g1-g0)
-			for i := range fbs {
-				fbs[i] = prepare(g0+i, gi)
-			}
-			groupFree.Put(gi)
-			walk(fbs, func(k0, k1 int) { pack(fbs, g0, k0, k1) })
-			for _, fb := range fbs {
+	finish := func(bt *fillBatch) {
+		if bt.left.Add(-1) == 0 {
+			for _, fb := range bt.fbs {
 				putFill(fb)
 			}
 		}
-	}, par.PerWorker(batches))
+	}
+	packRun := func(r fillRun) {
+		pack(r.b.fbs, r.b.g0, r.k0, r.k1)
+		finish(r.b)
+	}
+	q := newRunQueue()
+	var next, walked atomic.Int64
+	var packers atomic.Int32 // workers out of batches
+	workers.Run(func(worker int) {
+		defer func() {
+			if r := recover(); r != nil {
+				q.close() // no worker waits for runs that will not come
+				panic(r)
+			}
+		}()
+		for !workers.Stopped() {
+			i := int(next.Add(1)) - 1
+			if i >= batches {
+				break
+			}
+			bt := bs[i]
+			prepareBatch(bt)
+			walk(bt.fbs, func(k0, k1 int) {
+				// Pieces of at most packPiece blocks spread the packing evenly.
+				for ; k0 < k1; k0 += packPiece {
+					bt.left.Add(1)
+					q.push(fillRun{bt, k0, min(k1, k0+packPiece)})
+				}
+				if packers.Load() == 0 {
+					for r, ok := q.tryPop(); ok; r, ok = q.tryPop() {
+						packRun(r)
+					}
+				}
+			})
+			finish(bt)
+			if walked.Add(1) == int64(batches) {
+				q.close()
+			}
+		}
+		packers.Add(1)
+		if workers.Stopped() {
+			q.close()
+		}
+		for r, ok := q.pop(); ok; r, ok = q.pop() {
+			packRun(r)
+		}
+	})
 	return c.fillPadding(workers, todo, groups, wit, a, b)
 }
 
-// packPiece is the most word blocks (64 columns each) the shared packing of a
-// single batch hands to a worker at a time: 128 blocks of four groups' three
-// vectors are 768 KiB.
+// fillBatch is a batch of groups g0, g0+1, … walked together (fbs their vectors).
+type fillBatch struct {
+	g0   int
+	fbs  []*fillBuffers
+	left atomic.Int64 // the walk (until it is done) and its queued runs not yet packed
+}
+
+// fillRun is a run of word blocks [k0, k1) that batch b's walk has completed.
+type fillRun struct {
+	b      *fillBatch
+	k0, k1 int
+}
+
+// packPiece is the most word blocks (64 columns each) a queued run holds: 128
+// blocks of four groups' three vectors are 768 KiB.
 const packPiece = 128
 
-// runQueue hands the runs of word blocks a walk reports to the workers that pack
-// them. push never blocks (the walk is never held up by the packers); pop waits for
-// a run and reports false once the queue is closed and empty.
+// runQueue hands the runs of word blocks the walks report to the workers that
+// pack them. push never blocks (a walk is never held up by the packers); pop waits
+// for a run and reports false once the queue is closed and empty.
 type runQueue struct {
 	mu     sync.Mutex
 	cond   sync.Cond
-	runs   [][2]int
+	runs   []fillRun
 	next   int
 	closed bool
 }
@@ -394,9 +436,9 @@ func newRunQueue() *runQueue {
 	return q
 }
 
-func (q *runQueue) push(k0, k1 int) {
+func (q *runQueue) push(r fillRun) {
 	q.mu.Lock()
-	q.runs = append(q.runs, [2]int{k0, k1})
+	q.runs = append(q.runs, r)
 	q.mu.Unlock()
 	q.cond.Signal()
 }
@@ -408,18 +450,30 @@ func (q *runQueue) close() {
 	q.cond.Broadcast()
 }
 
-func (q *runQueue) pop() (k0, k1 int, ok bool) {
+// tryPop takes the oldest run, if any, without waiting.
+func (q *runQueue) tryPop() (fillRun, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.take()
+}
+
+func (q *runQueue) pop() (fillRun, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for q.next == len(q.runs) && !q.closed {
 		q.cond.Wait()
 	}
+	return q.take()
+}
+
+func (q *runQueue) take() (fillRun, bool) {
 	if q.next == len(q.runs) {
-		return 0, 0, false
+		return fillRun{}, false
 	}
 	r := q.runs[q.next]
+	q.runs[q.next] = fillRun{}
 	q.next++
-	return r[0], r[1], true
+	return r, true
 }
 
 // fillPadding copies the last solved group (todo−1) to groups todo, …, groups−1,
