@@ -24,6 +24,14 @@
 	ADDQ $8, SI \
 	OP_JUMP(xor, row, col)
 
+// SOLVE_ARGS loads the arguments every walk shares: SI the code, CX its end, DI the
+// register file.
+#define SOLVE_ARGS \
+	MOVQ code+0(FP), SI \
+	MOVQ n+8(FP), CX \
+	LEAQ (SI)(CX*8), CX \
+	MOVQ r+16(FP), DI
+
 // LOAD2 loads column R10 of the vectors at p0 and p1 into the two lanes of x.
 #define LOAD2(x, p0, p1) \
 	VMOVQ   (p0)(R10*1), x \
@@ -65,10 +73,7 @@
 
 // func solveWalk4AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 TEXT ·solveWalk4AVX2(SB), NOSPLIT, $0-48
-	MOVQ code+0(FP), SI
-	MOVQ n+8(FP), CX
-	LEAQ (SI)(CX*8), CX
-	MOVQ r+16(FP), DI
+	SOLVE_ARGS
 	MOVQ w+24(FP), AX
 	MOVQ 0(AX), R12
 	MOVQ 8(AX), R13
@@ -112,10 +117,7 @@ done4:
 
 // func solveWalk2AVX2(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 TEXT ·solveWalk2AVX2(SB), NOSPLIT, $0-48
-	MOVQ code+0(FP), SI
-	MOVQ n+8(FP), CX
-	LEAQ (SI)(CX*8), CX
-	MOVQ r+16(FP), DI
+	SOLVE_ARGS
 	MOVQ w+24(FP), AX
 	MOVQ 0(AX), R12
 	MOVQ 8(AX), R13
@@ -157,10 +159,7 @@ done2:
 
 // func solveWalk1(code *instr, n int, r *uint64, w, a, b *[4]*uint64)
 TEXT ·solveWalk1(SB), NOSPLIT, $0-48
-	MOVQ code+0(FP), SI
-	MOVQ n+8(FP), CX
-	LEAQ (SI)(CX*8), CX
-	MOVQ r+16(FP), DI
+	SOLVE_ARGS
 	MOVQ w+24(FP), AX
 	MOVQ 0(AX), R12
 	MOVQ a+32(FP), AX
