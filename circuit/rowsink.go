@@ -349,8 +349,8 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 // ≤ 1024) by a backward walk of the circuit that computes the row weights a window
 // of rows at a time (e is never formed). On two or more workers a large program's
 // segments are walked at once, as in TransposeOn (one column vector per extra
-// worker, off the circuit's shelf); as there, a circuit's first serialWalksFirst
-// transposes walk serially.
+// worker, off the circuit's shelf); as there, a circuit's first transposes
+// (PlanSegmentsAfter) walk serially.
 func (c *Circuit) TransposeTensorOn(dst []field.E, e Tensor, mu field.E, workers par.Workers) {
 	c.TransposeTensorWith(dst, nil, e, mu, workers)
 }
@@ -369,8 +369,8 @@ func (c *Circuit) TransposeTensorWith(dst []field.E, spare func(k int) []field.E
 	n := min(workers.N(), walkSegments)
 	var segs []segment
 	// As for TransposeOn (and counted with its transposes), the segments are
-	// planned only after serialWalksFirst transposes on two or more workers.
-	if n > 1 && (c.segsReady.Load() || c.transposes.Add(1) > serialWalksFirst) {
+	// planned only after serialWalks transposes on two or more workers.
+	if n > 1 && (c.segsReady.Load() || c.transposes.Add(1) > serialWalks.Load()) {
 		segs = c.segments()
 	}
 	if segs == nil {

@@ -153,3 +153,36 @@ func TestTransposeTensorSerialFirst(t *testing.T) {
 		}
 	}
 }
+
+// After PlanSegmentsAfter(0) (a long-running process) a circuit's first tensor
+// transpose on two workers plans the segments and walks them, giving the serial
+// transpose; the call returns the count it replaced (the default).
+func TestPlanSegmentsAfterZero(t *testing.T) {
+	oldSteps, oldShare := minSegmentSteps, maxSliceShare
+	minSegmentSteps, maxSliceShare = 1<<10, 16
+	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
+	if prev := PlanSegmentsAfter(0); prev != serialWalksFirst {
+		t.Fatalf("PlanSegmentsAfter replaced %d, want the default %d", prev, serialWalksFirst)
+	}
+	defer PlanSegmentsAfter(serialWalksFirst)
+	r := testrand.New(t)
+	c := buildBlake2s()
+	n := c.Size()
+	mu := randE(r)
+	e := randTensor(r, 6, c.LogSize())
+	fe := make([]field.E, n)
+	e.Fill(fe)
+	want := make([]field.E, n)
+	c.Transpose(want, fe, mu)
+	if c.segsReady.Load() {
+		t.Fatal("segments planned before any walk on several cores")
+	}
+	got := randVec(r, n)
+	c.TransposeTensorOn(got, e, mu, par.New(nil, 2))
+	if !slices.Equal(got, want) {
+		t.Fatal("the first tensor transpose differs from the serial transpose")
+	}
+	if !c.segsReady.Load() || len(c.segs) < 2 {
+		t.Fatalf("after the first tensor transpose on 2 workers: planned %v, %d segments", c.segsReady.Load(), len(c.segs))
+	}
+}

@@ -85,7 +85,7 @@ func (c *Circuit) bilinear(walker func(*walkScratch) *bilinearWalk) (va, vb fiel
 	// Planning the segments costs about three serial walks of a large program: a
 	// process that walks it once or twice (a one-shot verification) never plans.
 	// Segments already planned (by transposes) serve at once.
-	if workers > 1 && (c.segsReady.Load() || c.walks.Add(1) > serialWalksFirst) {
+	if workers > 1 && (c.segsReady.Load() || c.walks.Add(1) > serialWalks.Load()) {
 		segs = c.segments()
 	}
 	if segs == nil {
@@ -133,9 +133,25 @@ func (c *Circuit) bilinear(walker func(*walkScratch) *bilinearWalk) (va, vb fiel
 	return va, vb
 }
 
-// serialWalksFirst is how many bilinear walks of a circuit run serially before its
-// segments are planned.
+// serialWalksFirst is how many bilinear walks of a circuit (and, counted apart, how
+// many transposes) on several cores run serially before its segments are planned,
+// unless PlanSegmentsAfter says otherwise.
 const serialWalksFirst = 2
+
+// serialWalks is the count in force (PlanSegmentsAfter).
+var serialWalks atomic.Int64
+
+func init() { serialWalks.Store(serialWalksFirst) }
+
+// PlanSegmentsAfter sets how many walks (and, counted apart, transposes) of each
+// circuit on several cores run serially before the circuit's segments are planned,
+// and returns the count it replaces (2 at start). Planning costs about three serial
+// walks of a large program (0.26–0.64 s at 2^21 columns), which a process proving or
+// verifying only a few times does not earn back, hence the default; a long-running
+// process (a server, a fleet worker, a benchmark of the steady state) sets 0, so that
+// its first walk on several cores plans and every later one is cut. The segments,
+// and so the results, are the same either way.
+func PlanSegmentsAfter(k int) int { return int(serialWalks.Swap(int64(max(0, k)))) }
 
 // walkSegments is the number of segments a large program is cut into for walks on
 // several cores.
@@ -196,7 +212,7 @@ func (c *Circuit) transpose(dst, e []field.E, ca, cb field.E) {
 // steps computing those registers from columns) carries them back to the columns,
 // so no worker waits for another. The vectors are then added; the result is the
 // serial walk's exactly, at any worker count. A short program, one worker, or one
-// of a circuit's first serialWalksFirst transposes walks serially.
+// of a circuit's first transposes (PlanSegmentsAfter) walks serially.
 func (c *Circuit) TransposeOn(dst, e []field.E, alpha field.E, workers par.Workers) {
 	c.transposeOn(dst, e, field.One, alpha, workers)
 }
@@ -228,11 +244,11 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 	ea, eb := weights(ca), weights(cb)
 	n := min(workers.N(), walkSegments)
 	var segs []segment
-	// As for Bilinear, the segments are planned only after serialWalksFirst
+	// As for Bilinear, the segments are planned only after serialWalks
 	// transposes (counted apart from the forward walks): planning costs about
 	// three walks of a large program (0.26 s at 2^21 columns), which a process
 	// proving only a few aggregates, as a two-leaf run does, would not earn back.
-	if n > 1 && (c.segsReady.Load() || c.transposes.Add(1) > serialWalksFirst) {
+	if n > 1 && (c.segsReady.Load() || c.transposes.Add(1) > serialWalks.Load()) {
 		segs = c.segments()
 	}
 	if segs == nil {

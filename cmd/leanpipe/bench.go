@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/leanpipe/leanpipe/circuit"
 	"io"
 	"math/bits"
 	"os"
@@ -180,11 +181,13 @@ func benchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "the standard benchmark: per-stage times, compressions/s (signatures/s) and peak RSS per size and worker count",
 		Long: `bench proves each size at each worker count (one warm-up, then --repeat measured
-proofs, each point in a child process of its own so that its peak RSS is its own) and
-prints the median per-stage times with the kernel level each stage ran at, the
-throughput, the verify time (warm, in the proving process, and one-shot: leanpipe
-verify of the point's last proof in a fresh process with an empty cache directory,
---repeat times; not with --in-process), the proof size and the peak RSS. The cores column is
+proofs, each point in a child process of its own so that its peak RSS is its own; the
+process is a long-running one, as serve is: at two or more workers the warm-up plans each
+circuit's walk segments, which a one-shot prove never does) and prints the median
+per-stage times with the kernel level each stage ran at, the throughput, the verify
+time (warm, in the proving process, and one-shot: leanpipe verify of the point's last
+proof in a fresh process with an empty cache directory, --repeat times; not with
+--in-process), the proof size and the peak RSS. The cores column is
 each stage's CPU time over its wall time (the process's; one proof runs at a time):
 at 2 workers, a stage near 2.00 that is not twice as fast as at 1 is bound by
 something the cores share (memory bandwidth), one well below 2.00 waits on a serial
@@ -762,6 +765,7 @@ func benchChild(flowName string, p benchPoint, workers, repeat, rate int, withRS
 // benchOne measures one point in this process. The input is made (or read from its
 // cache) before any timing.
 func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bool, keep string) (benchRow, error) {
+	defer circuit.PlanSegmentsAfter(circuit.PlanSegmentsAfter(0)) // the steady state: see longRunning
 	in, err := fl.Generate(p.n, 1)
 	if err != nil {
 		return benchRow{}, usage("bench %s: %v", p, err)

@@ -181,3 +181,10 @@ func executeIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 }
+
+// longRunning marks this process as one that proves or verifies many times (serve,
+// a fleet worker, a streaming run; bench measures its steady state): each circuit's
+// walk segments are planned at its first walk on several cores (0.3–0.6 s for the
+// xmss-aggregate circuit, once), not after two serial walks, so no later proof walks
+// serially or pays for the planning. A one-shot prove or verify keeps the default.
+func longRunning() { circuit.PlanSegmentsAfter(0) }

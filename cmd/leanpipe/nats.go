@@ -79,6 +79,7 @@ func makeDir(dir string) error {
 // proofs finish for the grace, a second abandons them; their jobs are handed back to
 // the queue). Its errors are prefixed with the command's name.
 func serveNATS(cmd *cobra.Command, o queue.Options, workers int, metricsPath string, of *observeFlags) error {
+	longRunning()
 	log := newLogger(cmd)
 	if o.Out != "" {
 		if err := makeDir(o.Out); err != nil {

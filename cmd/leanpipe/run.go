@@ -213,6 +213,7 @@ func runCmd() *cobra.Command {
 // runStream runs a config's stream source like `leanpipe serve`, verifying every proof,
 // with the stream's metrics written to OUTPUT/metrics.json.
 func runStream(cmd *cobra.Command, cfgPath string, cfg config.Run, mem memBudget, trace *traceFlag) error {
+	longRunning()
 	s := cfg.Stream
 	if s.MemoryBudget != config.AutoBudget && !cmd.Flags().Changed("memory-budget") {
 		mem = budgetOf("stream.memory_budget", s.MemoryBudget)

@@ -106,6 +106,7 @@ the proofs' stages as a Chrome trace at exit; --debug-addr serves net/http/pprof
 			if err != nil {
 				return err
 			}
+			longRunning()
 			if watch != "" {
 				if st, err := os.Stat(watch); err != nil || !st.IsDir() {
 					return usage("--watch: %s is not a directory", watch)
