@@ -415,8 +415,8 @@ type fillRun struct {
 	k0, k1 int
 }
 
-// packPiece is the most word blocks (64 columns each) a queued run holds: 128
-// blocks of four groups' three vectors are 768 KiB.
+// packPiece is the most word blocks (64 columns each) a queued run holds: packing
+// 128 blocks of four groups' three vectors writes 768 KiB.
 const packPiece = 128
 
 // runQueue hands the runs of word blocks the walks report to the workers that

@@ -59,8 +59,8 @@ func setBits(row []uint64, base int, v uint64, n int) {
 // fillSlots returns a segment filler for circuit c: slot s < n gets set(v, lane, s)
 // on a cleared bit-sliced vector (the constant column set), every later slot slot 0's
 // inputs; 64 slots make one vector, solved with others in one walk (SolveMany's
-// assembly walks take 1, 2 or 4 vectors: a third vector is walked beside a spare one)
-// and packed into the segment's vectors, each run of word blocks as soon as the walk
+// assembly walks take 1, 2 or 4 vectors: a last batch short of its width walks spare
+// ones) and packed into the segment's vectors, each run of word blocks as soon as the walk
 // has completed it, while the walk's writes are still in the cache.
 func fillSlots(c *circuit.Circuit, n int, set func(v []uint64, lane uint, slot int) error) func(par.Workers, int, []field.K, []field.K, []field.K) error {
 	return func(workers par.Workers, nLog int, wit, a, b []field.K) error {
