@@ -101,36 +101,43 @@ func TestCheckOnNamesEveryInvalidSignature(t *testing.T) {
 }
 
 // A panic while setting a group's inputs (here a routing that is not a
-// permutation) is the fill's error at 1 and 2 workers: it never hangs.
+// permutation) is the fill's error at 1 and 2 workers: it never hangs, whether the
+// groups are one batch (set before the walk) or two (the second set by a worker
+// while the other walks the first).
 func TestFillPanicReturns(t *testing.T) {
 	if testing.Short() {
-		t.Skip("fills 256 slots")
+		t.Skip("fills 256 and 512 slots")
 	}
 	base := genInput(t, 3, 7)
-	in := &Input{Message: base.Message, Epoch: base.Epoch}
-	for s := range 64*2 + 3 {
-		in.Signers = append(in.Signers, base.Signers[s%3])
-	}
 	c := New()
 	words := c.Size() / 64
-	wit, a, b := make([]field.K, words<<8), make([]field.K, words<<8), make([]field.K, words<<8)
-	for _, workers := range []int{1, 2} {
-		for _, bad := range []int{0, 70, 130} {
-			errc := make(chan error, 1)
-			go func() {
-				errc <- c.fill(par.New(nil, workers), in, 8, wit, a, b, func(s int, a *Assignment) {
-					if s == bad {
-						a.Src[1] = a.Src[0]
+	for _, size := range []struct {
+		signers, nLog int
+		bad           []int
+	}{{64*2 + 3, 8, []int{0, 70, 130}}, {64*4 + 5, 9, []int{0, 260}}} {
+		in := &Input{Message: base.Message, Epoch: base.Epoch}
+		for s := range size.signers {
+			in.Signers = append(in.Signers, base.Signers[s%3])
+		}
+		wit, a, b := make([]field.K, words<<size.nLog), make([]field.K, words<<size.nLog), make([]field.K, words<<size.nLog)
+		for _, workers := range []int{1, 2} {
+			for _, bad := range size.bad {
+				errc := make(chan error, 1)
+				go func() {
+					errc <- c.fill(par.New(nil, workers), in, size.nLog, wit, a, b, func(s int, a *Assignment) {
+						if s == bad {
+							a.Src[1] = a.Src[0]
+						}
+					})
+				}()
+				select {
+				case err := <-errc:
+					if pe := (*par.PanicError)(nil); !errors.As(err, &pe) {
+						t.Fatalf("%d signers, workers %d, bad slot %d: fill returned %v, want the panic", size.signers, workers, bad, err)
 					}
-				})
-			}()
-			select {
-			case err := <-errc:
-				if pe := (*par.PanicError)(nil); !errors.As(err, &pe) {
-					t.Fatalf("workers %d, bad slot %d: fill returned %v, want the panic", workers, bad, err)
+				case <-time.After(time.Minute):
+					t.Fatalf("%d signers, workers %d, bad slot %d: fill still running after a minute", size.signers, workers, bad)
 				}
-			case <-time.After(time.Minute):
-				t.Fatalf("workers %d, bad slot %d: fill still running after a minute", workers, bad)
 			}
 		}
 	}
