@@ -321,30 +321,9 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	prepareBatch := func(bt *fillBatch) {
 		gi := groupFree.Get()
 		for i := range bt.fbs {
-			if bt.fbs[i] == nil {
-				bt.fbs[i] = prepare(bt.g0+i, gi)
-			}
+			bt.fbs[i] = prepare(bt.g0+i, gi)
 		}
 		groupFree.Put(gi)
-	}
-	if batches == 1 && workers.N() > 1 {
-		// The one walker would set every group's inputs alone.
-		bt := bs[0]
-		workers.Range(len(bt.fbs), func(lo, hi int) {
-			gi := groupFree.Get()
-			for i := lo; i < hi; i++ {
-				bt.fbs[i] = prepare(bt.g0+i, gi)
-			}
-			groupFree.Put(gi)
-		})
-		if err := workers.Err(); err != nil {
-			for _, fb := range bt.fbs {
-				if fb != nil {
-					putFill(fb)
-				}
-			}
-			return err
-		}
 	}
 	finish := func(bt *fillBatch) {
 		if bt.left.Add(-1) == 0 {

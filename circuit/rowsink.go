@@ -367,12 +367,7 @@ func (c *Circuit) TransposeTensorWith(dst []field.E, spare func(k int) []field.E
 	hi := make([]field.E, 1<<len(e.High))
 	field.EqTable(hi, e.High)
 	n := min(workers.N(), walkSegments)
-	var segs []segment
-	// As for TransposeOn (and counted with its transposes), the segments are
-	// planned only after serialWalks transposes on two or more workers.
-	if n > 1 && (c.segsReady.Load() || c.transposes.Add(1) > serialWalks.Load()) {
-		segs = c.segments()
-	}
+	segs := c.segmentsFor(n, &c.transposes) // counted with TransposeOn's
 	if segs == nil {
 		clear(dst)
 		newRevWalk(c, e, hi, mu).run(dst, c.code)

@@ -126,63 +126,43 @@ func TestRowsAndTransposeTensor(t *testing.T) {
 	}
 }
 
-// A circuit's first serialWalksFirst tensor transposes on two workers walk serially
-// (no segments planned), as TransposeOn's do; the next plans the segments and walks
-// them; every one gives the serial transpose.
+// A circuit's first k tensor transposes on two workers walk serially (no segments
+// planned), as TransposeOn's do, and the next plans the segments and walks them; k
+// is serialWalksFirst by default and 0 after PlanSegmentsAfter(0) (a long-running
+// process), which returns the count it replaced. Every one gives the serial
+// transpose.
 func TestTransposeTensorSerialFirst(t *testing.T) {
 	oldSteps, oldShare := minSegmentSteps, maxSliceShare
 	minSegmentSteps, maxSliceShare = 1<<10, 16
 	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
+	defer PlanSegmentsAfter(serialWalksFirst) // should a check below fail
 	r := testrand.New(t)
-	c := buildBlake2s()
-	n := c.Size()
-	mu := randE(r)
-	e := randTensor(r, 6, c.LogSize())
-	fe := make([]field.E, n)
-	e.Fill(fe)
-	want := make([]field.E, n)
-	c.Transpose(want, fe, mu)
-	for walk := 1; walk <= serialWalksFirst+1; walk++ {
-		got := randVec(r, n)
-		c.TransposeTensorOn(got, e, mu, par.New(nil, 2))
-		if !slices.Equal(got, want) {
-			t.Fatalf("tensor transpose %d differs from the serial transpose", walk)
+	for _, k := range []int{serialWalksFirst, 0} {
+		prev := PlanSegmentsAfter(k)
+		if prev != serialWalksFirst {
+			t.Fatalf("PlanSegmentsAfter(%d) replaced %d, want the default %d", k, prev, serialWalksFirst)
 		}
-		if planned := c.segsReady.Load(); planned != (walk > serialWalksFirst) {
-			t.Fatalf("after tensor transpose %d on 2 workers the segments planned: %v", walk, planned)
+		c := buildBlake2s()
+		n := c.Size()
+		mu := randE(r)
+		e := randTensor(r, 6, c.LogSize())
+		fe := make([]field.E, n)
+		e.Fill(fe)
+		want := make([]field.E, n)
+		c.Transpose(want, fe, mu)
+		for walk := 1; walk <= k+1; walk++ {
+			got := randVec(r, n)
+			c.TransposeTensorOn(got, e, mu, par.New(nil, 2))
+			if !slices.Equal(got, want) {
+				t.Fatalf("k = %d: tensor transpose %d differs from the serial transpose", k, walk)
+			}
+			if planned := c.segsReady.Load(); planned != (walk > k) {
+				t.Fatalf("k = %d: after tensor transpose %d on 2 workers the segments planned: %v", k, walk, planned)
+			}
 		}
-	}
-}
-
-// After PlanSegmentsAfter(0) (a long-running process) a circuit's first tensor
-// transpose on two workers plans the segments and walks them, giving the serial
-// transpose; the call returns the count it replaced (the default).
-func TestPlanSegmentsAfterZero(t *testing.T) {
-	oldSteps, oldShare := minSegmentSteps, maxSliceShare
-	minSegmentSteps, maxSliceShare = 1<<10, 16
-	defer func() { minSegmentSteps, maxSliceShare = oldSteps, oldShare }()
-	if prev := PlanSegmentsAfter(0); prev != serialWalksFirst {
-		t.Fatalf("PlanSegmentsAfter replaced %d, want the default %d", prev, serialWalksFirst)
-	}
-	defer PlanSegmentsAfter(serialWalksFirst)
-	r := testrand.New(t)
-	c := buildBlake2s()
-	n := c.Size()
-	mu := randE(r)
-	e := randTensor(r, 6, c.LogSize())
-	fe := make([]field.E, n)
-	e.Fill(fe)
-	want := make([]field.E, n)
-	c.Transpose(want, fe, mu)
-	if c.segsReady.Load() {
-		t.Fatal("segments planned before any walk on several cores")
-	}
-	got := randVec(r, n)
-	c.TransposeTensorOn(got, e, mu, par.New(nil, 2))
-	if !slices.Equal(got, want) {
-		t.Fatal("the first tensor transpose differs from the serial transpose")
-	}
-	if !c.segsReady.Load() || len(c.segs) < 2 {
-		t.Fatalf("after the first tensor transpose on 2 workers: planned %v, %d segments", c.segsReady.Load(), len(c.segs))
+		PlanSegmentsAfter(prev)
+		if len(c.segs) < 2 {
+			t.Fatalf("k = %d: %d segments planned", k, len(c.segs))
+		}
 	}
 }

@@ -81,13 +81,8 @@ func (c *Circuit) BilinearTensor(e, w Tensor) (va, vb field.E) {
 // each walker made by walker in scratch off the circuit's shelf.
 func (c *Circuit) bilinear(walker func(*walkScratch) *bilinearWalk) (va, vb field.E) {
 	workers := min(runtime.GOMAXPROCS(0), walkSegments)
-	var segs []segment
-	// Planning the segments costs about three serial walks of a large program: a
-	// process that walks it once or twice (a one-shot verification) never plans.
 	// Segments already planned (by transposes) serve at once.
-	if workers > 1 && (c.segsReady.Load() || c.walks.Add(1) > serialWalks.Load()) {
-		segs = c.segments()
-	}
+	segs := c.segmentsFor(workers, &c.walks)
 	if segs == nil {
 		s := c.walkers.Get()
 		defer c.walkers.Put(s)
@@ -152,6 +147,18 @@ func init() { serialWalks.Store(serialWalksFirst) }
 // its first walk on several cores plans and every later one is cut. The segments,
 // and so the results, are the same either way.
 func PlanSegmentsAfter(k int) int { return int(serialWalks.Swap(int64(max(0, k)))) }
+
+// segmentsFor returns the segments of a walk on n cores, or nil when it is to run
+// serially: on one core, for a short program, and, until the segments are planned,
+// for the first serialWalks walks that count counts (the circuit's forward walks, or
+// apart its transposes, as a process that walks a circuit once or twice, a one-shot
+// prove or verify, would not earn the planning back).
+func (c *Circuit) segmentsFor(n int, count *atomic.Int64) []segment {
+	if n > 1 && (c.segsReady.Load() || count.Add(1) > serialWalks.Load()) {
+		return c.segments()
+	}
+	return nil
+}
 
 // walkSegments is the number of segments a large program is cut into for walks on
 // several cores.
@@ -243,14 +250,7 @@ func (c *Circuit) transposeOn(dst, e []field.E, ca, cb field.E, workers par.Work
 	}
 	ea, eb := weights(ca), weights(cb)
 	n := min(workers.N(), walkSegments)
-	var segs []segment
-	// As for Bilinear, the segments are planned only after serialWalks
-	// transposes (counted apart from the forward walks): planning costs about
-	// three walks of a large program (0.26 s at 2^21 columns), which a process
-	// proving only a few aggregates, as a two-leaf run does, would not earn back.
-	if n > 1 && (c.segsReady.Load() || c.transposes.Add(1) > serialWalks.Load()) {
-		segs = c.segments()
-	}
+	segs := c.segmentsFor(n, &c.transposes)
 	if segs == nil {
 		clear(dst)
 		reverseWalk(dst, make([]uint64, 4*c.nregs), c.code, ea, eb)

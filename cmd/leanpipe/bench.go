@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/leanpipe/leanpipe/circuit"
 	"io"
 	"math/bits"
 	"os"
@@ -765,7 +764,7 @@ func benchChild(flowName string, p benchPoint, workers, repeat, rate int, withRS
 // benchOne measures one point in this process. The input is made (or read from its
 // cache) before any timing.
 func benchOne(fl flows.Flow, p benchPoint, workers, repeat, rate int, withRSS bool, keep string) (benchRow, error) {
-	defer circuit.PlanSegmentsAfter(circuit.PlanSegmentsAfter(0)) // the steady state: see longRunning
+	defer longRunning()()
 	in, err := fl.Generate(p.n, 1)
 	if err != nil {
 		return benchRow{}, usage("bench %s: %v", p, err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/leanpipe/leanpipe/circuit"
 	"io"
 	"strconv"
 	"time"
@@ -57,7 +56,7 @@ func mergeSigners(k, s int) (*aggregate.Input, error) {
 
 // benchMergeOne measures one merge point in this process.
 func benchMergeOne(mb mergeBench, s, workers, repeat, rate int, keep string) (benchRow, error) {
-	defer circuit.PlanSegmentsAfter(circuit.PlanSegmentsAfter(0)) // the steady state: see longRunning
+	defer longRunning()()
 	in, err := mergeSigners(mb.k, s)
 	if err != nil {
 		return benchRow{}, usage("bench --merge %d --sigs %d: %v", mb.k, s, err)

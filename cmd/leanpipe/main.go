@@ -184,7 +184,11 @@ func executeIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // longRunning marks this process as one that proves or verifies many times (serve,
 // a fleet worker, a streaming run; bench measures its steady state): each circuit's
-// walk segments are planned at its first walk on several cores (0.3–0.6 s for the
-// xmss-aggregate circuit, once), not after two serial walks, so no later proof walks
-// serially or pays for the planning. A one-shot prove or verify keeps the default.
-func longRunning() { circuit.PlanSegmentsAfter(0) }
+// walk segments are planned at its first walk on several cores (0.26–0.64 s at 2^21
+// columns, once), not after two serial walks, so no later proof walks serially or
+// pays for the planning. A one-shot prove or verify keeps the default. restore puts
+// the default back.
+func longRunning() (restore func()) {
+	prev := circuit.PlanSegmentsAfter(0)
+	return func() { circuit.PlanSegmentsAfter(prev) }
+}
