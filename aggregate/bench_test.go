@@ -14,6 +14,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
+	"github.com/leanpipe/leanpipe/transcript"
 )
 
 // BenchmarkFill is the witness stage alone: plan, bit-sliced solve and packing of
@@ -172,6 +173,38 @@ func BenchmarkTransposeTensor(b *testing.B) {
 			}
 			for b.Loop() {
 				c.TransposeTensorOn(dst, e, mu, workers)
+			}
+		})
+	}
+}
+
+// BenchmarkLincheck is the lincheck prover alone on the XMSS circuit at 256 slots
+// (200 signatures' padded witness, random bits, the last 56 slots one padding
+// block) and random zerocheck claims, at 1 and 2 workers: the combined column's
+// transpose walk beside the slot fold, then the sumcheck. The circuit's segments
+// are planned before timing, as in a long-running process.
+func BenchmarkLincheck(b *testing.B) {
+	const nLog, live = 8, 200
+	cc := New().Circuit
+	r := testrand.New(b)
+	words := cc.Size() / 64
+	q := make([]field.K, words<<nLog)
+	for i := range q[:words*live] {
+		q[i] = field.K(r.Uint64())
+	}
+	for s := live + 1; s < 1<<nLog; s++ {
+		copy(q[s*words:(s+1)*words], q[live*words:(live+1)*words])
+	}
+	zc := lincheck.ZerocheckClaims{ZSkip: randEVec(r, 1)[0], Chi: randEVec(r, LogSize-lincheck.KSkip+nLog)}
+	restore := circuit.PlanSegmentsAfter(0)
+	defer circuit.PlanSegmentsAfter(restore)
+	var sc lincheck.Scratch
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			workers := par.New(nil, w)
+			sc.Prove(transcript.NewProver([]byte("bench"), nil), cc, q, live, zc, workers) // warm the scratch
+			for b.Loop() {
+				sc.Prove(transcript.NewProver([]byte("bench"), nil), cc, q, live, zc, workers)
 			}
 		})
 	}

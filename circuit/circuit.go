@@ -87,7 +87,8 @@ type Circuit struct {
 	ready      readyPlan                   // the word blocks each chunk of SolveManyStream completes, planned on first use
 	vecs       buffers.Shelf[[]field.E]    // column vectors of TransposeOn (see getVec)
 	walkers    buffers.Shelf[walkScratch]  // bilinear walkers' storage
-	eqs        buffers.Shelf[[2][]field.E] // BilinearTensor's eq tables of the High factors
+	eqs        buffers.Shelf[[2][]field.E] // BilinearTensor's eq tables of the High factors (and the tensor transposes')
+	revWalks   buffers.Shelf[revWalk]      // the tensor transposes' backward walkers
 }
 
 // Name is the circuit's human-readable name.

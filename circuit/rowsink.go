@@ -2,6 +2,7 @@ package circuit
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
@@ -352,25 +353,75 @@ func (c *Circuit) RowsTensorOn(w Tensor, mu field.E, sink RowSink, workers par.W
 // worker, off the circuit's shelf); as there, a circuit's first transposes
 // (PlanSegmentsAfter) walk serially.
 func (c *Circuit) TransposeTensorOn(dst []field.E, e Tensor, mu field.E, workers par.Workers) {
-	c.TransposeTensorWith(dst, nil, e, mu, workers)
+	c.transposeTensor(dst, nil, e, mu, field.Zero, workers, nil)
 }
 
 // TransposeTensorWith is TransposeTensorOn with extra worker k's column vector (k ≥
 // 1; Size entries, contents unspecified) from spare(k), called before the walk for
 // each extra worker the walk uses; a nil spare takes them off the circuit's shelf.
 func (c *Circuit) TransposeTensorWith(dst []field.E, spare func(k int) []field.E, e Tensor, mu field.E, workers par.Workers) {
+	c.transposeTensor(dst, spare, e, mu, field.Zero, workers, nil)
+}
+
+// TransposeTensorBeside sets dst = (A0 + μ·B0)ᵀ·e + ν·e (ν·e is a lincheck's C = I
+// term; a segmented walk adds it in the pass that sums the workers' vectors) as
+// TransposeTensorOn does, and runs the loops beside (work independent of the walk,
+// such as a fold of the witness) on the same workers, as par's ForAll after the
+// walk's own tasks: a worker left without a segment, while another walks the last
+// ones, takes the loops' chunks, and a serial walk (one not yet segmented, or a
+// short program) keeps one worker while the others run them. On one worker the
+// loops run after the walk. The loops are done when it returns.
+func (c *Circuit) TransposeTensorBeside(dst []field.E, e Tensor, mu, nu field.E, workers par.Workers, beside ...par.Loop) {
+	c.transposeTensor(dst, nil, e, mu, nu, workers, beside)
+}
+
+func (c *Circuit) transposeTensor(dst []field.E, spare func(k int) []field.E, e Tensor, mu, nu field.E, workers par.Workers, beside []par.Loop) {
 	c.checkLen("dst", len(dst))
 	c.checkLen("e", 1<<e.LogLen())
 	if len(e.Low) > walkWindow {
 		panic(fmt.Sprintf("circuit: TransposeTensorOn with %d low weights (at most %d)", len(e.Low), walkWindow))
 	}
-	hi := make([]field.E, 1<<len(e.High))
+	// The high factor's eq table and the walkers come off the circuit's shelves: in
+	// a prover whose heap the runtime keeps returning to the system, fresh ones
+	// would be faulted in on every call (some 2.3 ms for the 768 KiB table of a
+	// 2^21-column circuit, measured in a 200-signature proof).
+	eqs := c.eqs.Get()
+	defer c.eqs.Put(eqs)
+	eqs[0] = buffers.Grow(eqs[0], 1<<len(e.High))
+	hi := eqs[0]
 	field.EqTable(hi, e.High)
+	// plus adds ν·e over [lo, hi) of dst (nil when ν = 0), from the scaled low
+	// weights ν·e.Low.
+	var plus func(dst []field.E, lo, hi int)
+	if !nu.IsZero() {
+		nuLow := eqs[1][:0]
+		for _, x := range e.Low {
+			nuLow = append(nuLow, nu.Mul(x))
+		}
+		eqs[1] = nuLow
+		plus = func(dst []field.E, lo, end int) { addTensor(dst, nuLow, hi, lo, end) }
+	}
 	n := min(workers.N(), walkSegments)
 	segs := c.segmentsFor(n, &c.transposes) // counted with TransposeOn's
 	if segs == nil {
-		clear(dst)
-		newRevWalk(c, e, hi, mu).run(dst, c.code)
+		walk := func(int, int, int) {
+			clear(dst)
+			rw := c.getRevWalk(e, hi, mu)
+			defer c.putRevWalk(rw)
+			rw.run(dst, c.code)
+		}
+		if len(beside) == 0 {
+			walk(0, 0, 1)
+		} else {
+			workers.ForAll(append([]par.Loop{{N: 1, Fn: walk}}, beside...)...)
+		}
+		if plus != nil {
+			if workers.N() == 1 {
+				plus(dst, 0, len(dst))
+			} else {
+				workers.Range(len(dst), func(lo, hi int) { plus(dst, lo, hi) }, par.MinChunk(1<<14))
+			}
+		}
 		return
 	}
 	n = min(n, len(segs))
@@ -385,21 +436,57 @@ func (c *Circuit) TransposeTensorWith(dst []field.E, spare func(k int) []field.E
 		acc[j] = c.getVec()
 		defer c.putVec(acc[j])
 	}
+	// Each worker that takes a segment gets a vector of its own (at most n do: one
+	// segment a task), numbered in the order the workers first take one.
+	slot := make([]int, workers.N())
+	for w := range slot {
+		slot[w] = -1
+	}
+	var slots atomic.Int32
 	walks := make([]*revWalk, n)
+	defer func() {
+		for _, rw := range walks {
+			if rw != nil {
+				c.putRevWalk(rw)
+			}
+		}
+	}()
 	order := c.segmentsByCost()
 	sa := newSegAccs(acc, c.logSize)
-	workers.Limit(n).For(len(segs), func(w, lo, _ int) {
-		if walks[w] == nil {
-			walks[w] = newRevWalk(c, e, hi, mu)
+	sa.plus = plus
+	walk := par.Loop{N: len(segs), Opts: []par.Option{par.PerWorker(len(segs))}, Fn: func(w, lo, _ int) {
+		if slot[w] < 0 {
+			slot[w] = int(slots.Add(1)) - 1
+		}
+		k := slot[w]
+		if walks[k] == nil {
+			walks[k] = c.getRevWalk(e, hi, mu)
 		}
 		s := &segs[order[lo]]
-		sa.take(w, s)
-		rw := walks[w]
+		sa.take(k, s)
+		rw := walks[k]
 		rw.reset()
-		rw.run(acc[w], c.code[s.lo:s.hi])
-		rw.run(acc[w], s.slice)
-	}, par.PerWorker(len(segs)))
+		rw.run(acc[k], c.code[s.lo:s.hi])
+		rw.run(acc[k], s.slice)
+	}}
+	if len(beside) == 0 {
+		workers.Limit(n).ForAll(walk)
+	} else {
+		workers.ForAll(append([]par.Loop{walk}, beside...)...)
+	}
 	sa.sum(workers)
+}
+
+// addTensor adds ν·e[j] into dst[j] for j in [lo, hi), for the tensor e = low ⊗
+// eq(High, ·) given by nuLow = ν·low (a power of two long) and hi = eq(High, ·).
+func addTensor(dst, nuLow, hi []field.E, lo, end int) {
+	k := uint(lowLog(nuLow))
+	m := 1<<k - 1
+	for lo < end {
+		next := min(end, (lo|m)+1)
+		field.AddScaledE(dst[lo:next], nuLow[lo&m:(lo&m)+next-lo], hi[lo>>k])
+		lo = next
+	}
 }
 
 // revWalk is a backward walk's state: the adjoints (register i at words [4i, 4i+3)
@@ -418,12 +505,23 @@ type revWalk struct {
 	last   int // the last row met (−1: none)
 }
 
-func newRevWalk(c *Circuit, e Tensor, hi []field.E, mu field.E) *revWalk {
+// getRevWalk returns a backward walker off the circuit's shelf (its adjoints, 560
+// KiB for the xmss-aggregate circuit, and windows kept), readied for the tensor e,
+// whose high factor's eq table is hi, and μ; putRevWalk puts it back.
+func (c *Circuit) getRevWalk(e Tensor, hi []field.E, mu field.E) *revWalk {
 	w := min(walkWindow, c.Size())
-	rw := &revWalk{low: e.Low, k: uint(lowLog(e.Low)), hi: hi, mu: mu, size: c.Size(),
-		adj: make([]uint64, 4*c.nregs), wbase: c.Size(), last: -1}
-	rw.buf[0], rw.buf[1] = make([]field.E, w+1), make([]field.E, w+1)
+	rw := c.revWalks.Get()
+	rw.low, rw.k, rw.hi, rw.mu, rw.size = e.Low, uint(lowLog(e.Low)), hi, mu, c.Size()
+	rw.adj = buffers.Grow(rw.adj, 4*c.nregs)
+	rw.buf[0], rw.buf[1] = buffers.Grow(rw.buf[0], w+1), buffers.Grow(rw.buf[1], w+1)
+	rw.ea, rw.eb, rw.wbase = nil, nil, c.Size()
+	rw.reset()
 	return rw
+}
+
+func (c *Circuit) putRevWalk(rw *revWalk) {
+	rw.low, rw.hi, rw.ea, rw.eb = nil, nil, nil, nil
+	c.revWalks.Put(rw)
 }
 
 // reset readies the walker for a segment: zero adjoints, rows starting anywhere.

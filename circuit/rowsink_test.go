@@ -3,6 +3,7 @@ package circuit
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/leanpipe/leanpipe/cpu"
@@ -25,8 +26,8 @@ func gappedCircuit(logSize int) *Circuit {
 	return b.Compile()
 }
 
-// RowsTensorOn's sink and TransposeTensorOn agree with the walks at full weights
-// (RowValues, Transpose), at every kernel level, serially and on segments, on
+// RowsTensorOn's sink and TransposeTensorOn (also plus ν·e with loops beside it,
+// TransposeTensorBeside) agree with the walks at full weights (RowValues, Transpose), at every kernel level, serially and on segments, on
 // circuits whose rows come in order (BLAKE2s, a random one) and out of order
 // (scrambled), at tensor weights of low factors of 1, 64 and 1024 entries.
 func TestRowsAndTransposeTensor(t *testing.T) {
@@ -36,7 +37,7 @@ func TestRowsAndTransposeTensor(t *testing.T) {
 	r := testrand.New(t)
 	for _, c := range []*Circuit{buildBlake2s(), randomCircuit(r, 12), scrambledCircuit(r, 13), gappedCircuit(13)} {
 		n := c.Size()
-		mu := randE(r)
+		mu, nu := randE(r), randE(r)
 		for _, lowLog := range []int{0, 6, 10} {
 			w := randTensor(r, lowLog, c.LogSize())
 			e := randTensor(r, lowLog, c.LogSize())
@@ -119,6 +120,32 @@ func TestRowsAndTransposeTensor(t *testing.T) {
 								t.Fatalf("%s: transpose with spares, column %d", what, i)
 							}
 						}
+						// Plus ν·e, with two loops beside the walk, each item run once.
+						got = randVec(r, n)
+						seen := [2][]int32{make([]int32, 1000), make([]int32, 7)}
+						loop := func(i int) par.Loop {
+							return par.Loop{N: len(seen[i]), Fn: func(w, lo, hi int) {
+								if w >= k {
+									t.Errorf("%s: loop beside on worker %d", what, w)
+								}
+								for j := lo; j < hi; j++ {
+									atomic.AddInt32(&seen[i][j], 1)
+								}
+							}}
+						}
+						c.TransposeTensorBeside(got, e, mu, nu, par.New(nil, k), loop(0), loop(1))
+						for i := range got {
+							if got[i] != wantT[i].Add(nu.Mul(fe[i])) {
+								t.Fatalf("%s: transpose plus ν·e beside loops, column %d", what, i)
+							}
+						}
+						for i := range seen {
+							for j, v := range seen[i] {
+								if v != 1 {
+									t.Fatalf("%s: loop beside %d: item %d run %d times", what, i, j, v)
+								}
+							}
+						}
 					}()
 				}
 			}
@@ -152,7 +179,17 @@ func TestTransposeTensorSerialFirst(t *testing.T) {
 		c.Transpose(want, fe, mu)
 		for walk := 1; walk <= k+1; walk++ {
 			got := randVec(r, n)
-			c.TransposeTensorOn(got, e, mu, par.New(nil, 2))
+			if walk == 1 {
+				// With a loop beside it: on the other worker while the walk is
+				// serial, after the segments otherwise.
+				var items atomic.Int32
+				c.TransposeTensorBeside(got, e, mu, field.Zero, par.New(nil, 2), par.Loop{N: 100, Fn: func(_, lo, hi int) { items.Add(int32(hi - lo)) }})
+				if items.Load() != 100 {
+					t.Fatalf("k = %d: %d of 100 items run beside tensor transpose %d", k, items.Load(), walk)
+				}
+			} else {
+				c.TransposeTensorOn(got, e, mu, par.New(nil, 2))
+			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("k = %d: tensor transpose %d differs from the serial transpose", k, walk)
 			}

@@ -291,6 +291,7 @@ type segAccs struct {
 	acc     [][]field.E
 	touched []uint64 // worker w's vector holds its sums in the blocks of touched[w] (cleared there first)
 	shift   uint
+	plus    func(dst []field.E, lo, hi int) // when not nil, sum adds it over each range of the sum
 }
 
 func newSegAccs(acc [][]field.E, logSize int) *segAccs {
@@ -308,9 +309,9 @@ func (a *segAccs) take(w int, s *segment) {
 	a.touched[w] |= s.cols
 }
 
-// sum makes acc[0] the sum of the workers' vectors: a block no segment of worker
-// 0 loaded is cleared first, and each other worker's vector is added where it
-// holds sums.
+// sum makes acc[0] the sum of the workers' vectors (plus plus): a block no
+// segment of worker 0 loaded is cleared first, and each other worker's vector is
+// added where it holds sums.
 func (a *segAccs) sum(workers par.Workers) {
 	dst := a.acc[0]
 	workers.Range(len(dst), func(lo, hi int) {
@@ -324,6 +325,9 @@ func (a *segAccs) sum(workers par.Workers) {
 				if a.touched[j]>>b&1 == 1 {
 					field.AddSlice(dst[lo:end], dst[lo:end], a.acc[j][lo:end])
 				}
+			}
+			if a.plus != nil {
+				a.plus(dst, lo, end) // while the block is in cache
 			}
 			lo = end
 		}

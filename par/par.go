@@ -169,7 +169,52 @@ func (w Workers) For(n int, fn func(worker, lo, hi int), options ...Option) {
 	if n <= 0 {
 		return
 	}
-	size, chunks, k := w.plan(n, options)
+	size, chunks, _ := w.plan(n, options)
+	w.spread(chunks, func(worker, c int) {
+		lo := c * size
+		fn(worker, lo, min(lo+size, n))
+	})
+}
+
+// Loop is one loop of ForAll: N items cut into chunks as For cuts them with Opts,
+// Fn called on each.
+type Loop struct {
+	N    int
+	Fn   func(worker, lo, hi int)
+	Opts []Option
+}
+
+// ForAll runs the chunks of several loops on the same goroutines (at most N(), the
+// caller's worker 0), handed out on demand in order: every chunk of loops[0], then
+// every chunk of loops[1], and so on. A goroutine that finds no chunk left in a loop
+// goes on with the next loop's, so that a later loop of fine chunks fills the time
+// an earlier loop's coarse, uneven chunks leave idle (a walk's last segment). The
+// loops must be independent: chunks of different loops run at once. Stopping and
+// panics are as in For; ForAll returns when every goroutine is done.
+func (w Workers) ForAll(loops ...Loop) {
+	// first[i] is loop i's first chunk in the order handed out, size[i] its chunk
+	// length; first[len(loops)] is the chunk count.
+	first, size := make([]int, len(loops)+1), make([]int, len(loops))
+	for i, l := range loops {
+		chunks := 0
+		if l.N > 0 {
+			size[i], chunks, _ = w.plan(l.N, l.Opts)
+		}
+		first[i+1] = first[i] + chunks
+	}
+	w.spread(first[len(loops)], func(worker, c int) {
+		i := 0
+		for c >= first[i+1] {
+			i++
+		}
+		lo := (c - first[i]) * size[i]
+		loops[i].Fn(worker, lo, min(lo+size[i], loops[i].N))
+	})
+}
+
+// spread calls do(worker, c) for every chunk c < chunks, handed out on demand to at
+// most N() goroutines (the caller's is worker 0): For's runtime.
+func (w Workers) spread(chunks int, do func(worker, c int)) {
 	var next atomic.Int64
 	run := func(worker int) {
 		defer w.recover()
@@ -181,11 +226,11 @@ func (w Workers) For(n int, fn func(worker, lo, hi int), options ...Option) {
 			if h := chunkHook.Load(); h != nil {
 				(*h)(w.Context())
 			}
-			lo := c * size
-			fn(worker, lo, min(lo+size, n))
+			do(worker, c)
 		}
 	}
-	if k == 1 {
+	k := min(w.N(), chunks)
+	if k <= 1 {
 		run(0)
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestForCoversOnce(t *testing.T) {
@@ -185,5 +186,97 @@ func TestClear(t *testing.T) {
 				t.Fatalf("%d workers: word %d = %d, want 0", n, i, x)
 			}
 		}
+	}
+}
+
+// ForAll visits every item of every loop once, with For's chunks, on at most N()
+// workers; one worker runs the loops in order.
+func TestForAllCoversOnce(t *testing.T) {
+	sizes := []int{5, 0, 1000, 1, 4097}
+	options := [][]Option{{PerWorker(1)}, nil, {Grain(64)}, nil, {Grain(8), MinChunk(30), PerWorker(16)}}
+	for _, k := range []int{1, 2, 3, 8} {
+		w := New(context.Background(), k)
+		seen := make([][]int32, len(sizes))
+		loops := make([]Loop, len(sizes))
+		var order []int // loop of each chunk run, at one worker
+		for i, n := range sizes {
+			seen[i] = make([]int32, n)
+			loops[i] = Loop{N: n, Opts: options[i], Fn: func(worker, lo, hi int) {
+				if worker >= k || lo >= hi {
+					t.Errorf("k=%d loop %d: worker %d chunk [%d,%d)", k, i, worker, lo, hi)
+				}
+				if k == 1 {
+					order = append(order, i)
+				}
+				for j := lo; j < hi; j++ {
+					atomic.AddInt32(&seen[i][j], 1)
+				}
+			}}
+		}
+		w.ForAll(loops...)
+		for i := range seen {
+			for j, c := range seen[i] {
+				if c != 1 {
+					t.Fatalf("k=%d loop %d: index %d visited %d times", k, i, j, c)
+				}
+			}
+			if n := sizes[i]; n > 0 {
+				var chunks atomic.Int32
+				w.For(n, func(_, _, _ int) { chunks.Add(1) }, options[i]...)
+				var got atomic.Int32
+				w.ForAll(Loop{N: n, Opts: options[i], Fn: func(_, _, _ int) { got.Add(1) }})
+				if got.Load() != chunks.Load() {
+					t.Fatalf("k=%d loop %d: %d chunks, For cuts %d", k, i, got.Load(), chunks.Load())
+				}
+			}
+		}
+		for j := 1; j < len(order); j++ {
+			if order[j] < order[j-1] {
+				t.Fatalf("one worker ran the loops out of order: %v", order)
+			}
+		}
+	}
+	New(nil, 2).ForAll() // no loops: nothing to run
+}
+
+// A worker that finds the first loop's chunks all taken goes on with the next loop
+// while another worker still runs a chunk of the first: here the first loop's only
+// chunk waits until the second loop is done, which it never would if the second
+// loop waited for the first.
+func TestForAllFillsIdleWorkers(t *testing.T) {
+	done := make(chan struct{})
+	var left atomic.Int32
+	left.Store(40)
+	New(context.Background(), 2).ForAll(
+		Loop{N: 1, Fn: func(_, _, _ int) {
+			select {
+			case <-done:
+			case <-time.After(time.Minute):
+				t.Error("the second loop did not run while the first loop's chunk waited")
+			}
+		}},
+		Loop{N: 40, Opts: []Option{MinChunk(1), PerWorker(20)}, Fn: func(_, lo, hi int) {
+			if left.Add(int32(lo-hi)) == 0 {
+				close(done)
+			}
+		}},
+	)
+}
+
+// A panic in a loop's chunk is recorded and stops the chunks not yet run, those of
+// the later loops too.
+func TestForAllPanicIsRecorded(t *testing.T) {
+	w := New(context.Background(), 1)
+	var after atomic.Int32
+	w.ForAll(
+		Loop{N: 1, Fn: func(_, _, _ int) { panic("boom") }},
+		Loop{N: 1000, Opts: []Option{PerWorker(100)}, Fn: func(_, _, _ int) { after.Add(1) }},
+	)
+	var pe *PanicError
+	if err := w.Err(); !errors.As(err, &pe) || pe.Value != "boom" {
+		t.Fatalf("Err() = %v, want the panic", err)
+	}
+	if after.Load() != 0 {
+		t.Fatalf("%d chunks of the next loop ran after the panic", after.Load())
 	}
 }

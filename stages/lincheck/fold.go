@@ -30,10 +30,29 @@ func PartialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 type foldScratch struct {
 	tables []foldTables
 	mats   []uint64
+	job    foldJob
 }
 
 // partialFold is PartialFold on reusable scratch.
 func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers par.Workers, fs *foldScratch) {
+	f := newFoldJob(dst, q, words, eqOut, live, workers, fs)
+	if workers.N() <= 1 || words <= 1 {
+		f.runWords(fs, 0, 0, words)
+		return
+	}
+	l := f.loop(fs)
+	workers.For(l.N, l.Fn, l.Opts...)
+}
+
+// partialFoldLoop readies a PartialFold on the workers and returns its work as a loop
+// over the words, to be run (once) by par's For or ForAll on the same workers.
+func partialFoldLoop(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers par.Workers, fs *foldScratch) par.Loop {
+	return newFoldJob(dst, q, words, eqOut, live, workers, fs).loop(fs)
+}
+
+// newFoldJob checks the shapes and readies the fold's tables: one set of tile tables
+// per worker and, on the GFNI path, the bit matrices of every slot group.
+func newFoldJob(dst []field.E, q []field.K, words int, eqOut []field.E, live int, workers par.Workers, fs *foldScratch) *foldJob {
 	slots := len(eqOut)
 	if len(dst) != words*KBits || len(q) != words*slots {
 		panic(fmt.Sprintf("lincheck: PartialFold: %d outputs, %d words for %d×%d", len(dst), len(q), slots, words))
@@ -52,7 +71,8 @@ func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 	if len(fs.tables) < workers.N() {
 		fs.tables = make([]foldTables, workers.N())
 	}
-	f := foldJob{dst: dst, q: q, words: words, eqOut: eqOut, dense: dense, tail: tail}
+	f := &fs.job
+	*f = foldJob{dst: dst, q: q, words: words, eqOut: eqOut, dense: dense, tail: tail}
 	if useGFNI() && dense%8 == 0 {
 		// The matrices depend on the weights alone: built once, shared by the
 		// workers, which then cut the words finely (nothing is rebuilt per chunk).
@@ -61,22 +81,31 @@ func partialFold(dst []field.E, q []field.K, words int, eqOut []field.E, live in
 		f.mats = fs.mats[:24*groups]
 		if workers.N() <= 1 {
 			field.BitMatrices(f.mats, eqOut[:dense])
-			f.runGFNI(&fs.tables[0], 0, words)
-			return
+		} else {
+			workers.Range(groups, func(lo, hi int) { field.BitMatrices(f.mats[24*lo:24*hi], eqOut[8*lo:8*hi]) }, par.MinChunk(256))
 		}
-		fw := f
-		workers.Range(groups, func(lo, hi int) { field.BitMatrices(fw.mats[24*lo:24*hi], eqOut[8*lo:8*hi]) }, par.MinChunk(256))
-		workers.For(words, func(w, jlo, jhi int) { fw.runGFNI(&fs.tables[w], jlo, jhi) }, par.Grain(8))
-		return
 	}
-	if workers.N() <= 1 || words <= 1 {
-		f.run(&fs.tables[0], 0, words)
-		return
+	return f
+}
+
+// runWords folds words [jlo, jhi) with worker w's tables.
+func (f *foldJob) runWords(fs *foldScratch, w, jlo, jhi int) {
+	if f.mats != nil {
+		f.runGFNI(&fs.tables[w], jlo, jhi)
+	} else {
+		f.run(&fs.tables[w], jlo, jhi)
 	}
-	fw := f // only the parallel path moves a copy to the heap
-	// Each chunk rebuilds the subset-sum tables of every slot group, so the words
-	// are cut into one chunk per worker.
-	workers.For(words, func(w, jlo, jhi int) { fw.run(&fs.tables[w], jlo, jhi) }, par.PerWorker(1))
+}
+
+// loop is the fold's work on the words. The GFNI path cuts them finely; the
+// table path rebuilds the subset-sum tables of every slot group in each chunk, so
+// it cuts them into one chunk per worker.
+func (f *foldJob) loop(fs *foldScratch) par.Loop {
+	opts := []par.Option{par.PerWorker(1)}
+	if f.mats != nil {
+		opts = []par.Option{par.Grain(8)}
+	}
+	return par.Loop{N: f.words, Fn: func(w, jlo, jhi int) { f.runWords(fs, w, jlo, jhi) }, Opts: opts}
 }
 
 // foldJob is one PartialFold: run folds words [jlo, jhi).

@@ -52,10 +52,11 @@ var (
 // at tensor row weights. *circuit.Circuit implements it.
 type Circuit interface {
 	Matrices
-	// TransposeTensorOn writes dst = (A0 + α·B0)ᵀ·e for the row weights e given as
-	// a tensor (never formed in full), on the workers as far as it can; the result
-	// does not depend on them.
-	TransposeTensorOn(dst []field.E, e circuit.Tensor, alpha field.E, workers par.Workers)
+	// TransposeTensorBeside writes dst = (A0 + α·B0)ᵀ·e + ν·e for the row weights e
+	// given as a tensor (never formed in full), on the workers as far as it can
+	// (the result does not depend on them), and runs the loops beside
+	// (independent work) on the same workers; they are done when it returns.
+	TransposeTensorBeside(dst []field.E, e circuit.Tensor, alpha, nu field.E, workers par.Workers, beside ...par.Loop)
 }
 
 // ZerocheckClaims is what the zerocheck leaves for the lincheck: the claims

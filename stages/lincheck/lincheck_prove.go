@@ -2,7 +2,6 @@ package lincheck
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/circuit"
@@ -15,14 +14,14 @@ import (
 // buffers grow to the largest shape seen. The zero value is ready to use. A
 // scratch serves one proof at a time.
 type Scratch struct {
-	comb, zv, eqOut, eqIn []field.E
-	skip, skipA2          [1 << KSkip]field.E // L(z_skip) and α²·L(z_skip)
-	coeffs                [3]field.E
-	point, challenges     []field.E
-	tau, pubW             []field.E // the public term's challenges and weights
-	s                     [KBits]field.E
-	parts                 []field.E // 3 partial sums per worker
-	fold                  foldScratch
+	comb, zv, eqOut   []field.E
+	skip              [1 << KSkip]field.E // L(z_skip)
+	coeffs            [3]field.E
+	point, challenges []field.E
+	tau, pubW         []field.E // the public term's challenges and weights
+	s                 [KBits]field.E
+	parts             []field.E // 3 partial sums per worker
+	fold              foldScratch
 }
 
 // Prove runs the prover side of the lincheck and sends exactly what Verify
@@ -78,26 +77,17 @@ func (sc *Scratch) ProvePublic(tr ProverTranscript, c Circuit, q []field.K, live
 
 	// comb = (A0 + α·B0)ᵀ·e_row + α²·e_row + α³·[constant column] (+ the public
 	// term), and zv[col] = ẑ(col, chi_out), the witness folded over the slots. The two
-	// are independent: on a large circuit with two or more workers, the circuit's
-	// transpose walk runs beside the fold, both offered every worker. A walk that
-	// is serial (a short program, or one not yet segmented) then keeps a core
-	// while the fold shares the rest; a segmented one shares them all.
-	sc.eqIn = buffers.Grow(sc.eqIn, 1<<rounds)
+	// are independent: on a large circuit with two or more workers, the fold's
+	// chunks run beside the circuit's transpose walk, on the same workers, after its
+	// segments (TransposeTensorBeside): a worker left without a segment while the
+	// other walks the last one folds. A walk that is serial (a short program, or
+	// one not yet segmented) keeps a worker while the others fold.
 	sc.comb = buffers.GrowUninit(sc.comb, size) // the transpose walk clears it
 	sc.eqOut = buffers.Grow(sc.eqOut, 1<<nLog)
 	sc.zv = buffers.GrowUninit(sc.zv, size) // partialFold writes it in full
 	if workers.N() >= 2 && c.LogSize() >= concurrentCombLog {
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := par.Protect(func() error { sc.buildComb(c, zc, chiIn, alpha, pub, workers); return nil }); err != nil {
-				workers.Fail(err)
-			}
-		}()
 		field.EqTable(sc.eqOut, chiOut)
-		partialFold(sc.zv, q, words, sc.eqOut, live, workers, &sc.fold)
-		wg.Wait()
+		sc.buildComb(c, zc, chiIn, alpha, pub, workers, partialFoldLoop(sc.zv, q, words, sc.eqOut, live, workers, &sc.fold))
 	} else {
 		sc.buildComb(c, zc, chiIn, alpha, pub, workers)
 		field.EqTable(sc.eqOut, chiOut)
@@ -165,32 +155,17 @@ var concurrentCombLog = 18
 
 // buildComb writes sc.comb (see ProvePublic) from the row weights at (ZSkip, chiIn),
 // e_row = L(ZSkip) ⊗ eq(chiIn, ·), which is never formed: the transpose walk takes
-// it as a tensor, and the α²·e_row term is added a block of 64 columns at a time as
-// eq(chiIn, j)·(α²·L(ZSkip)), the 64 scaled skip weights staying in L1.
-func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alpha field.E, pub *Window, workers par.Workers) {
+// it as a tensor, and adds the α²·e_row term itself. The loops beside run on the
+// same workers as the walk.
+func (sc *Scratch) buildComb(c Circuit, zc ZerocheckClaims, chiIn []field.E, alpha field.E, pub *Window, workers par.Workers, beside ...par.Loop) {
 	skipDomain.Weights(sc.skip[:], zc.ZSkip)
-	field.EqTable(sc.eqIn, chiIn)
 	comb := sc.comb
-	c.TransposeTensorOn(comb, circuit.Tensor{Low: sc.skip[:], High: chiIn}, alpha, workers)
 	a2 := alpha.Square()
-	field.ScaleE(sc.skipA2[:], sc.skip[:], a2)
-	if workers.N() == 1 {
-		addRowTerm(comb, sc.skipA2[:], sc.eqIn, 0, len(sc.eqIn))
-	} else {
-		cw, sw, ew := comb, sc.skipA2[:], sc.eqIn // only the parallel path moves copies to the heap
-		workers.Range(len(ew), func(lo, hi int) { addRowTerm(cw, sw, ew, lo, hi) }, par.MinChunk(1<<8))
-	}
+	c.TransposeTensorBeside(comb, circuit.Tensor{Low: sc.skip[:], High: chiIn}, alpha, a2, workers, beside...)
 	comb[c.ConstCol()] = comb[c.ConstCol()].Add(a2.Mul(alpha))
 	if pub != nil {
 		sc.pubW = buffers.Grow(sc.pubW, 1<<pub.Log)
 		addPublic(comb, *pub, sc.tau, a2.Square(), sc.pubW)
-	}
-}
-
-// addRowTerm adds eq[j]·skipA2[i] into comb[i + 64·j] for the blocks j in [lo, hi).
-func addRowTerm(comb, skipA2, eq []field.E, lo, hi int) {
-	for j := lo; j < hi; j++ {
-		field.AddScaledE(comb[j<<KSkip:(j+1)<<KSkip], skipA2, eq[j])
 	}
 }
 

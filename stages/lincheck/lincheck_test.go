@@ -21,7 +21,7 @@ import (
 type toyCircuit struct {
 	logSize, constCol int
 	a, b              [][]int
-	eRow, eqHi        []field.E // TransposeTensorOn's scratch
+	eRow, eqHi        []field.E // TransposeTensorBeside's scratch
 }
 
 func (c *toyCircuit) LogSize() int  { return c.logSize }
@@ -44,7 +44,12 @@ func (c *toyCircuit) BilinearTensor(eRow, wCol circuit.Tensor) (va, vb field.E) 
 	return va, vb
 }
 
-func (c *toyCircuit) TransposeTensorOn(dst []field.E, e circuit.Tensor, alpha field.E, _ par.Workers) {
+func (c *toyCircuit) TransposeTensorBeside(dst []field.E, e circuit.Tensor, alpha, nu field.E, workers par.Workers, beside ...par.Loop) {
+	defer func() {
+		for _, l := range beside {
+			workers.For(l.N, l.Fn, l.Opts...)
+		}
+	}()
 	// The toy keeps its buffers so that the prover's allocation test counts only
 	// the prover's.
 	c.eRow = buffers.Grow(c.eRow, 1<<c.logSize)
@@ -54,6 +59,7 @@ func (c *toyCircuit) TransposeTensorOn(dst []field.E, e circuit.Tensor, alpha fi
 		field.ScaleE(c.eRow[j*len(e.Low):(j+1)*len(e.Low)], e.Low, h)
 	}
 	c.transposeFull(dst, c.eRow, alpha)
+	field.AddScaledE(dst, c.eRow, nu)
 }
 
 // transposeFull writes dst = (A0 + α·B0)ᵀ·eRow from the rows.
