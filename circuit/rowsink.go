@@ -390,9 +390,9 @@ func (c *Circuit) transposeTensor(dst []field.E, spare func(k int) []field.E, e 
 	eqs[0] = buffers.Grow(eqs[0], 1<<len(e.High))
 	hi := eqs[0]
 	field.EqTable(hi, e.High)
-	// plus adds ν·e over [lo, hi) of dst (nil when ν = 0), from the scaled low
+	// plus adds ν·e over [lo, end) of dst (nil when ν = 0), from the scaled low
 	// weights ν·e.Low.
-	var plus func(dst []field.E, lo, hi int)
+	var plus func(dst []field.E, lo, end int)
 	if !nu.IsZero() {
 		nuLow := eqs[1][:0]
 		for _, x := range e.Low {
@@ -419,7 +419,7 @@ func (c *Circuit) transposeTensor(dst []field.E, spare func(k int) []field.E, e 
 			if workers.N() == 1 {
 				plus(dst, 0, len(dst))
 			} else {
-				workers.Range(len(dst), func(lo, hi int) { plus(dst, lo, hi) }, par.MinChunk(1<<14))
+				workers.Range(len(dst), func(lo, end int) { plus(dst, lo, end) }, par.MinChunk(1<<14))
 			}
 		}
 		return
@@ -477,7 +477,7 @@ func (c *Circuit) transposeTensor(dst []field.E, spare func(k int) []field.E, e 
 	sa.sum(workers)
 }
 
-// addTensor adds ν·e[j] into dst[j] for j in [lo, hi), for the tensor e = low ⊗
+// addTensor adds ν·e[j] into dst[j] for j in [lo, end), for the tensor e = low ⊗
 // eq(High, ·) given by nuLow = ν·low (a power of two long) and hi = eq(High, ·).
 func addTensor(dst, nuLow, hi []field.E, lo, end int) {
 	k := uint(lowLog(nuLow))

@@ -291,15 +291,15 @@ type segAccs struct {
 	acc     [][]field.E
 	touched []uint64 // worker w's vector holds its sums in the blocks of touched[w] (cleared there first)
 	shift   uint
-	plus    func(dst []field.E, lo, hi int) // when not nil, sum adds it over each range of the sum
+	plus    func(dst []field.E, lo, end int) // when not nil, sum adds it over each block of dst
 }
 
 func newSegAccs(acc [][]field.E, logSize int) *segAccs {
 	return &segAccs{acc: acc, touched: make([]uint64, len(acc)), shift: colBlockShift(logSize)}
 }
 
-// take readies worker w's vector for segment s: the blocks s loads that w has not
-// cleared yet are cleared. Only worker w calls it with w.
+// take readies vector w (a worker's) for segment s: the blocks s loads that w has not
+// cleared yet are cleared. Only the worker that owns vector w calls it with w.
 func (a *segAccs) take(w int, s *segment) {
 	v := a.acc[w]
 	for m := s.cols &^ a.touched[w]; m != 0; m &= m - 1 {

@@ -38,7 +38,7 @@ func Prove(tr ProverTranscript, c Circuit, q []field.K, live int, zc ZerocheckCl
 }
 
 // Prove is the package's Prove with the scratch's buffers: once the scratch has
-// seen the shape, it allocates nothing at workers ≤ 1 (beyond what c.TransposeTensorOn
+// seen the shape, it allocates nothing at workers ≤ 1 (beyond what c.TransposeTensorBeside
 // and the transcript do) and only the goroutines' closures at more workers. The
 // returned claim's Point and S alias the scratch: they stay valid until the next
 // Prove on it (copy them to keep them longer).
