@@ -165,7 +165,8 @@ func (d *skipDomain) mediumSumGeneric(bytes *[1 << nMedium][skipSize]byte, out *
 func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers par.Workers) [skipSize]field.E {
 	nGroups := 1 << len(rOuter)
 	headGroups := len(a.head) / groupSize
-	eqOuter := make([]field.E, nGroups)
+	eqOuter := takeTable(nGroups)
+	defer putTable(eqOuter)
 	field.EqTableOn(eqOuter, rOuter, workers)
 
 	parts := make([][skipSize]field.E, workers.N())
@@ -191,7 +192,8 @@ func skipMessage(d *skipDomain, a, b, c words, rOuter []field.E, workers par.Wor
 	// groups are summed once and weighted by the eq mass of the tail instances.
 	padGroups := len(a.pad) / groupSize
 	lg := log2(padGroups)
-	eqIn := make([]field.E, padGroups)
+	eqIn := takeTable(padGroups)
+	defer putTable(eqIn)
 	field.EqTable(eqIn, rOuter[:lg])
 	mass := tailMass(rOuter[lg:], headGroups/padGroups)
 	var tail, v [skipSize]field.E

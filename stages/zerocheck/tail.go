@@ -1,6 +1,7 @@
 package zerocheck
 
 import (
+	"github.com/leanpipe/leanpipe/buffers"
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/par"
 )
@@ -62,7 +63,8 @@ func pairSum(rr []field.E, nHead, padPairs int, workers par.Workers, row func(he
 	nlo := min(splitLog, len(rr))
 	lo := make([]field.E, 1<<nlo)
 	field.EqTable(lo, rr[:nlo])
-	hi := make([]field.E, 1<<(len(rr)-nlo))
+	hi := takeTable(1 << (len(rr) - nlo))
+	defer putTable(hi)
 	field.EqTableOn(hi, rr[nlo:], workers)
 	rows := (nHead + len(lo) - 1) / len(lo)
 	parts := make([][2]field.E, workers.N())
@@ -91,7 +93,8 @@ func pairSum(rr []field.E, nHead, padPairs int, workers par.Workers, row func(he
 		return out
 	}
 	lp := log2(padPairs)
-	eqIn := make([]field.E, padPairs)
+	eqIn := takeTable(padPairs)
+	defer putTable(eqIn)
 	field.EqTableOn(eqIn, rr[:lp], workers)
 	// The pad's pairs are cut in rows as the head's are, so the workers share
 	// them too (the sum is the same).
@@ -122,6 +125,22 @@ func pairSum(rr []field.E, nHead, padPairs int, workers par.Workers, row func(he
 	out[1] = out[1].Add(mass.Mul(s[1]))
 	return out
 }
+
+// tables keeps the eq tables of skipMessage and pairSum between calls: allocated
+// afresh, they were faulted in afresh on every proof once the collector had
+// returned the heap's free pages to the kernel, at 14.5 µs a 4 KiB page on the VMs
+// we measure on (docs/recursion.md §6.25).
+var tables buffers.Shelf[[]field.E]
+
+// takeTable returns a table of n entries off the shelf (contents unspecified: the
+// eq-table writers set every entry); putTable puts it back.
+func takeTable(n int) []field.E {
+	t := tables.Get()
+	*t = buffers.Grow(*t, n)
+	return *t
+}
+
+func putTable(t []field.E) { tables.Put(&t) }
 
 // scratch holds one row of de-interleaved pair values for the vector kernels:
 // x1 = f(2j+1) and xs = f(2j) + f(2j+1) for a and b, c1 = c(2j+1), and products.
