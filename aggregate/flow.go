@@ -12,6 +12,7 @@ import (
 	"github.com/leanpipe/leanpipe/field"
 	"github.com/leanpipe/leanpipe/flows"
 	"github.com/leanpipe/leanpipe/graph"
+	"github.com/leanpipe/leanpipe/par"
 	"github.com/leanpipe/leanpipe/stages/lincheck"
 	"github.com/leanpipe/leanpipe/xmss"
 )
@@ -319,11 +320,30 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 		bs[bt].left.Store(1)
 	}
 	prepareBatch := func(bt *fillBatch) {
+		if bt.fbs[0] != nil {
+			return // prepared before the walks (below)
+		}
 		gi := groupFree.Get()
 		for i := range bt.fbs {
 			bt.fbs[i] = prepare(bt.g0+i, gi)
 		}
 		groupFree.Put(gi)
+	}
+	// With fewer batches than workers, a worker without a batch would wait for
+	// runs to pack while the walkers set their groups' inputs (3.4 ms for four
+	// groups, the whole walk's lead): every group's inputs are set first, on all
+	// the workers.
+	if batches < workers.N() {
+		workers.Range(todo, func(lo, hi int) {
+			gi := groupFree.Get()
+			defer groupFree.Put(gi)
+			for g := lo; g < hi; g++ {
+				bs[g/width].fbs[g%width] = prepare(g, gi)
+			}
+		}, par.MinChunk(1))
+		if err := workers.Err(); err != nil {
+			return err
+		}
 	}
 	finish := func(bt *fillBatch) {
 		if bt.left.Add(-1) == 0 {
