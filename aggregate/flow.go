@@ -320,9 +320,6 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 		bs[bt].left.Store(1)
 	}
 	prepareBatch := func(bt *fillBatch) {
-		if bt.fbs[0] != nil {
-			return // prepared before the walks (below)
-		}
 		gi := groupFree.Get()
 		for i := range bt.fbs {
 			bt.fbs[i] = prepare(bt.g0+i, gi)
@@ -332,8 +329,9 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 	// With fewer batches than workers, a worker without a batch would wait for
 	// runs to pack while the walkers set their groups' inputs (3.4 ms for four
 	// groups, the whole walk's lead): every group's inputs are set first, on all
-	// the workers.
-	if batches < workers.N() {
+	// the workers, and the walkers walk at once.
+	ahead := batches < workers.N()
+	if ahead {
 		workers.Range(todo, func(lo, hi int) {
 			gi := groupFree.Get()
 			defer groupFree.Put(gi)
@@ -372,7 +370,9 @@ func (c *Circuit) fill(workers graph.Workers, in *Input, nLog int, wit, a, b []f
 				break
 			}
 			bt := bs[i]
-			prepareBatch(bt)
+			if !ahead {
+				prepareBatch(bt)
+			}
 			walk(bt.fbs, func(k0, k1 int) {
 				// Pieces of at most packPiece blocks spread the packing evenly.
 				for ; k0 < k1; k0 += packPiece {

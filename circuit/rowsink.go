@@ -416,11 +416,7 @@ func (c *Circuit) transposeTensor(dst []field.E, spare func(k int) []field.E, e 
 			workers.ForAll(append([]par.Loop{{N: 1, Fn: walk}}, beside...)...)
 		}
 		if plus != nil {
-			if workers.N() == 1 {
-				plus(dst, 0, len(dst))
-			} else {
-				workers.Range(len(dst), func(lo, end int) { plus(dst, lo, end) }, par.MinChunk(1<<14))
-			}
+			workers.Range(len(dst), func(lo, end int) { plus(dst, lo, end) }, par.MinChunk(1<<14))
 		}
 		return
 	}
